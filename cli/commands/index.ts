@@ -1,0 +1,7 @@
+// The registry of subcommands. Add a command by writing cli/commands/<name>.ts and listing it here.
+import type { Command } from "./command";
+import { validate } from "./validate";
+
+export const commands: Record<string, Command> = {
+  validate,
+};

@@ -1,0 +1,32 @@
+import { readFile } from "node:fs/promises";
+import { parseClusterYaml } from "../../lib/cluster/yaml";
+import type { Command } from "./command";
+
+export const validate: Command = {
+  summary: "check a cluster.yaml and print every problem with its field path",
+  async run(argv) {
+    const file = argv.find((a) => !a.startsWith("-"));
+    if (!file || argv.includes("--help")) {
+      console.log("Usage: bootdeck validate cluster.yaml\n\nExits 0 when valid, 1 when it has problems, 2 on usage errors.");
+      return file ? 0 : 2;
+    }
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (err) {
+      console.error(`bootdeck validate: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      return 2;
+    }
+    const result = parseClusterYaml(text);
+    for (const w of result.warnings) console.log(`warning: ${w.path}: ${w.message}`);
+    if (!result.ok) {
+      for (const e of result.errors) console.log(`error: ${e.path}: ${e.message}`);
+      console.log(`${file}: ${result.errors.length} problem${result.errors.length === 1 ? "" : "s"}`);
+      return 1;
+    }
+    const hosts = result.definition.spec.hosts;
+    const masters = hosts.filter((h) => h.role === "master").length;
+    console.log(`${file}: valid — cluster ${result.definition.metadata.name}, ${masters} master(s), ${hosts.length - masters} worker(s)`);
+    return 0;
+  },
+};
