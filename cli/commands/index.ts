@@ -1,7 +1,9 @@
 // The registry of subcommands. Add a command by writing cli/commands/<name>.ts and listing it here.
 import type { Command } from "./command";
+import { setup } from "./setup";
 import { validate } from "./validate";
 
 export const commands: Record<string, Command> = {
+  setup,
   validate,
 };

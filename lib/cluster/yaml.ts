@@ -8,7 +8,7 @@ export function parseClusterYaml(text: string): ValidationResult {
   if (text.length > maxYamlBytes)
     return { ok: false, errors: [{ path: "(file)", message: `is larger than ${maxYamlBytes / 1024 / 1024} MiB` }], warnings: [] };
   // Aliases are capped so that a "billion laughs" document cannot expand without bound.
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, maxAliasCount: 100 });
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0)
     return {
       ok: false,

@@ -42,18 +42,7 @@ CREATE TABLE "Cluster" (
     "id" TEXT NOT NULL PRIMARY KEY,
     "name" TEXT NOT NULL,
     "kubernetesVersion" TEXT NOT NULL,
-    "controlPlaneMode" TEXT NOT NULL DEFAULT 'self-hosted',
-    "apiEndpointKind" TEXT NOT NULL,
-    "apiEndpointHost" TEXT,
-    "apiEndpointPort" INTEGER NOT NULL DEFAULT 6443,
-    "podCidr" TEXT NOT NULL,
-    "serviceCidr" TEXT NOT NULL,
-    "clusterDomain" TEXT NOT NULL,
-    "dnsServiceIp" TEXT NOT NULL,
-    "networkProvider" TEXT NOT NULL DEFAULT 'flannel',
-    "binariesBaseUrl" TEXT NOT NULL,
-    "kubeletSha256" TEXT NOT NULL,
-    "kubectlSha256" TEXT NOT NULL,
+    "definition" TEXT NOT NULL,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" DATETIME NOT NULL,
     "activeRunId" TEXT
@@ -66,23 +55,14 @@ CREATE TABLE "Host" (
     "position" INTEGER NOT NULL,
     "name" TEXT NOT NULL,
     "address" TEXT NOT NULL,
-    "sshPort" INTEGER NOT NULL DEFAULT 22,
+    "sshPort" INTEGER NOT NULL,
     "role" TEXT NOT NULL,
-    "sshUser" TEXT NOT NULL DEFAULT 'root',
-    "credentialId" TEXT,
-    "labels" TEXT NOT NULL DEFAULT '{}',
-    "bastionAddress" TEXT,
-    "bastionPort" INTEGER,
-    "bastionUser" TEXT,
-    "bastionCredentialId" TEXT,
     "hostKeyFingerprint" TEXT,
     "hostKeyConfirmedAt" DATETIME,
     "facts" TEXT,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" DATETIME NOT NULL,
-    CONSTRAINT "Host_clusterId_fkey" FOREIGN KEY ("clusterId") REFERENCES "Cluster" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
-    CONSTRAINT "Host_credentialId_fkey" FOREIGN KEY ("credentialId") REFERENCES "Credential" ("id") ON DELETE SET NULL ON UPDATE CASCADE,
-    CONSTRAINT "Host_bastionCredentialId_fkey" FOREIGN KEY ("bastionCredentialId") REFERENCES "Credential" ("id") ON DELETE SET NULL ON UPDATE CASCADE
+    CONSTRAINT "Host_clusterId_fkey" FOREIGN KEY ("clusterId") REFERENCES "Cluster" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
 -- CreateTable
@@ -191,10 +171,10 @@ CREATE UNIQUE INDEX "Credential_clusterId_name_key" ON "Credential"("clusterId",
 CREATE UNIQUE INDEX "Cluster_name_key" ON "Cluster"("name");
 
 -- CreateIndex
-CREATE UNIQUE INDEX "Host_clusterId_name_key" ON "Host"("clusterId", "name");
+CREATE INDEX "Host_clusterId_position_idx" ON "Host"("clusterId", "position");
 
 -- CreateIndex
-CREATE UNIQUE INDEX "Host_clusterId_address_sshPort_key" ON "Host"("clusterId", "address", "sshPort");
+CREATE UNIQUE INDEX "Host_clusterId_name_key" ON "Host"("clusterId", "name");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "AssetSet_clusterId_version_key" ON "AssetSet"("clusterId", "version");

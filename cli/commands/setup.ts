@@ -1,0 +1,37 @@
+import { configureDb, disconnectDb } from "../../lib/db/client";
+import { migrateDatabase } from "../../lib/db/migrate";
+import { getEnv } from "../../lib/env";
+import { ensureMasterKeyFile } from "../../lib/secrets/master-key";
+import { countUsers, createUser, generatePassword } from "../../lib/auth/users";
+import type { Command } from "./command";
+
+export const setup: Command = {
+  summary: "create the data directory and master key, migrate the database, create the first admin",
+  async run(argv) {
+    if (argv.includes("--help")) {
+      console.log(`Usage: bootdeck setup
+
+Idempotent; safe to run before every start.
+  - data directory:  $BOOTDECK_DATA_DIR (default ./data)
+  - master key:      $BOOTDECK_MASTER_KEY, or a key file ($BOOTDECK_MASTER_KEY_FILE, default data/master.key, mode 0600)
+  - first admin:     user "admin"; password from $BOOTDECK_ADMIN_PASSWORD, or generated and printed once`);
+      return 0;
+    }
+    const env = getEnv();
+    if (ensureMasterKeyFile()) console.log(`setup: created master key ${env.masterKeyFile} (mode 0600) — back it up; without it stored secrets cannot be read`);
+    await migrateDatabase();
+    await configureDb();
+    console.log(`setup: database ${env.databaseUrl} is up to date`);
+    if ((await countUsers()) === 0) {
+      const password = env.BOOTDECK_ADMIN_PASSWORD ?? generatePassword();
+      await createUser({ username: "admin", displayName: "Administrator", password, role: "admin" });
+      console.log(
+        env.BOOTDECK_ADMIN_PASSWORD
+          ? 'setup: created user "admin" with the password from BOOTDECK_ADMIN_PASSWORD'
+          : `setup: created user "admin" with password ${password}\nsetup: this password is shown only once; sign in and keep it safe`,
+      );
+    }
+    await disconnectDb();
+    return 0;
+  },
+};

@@ -1,0 +1,25 @@
+import "server-only";
+// The append-only audit trail: who did what, to what, from where. Rows are only ever inserted.
+import { getDb } from "../db/client";
+
+export type AuditInput = {
+  action: string;
+  userId?: string;
+  username?: string;
+  target?: string;
+  ip?: string;
+  details?: Record<string, unknown>;
+};
+
+export async function recordAudit(input: AuditInput): Promise<void> {
+  await getDb().auditEvent.create({
+    data: {
+      action: input.action,
+      userId: input.userId,
+      username: input.username,
+      target: input.target,
+      ip: input.ip?.slice(0, 64),
+      details: JSON.stringify(input.details ?? {}),
+    },
+  });
+}

@@ -1,0 +1,27 @@
+import "server-only";
+// Applies prisma/migrations with Prisma's JavaScript schema engine (offline; see README
+// "Development"). Idempotent: an up-to-date database is left as it is.
+import { execFile } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { getEnv } from "../env";
+
+const run = promisify(execFile);
+
+export async function migrateDatabase(): Promise<string> {
+  const env = getEnv();
+  mkdirSync(env.BOOTDECK_DATA_DIR, { recursive: true, mode: 0o700 });
+  const cli = path.join(env.BOOTDECK_HOME, "node_modules", "prisma", "build", "index.js");
+  try {
+    const { stdout } = await run(process.execPath, [cli, "migrate", "deploy"], {
+      cwd: env.BOOTDECK_HOME,
+      env: { ...process.env, DATABASE_URL: env.databaseUrl, PRISMA_HIDE_UPDATE_MESSAGE: "1", CHECKPOINT_DISABLE: "1" },
+      timeout: 120_000,
+    });
+    return stdout;
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`Database migration failed (${env.databaseUrl}):\n${e.stderr || e.stdout || e.message}`);
+  }
+}

@@ -1,0 +1,47 @@
+import "server-only";
+// The one place that reads the environment. Validated on first use; a bad value fails fast with a
+// message that names the variable.
+import path from "node:path";
+import { z } from "zod";
+
+const schema = z.object({
+  /** Where the Bootdeck checkout lives (prisma/, node_modules/); bin/bootdeck sets it. */
+  BOOTDECK_HOME: z.string().min(1).default(process.cwd()),
+  BOOTDECK_DATA_DIR: z.string().min(1).default(path.join(process.cwd(), "data")),
+  DATABASE_URL: z.string().regex(/^file:/, "must be a file: URL for SQLite, e.g. file:./data/bootdeck.db").optional(),
+  BOOTDECK_MASTER_KEY: z
+    .string()
+    .refine((s) => Buffer.from(s, "base64").length === 32, "must be 32 bytes, base64-encoded (openssl rand -base64 32)")
+    .optional(),
+  BOOTDECK_MASTER_KEY_FILE: z.string().optional(),
+  BOOTDECK_SESSION_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(12),
+  /** The first admin's password for `bootdeck setup`; generated and printed once when unset. */
+  BOOTDECK_ADMIN_PASSWORD: z.string().min(10, "must be at least 10 characters").max(256).optional(),
+  BOOTDECK_SECURE_COOKIES: z.enum(["auto", "always", "never"]).default("auto"),
+  NODE_ENV: z.string().default("development"),
+});
+
+export type Env = z.infer<typeof schema> & { databaseUrl: string; masterKeyFile: string };
+
+let cached: Env | undefined;
+
+export function getEnv(): Env {
+  if (cached) return cached;
+  const parsed = schema.safeParse(process.env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n");
+    throw new Error(`Bootdeck's environment is invalid:\n${lines}`);
+  }
+  const e = parsed.data;
+  cached = {
+    ...e,
+    databaseUrl: e.DATABASE_URL ?? `file:${path.join(e.BOOTDECK_DATA_DIR, "bootdeck.db")}`,
+    masterKeyFile: e.BOOTDECK_MASTER_KEY_FILE ?? path.join(e.BOOTDECK_DATA_DIR, "master.key"),
+  };
+  return cached;
+}
+
+/** Tests change the environment between cases; this forgets the cached copy. */
+export function resetEnvCache(): void {
+  cached = undefined;
+}
