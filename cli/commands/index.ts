@@ -2,8 +2,10 @@
 import type { Command } from "./command";
 import { setup } from "./setup";
 import { validate } from "./validate";
+import { lab } from "./lab";
 
 export const commands: Record<string, Command> = {
   setup,
   validate,
+  lab,
 };

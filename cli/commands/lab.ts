@@ -1,0 +1,127 @@
+// bootdeck lab — test hosts on this machine (network namespaces + sshd). See docs/lab.md.
+import type { Command } from "./command";
+import {
+  labCut,
+  labDown,
+  labHeal,
+  labRekey,
+  labSlow,
+  labStartSshd,
+  labStatus,
+  labStopSshd,
+  labUp,
+} from "../../lab/lab";
+
+const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; runs as root)
+
+  up N                         start N hosts host-1..host-N
+  up --masters M --workers W   start master-1..M and worker-1..W
+  down                         remove the lab (safe to re-run, also after a crash)
+  status                       hosts, addresses, state, and how to ssh to each
+  cut HOST | heal HOST         take the host's link down / bring it back (heal also clears slow)
+  slow HOST 200ms 5%           add delay and loss (tc netem)
+  stop-sshd HOST | start-sshd HOST
+  rekey HOST                   new host key (as after a reinstall), sshd restarted
+
+Labs: dev → 10.237.10.0/24, test → 10.237.20.0/24, others → 10.237.30.0/24 and up.
+State: /run/bootdeck-lab/NAME/state.json`;
+
+function takeOption(args: string[], flag: string): string | undefined {
+  const i = args.indexOf(flag);
+  if (i < 0) return undefined;
+  const v = args[i + 1];
+  if (v === undefined || v.startsWith("--")) throw new Error(`${flag} needs a value`);
+  args.splice(i, 2);
+  return v;
+}
+
+function count(v: string | undefined, what: string): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new Error(`${what} must be a whole number, got "${v}"`);
+  return Number(v);
+}
+
+const log = (line: string) => console.log(line);
+
+export const lab: Command = {
+  summary: "test hosts on this machine: up, down, status, and fault injection",
+  async run(argv) {
+    const args = [...argv];
+    if (args.length === 0 || args.includes("--help") || args.includes("-h")) {
+      console.log(help);
+      return args.length === 0 ? 2 : 0;
+    }
+    const name = takeOption(args, "--name") ?? "dev";
+    const [action, ...rest] = args;
+    const host = () => {
+      const h = rest[0];
+      if (!h) throw new Error(`lab ${action} needs a HOST (see \`bootdeck lab status --name ${name}\`)`);
+      return h;
+    };
+    switch (action) {
+      case "up": {
+        const masters = count(takeOption(rest, "--masters"), "--masters");
+        const workers = count(takeOption(rest, "--workers"), "--workers");
+        const hosts = count(rest[0], "N");
+        if (hosts === undefined && masters === undefined && workers === undefined) {
+          throw new Error("lab up needs N or --masters M --workers W");
+        }
+        const state = await labUp({ name, hosts, masters, workers, log });
+        console.log(`state: /run/bootdeck-lab/${state.name}/state.json`);
+        return printStatus(name);
+      }
+      case "down":
+        labDown(name, log);
+        return 0;
+      case "status":
+        return printStatus(name);
+      case "cut":
+        labCut(name, host());
+        console.log(`${host()}: link down`);
+        return 0;
+      case "heal":
+        labHeal(name, host());
+        console.log(`${host()}: link up, no delay or loss`);
+        return 0;
+      case "slow": {
+        const [, delay, loss] = rest;
+        if (!delay) throw new Error("usage: bootdeck lab slow HOST 200ms 5%");
+        labSlow(name, host(), delay, loss ?? "0%", log);
+        return 0;
+      }
+      case "stop-sshd":
+        labStopSshd(name, host());
+        console.log(`${host()}: sshd stopped`);
+        return 0;
+      case "start-sshd":
+        await labStartSshd(name, host());
+        console.log(`${host()}: sshd started`);
+        return 0;
+      case "rekey": {
+        const fp = await labRekey(name, host());
+        console.log(`${host()}: new host key ${fp}`);
+        return 0;
+      }
+      default:
+        console.error(`bootdeck lab: unknown action "${action}"\n\n${help}`);
+        return 2;
+    }
+  },
+};
+
+async function printStatus(name: string): Promise<number> {
+  const { state, hosts } = await labStatus(name);
+  console.log(`lab "${state.name}": ${state.subnet} on ${state.bridge}, ${hosts.length} hosts`);
+  console.log(`${"HOST".padEnd(12)}${"ADDRESS".padEnd(16)}${"INIT".padEnd(8)}${"LINK".padEnd(6)}${"SSHD".padEnd(6)}HOST KEY`);
+  for (const h of hosts) {
+    console.log(
+      `${h.name.padEnd(12)}${h.address.padEnd(16)}${(h.running ? "up" : "dead").padEnd(8)}${h.link.padEnd(6)}${(h.sshd ? "yes" : "no").padEnd(6)}${h.hostKeyFingerprint}`,
+    );
+  }
+  console.log(`\nusers: root, ${state.users.sudo} (NOPASSWD sudo), ${state.users.sudoWithPassword} (sudo asks a password)`);
+  const first = hosts[0];
+  if (first) {
+    console.log(`ssh: ssh -i ${state.adminKeyPath} -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=accept-new root@${first.address}`);
+  }
+  return hosts.every((h) => h.running && h.sshd) ? 0 : 1;
+}

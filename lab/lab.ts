@@ -1,0 +1,367 @@
+// The test lab: hosts as network namespaces on a bridge, each with its own hostname, mounts, process
+// tree and overlay root, running sshd. Test bed only; product code never imports this.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { ensureBaseImage } from "./base-image";
+import {
+  bridgeName,
+  FIRST_HOST_OCTET,
+  FIXED_SUBNETS,
+  LAB_PASSWORD,
+  labDir,
+  MAX_HOSTS,
+  netnsName,
+  RUN_DIR,
+  SUBNET_PREFIX,
+  USERS,
+  validateLabName,
+  vethName,
+} from "./config";
+import { run, tryRun, which } from "./sh";
+import { findHost, readState, writeState, type LabHostState, type LabState } from "./state";
+
+export type Log = (line: string) => void;
+const IFACE = "eth0";
+
+export function requireRoot(): void {
+  if (typeof process.getuid === "function" && process.getuid() !== 0) {
+    throw new Error("the lab must run as root (it creates network namespaces, a bridge and overlay mounts): try `sudo bin/bootdeck lab …`");
+  }
+}
+
+/** Installs the Debian packages the lab itself needs when missing. */
+function ensureTools(log: Log): void {
+  const need: Record<string, string> = { debootstrap: "debootstrap", "ssh-keygen": "openssh-client", ip: "iproute2", unshare: "util-linux", nsenter: "util-linux" };
+  const missing = [...new Set(Object.entries(need).filter(([cmd]) => !which(cmd)).map(([, pkg]) => pkg))];
+  if (missing.length === 0) return;
+  log(`installing missing Debian packages: ${missing.join(" ")}`);
+  run("apt-get", ["install", "-y", "--no-install-recommends", ...missing]);
+}
+
+function chooseSubnet(name: string): number {
+  const fixed = FIXED_SUBNETS[name];
+  if (fixed !== undefined) return fixed;
+  const used = new Set<number>(Object.values(FIXED_SUBNETS));
+  if (fs.existsSync(RUN_DIR)) {
+    for (const other of fs.readdirSync(RUN_DIR)) {
+      const s = readState(other);
+      if (s) used.add(Number(s.subnet.split(".")[2]));
+    }
+  }
+  for (let n = 30; n < 255; n++) if (!used.has(n)) return n;
+  throw new Error("no free lab subnet left in 10.237.30.0–10.237.254.0");
+}
+
+export type UpOptions = { name: string; masters?: number; workers?: number; hosts?: number; log: Log };
+
+function hostNames(o: UpOptions): { name: string; role: LabHostState["role"] }[] {
+  if (o.hosts !== undefined) return Array.from({ length: o.hosts }, (_, i) => ({ name: `host-${i + 1}`, role: "host" as const }));
+  const m = o.masters ?? 0;
+  const w = o.workers ?? 0;
+  return [
+    ...Array.from({ length: m }, (_, i) => ({ name: `master-${i + 1}`, role: "master" as const })),
+    ...Array.from({ length: w }, (_, i) => ({ name: `worker-${i + 1}`, role: "worker" as const })),
+  ];
+}
+
+export async function labUp(o: UpOptions): Promise<LabState> {
+  requireRoot();
+  const name = validateLabName(o.name);
+  const existing = readState(name);
+  if (existing) {
+    throw new Error(`lab "${name}" is already up (${existing.hosts.length} hosts); run \`bootdeck lab down --name ${name}\` first`);
+  }
+  const wanted = hostNames(o);
+  if (wanted.length < 1 || wanted.length > MAX_HOSTS) throw new Error(`a lab has 1–${MAX_HOSTS} hosts, asked for ${wanted.length}`);
+  ensureTools(o.log);
+  // Leftovers of a crashed run under the same name would collide with what we create.
+  labDown(name, () => undefined);
+  const image = await ensureBaseImage(o.log);
+
+  const subnet = chooseSubnet(name);
+  const dir = labDir(name);
+  fs.mkdirSync(path.join(dir, "hosts"), { recursive: true, mode: 0o700 });
+  const adminKeyPath = path.join(dir, "admin_ed25519");
+  run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `bootdeck-lab-${name}-admin`, "-f", adminKeyPath]);
+  const adminPublicKey = fs.readFileSync(`${adminKeyPath}.pub`, "utf8").trim();
+
+  const bridge = bridgeName(name);
+  const gateway = `${SUBNET_PREFIX}.${subnet}.1`;
+  const state: LabState = {
+    name,
+    subnet: `${SUBNET_PREFIX}.${subnet}.0/24`,
+    bridge,
+    gateway,
+    image,
+    adminKeyPath,
+    adminPublicKey,
+    users: { root: "root", sudo: USERS.sudo, sudoWithPassword: USERS.sudoWithPassword },
+    password: LAB_PASSWORD,
+    mirrorUrl: null,
+    createdAt: new Date().toISOString(),
+    hosts: [],
+  };
+  // Write state early so `down` can clean up even if `up` fails half-way.
+  writeState(state);
+  try {
+    run("ip", ["link", "add", bridge, "type", "bridge"]);
+    run("ip", ["addr", "add", `${gateway}/24`, "dev", bridge]);
+    run("ip", ["link", "set", bridge, "up"]);
+
+    const etcHosts = [
+      "127.0.0.1 localhost",
+      ...wanted.map((h, i) => `${SUBNET_PREFIX}.${subnet}.${FIRST_HOST_OCTET + i} ${h.name}`),
+    ].join("\n");
+    o.log(`starting ${wanted.length} hosts on ${bridge} (${state.subnet})…`);
+    for (const [i, h] of wanted.entries()) {
+      const host = createHost(state, subnet, i, h.name, h.role, etcHosts);
+      state.hosts.push(host);
+      writeState(state);
+    }
+    await Promise.all(state.hosts.map((h) => waitForSsh(h.address, h.port, 20_000)));
+    o.log(`lab "${name}" is up: ${state.hosts.length} hosts`);
+    return state;
+  } catch (err) {
+    o.log(`lab up failed, cleaning up: ${err instanceof Error ? err.message : String(err)}`);
+    labDown(name, () => undefined);
+    throw err;
+  }
+}
+
+function createHost(state: LabState, subnet: number, index: number, name: string, role: LabHostState["role"], etcHosts: string): LabHostState {
+  const dir = path.join(labDir(state.name), "hosts", name);
+  const upper = path.join(dir, "upper");
+  const work = path.join(dir, "work");
+  const root = path.join(dir, "root");
+  for (const d of [upper, work, root]) fs.mkdirSync(d, { recursive: true });
+  run("mount", ["-t", "overlay", "overlay", "-o", `lowerdir=${state.image},upperdir=${upper},workdir=${work}`, root]);
+
+  fs.writeFileSync(path.join(root, "etc/hostname"), `${name}\n`);
+  fs.writeFileSync(path.join(root, "etc/hosts"), `${etcHosts}\n`);
+  const fp = generateHostKey(root, name);
+  const passwd = fs.readFileSync(path.join(root, "etc/passwd"), "utf8");
+  for (const user of ["root", USERS.sudo, USERS.sudoWithPassword]) {
+    const entry = passwd.split("\n").find((l) => l.startsWith(`${user}:`))?.split(":");
+    if (!entry) throw new Error(`base image lacks user ${user}`);
+    const [uid, gid, home] = [Number(entry[2]), Number(entry[3]), entry[5] ?? "/"];
+    const ak = path.join(root, home, ".ssh", "authorized_keys");
+    fs.writeFileSync(ak, `${state.adminPublicKey}\n`, { mode: 0o600 });
+    fs.chownSync(ak, uid, gid);
+  }
+
+  const ns = netnsName(state.name, name);
+  const veth = vethName(subnet, index + 1);
+  const address = `${SUBNET_PREFIX}.${subnet}.${FIRST_HOST_OCTET + index}`;
+  run("ip", ["netns", "add", ns]);
+  run("ip", ["link", "add", veth, "type", "veth", "peer", "name", `${veth}p`]);
+  run("ip", ["link", "set", `${veth}p`, "netns", ns]);
+  run("ip", ["-n", ns, "link", "set", `${veth}p`, "name", IFACE]);
+  run("ip", ["-n", ns, "addr", "add", `${address}/24`, "dev", IFACE]);
+  run("ip", ["-n", ns, "link", "set", IFACE, "up"]);
+  run("ip", ["-n", ns, "link", "set", "lo", "up"]);
+  run("ip", ["link", "set", veth, "master", state.bridge, "up"]);
+
+  const logFd = fs.openSync(path.join(dir, "init.log"), "a");
+  const child = spawn(
+    "ip",
+    ["netns", "exec", ns, "unshare", "--mount", "--uts", "--ipc", "--pid", "--fork", "--propagation", "private", "chroot", root, "/sbin/bootdeck-lab-init", name],
+    { detached: true, stdio: ["ignore", logFd, logFd] },
+  );
+  child.unref();
+  fs.closeSync(logFd);
+  const initPid = findChild(child.pid ?? 0);
+  return { name, role, address, port: 22, netns: ns, iface: IFACE, veth, dir, root, initPid, hostKeyFingerprint: fp };
+}
+
+function generateHostKey(root: string, host: string): string {
+  const key = path.join(root, "etc/ssh/ssh_host_ed25519_key");
+  fs.rmSync(key, { force: true });
+  fs.rmSync(`${key}.pub`, { force: true });
+  run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `root@${host}`, "-f", key]);
+  return (run("ssh-keygen", ["-l", "-E", "sha256", "-f", `${key}.pub`]).split(" ")[1] ?? "").trim();
+}
+
+/** The unshare'd child (the host's PID 1) as seen from the root namespace. */
+function findChild(parent: number): number {
+  const deadline = Date.now() + 5_000;
+  while (Date.now() < deadline) {
+    try {
+      const kids = fs.readFileSync(`/proc/${parent}/task/${parent}/children`, "utf8").trim();
+      const first = Number(kids.split(" ")[0]);
+      if (first > 0) return first;
+    } catch {
+      /* not there yet */
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+  }
+  throw new Error(`host init did not start (parent pid ${parent})`);
+}
+
+export function waitForSsh(address: string, port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      const s = net.connect({ host: address, port, timeout: 1_000 });
+      s.once("data", () => {
+        s.destroy();
+        resolve();
+      });
+      const retry = () => {
+        s.destroy();
+        if (Date.now() > deadline) reject(new Error(`sshd on ${address}:${port} did not answer within ${timeoutMs} ms`));
+        else setTimeout(attempt, 100);
+      };
+      s.once("error", retry);
+      s.once("timeout", retry);
+    };
+    attempt();
+  });
+}
+
+/** Removes everything the lab created; safe to re-run, and works without (or with a stale) state file. */
+export function labDown(name: string, log: Log): void {
+  requireRoot();
+  validateLabName(name);
+  const dir = labDir(name);
+  const prefix = `bdl-${name}-`;
+  const namespaces = run("ip", ["netns", "list"], { allowFail: true })
+    .split("\n")
+    .map((l) => l.split(" ")[0] ?? "")
+    .filter((n) => n.startsWith(prefix));
+  // Every process inside the lab's namespaces is one the lab started; kill them by pid.
+  for (const ns of namespaces) {
+    for (const pid of run("ip", ["netns", "pids", ns], { allowFail: true }).split("\n").filter(Boolean)) {
+      tryRun("kill", ["-KILL", pid]);
+    }
+  }
+  // Unmount (deepest first) everything mounted under the lab directory.
+  const mounts = fs
+    .readFileSync("/proc/mounts", "utf8")
+    .split("\n")
+    .map((l) => (l.split(" ")[1] ?? "").replace(/\\040/g, " "))
+    .filter((m) => m === dir || m.startsWith(`${dir}/`))
+    .sort((a, b) => b.length - a.length);
+  for (const m of mounts) if (!tryRun("umount", [m])) tryRun("umount", ["-l", m]);
+  for (const ns of namespaces) tryRun("ip", ["netns", "del", ns]);
+  if (tryRun("ip", ["link", "show", bridgeName(name)])) tryRun("ip", ["link", "del", bridgeName(name)]);
+  fs.rmSync(dir, { recursive: true, force: true });
+  if (namespaces.length || mounts.length) log(`lab "${name}" is down (${namespaces.length} hosts removed)`);
+  else log(`lab "${name}" was not up; nothing left to clean`);
+}
+
+function mustState(name: string): LabState {
+  const s = readState(validateLabName(name));
+  if (!s) throw new Error(`lab "${name}" is not up; start it with \`bootdeck lab up 3 --name ${name}\``);
+  return s;
+}
+
+function inHost(h: LabHostState, argv: string[]): string {
+  // Enter the host's namespaces and root through its PID 1.
+  return run("nsenter", ["-t", String(h.initPid), "-m", "-u", "-i", "-n", "-p", "-r", "-w", ...argv]);
+}
+
+export function labCut(name: string, host: string): void {
+  requireRoot();
+  const h = findHost(mustState(name), host);
+  run("ip", ["-n", h.netns, "link", "set", h.iface, "down"]);
+}
+
+export function labHeal(name: string, host: string): void {
+  requireRoot();
+  const h = findHost(mustState(name), host);
+  run("ip", ["-n", h.netns, "link", "set", h.iface, "up"]);
+  clearSlow(h);
+}
+
+function clearSlow(h: LabHostState): void {
+  tryRun("ip", ["netns", "exec", h.netns, "tc", "qdisc", "del", "dev", h.iface, "root"]);
+  tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-F", "BOOTDECK_SLOW"]);
+}
+
+export function parseDelay(s: string): number {
+  const m = /^(\d+)(ms|s)?$/.exec(s);
+  if (!m) throw new Error(`delay must look like 200ms or 1s, got "${s}"`);
+  return Number(m[1]) * (m[2] === "s" ? 1000 : 1);
+}
+
+export function parseLoss(s: string): number {
+  const m = /^(\d+(?:\.\d+)?)%?$/.exec(s);
+  if (!m || Number(m[1]) > 100) throw new Error(`loss must be a percentage like 5%, got "${s}"`);
+  return Number(m[1]);
+}
+
+/**
+ * Adds delay and loss with tc netem. Kernels built without sch_netem (some VMs) get the loss only,
+ * through iptables' statistic match inside the host, and an explanation.
+ */
+export function labSlow(name: string, host: string, delay: string, loss: string, log: Log): void {
+  requireRoot();
+  const h = findHost(mustState(name), host);
+  const ms = parseDelay(delay);
+  const pct = parseLoss(loss);
+  clearSlow(h);
+  const netem = ["netns", "exec", h.netns, "tc", "qdisc", "add", "dev", h.iface, "root", "netem", "delay", `${ms}ms`, "loss", `${pct}%`];
+  if (tryRun("ip", netem)) {
+    log(`${h.name}: ${ms} ms delay, ${pct}% loss (tc netem on ${h.iface})`);
+    return;
+  }
+  if (pct > 0) {
+    const ipt = (args: string[]) => run("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", ...args]);
+    if (!tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-N", "BOOTDECK_SLOW"])) {
+      ipt(["-t", "mangle", "-F", "BOOTDECK_SLOW"]);
+    }
+    tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-D", "PREROUTING", "-j", "BOOTDECK_SLOW"]);
+    ipt(["-t", "mangle", "-A", "PREROUTING", "-j", "BOOTDECK_SLOW"]);
+    ipt(["-t", "mangle", "-A", "BOOTDECK_SLOW", "-m", "statistic", "--mode", "random", "--probability", String(pct / 100), "-j", "DROP"]);
+  }
+  log(
+    `${h.name}: this kernel has no tc netem (CONFIG_NET_SCH_NETEM), so only the ${pct}% loss is applied ` +
+      `(iptables statistic match); the ${ms} ms delay is not. \`bootdeck lab heal ${h.name}\` removes it.`,
+  );
+}
+
+export function labStopSshd(name: string, host: string): void {
+  requireRoot();
+  const h = findHost(mustState(name), host);
+  inHost(h, ["sh", "-c", 'kill "$(cat /run/sshd.pid)"; i=0; while [ -e /run/sshd.pid ] && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done']);
+}
+
+export async function labStartSshd(name: string, host: string): Promise<void> {
+  requireRoot();
+  const h = findHost(mustState(name), host);
+  inHost(h, ["/usr/sbin/sshd", "-E", "/var/log/sshd.log"]);
+  await waitForSsh(h.address, h.port, 10_000);
+}
+
+/** Gives the host a new host key (as after a reinstall) and restarts sshd with it. */
+export async function labRekey(name: string, host: string): Promise<string> {
+  requireRoot();
+  const state = mustState(name);
+  const h = findHost(state, host);
+  const fp = generateHostKey(h.root, h.name);
+  // SIGHUP makes sshd re-exec and load the new key; existing sessions are not touched.
+  inHost(h, ["sh", "-c", 'kill -HUP "$(cat /run/sshd.pid)"']);
+  h.hostKeyFingerprint = fp;
+  writeState(state);
+  await new Promise((r) => setTimeout(r, 200));
+  await waitForSsh(h.address, h.port, 10_000);
+  return fp;
+}
+
+export type HostStatus = LabHostState & { running: boolean; link: "up" | "down"; sshd: boolean };
+
+export async function labStatus(name: string): Promise<{ state: LabState; hosts: HostStatus[] }> {
+  const state = mustState(name);
+  const hosts = await Promise.all(
+    state.hosts.map(async (h) => {
+      const running = fs.existsSync(`/proc/${h.initPid}`);
+      const linkOut = run("ip", ["-n", h.netns, "-o", "link", "show", h.iface], { allowFail: true });
+      const link: "up" | "down" = /state UP|,UP[,>]/.test(linkOut) ? "up" : "down";
+      const sshd = running && link === "up" ? await waitForSsh(h.address, h.port, 500).then(() => true, () => false) : false;
+      return { ...h, running, link, sshd };
+    }),
+  );
+  return { state, hosts };
+}

@@ -1,0 +1,58 @@
+// The lab's runtime state file (/run/bootdeck-lab/<name>/state.json): what tests and the dashboard read.
+import fs from "node:fs";
+import { statePath } from "./config";
+
+export type LabHostState = {
+  name: string;
+  role: "master" | "worker" | "host";
+  address: string;
+  port: number;
+  netns: string;
+  /** Interface name inside the host's network namespace. */
+  iface: string;
+  /** Host-side (root namespace) end of the veth pair. */
+  veth: string;
+  /** Directory holding the overlay layers and merged root. */
+  dir: string;
+  root: string;
+  /** PID (in the root namespace) of the host's init, PID 1 of its pid namespace. */
+  initPid: number;
+  hostKeyFingerprint: string;
+};
+
+export type LabState = {
+  name: string;
+  subnet: string;
+  bridge: string;
+  gateway: string;
+  image: string;
+  adminKeyPath: string;
+  adminPublicKey: string;
+  users: { root: string; sudo: string; sudoWithPassword: string };
+  /** Lab-only password of root and the users (password-auth tests). */
+  password: string;
+  /** Base URL of an HTTP package mirror reachable from the hosts; the lab runs none yet. */
+  mirrorUrl: string | null;
+  createdAt: string;
+  hosts: LabHostState[];
+};
+
+export function readState(name: string): LabState | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(statePath(name), "utf8")) as LabState;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeState(state: LabState): void {
+  const p = statePath(state.name);
+  fs.writeFileSync(`${p}.tmp`, JSON.stringify(state, null, 2));
+  fs.renameSync(`${p}.tmp`, p);
+}
+
+export function findHost(state: LabState, host: string): LabHostState {
+  const h = state.hosts.find((x) => x.name === host || x.address === host);
+  if (!h) throw new Error(`lab "${state.name}" has no host "${host}" (hosts: ${state.hosts.map((x) => x.name).join(", ")})`);
+  return h;
+}

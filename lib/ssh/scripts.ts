@@ -1,0 +1,68 @@
+// The fixed shell scripts the executor sends. Data is passed only as quoted positional parameters;
+// the texts are pinned by golden tests (scripts.test.ts) so any change shows up in review.
+
+/**
+ * Runs "$1" (the quoted command line) in its own session so cancellation can stop the whole process
+ * tree: on TERM/HUP/INT (sshd's signal request, sudo relays it) the group gets TERM, then KILL after ~1 s.
+ * stdin is handed over explicitly because a background job's stdin would otherwise be /dev/null.
+ */
+export const RUN_WRAPPER = `exec 3<&0
+setsid sh -c "$1" bootdeck-step <&3 3<&- &
+p=$!
+exec 3<&-
+stop() {
+  kill -TERM -- "-$p" 2>/dev/null || exit 143
+  i=0
+  while [ "$i" -lt 10 ] && kill -0 -- "-$p" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+  kill -KILL -- "-$p" 2>/dev/null
+  exit 143
+}
+trap stop TERM HUP INT
+wait "$p"`;
+
+/**
+ * Upload probe: for each target path "$@", reports whether it is a regular file (line of y/n flags),
+ * then, for the existing ones, one line of "mode owner:group" each and the NUL-terminated sha256sum
+ * records. Two processes in total whatever the file count.
+ */
+export const UPLOAD_PROBE = `n=$#
+for f; do
+  if [ -f "$f" ]; then set -- "$@" "$f"; printf y; else printf n; fi
+done
+echo
+shift "$n"
+if [ "$#" -gt 0 ]; then
+  stat --printf '%a %U:%G\\n' -- "$@"
+  sha256sum -z -- "$@"
+fi`;
+
+/**
+ * Upload apply: reads one tar stream on stdin holding the new contents at temporary names next to their
+ * targets (mode and owner in the tar headers), verifies every SHA-256, checks mode and owner, fsyncs the
+ * temporaries, renames each over its target, then fsyncs the directories.
+ * Arguments: SUMS EXPECTED_STAT ND NT, then ND directories, NT targets, NT temporaries.
+ * Exit 90: tar failed; 91: checksum mismatch; 92: mode/owner mismatch (owner missing on the host).
+ */
+export const UPLOAD_APPLY = `set -eu
+sums=$1; want=$2; nd=$3; nt=$4; shift 4
+i=1
+while [ "$i" -le "$nd" ]; do eval "d=\\\${$i}"; mkdir -p -- "$d"; i=$((i + 1)); done
+on_temps() { c=$1; shift; shift $((nd + nt)); "$c" "$@"; }
+rm_all() { rm -f -- "$@"; }
+sync_all() { sync -- "$@"; }
+stat_all() { stat --printf '%a %U:%G\\n' -- "$@"; }
+fail() { on_temps rm_all "$@"; echo "bootdeck-upload: $msg" >&2; exit "$code"; }
+if ! tar -x -f - -C / --same-owner --same-permissions; then msg="tar extraction failed"; code=90; fail "$@"; fi
+if ! printf '%s' "$sums" | sha256sum -c --quiet --strict - >&2; then msg="checksum mismatch after transfer"; code=91; fail "$@"; fi
+got=$(on_temps stat_all "$@")
+if [ "$got" != "$want" ]; then msg="mode/owner not as requested: wanted [$want] got [$got] (does the owner exist on this host?)"; code=92; fail "$@"; fi
+on_temps sync_all "$@"
+j=1
+while [ "$j" -le "$nt" ]; do
+  eval "f=\\\${$((nd + j))}; t=\\\${$((nd + nt + j))}"
+  mv -f -T -- "$t" "$f"
+  j=$((j + 1))
+done
+i=1
+while [ "$i" -le "$nd" ]; do eval "d=\\\${$i}"; sync -- "$d"; i=$((i + 1)); done
+echo "bootdeck-upload: wrote $nt"`;
