@@ -1,0 +1,142 @@
+// The temporary control plane: static pods the first master's kubelet runs until the pivot. They
+// read secrets from a host directory the engine fills (see bootstrapSecretFiles) and are removed,
+// with that directory, once the self-hosted control plane runs.
+import { BOOTSTRAP_SECRETS_HOST_DIR, SECRETS_DIR, type ManifestFile, type RenderContext } from "./context";
+import { apiserverCommand, controllerManagerCommand, podIpEnv, schedulerCommand } from "./manifests/flags";
+import type { K8sObject } from "./yaml-out";
+
+/** Asset path → path inside /etc/kubernetes/bootstrap-secrets. Plans are data: the engine copies exactly these. */
+export function bootstrapSecretFiles(assetPaths: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of assetPaths) {
+    if (p.startsWith("tls/")) out[p] = p.slice("tls/".length);
+    else if (p === "auth/kubeconfig-controller-manager" || p === "auth/kubeconfig-scheduler" || p === "auth/known-tokens.csv")
+      out[p] = p.slice("auth/".length);
+  }
+  return out;
+}
+
+function staticPod(ctx: RenderContext, name: string, image: string, command: string[]): K8sObject {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: `bootstrap-${name}`, namespace: "kube-system", labels: { "k8s-app": `bootstrap-${name}`, tier: "control-plane" } },
+    spec: {
+      hostNetwork: true,
+      priorityClassName: ctx.caps.minor >= 11 ? "system-node-critical" : undefined,
+      containers: [
+        {
+          name,
+          image,
+          command,
+          env: name === "kube-apiserver" ? podIpEnv : undefined,
+          volumeMounts: [
+            { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
+            { name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true },
+          ],
+        },
+      ],
+      volumes: [
+        { name: "secrets", hostPath: { path: BOOTSTRAP_SECRETS_HOST_DIR } },
+        { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } },
+      ],
+    },
+  };
+}
+
+export function bootstrapManifests(ctx: RenderContext): ManifestFile[] {
+  const { images } = ctx;
+  return [
+    {
+      path: "bootstrap-manifests/bootstrap-apiserver.yaml",
+      purpose: "temporary API server static pod on the first master, until the pivot",
+      objects: [staticPod(ctx, "kube-apiserver", images.apiserver, apiserverCommand(ctx))],
+    },
+    {
+      path: "bootstrap-manifests/bootstrap-controller-manager.yaml",
+      purpose: "temporary controller-manager static pod on the first master, until the pivot",
+      objects: [staticPod(ctx, "kube-controller-manager", images.controllerManager, controllerManagerCommand(ctx, `${SECRETS_DIR}/kubeconfig-controller-manager`))],
+    },
+    {
+      path: "bootstrap-manifests/bootstrap-scheduler.yaml",
+      purpose: "temporary scheduler static pod on the first master, until the pivot",
+      objects: [staticPod(ctx, "kube-scheduler", images.scheduler, schedulerCommand(ctx, `${SECRETS_DIR}/kubeconfig-scheduler`))],
+    },
+  ];
+}
+
+export const ETCD_HOST_DIR = "/etc/kubernetes/etcd";
+
+/** Asset path → host path of the files an etcd member's static pod reads. */
+export function etcdMemberFiles(member: string): Record<string, string> {
+  return {
+    "tls/etcd/ca.crt": `${ETCD_HOST_DIR}/ca.crt`,
+    [`tls/etcd/server-${member}.crt`]: `${ETCD_HOST_DIR}/server.crt`,
+    [`tls/etcd/server-${member}.key`]: `${ETCD_HOST_DIR}/server.key`,
+    [`tls/etcd/peer-${member}.crt`]: `${ETCD_HOST_DIR}/peer.crt`,
+    [`tls/etcd/peer-${member}.key`]: `${ETCD_HOST_DIR}/peer.key`,
+  };
+}
+
+/**
+ * etcd runs on every master as a static pod that stays after the pivot (it is not self-hosted: a
+ * self-hosted etcd cannot recover from losing the control plane, bootkube #333/#612). All members
+ * start with the hosts' kubelets, so the initial cluster reaches quorum before the bootstrap API server needs it.
+ */
+export function etcdManifests(ctx: RenderContext): ManifestFile[] {
+  const members = ctx.derived.etcdMembers;
+  const initialCluster = members.map((m) => `${m.name}=${m.peerUrl}`).join(",");
+  return members.map((m) => {
+    const any = m.address.includes(":") ? "[::]" : "0.0.0.0";
+    const d = ETCD_HOST_DIR;
+    return {
+      path: `etcd/etcd-${m.name}.yaml`,
+      purpose: `etcd member static pod for ${m.name} (goes to its /etc/kubernetes/manifests)`,
+      objects: [
+        {
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: { name: "etcd", namespace: "kube-system", labels: { "k8s-app": "etcd", tier: "control-plane" } },
+          spec: {
+            hostNetwork: true,
+            priorityClassName: ctx.caps.minor >= 11 ? "system-node-critical" : undefined,
+            containers: [
+              {
+                name: "etcd",
+                image: ctx.images.etcd,
+                command: [
+                  "etcd",
+                  `--name=${m.name}`,
+                  "--data-dir=/var/lib/etcd",
+                  `--listen-client-urls=https://${any}:2379`,
+                  `--advertise-client-urls=${m.clientUrl}`,
+                  `--listen-peer-urls=https://${any}:2380`,
+                  `--initial-advertise-peer-urls=${m.peerUrl}`,
+                  `--initial-cluster=${initialCluster}`,
+                  "--initial-cluster-state=new",
+                  `--initial-cluster-token=${ctx.def.metadata.name}`,
+                  `--cert-file=${d}/server.crt`,
+                  `--key-file=${d}/server.key`,
+                  `--trusted-ca-file=${d}/ca.crt`,
+                  "--client-cert-auth=true",
+                  `--peer-cert-file=${d}/peer.crt`,
+                  `--peer-key-file=${d}/peer.key`,
+                  `--peer-trusted-ca-file=${d}/ca.crt`,
+                  "--peer-client-cert-auth=true",
+                ],
+                volumeMounts: [
+                  { name: "etcd-data", mountPath: "/var/lib/etcd" },
+                  { name: "etcd-certs", mountPath: d, readOnly: true },
+                ],
+              },
+            ],
+            volumes: [
+              { name: "etcd-data", hostPath: { path: "/var/lib/etcd", type: ctx.caps.minor >= 8 ? "DirectoryOrCreate" : undefined } },
+              { name: "etcd-certs", hostPath: { path: d } },
+            ],
+          },
+        },
+      ],
+    };
+  });
+}

@@ -1,0 +1,121 @@
+// The kubelet's systemd unit, drop-in, per-host environment and (1.10+) KubeletConfiguration.
+// The kubelet runs as a host binary under systemd, never in a container (seed 000, acs-engine).
+// Flags follow domain.md's "Kubelet across versions" table through the capabilities.
+import type { ClusterDefinition } from "../cluster/definition";
+import type { Derived, EffectiveHost } from "../cluster/derive";
+import type { Capabilities } from "./capabilities";
+import { toYaml } from "./yaml-out";
+
+export const KUBELET_PATHS = {
+  unit: "/etc/systemd/system/kubelet.service",
+  dropIn: "/etc/systemd/system/kubelet.service.d/10-bootdeck.conf",
+  env: "/etc/default/kubelet",
+  config: "/var/lib/kubelet/config.yaml",
+  bootstrapKubeconfig: "/etc/kubernetes/bootstrap-kubelet.conf",
+  kubeconfig: "/etc/kubernetes/kubelet.conf",
+  legacyKubeconfig: "/etc/kubernetes/kubeconfig",
+  clientCa: "/etc/kubernetes/pki/ca.crt",
+  staticPods: "/etc/kubernetes/manifests",
+} as const;
+
+export function kubeletBinary(caps: Capabilities): string {
+  return caps.hyperkube ? "/usr/bin/hyperkube kubelet" : "/usr/local/bin/kubelet";
+}
+
+/** Cluster-wide kubelet flags (host-specific ones come from the host's environment file). */
+export function kubeletFlags(caps: Capabilities, def: ClusterDefinition, derived: Derived): string[] {
+  const flags: string[] = [];
+  if (caps.bootstrapTokens) flags.push(`--bootstrap-kubeconfig=${KUBELET_PATHS.bootstrapKubeconfig}`, `--kubeconfig=${KUBELET_PATHS.kubeconfig}`);
+  else flags.push(`--kubeconfig=${KUBELET_PATHS.legacyKubeconfig}`);
+  if (caps.requireKubeconfigFlag) flags.push("--require-kubeconfig");
+  if (caps.kubeletConfigFile) flags.push(`--config=${KUBELET_PATHS.config}`);
+  if (caps.networkPluginFlag) flags.push("--cni-conf-dir=/etc/kubernetes/cni/net.d", "--network-plugin=cni");
+  // Command line only, still valid: a second kubelet on the host exits instead of fighting the first.
+  flags.push("--lock-file=/var/run/lock/kubelet.lock", "--exit-on-lock-contention");
+  if (!caps.kubeletConfigFile) flags.push(`--pod-manifest-path=${KUBELET_PATHS.staticPods}`);
+  if (caps.allowPrivilegedFlag) flags.push("--allow-privileged");
+  if (!caps.kubeletConfigFile)
+    flags.push("--minimum-container-ttl-duration=6m0s", `--cluster_dns=${derived.dnsServiceIp}`, `--cluster_domain=${def.spec.network.clusterDomain}`);
+  return flags;
+}
+
+const ALLOWED_SELF_LABEL = /^(kubelet\.kubernetes\.io|node\.kubernetes\.io)\//;
+const K8S_NAMESPACE = /(^|\.)(kubernetes\.io|k8s\.io)\//;
+
+/** Labels a kubelet may set on itself: from 1.16 nothing under kubernetes.io/k8s.io but kubelet./node.kubernetes.io. */
+export function selfLabels(caps: Capabilities, host: EffectiveHost): Record<string, string> {
+  const labels: Record<string, string> = {};
+  if (caps.selfLabelRole && host.role === "master") labels.master = "true";
+  for (const [k, v] of Object.entries(host.labels ?? {}))
+    if (caps.selfLabelRole || !K8S_NAMESPACE.test(k) || ALLOWED_SELF_LABEL.test(k)) labels[k] = v;
+  return labels;
+}
+
+/** The host's /etc/default/kubelet: node name, node IP and self-set labels. */
+export function kubeletHostEnv(caps: Capabilities, host: EffectiveHost): string {
+  const args = [`--hostname-override=${host.name}`];
+  if (/^[0-9.]+$/.test(host.address) || host.address.includes(":")) args.push(`--node-ip=${host.address}`);
+  const labels = Object.entries(selfLabels(caps, host)).map(([k, v]) => `${k}=${v}`);
+  if (labels.length > 0) args.push(`--node-labels=${labels.join(",")}`);
+  return `# Bootdeck: kubelet settings for ${host.name} (${host.role})\nKUBELET_EXTRA_ARGS="${args.join(" ")}"\n`;
+}
+
+export function kubeletUnit(caps: Capabilities): string {
+  return [
+    "[Unit]",
+    `Description=Kubernetes kubelet (${caps.version}, Bootdeck)`,
+    "Documentation=https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/",
+    "Wants=network-online.target",
+    "After=network-online.target",
+    "",
+    "[Service]",
+    `ExecStart=${kubeletBinary(caps)}`,
+    "Restart=always",
+    "RestartSec=10",
+    "",
+    "[Install]",
+    "WantedBy=multi-user.target",
+    "",
+  ].join("\n");
+}
+
+export function kubeletDropIn(caps: Capabilities, def: ClusterDefinition, derived: Derived): string {
+  const flags = kubeletFlags(caps, def, derived);
+  return [
+    "# Bootdeck: cluster-wide kubelet flags; host-specific ones come from /etc/default/kubelet.",
+    "[Unit]",
+    // Never retire the unit for restarting too often: it must come back once its files are in place.
+    "StartLimitIntervalSec=0",
+    "",
+    "[Service]",
+    `EnvironmentFile=-${KUBELET_PATHS.env}`,
+    `ExecStartPre=/bin/mkdir -p ${KUBELET_PATHS.staticPods}`,
+    "ExecStart=",
+    `ExecStart=${kubeletBinary(caps)} \\`,
+    ...flags.map((f) => `  ${f} \\`),
+    "  $KUBELET_EXTRA_ARGS",
+    "",
+  ].join("\n");
+}
+
+export function kubeletConfiguration(def: ClusterDefinition, derived: Derived, role: "master" | "worker"): string {
+  return toYaml({
+    apiVersion: "kubelet.config.k8s.io/v1beta1",
+    kind: "KubeletConfiguration",
+    authentication: {
+      anonymous: { enabled: false },
+      webhook: { enabled: true, cacheTTL: "2m0s" },
+      x509: { clientCAFile: KUBELET_PATHS.clientCa },
+    },
+    authorization: { mode: "Webhook" },
+    cgroupDriver: "systemd",
+    clusterDNS: [derived.dnsServiceIp],
+    clusterDomain: def.spec.network.clusterDomain,
+    containerRuntimeEndpoint: "unix:///run/containerd/containerd.sock",
+    failSwapOn: true,
+    readOnlyPort: 0,
+    rotateCertificates: true,
+    staticPodPath: KUBELET_PATHS.staticPods,
+    ...(role === "master" ? { registerWithTaints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] } : {}),
+  });
+}

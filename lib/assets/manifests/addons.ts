@@ -1,0 +1,296 @@
+// The rest of the self-hosted cluster: pod-checkpointer, kube-proxy, CoreDNS and flannel.
+import { IN_CLUSTER_KUBECONFIG_DIR, masterSelector, masterTolerations, tolerateAll, type ManifestFile, type RenderContext } from "../context";
+import type { K8sObject } from "../yaml-out";
+import { NS, clusterRoleBinding, inClusterKubeconfigVolume, meta, serviceAccount, spreadAcrossNodes, workload } from "./common";
+import { nodeNameEnv } from "./flags";
+
+const rbacV1 = "rbac.authorization.k8s.io/v1";
+const critical = (ctx: RenderContext, cls: string) => (ctx.caps.minor >= 11 ? { priorityClassName: cls } : {});
+const podMeta = [
+  { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+  { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+];
+
+export function checkpointerManifests(ctx: RenderContext): ManifestFile[] {
+  const labels = { "k8s-app": "pod-checkpointer", tier: "control-plane" };
+  const ds = workload(ctx, "DaemonSet", "pod-checkpointer", NS, labels, {
+    hostNetwork: true,
+    nodeSelector: masterSelector(ctx),
+    tolerations: masterTolerations(ctx),
+    ...critical(ctx, "system-node-critical"),
+    ...(ctx.caps.rbac ? { serviceAccountName: "pod-checkpointer" } : {}),
+    containers: [
+      {
+        name: "pod-checkpointer",
+        image: ctx.images.checkpointer,
+        command: ["/checkpoint", "--lock-file=/var/run/lock/pod-checkpointer.lock", `--kubeconfig=${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`, "--checkpoint-grace-period=5m"],
+        env: [...nodeNameEnv, ...podMeta],
+        volumeMounts: [
+          { name: "kubeconfig", mountPath: IN_CLUSTER_KUBECONFIG_DIR, readOnly: true },
+          { name: "etc-kubernetes", mountPath: "/etc/kubernetes" },
+          { name: "var-run", mountPath: "/var/run" },
+        ],
+      },
+    ],
+    volumes: [inClusterKubeconfigVolume, { name: "etc-kubernetes", hostPath: { path: "/etc/kubernetes" } }, { name: "var-run", hostPath: { path: "/var/run" } }],
+  }, { annotations: { "checkpointer.alpha.coreos.com/checkpoint": "true" } });
+  const out: ManifestFile[] = [{ path: "manifests/pod-checkpointer.yaml", purpose: "pod-checkpointer DaemonSet: keeps local copies of checkpointed control-plane pods on masters", objects: [ds] }];
+  if (ctx.caps.rbac)
+    out.push({
+      path: "manifests/pod-checkpointer-rbac.yaml",
+      purpose: "pod-checkpointer's service account and read access to pods, secrets and config maps in kube-system",
+      objects: [
+        serviceAccount("pod-checkpointer"),
+        {
+          apiVersion: rbacV1,
+          kind: "Role",
+          metadata: meta("pod-checkpointer", NS),
+          rules: [
+            { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "watch"] },
+            { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["get"] },
+          ],
+        },
+        {
+          apiVersion: rbacV1,
+          kind: "RoleBinding",
+          metadata: meta("pod-checkpointer", NS),
+          roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "pod-checkpointer" },
+          subjects: [{ kind: "ServiceAccount", name: "pod-checkpointer", namespace: NS }],
+        },
+      ],
+    });
+  return out;
+}
+
+export function kubeProxyManifests(ctx: RenderContext): ManifestFile[] {
+  const labels = { "k8s-app": "kube-proxy", tier: "node" };
+  const ds = workload(ctx, "DaemonSet", "kube-proxy", NS, labels, {
+    hostNetwork: true,
+    tolerations: tolerateAll,
+    ...critical(ctx, "system-node-critical"),
+    ...(ctx.caps.rbac ? { serviceAccountName: "kube-proxy" } : {}),
+    containers: [
+      {
+        name: "kube-proxy",
+        image: ctx.images.proxy,
+        command: [
+          ...(ctx.caps.hyperkube ? ["/hyperkube", "proxy"] : ["kube-proxy"]),
+          `--cluster-cidr=${ctx.def.spec.network.podCidr}`,
+          "--hostname-override=$(NODE_NAME)",
+          `--kubeconfig=${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`,
+          "--proxy-mode=iptables",
+        ],
+        env: nodeNameEnv,
+        securityContext: { privileged: true },
+        volumeMounts: [
+          { name: "kubeconfig", mountPath: IN_CLUSTER_KUBECONFIG_DIR, readOnly: true },
+          { name: "lib-modules", mountPath: "/lib/modules", readOnly: true },
+          { name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true },
+          { name: "xtables-lock", mountPath: "/run/xtables.lock" },
+        ],
+      },
+    ],
+    volumes: [
+      inClusterKubeconfigVolume,
+      { name: "lib-modules", hostPath: { path: "/lib/modules" } },
+      { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } },
+      { name: "xtables-lock", hostPath: { path: "/run/xtables.lock", ...(ctx.caps.minor >= 8 ? { type: "FileOrCreate" } : {}) } },
+    ],
+  });
+  const out: ManifestFile[] = [{ path: "manifests/kube-proxy.yaml", purpose: "kube-proxy DaemonSet on every node (service routing)", objects: [ds] }];
+  if (ctx.caps.rbac)
+    out.push({
+      path: "manifests/kube-proxy-rbac.yaml",
+      purpose: "kube-proxy's service account bound to system:node-proxier",
+      objects: [serviceAccount("kube-proxy"), clusterRoleBinding("bootdeck:kube-proxy", "system:node-proxier", [{ kind: "ServiceAccount", name: "kube-proxy" }])],
+    });
+  return out;
+}
+
+export function corednsManifests(ctx: RenderContext): ManifestFile[] {
+  const domain = ctx.def.spec.network.clusterDomain;
+  const modern = ctx.caps.minor >= 29;
+  // CoreDNS 1.0 (legacy profile) has no `ready` plugin and forwards with `proxy`.
+  const corefile = [
+    ".:53 {",
+    "    errors",
+    "    health",
+    ...(modern ? ["    ready"] : []),
+    `    kubernetes ${domain} in-addr.arpa ip6.arpa {`,
+    "      pods insecure",
+    "      fallthrough in-addr.arpa ip6.arpa",
+    "    }",
+    "    prometheus :9153",
+    modern ? "    forward . /etc/resolv.conf" : "    proxy . /etc/resolv.conf",
+    "    cache 30",
+    "    loop",
+    "    reload",
+    "    loadbalance",
+    "}",
+    "",
+  ].join("\n");
+  const labels = { "k8s-app": "kube-dns" };
+  const deploy = workload(ctx, "Deployment", "coredns", NS, labels, {
+    affinity: spreadAcrossNodes(labels),
+    tolerations: masterTolerations(ctx),
+    ...critical(ctx, "system-cluster-critical"),
+    ...(ctx.caps.rbac ? { serviceAccountName: "coredns" } : {}),
+    dnsPolicy: "Default",
+    containers: [
+      {
+        name: "coredns",
+        image: ctx.images.coredns,
+        args: ["-conf", "/etc/coredns/Corefile"],
+        ports: [
+          { name: "dns", containerPort: 53, protocol: "UDP" },
+          { name: "dns-tcp", containerPort: 53, protocol: "TCP" },
+          { name: "metrics", containerPort: 9153, protocol: "TCP" },
+        ],
+        resources: { limits: { memory: "170Mi" }, requests: { cpu: "100m", memory: "70Mi" } },
+        securityContext: { allowPrivilegeEscalation: false, capabilities: { add: ["NET_BIND_SERVICE"], drop: ["ALL"] }, readOnlyRootFilesystem: true },
+        livenessProbe: { httpGet: { path: "/health", port: 8080, scheme: "HTTP" }, initialDelaySeconds: 60, timeoutSeconds: 5 },
+        ...(modern ? { readinessProbe: { httpGet: { path: "/ready", port: 8181, scheme: "HTTP" } } } : {}),
+        volumeMounts: [{ name: "config", mountPath: "/etc/coredns", readOnly: true }],
+      },
+    ],
+    volumes: [{ name: "config", configMap: { name: "coredns", items: [{ key: "Corefile", path: "Corefile" }] } }],
+  });
+  const service: K8sObject = {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { ...meta("kube-dns", NS, { "k8s-app": "kube-dns", "kubernetes.io/name": "CoreDNS" }), annotations: { "prometheus.io/port": "9153", "prometheus.io/scrape": "true" } },
+    spec: {
+      selector: labels,
+      clusterIP: ctx.derived.dnsServiceIp,
+      ports: [
+        { name: "dns", port: 53, protocol: "UDP" },
+        { name: "dns-tcp", port: 53, protocol: "TCP" },
+        { name: "metrics", port: 9153, protocol: "TCP" },
+      ],
+    },
+  };
+  const out: ManifestFile[] = [
+    { path: "manifests/coredns-config.yaml", purpose: `CoreDNS configuration (serves ${domain})`, objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: meta("coredns", NS), data: { Corefile: corefile } }] },
+    { path: "manifests/coredns.yaml", purpose: "CoreDNS Deployment (2 replicas)", objects: [deploy] },
+    { path: "manifests/coredns-service.yaml", purpose: `cluster DNS Service at ${ctx.derived.dnsServiceIp}`, objects: [service] },
+  ];
+  if (ctx.caps.rbac)
+    out.push({
+      path: "manifests/coredns-rbac.yaml",
+      purpose: "CoreDNS service account and read access to services, endpoints, pods and namespaces",
+      objects: [
+        serviceAccount("coredns"),
+        {
+          apiVersion: rbacV1,
+          kind: "ClusterRole",
+          metadata: meta("system:coredns", undefined),
+          rules: [
+            { apiGroups: [""], resources: ["endpoints", "services", "pods", "namespaces"], verbs: ["list", "watch"] },
+            { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "watch"] },
+          ],
+        },
+        clusterRoleBinding("system:coredns", "system:coredns", [{ kind: "ServiceAccount", name: "coredns" }]),
+      ],
+    });
+  return out;
+}
+
+export function flannelManifests(ctx: RenderContext): ManifestFile[] {
+  const ns = ctx.caps.flannelNamespace;
+  const modern = ctx.caps.minor >= 20;
+  const labels = { app: "flannel", tier: "node" };
+  const cniConf = modern
+    ? { name: "cbr0", cniVersion: "0.3.1", plugins: [{ type: "flannel", delegate: { hairpinMode: true, isDefaultGateway: true } }, { type: "portmap", capabilities: { portMappings: true } }] }
+    : { name: "cbr0", type: "flannel", delegate: { isDefaultGateway: true } };
+  // The legacy kubelet reads CNI config from seed 004's --cni-conf-dir; from 1.24 it is /etc/cni/net.d.
+  const cniDir = ctx.caps.networkPluginFlag && !modern ? "/etc/kubernetes/cni/net.d" : "/etc/cni/net.d";
+  const cniFile = modern ? "10-flannel.conflist" : "10-flannel.conf";
+  const netConf = { Network: ctx.def.spec.network.podCidr, Backend: { Type: "vxlan" } };
+  const config: K8sObject = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: meta("kube-flannel-cfg", ns, labels),
+    data: { "cni-conf.json": `${JSON.stringify(cniConf, null, 2)}\n`, "net-conf.json": `${JSON.stringify(netConf, null, 2)}\n` },
+  };
+  const flanneld = {
+    name: "kube-flannel",
+    image: ctx.images.flannel,
+    command: ["/opt/bin/flanneld", "--ip-masq", "--kube-subnet-mgr"],
+    env: podMeta,
+    securityContext: modern ? { privileged: false, capabilities: { add: ["NET_ADMIN", "NET_RAW"] } } : { privileged: true },
+    resources: { requests: { cpu: "100m", memory: "50Mi" } },
+    volumeMounts: [
+      { name: "run", mountPath: "/run/flannel" },
+      { name: "flannel-cfg", mountPath: "/etc/kube-flannel/" },
+      ...(modern ? [{ name: "xtables-lock", mountPath: "/run/xtables.lock" }] : []),
+    ],
+  };
+  const installCni = {
+    name: "install-cni",
+    image: ctx.images.flannel,
+    command: modern
+      ? ["cp", "-f", "/etc/kube-flannel/cni-conf.json", `/etc/cni/net.d/${cniFile}`]
+      : ["/bin/sh", "-c", `set -e -x; cp -f /etc/kube-flannel/cni-conf.json /etc/cni/net.d/${cniFile}; while true; do sleep 3600; done`],
+    volumeMounts: [
+      { name: "cni", mountPath: "/etc/cni/net.d" },
+      { name: "flannel-cfg", mountPath: "/etc/kube-flannel/" },
+    ],
+  };
+  const podSpec: Record<string, unknown> = {
+    hostNetwork: true,
+    tolerations: tolerateAll,
+    ...critical(ctx, "system-node-critical"),
+    ...(ctx.caps.rbac ? { serviceAccountName: "flannel" } : {}),
+    ...(modern
+      ? {
+          initContainers: [
+            { name: "install-cni-plugin", image: ctx.images.flannelCni, command: ["cp"], args: ["-f", "/flannel", "/opt/cni/bin/flannel"], volumeMounts: [{ name: "cni-plugin", mountPath: "/opt/cni/bin" }] },
+            installCni,
+          ],
+          containers: [flanneld],
+        }
+      : { containers: [flanneld, installCni] }),
+    volumes: [
+      { name: "run", hostPath: { path: "/run/flannel" } },
+      { name: "cni", hostPath: { path: cniDir } },
+      { name: "flannel-cfg", configMap: { name: "kube-flannel-cfg" } },
+      ...(modern
+        ? [
+            { name: "cni-plugin", hostPath: { path: "/opt/cni/bin" } },
+            { name: "xtables-lock", hostPath: { path: "/run/xtables.lock", type: "FileOrCreate" } },
+          ]
+        : []),
+    ],
+  };
+  const out: ManifestFile[] = [];
+  if (ns !== NS)
+    out.push({
+      path: `manifests/00-namespace-${ns}.yaml`,
+      purpose: `namespace ${ns} for flannel (privileged pod security: it configures host networking)`,
+      objects: [{ apiVersion: "v1", kind: "Namespace", metadata: meta(ns, undefined, { "pod-security.kubernetes.io/enforce": "privileged" }) }],
+    });
+  out.push(
+    { path: "manifests/flannel-config.yaml", purpose: `flannel network configuration (pod network ${ctx.def.spec.network.podCidr}, vxlan)`, objects: [config] },
+    { path: "manifests/flannel.yaml", purpose: "flannel DaemonSet on every node (pod network and CNI config)", objects: [workload(ctx, "DaemonSet", "kube-flannel-ds", ns, labels, podSpec)] },
+  );
+  if (ctx.caps.rbac)
+    out.push({
+      path: "manifests/flannel-rbac.yaml",
+      purpose: "flannel's service account and access to nodes and their pod CIDRs",
+      objects: [
+        serviceAccount("flannel", ns),
+        {
+          apiVersion: rbacV1,
+          kind: "ClusterRole",
+          metadata: meta("flannel", undefined),
+          rules: [
+            { apiGroups: [""], resources: ["pods"], verbs: ["get"] },
+            { apiGroups: [""], resources: ["nodes"], verbs: ["get", "list", "watch"] },
+            { apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"] },
+          ],
+        },
+        clusterRoleBinding("flannel", "flannel", [{ kind: "ServiceAccount", name: "flannel", namespace: ns }]),
+      ],
+    });
+  return out;
+}

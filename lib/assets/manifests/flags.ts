@@ -1,0 +1,111 @@
+// Control-plane command lines, shared by the bootstrap static pods and the self-hosted workloads so
+// the two cannot drift. Paths are relative to SECRETS_DIR, laid out like tls/ (see secretFiles).
+import { componentCommand } from "../capabilities";
+import { SECRETS_DIR, etcdServers, securePort, type RenderContext } from "../context";
+
+const s = (rel: string) => `${SECRETS_DIR}/${rel}`;
+
+/** Asset paths the API server reads, by path inside SECRETS_DIR. */
+export function apiserverSecretFiles(ctx: RenderContext): Record<string, string> {
+  const files: Record<string, string> = {
+    "ca.crt": "tls/ca.crt",
+    "apiserver.crt": "tls/apiserver.crt",
+    "apiserver.key": "tls/apiserver.key",
+    "apiserver-kubelet-client.crt": "tls/apiserver-kubelet-client.crt",
+    "apiserver-kubelet-client.key": "tls/apiserver-kubelet-client.key",
+    "service-account.pub": "tls/service-account.pub",
+    "etcd/ca.crt": "tls/etcd/ca.crt",
+    "etcd-client.crt": "tls/etcd-client.crt",
+    "etcd-client.key": "tls/etcd-client.key",
+  };
+  // The signing key is needed from 1.20 to issue bound service-account tokens.
+  if (ctx.caps.serviceAccountIssuer) files["service-account.key"] = "tls/service-account.key";
+  if (ctx.caps.frontProxy)
+    Object.assign(files, {
+      "front-proxy-ca.crt": "tls/front-proxy-ca.crt",
+      "front-proxy-client.crt": "tls/front-proxy-client.crt",
+      "front-proxy-client.key": "tls/front-proxy-client.key",
+    });
+  if (!ctx.caps.bootstrapTokens) files["known-tokens.csv"] = "auth/known-tokens.csv";
+  return files;
+}
+
+export function controllerManagerSecretFiles(): Record<string, string> {
+  return { "ca.crt": "tls/ca.crt", "ca.key": "tls/ca.key", "service-account.key": "tls/service-account.key" };
+}
+
+export function apiserverCommand(ctx: RenderContext): string[] {
+  const { caps, def } = ctx;
+  const flags = [
+    "--advertise-address=$(POD_IP)",
+    "--allow-privileged=true",
+    "--bind-address=0.0.0.0",
+    `--client-ca-file=${s("ca.crt")}`,
+    `--etcd-cafile=${s("etcd/ca.crt")}`,
+    `--etcd-certfile=${s("etcd-client.crt")}`,
+    `--etcd-keyfile=${s("etcd-client.key")}`,
+    `--etcd-servers=${etcdServers(ctx)}`,
+    `--kubelet-client-certificate=${s("apiserver-kubelet-client.crt")}`,
+    `--kubelet-client-key=${s("apiserver-kubelet-client.key")}`,
+    // Explicit, never empty (bootkube #757 rendered `--secure-port=` when the URL had no port).
+    `--secure-port=${securePort(ctx)}`,
+    `--service-account-key-file=${s("service-account.pub")}`,
+    `--service-cluster-ip-range=${def.spec.network.serviceCidr}`,
+    `--tls-cert-file=${s("apiserver.crt")}`,
+    `--tls-private-key-file=${s("apiserver.key")}`,
+  ];
+  if (caps.rbac) flags.push("--authorization-mode=Node,RBAC", "--enable-admission-plugins=NodeRestriction", "--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname");
+  else flags.push("--authorization-mode=AlwaysAllow", "--admission-control=NamespaceLifecycle,LimitRanger,ServiceAccount,ResourceQuota", "--storage-backend=etcd3");
+  if (caps.bootstrapTokens) flags.push("--enable-bootstrap-token-auth=true");
+  else flags.push(`--token-auth-file=${s("known-tokens.csv")}`);
+  if (caps.insecurePortFlag) flags.push("--insecure-port=0");
+  if (caps.serviceAccountIssuer)
+    flags.push(
+      `--service-account-issuer=https://kubernetes.default.svc.${def.spec.network.clusterDomain}`,
+      `--service-account-signing-key-file=${s("service-account.key")}`,
+    );
+  if (caps.frontProxy)
+    flags.push(
+      `--proxy-client-cert-file=${s("front-proxy-client.crt")}`,
+      `--proxy-client-key-file=${s("front-proxy-client.key")}`,
+      "--requestheader-allowed-names=front-proxy-client",
+      `--requestheader-client-ca-file=${s("front-proxy-ca.crt")}`,
+      "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+      "--requestheader-group-headers=X-Remote-Group",
+      "--requestheader-username-headers=X-Remote-User",
+    );
+  return [...componentCommand(caps, "kube-apiserver"), ...flags.sort()];
+}
+
+export function controllerManagerCommand(ctx: RenderContext, kubeconfigPath: string): string[] {
+  const { caps, def } = ctx;
+  const flags = [
+    "--allocate-node-cidrs=true",
+    `--cluster-cidr=${def.spec.network.podCidr}`,
+    `--cluster-name=${def.metadata.name}`,
+    `--cluster-signing-cert-file=${s("ca.crt")}`,
+    `--cluster-signing-key-file=${s("ca.key")}`,
+    `--kubeconfig=${kubeconfigPath}`,
+    "--leader-elect=true",
+    `--root-ca-file=${s("ca.crt")}`,
+    `--service-account-private-key-file=${s("service-account.key")}`,
+    `--service-cluster-ip-range=${def.spec.network.serviceCidr}`,
+  ];
+  if (caps.rbac)
+    flags.push(
+      `--authentication-kubeconfig=${kubeconfigPath}`,
+      `--authorization-kubeconfig=${kubeconfigPath}`,
+      "--controllers=*,bootstrapsigner,tokencleaner",
+      "--use-service-account-credentials=true",
+    );
+  return [...componentCommand(caps, "kube-controller-manager"), ...flags.sort()];
+}
+
+export function schedulerCommand(ctx: RenderContext, kubeconfigPath: string): string[] {
+  const flags = [`--kubeconfig=${kubeconfigPath}`, "--leader-elect=true"];
+  if (ctx.caps.rbac) flags.push(`--authentication-kubeconfig=${kubeconfigPath}`, `--authorization-kubeconfig=${kubeconfigPath}`);
+  return [...componentCommand(ctx.caps, "kube-scheduler"), ...flags.sort()];
+}
+
+export const podIpEnv = [{ name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } }];
+export const nodeNameEnv = [{ name: "NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } }];

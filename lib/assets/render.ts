@@ -1,0 +1,119 @@
+// renderAssets: a cluster definition in, every file a self-hosted cluster needs out (bootkube's
+// `render`). Validates first and fails whole: a caller never sees partial output.
+import { randomBytes } from "node:crypto";
+import { validateClusterDefinition } from "../cluster/definition";
+import { deriveCluster } from "../cluster/derive";
+import { bootstrapManifests, etcdManifests } from "./bootstrap-manifests";
+import { capabilitiesFor, imagesFor } from "./capabilities";
+import { CA, certificatePlan, isCertEntry, issueCertificates } from "./certificates";
+import type { ManifestFile, RenderContext } from "./context";
+import { kubeconfig } from "./kubeconfig";
+import { kubeletConfiguration, kubeletDropIn, kubeletHostEnv, kubeletUnit } from "./kubelet-unit";
+import { selfHostedManifests } from "./manifests";
+import { generateBootstrapToken } from "./token";
+import { RenderOptionsError, RenderValidationError, defaultRenderOptions, type RenderOptions, type RenderedAsset } from "./types";
+import { toYamlDocuments } from "./yaml-out";
+
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
+
+function checkDays(name: string, v: number): number {
+  if (!Number.isInteger(v) || v < 1 || v > 36500) throw new RenderOptionsError(`${name} must be a whole number of days from 1 to 36500`);
+  return v;
+}
+
+type Draft = Omit<RenderedAsset, "mode">;
+
+export async function renderAssets(input: unknown, options: RenderOptions = {}): Promise<RenderedAsset[]> {
+  const validation = validateClusterDefinition(input);
+  if (!validation.ok) throw new RenderValidationError(validation.errors);
+  const def = validation.definition;
+  const keyType = options.keyType ?? defaultRenderOptions.keyType;
+  if (keyType !== "rsa" && keyType !== "ecdsa") throw new RenderOptionsError('key type must be "rsa" or "ecdsa"');
+  const caValidityDays = checkDays("CA validity", options.caValidityDays ?? defaultRenderOptions.caValidityDays);
+  const leafValidityDays = checkDays("certificate validity", options.leafValidityDays ?? defaultRenderOptions.leafValidityDays);
+  const now = options.now ?? new Date();
+  const random = options.random ?? randomBytes;
+
+  const derived = deriveCluster(def);
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
+  const plan = certificatePlan(def, derived, caps);
+  const certCount = plan.filter(isCertEntry).length;
+  const total = plan.length + certCount + 1;
+  let done = 0;
+  const step = (label: string) => options.onProgress?.(++done, total, label);
+
+  const pki = await issueCertificates(plan, {
+    keyType,
+    caValidityDays,
+    leafValidityDays,
+    now,
+    random,
+    keys: options.keys,
+    importedCa: options.importedCa,
+    onStep: step,
+  });
+  const token = generateBootstrapToken(random);
+
+  const drafts: Draft[] = [];
+  const add = (path: string, content: string, sensitive: boolean, purpose: string) => drafts.push({ path, content, sensitive, purpose });
+
+  for (const entry of plan) {
+    if (!isCertEntry(entry)) continue;
+    const c = pki.certs.get(entry.name);
+    if (!c) throw new Error(`certificate ${entry.name} was not issued`);
+    const imported = entry.name === CA && options.importedCa !== undefined;
+    add(`${entry.stem}.crt`, c.certPem, false, imported ? "cluster CA (imported)" : entry.purpose);
+    add(`${entry.stem}.key`, c.keyPem, true, `private key of ${entry.stem}.crt`);
+  }
+  add("tls/service-account.key", pki.serviceAccount.keyPem, true, "service-account token signing key (controller-manager; API server from 1.20)");
+  add("tls/service-account.pub", pki.serviceAccount.pubPem, false, "service-account token verification key (API server)");
+
+  const ca = pki.certs.get(CA);
+  if (!ca) throw new Error("cluster CA was not issued");
+  const cert = (name: string) => {
+    const c = pki.certs.get(name);
+    if (!c) throw new Error(`certificate ${name} was not issued`);
+    return { clientCertPem: c.certPem, clientKeyPem: c.keyPem };
+  };
+  const kc = (userName: string, user: Parameters<typeof kubeconfig>[0]["user"]) =>
+    kubeconfig({ clusterName: def.metadata.name, server: derived.apiServerUrl, caPem: ca.certPem, userName, user });
+  add("auth/kubeconfig", kc("admin", cert("admin")), true, "administrator kubeconfig (system:masters)");
+  add(
+    "auth/kubeconfig-kubelet",
+    kc(caps.bootstrapTokens ? "kubelet-bootstrap" : "kubelet", { token: token.token }),
+    true,
+    caps.bootstrapTokens ? "kubelet bootstrap kubeconfig: bootstrap-token user that requests the node's client certificate" : "kubelet kubeconfig (static token user)",
+  );
+  add("auth/kubeconfig-controller-manager", kc("system:kube-controller-manager", cert("controller-manager")), true, "controller-manager kubeconfig (bootstrap control plane)");
+  add("auth/kubeconfig-scheduler", kc("system:kube-scheduler", cert("scheduler")), true, "scheduler kubeconfig (bootstrap control plane)");
+  // 1.5 has no bootstrap tokens: the API server knows the kubelets' token from a static file.
+  if (!caps.bootstrapTokens) add("auth/known-tokens.csv", `${token.token},kubelet,kubelet,"system:nodes"\n`, true, "API server token file with the kubelets' token (1.5 has no bootstrap tokens)");
+
+  const ctx: RenderContext = { def, derived, caps, images: imagesFor(caps), pki, token, files: new Map(drafts.map((d) => [d.path, d.content])) };
+  const manifestFiles: ManifestFile[] = [...bootstrapManifests(ctx), ...etcdManifests(ctx), ...selfHostedManifests(ctx)];
+  for (const f of manifestFiles) add(f.path, toYamlDocuments(f.objects), f.sensitive === true, f.purpose);
+
+  add("kubelet/kubelet.service", kubeletUnit(caps), false, "kubelet systemd unit (/etc/systemd/system/kubelet.service), Restart=always");
+  add("kubelet/10-bootdeck.conf", kubeletDropIn(caps, def, derived), false, "kubelet unit drop-in with the flags valid for this version (kubelet.service.d/10-bootdeck.conf)");
+  if (caps.kubeletConfigFile) {
+    add("kubelet/config-master.yaml", kubeletConfiguration(def, derived, "master"), false, "KubeletConfiguration for masters (/var/lib/kubelet/config.yaml; registers with the control-plane taint)");
+    if (derived.workers.length > 0) add("kubelet/config-worker.yaml", kubeletConfiguration(def, derived, "worker"), false, "KubeletConfiguration for workers (/var/lib/kubelet/config.yaml)");
+  }
+  for (const h of [...derived.masters, ...derived.workers])
+    add(`kubelet/hosts/${h.name}.env`, kubeletHostEnv(caps, h), false, `kubelet settings for ${h.name} (/etc/default/kubelet: node name, IP, labels)`);
+  step("manifests");
+
+  const seen = new Set<string>();
+  for (const d of drafts) {
+    if (seen.has(d.path)) throw new Error(`render: ${d.path} rendered twice`);
+    seen.add(d.path);
+  }
+  return drafts
+    .map((d) => ({ path: d.path, content: d.content, mode: FILE_MODE, sensitive: d.sensitive, purpose: d.purpose }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+export { selfHostedObjectsInOrder, kindOrder } from "./manifests";
+export { bootstrapSecretFiles, etcdMemberFiles } from "./bootstrap-manifests";
+export { KUBELET_PATHS } from "./kubelet-unit";

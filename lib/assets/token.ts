@@ -1,0 +1,41 @@
+// Kubelet bootstrap token (TLS bootstrapping): `<id>.<secret>` with the alphabet and lengths the
+// API server's bootstrap authenticator accepts.
+import { randomBytes } from "node:crypto";
+
+export const TOKEN_PATTERN = /^[a-z0-9]{6}\.[a-z0-9]{16}$/;
+const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+export type BootstrapToken = { id: string; secret: string; token: string };
+
+/** Unbiased: bytes ≥ 252 (= 7 × 36) are drawn again. */
+function randomString(length: number, random: (n: number) => Buffer): string {
+  let out = "";
+  while (out.length < length) {
+    for (const b of random(length * 2)) {
+      if (b < 252 && out.length < length) out += ALPHABET[b % 36];
+    }
+  }
+  return out;
+}
+
+export function generateBootstrapToken(random: (n: number) => Buffer = randomBytes): BootstrapToken {
+  const id = randomString(6, random);
+  const secret = randomString(16, random);
+  return { id, secret, token: `${id}.${secret}` };
+}
+
+export function bootstrapTokenSecret(t: BootstrapToken, opts: { description: string }) {
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: `bootstrap-token-${t.id}`, namespace: "kube-system" },
+    type: "bootstrap.kubernetes.io/token",
+    stringData: {
+      description: opts.description,
+      "token-id": t.id,
+      "token-secret": t.secret,
+      "usage-bootstrap-authentication": "true",
+      "usage-bootstrap-signing": "true",
+    },
+  };
+}
