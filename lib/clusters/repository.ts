@@ -1,7 +1,6 @@
 import "server-only";
 // Cluster definitions in the database: the validated document, its hosts' state rows, and its
 // credentials with their secrets encrypted. Every write validates first; nothing invalid is saved.
-import { z } from "zod";
 import { validateClusterDefinition, type ClusterDefinition, type Problem } from "../cluster/definition";
 import { effectiveHost } from "../cluster/derive";
 import { getDb } from "../db/client";
@@ -9,14 +8,7 @@ import { AppError, ValidationError, conflict, notFound } from "../http/errors";
 import { newId } from "../ids";
 import { encryptSecret } from "../secrets/cipher";
 import { checkPrivateKey } from "../ssh/private-key";
-
-export const credentialSecretSchema = z.strictObject({
-  privateKey: z.string().max(16 * 1024, "must be at most 16 KiB").optional(),
-  passphrase: z.string().max(1024).optional(),
-  password: z.string().max(1024).optional(),
-});
-export const secretsSchema = z.record(z.string().max(63), credentialSecretSchema).default({});
-export type CredentialSecrets = z.output<typeof secretsSchema>;
+import type { CredentialSecrets } from "./schemas";
 
 export type ClusterSummary = {
   id: string;

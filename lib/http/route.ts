@@ -41,7 +41,7 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, never>>>(
       if (mutating.has(req.method) && req.headers.get("x-csrf-token") !== user.csrfToken)
         throw new AppError(403, "csrf", "Missing or stale CSRF token; reload the page and try again");
       if (!can(user.role, options.permission)) throw forbidden(describe(options.permission));
-      const raw = await ctx.params;
+      const raw = (await ctx?.params) ?? {};
       const parsed = (options.params ?? z.object({})).safeParse(raw);
       if (!parsed.success) throw new AppError(404, "not_found", "Not found");
       return await handler({ req, user, params: parsed.data as z.output<P>, ip: clientIp(req) });

@@ -1,0 +1,23 @@
+import { recordAudit } from "@/lib/audit/record";
+import { deleteCluster, getClusterOrThrow, updateCluster } from "@/lib/clusters/repository";
+import { clusterIdParams, deleteClusterBody, saveClusterBody } from "@/lib/clusters/schemas";
+import { json, readJson, route } from "@/lib/http/route";
+
+// GET /api/clusters/:id — the definition, hosts and credential fingerprints (never secrets).
+export const GET = route({ permission: "cluster:read", params: clusterIdParams }, async ({ params }) => json(await getClusterOrThrow(params)));
+
+// PUT /api/clusters/:id — replace the definition; secrets left empty keep their stored values.
+export const PUT = route({ permission: "cluster:write", params: clusterIdParams }, async ({ req, params, user, ip }) => {
+  const body = await readJson(req, saveClusterBody);
+  const result = await updateCluster({ id: params.id, ...body });
+  await recordAudit({ action: "cluster.update", userId: user.id, username: user.username, ip, target: params.id });
+  return json(result);
+});
+
+// DELETE /api/clusters/:id — delete after the caller typed the cluster's name.
+export const DELETE = route({ permission: "cluster:write", params: clusterIdParams }, async ({ req, params, user, ip }) => {
+  const body = await readJson(req, deleteClusterBody);
+  await deleteCluster({ id: params.id, ...body });
+  await recordAudit({ action: "cluster.delete", userId: user.id, username: user.username, ip, target: params.id });
+  return json({ ok: true });
+});

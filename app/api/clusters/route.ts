@@ -1,0 +1,15 @@
+import { recordAudit } from "@/lib/audit/record";
+import { createCluster, listClusters } from "@/lib/clusters/repository";
+import { saveClusterBody } from "@/lib/clusters/schemas";
+import { json, readJson, route } from "@/lib/http/route";
+
+// GET /api/clusters — every cluster definition, summarised.
+export const GET = route({ permission: "cluster:read" }, async () => json({ clusters: await listClusters() }));
+
+// POST /api/clusters — create a cluster from a definition and its credentials' secrets.
+export const POST = route({ permission: "cluster:write" }, async ({ req, user, ip }) => {
+  const body = await readJson(req, saveClusterBody);
+  const created = await createCluster(body);
+  await recordAudit({ action: "cluster.create", userId: user.id, username: user.username, ip, target: created.id });
+  return json(created, { status: 201 });
+});

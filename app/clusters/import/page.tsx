@@ -1,0 +1,5 @@
+import { ImportCluster } from "@/components/clusters/import-cluster";
+
+export default function ImportPage() {
+  return <ImportCluster />;
+}

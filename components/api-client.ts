@@ -1,0 +1,41 @@
+"use client";
+// The browser's one way to call the API: JSON in and out, the CSRF token on mutations, and errors
+// as ApiError with the server's field problems.
+import type { Problem } from "@/lib/cluster/definition";
+
+let csrfToken = "";
+export function setCsrfToken(token: string): void {
+  csrfToken = token;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly errors: Problem[] = [],
+    readonly warnings: Problem[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  const method = init.method ?? "GET";
+  const res = await fetch(path, {
+    method,
+    headers: {
+      ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+      ...(method !== "GET" ? { "x-csrf-token": csrfToken } : {}),
+    },
+    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+    credentials: "same-origin",
+  });
+  const data = (await res.json().catch(() => ({}))) as { error?: { code: string; message: string; details?: { errors?: Problem[]; warnings?: Problem[] } } };
+  if (!res.ok) {
+    if (res.status === 401 && typeof window !== "undefined") window.location.href = `/login?next=${encodeURIComponent(window.location.pathname)}`;
+    const e = data.error;
+    throw new ApiError(res.status, e?.code ?? "http", e?.message ?? `Request failed (${res.status})`, e?.details?.errors, e?.details?.warnings);
+  }
+  return data as T;
+}

@@ -1,0 +1,30 @@
+"use client";
+import type { ReactNode } from "react";
+
+export function Field(props: { label: string; htmlFor: string; errors?: string[]; hint?: ReactNode; children: ReactNode }) {
+  return (
+    <div>
+      <label className="label" htmlFor={props.htmlFor}>
+        {props.label}
+      </label>
+      {props.children}
+      {props.hint && !props.errors?.length && <p className="mt-1 text-xs text-slate-500">{props.hint}</p>}
+      <FieldErrors id={props.htmlFor} errors={props.errors} />
+    </div>
+  );
+}
+
+export function FieldErrors({ id, errors }: { id: string; errors?: string[] }) {
+  if (!errors?.length) return null;
+  return (
+    <ul className="mt-1 space-y-0.5" data-testid={`error-${id}`}>
+      {errors.map((e) => (
+        <li key={e} className="text-xs text-red-600">
+          {e}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export const inputClass = (errors?: string[]) => `input ${errors?.length ? "input-error" : ""}`;

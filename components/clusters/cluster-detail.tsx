@@ -1,0 +1,126 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { deriveCluster } from "@/lib/cluster/derive";
+import type { ClusterView } from "@/lib/clusters/repository";
+import { queryKeys } from "@/lib/clusters/schemas";
+import { api, ApiError } from "../api-client";
+
+export function ClusterDetail({ id }: { id: string }) {
+  const q = useQuery({ queryKey: queryKeys.cluster(id), queryFn: () => api<ClusterView>(`/api/clusters/${id}`) });
+  if (q.isPending) return <p className="text-sm text-slate-500">Loading…</p>;
+  if (q.isError)
+    return <p className="text-sm text-red-600">{q.error instanceof ApiError && q.error.status === 404 ? "This cluster does not exist (it may have been deleted)." : `Could not load the cluster: ${q.error.message}`}</p>;
+  const c = q.data;
+  const d = deriveCluster(c.definition);
+  const spec = c.definition.spec;
+  const facts: [string, string][] = [
+    ["Kubernetes", `${spec.kubernetes.version} (${d.profile.label}), ${spec.kubernetes.controlPlane}`],
+    ["API server", d.apiServerUrl],
+    ["Pod / service CIDR", `${spec.network.podCidr} / ${spec.network.serviceCidr}`],
+    ["API service IP / DNS IP", `${d.apiServiceIp} / ${d.dnsServiceIp}`],
+    ["Cluster domain", spec.network.clusterDomain],
+    ["Network", spec.network.provider],
+    ["etcd members", d.etcdMembers.map((m) => m.name).join(", ")],
+    ["Binaries", spec.binaries.baseUrl],
+  ];
+  return (
+    <div className="space-y-6">
+      <div className="flex items-center justify-between">
+        <div>
+          <h1 className="text-2xl font-bold" data-testid="cluster-name">
+            {c.name}
+          </h1>
+          <p className="text-sm text-slate-500">
+            {c.masters} masters · {c.workers} workers · updated {new Date(c.updatedAt).toLocaleString()}
+          </p>
+        </div>
+        <div className="flex gap-2">
+          <a className="btn" href={`/api/clusters/${c.id}/export`} data-testid="export-yaml">
+            Export YAML
+          </a>
+          <Link className="btn" href={`/clusters/${c.id}/assets`} data-testid="assets-tab">
+            Assets
+          </Link>
+          <Link className="btn-primary" href={`/clusters/${c.id}/edit`} data-testid="edit-cluster">
+            Edit
+          </Link>
+        </div>
+      </div>
+      <section className="card">
+        <dl className="grid grid-cols-3 gap-x-4 gap-y-2 text-sm">
+          {facts.map(([k, v]) => (
+            <div key={k} className="contents">
+              <dt className="font-medium text-slate-600">{k}</dt>
+              <dd className="col-span-2 break-all">{v}</dd>
+            </div>
+          ))}
+        </dl>
+      </section>
+      <section className="card">
+        <h2 className="mb-2 font-semibold">Hosts</h2>
+        <table className="min-w-full text-sm" data-testid="detail-hosts">
+          <thead className="text-left text-xs uppercase text-slate-500">
+            <tr>
+              <th className="p-1">Name</th><th className="p-1">Address</th><th className="p-1">SSH</th><th className="p-1">Role</th><th className="p-1">Host key</th>
+            </tr>
+          </thead>
+          <tbody>
+            {c.hosts.map((h) => (
+              <tr key={h.id} className="border-t border-slate-100">
+                <td className="p-1">{h.name}</td>
+                <td className="p-1 font-mono">{h.address}</td>
+                <td className="p-1">{h.sshPort}</td>
+                <td className="p-1">{h.role}</td>
+                <td className="p-1 font-mono text-xs">{h.hostKeyFingerprint ?? <span className="text-slate-400">not yet seen (pinned on first contact)</span>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <section className="card">
+        <h2 className="mb-2 font-semibold">Credentials</h2>
+        <ul className="text-sm" data-testid="detail-credentials">
+          {c.credentials.map((cr) => (
+            <li key={cr.name}>
+              <span className="font-medium">{cr.name}</span> — {cr.type}
+              {cr.fingerprint ? <span className="ml-2 font-mono text-xs">{cr.fingerprint}</span> : null}
+              {!cr.hasSecret && <span className="ml-2 text-red-600">no secret stored</span>}
+            </li>
+          ))}
+        </ul>
+      </section>
+      <DeleteCluster id={c.id} name={c.name} />
+    </div>
+  );
+}
+
+function DeleteCluster({ id, name }: { id: string; name: string }) {
+  const [typed, setTyped] = useState("");
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const del = useMutation({
+    mutationFn: () => api(`/api/clusters/${id}`, { method: "DELETE", body: { confirmName: typed } }),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: queryKeys.clusters() });
+      router.push("/clusters");
+    },
+  });
+  return (
+    <section className="card border-red-200">
+      <h2 className="mb-1 font-semibold text-red-700">Delete this cluster definition</h2>
+      <p className="mb-2 text-sm text-slate-600">
+        This removes the definition, its stored credentials, rendered assets and run history from Bootdeck. It does not touch the hosts. Type <strong>{name}</strong> to confirm.
+      </p>
+      <div className="flex gap-2">
+        <input className="input max-w-xs" aria-label="Type the cluster name to confirm" data-testid="delete-confirm" value={typed} onChange={(e) => setTyped(e.target.value)} />
+        <button className="btn-danger" disabled={typed !== name || del.isPending} onClick={() => del.mutate()} data-testid="delete-cluster">
+          {del.isPending ? "Deleting…" : "Delete"}
+        </button>
+      </div>
+      {del.isError && <p className="mt-2 text-sm text-red-600">{del.error.message}</p>}
+    </section>
+  );
+}

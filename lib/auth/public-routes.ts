@@ -1,0 +1,60 @@
+import "server-only";
+// Sign-in and sign-out are the only handlers that run without a session; they still map errors
+// through the same funnel.
+import { z } from "zod";
+import { login } from "./login";
+import { cookieOptions, deleteSession, sessionCookie, getSessionUser } from "./sessions";
+import { clientIp, errorResponse, json, readCookie, readJson } from "../http/route";
+import { AppError } from "../http/errors";
+import { recordAudit } from "../audit/record";
+
+const loginSchema = z.strictObject({ username: z.string().min(1, "is required").max(64), password: z.string().min(1, "is required").max(256) });
+
+function serializeCookie(name: string, value: string, o: ReturnType<typeof cookieOptions>): string {
+  return [
+    `${name}=${encodeURIComponent(value)}`,
+    `Path=${o.path}`,
+    `Expires=${o.expires.toUTCString()}`,
+    "HttpOnly",
+    `SameSite=Lax`,
+    ...(o.secure ? ["Secure"] : []),
+  ].join("; ");
+}
+
+function isHttps(req: Request): boolean {
+  return new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
+}
+
+/** Refuses cross-site form posts to the sign-in endpoint (login CSRF). */
+function assertSameOrigin(req: Request): void {
+  const origin = req.headers.get("origin");
+  if (origin && origin !== new URL(req.url).origin && origin !== `${req.headers.get("x-forwarded-proto") ?? "http"}://${req.headers.get("host")}`)
+    throw new AppError(403, "cross_origin", "Sign-in must come from this dashboard's own page");
+}
+
+export async function handleLogin(req: Request): Promise<Response> {
+  try {
+    assertSameOrigin(req);
+    const body = await readJson(req, loginSchema, 8 * 1024);
+    // Any session the browser already had is replaced, never reused (no session fixation).
+    const previous = readCookie(req, sessionCookie);
+    if (previous) await deleteSession(previous);
+    const session = await login({ ...body, ip: clientIp(req), userAgent: req.headers.get("user-agent") ?? undefined });
+    return json({ ok: true }, { headers: { "set-cookie": serializeCookie(sessionCookie, session.token, cookieOptions(isHttps(req), session.expiresAt)) } });
+  } catch (err) {
+    return errorResponse(err);
+  }
+}
+
+export async function handleLogout(req: Request): Promise<Response> {
+  try {
+    const token = readCookie(req, sessionCookie);
+    const user = await getSessionUser(token);
+    if (user && req.headers.get("x-csrf-token") !== user.csrfToken) throw new AppError(403, "csrf", "Missing or stale CSRF token");
+    if (token) await deleteSession(token);
+    if (user) await recordAudit({ action: "auth.logout", userId: user.id, username: user.username, ip: clientIp(req) });
+    return json({ ok: true }, { headers: { "set-cookie": serializeCookie(sessionCookie, "", cookieOptions(isHttps(req), new Date(0))) } });
+  } catch (err) {
+    return errorResponse(err);
+  }
+}
