@@ -1,9 +1,14 @@
 import "server-only";
+// Local user accounts: create, list, change role, disable/enable, reset password. Every change that
+// could lock the dashboard out is refused: there is always at least one enabled admin, and nobody
+// disables their own account. Disabling a user or resetting their password ends their sessions.
 import { randomBytes } from "node:crypto";
 import { getDb } from "../db/client";
+import { AppError, ValidationError, conflict, notFound } from "../http/errors";
 import { newId } from "../ids";
 import { hashPassword, passwordProblem } from "./password";
 import type { Role } from "./roles";
+import { displayNameSchema, usernameSchema, type UserView } from "./user-schemas";
 
 export async function countUsers(): Promise<number> {
   return getDb().user.count();
@@ -11,15 +16,90 @@ export async function countUsers(): Promise<number> {
 
 export async function createUser(input: { username: string; displayName?: string; password: string; role: Role }): Promise<string> {
   const problem = passwordProblem(input.password);
-  if (problem) throw new Error(`password ${problem}`);
-  if (!/^[a-z][a-z0-9._-]{1,31}$/.test(input.username)) throw new Error("user names are 2–32 lower-case letters, digits, '.', '_' or '-'");
+  if (problem) throw new ValidationError([{ path: "password", message: problem }]);
+  const name = usernameSchema.safeParse(input.username);
+  if (!name.success) throw new ValidationError([{ path: "username", message: name.error.issues[0]?.message ?? "is invalid" }]);
+  const display = displayNameSchema.safeParse(input.displayName ?? input.username);
+  if (!display.success) throw new ValidationError([{ path: "displayName", message: display.error.issues[0]?.message ?? "is invalid" }]);
   const id = newId("usr");
-  await getDb().user.create({
-    data: { id, username: input.username, displayName: input.displayName ?? input.username, passwordHash: await hashPassword(input.password), role: input.role },
-  });
+  try {
+    await getDb().user.create({
+      data: { id, username: name.data, displayName: display.data, passwordHash: await hashPassword(input.password), role: input.role },
+    });
+  } catch (err) {
+    if (err && typeof err === "object" && "code" in err && (err as { code: string }).code === "P2002")
+      throw new AppError(409, "name_taken", `A user named "${name.data}" already exists`, {
+        errors: [{ path: "username", message: "is taken" }],
+        warnings: [],
+      });
+    throw err;
+  }
   return id;
 }
 
 export function generatePassword(): string {
   return randomBytes(15).toString("base64url");
+}
+
+export async function listUsers(): Promise<UserView[]> {
+  const rows = await getDb().user.findMany({ orderBy: { username: "asc" } });
+  return rows.map(toView);
+}
+
+export async function getUserOrThrow({ id }: { id: string }): Promise<UserView> {
+  const row = await getDb().user.findUnique({ where: { id } });
+  if (!row) throw notFound("User");
+  return toView(row);
+}
+
+export async function findUserByName({ username }: { username: string }) {
+  return getDb().user.findUnique({ where: { username: username.toLowerCase() }, select: { id: true, username: true, role: true, disabled: true } });
+}
+
+/**
+ * Changes role, enabled state or display name. `actorId` is the admin asking: they may not disable
+ * themselves, and no change may leave the dashboard without an enabled admin.
+ */
+export async function updateUser(input: { id: string; actorId: string; role?: Role; disabled?: boolean; displayName?: string }): Promise<UserView> {
+  if (input.disabled === true && input.id === input.actorId) throw conflict("You cannot disable your own account");
+  await getDb().$transaction(async (tx) => {
+    const user = await tx.user.findUnique({ where: { id: input.id } });
+    if (!user) throw notFound("User");
+    const role = input.role ?? user.role;
+    const disabled = input.disabled ?? user.disabled;
+    const wasActiveAdmin = user.role === "admin" && !user.disabled;
+    if (wasActiveAdmin && (role !== "admin" || disabled)) {
+      const others = await tx.user.count({ where: { role: "admin", disabled: false, id: { not: user.id } } });
+      if (others === 0) throw conflict("This is the last enabled admin; make another user admin first");
+    }
+    await tx.user.update({ where: { id: user.id }, data: { role, disabled, ...(input.displayName !== undefined ? { displayName: input.displayName } : {}) } });
+    if (disabled && !user.disabled) await tx.session.deleteMany({ where: { userId: user.id } });
+  });
+  return getUserOrThrow({ id: input.id });
+}
+
+/** Sets a new password (generated unless given) and ends the user's sessions. Returns the password. */
+export async function resetUserPassword(input: { id: string; password?: string }): Promise<string> {
+  const password = input.password ?? generatePassword();
+  const problem = passwordProblem(password);
+  if (problem) throw new ValidationError([{ path: "password", message: problem }]);
+  const passwordHash = await hashPassword(password);
+  await getDb().$transaction(async (tx) => {
+    const user = await tx.user.findUnique({ where: { id: input.id }, select: { id: true } });
+    if (!user) throw notFound("User");
+    await tx.user.update({ where: { id: user.id }, data: { passwordHash } });
+    await tx.session.deleteMany({ where: { userId: user.id } });
+  });
+  return password;
+}
+
+function toView(u: { id: string; username: string; displayName: string; role: string; disabled: boolean; createdAt: Date }): UserView {
+  return {
+    id: u.id,
+    username: u.username,
+    displayName: u.displayName,
+    role: u.role as Role,
+    disabled: u.disabled,
+    createdAt: u.createdAt.toISOString(),
+  };
 }
