@@ -1,5 +1,5 @@
 // cluster.yaml ⇄ definition. Parsing reports YAML syntax errors the same way as schema problems.
-import { parseDocument, stringify } from "yaml";
+import { LineCounter, parseDocument, stringify } from "yaml";
 import { validateClusterDefinition, type ClusterDefinition, type ValidationResult } from "./definition";
 
 export const maxYamlBytes = 2 * 1024 * 1024;
@@ -8,12 +8,13 @@ export function parseClusterYaml(text: string): ValidationResult {
   if (text.length > maxYamlBytes)
     return { ok: false, errors: [{ path: "(file)", message: `is larger than ${maxYamlBytes / 1024 / 1024} MiB` }], warnings: [] };
   // Aliases are capped so that a "billion laughs" document cannot expand without bound.
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, lineCounter });
   if (doc.errors.length > 0)
     return {
       ok: false,
       errors: doc.errors.map((e) => ({
-        path: `(line ${e.linePos?.[0]?.line ?? "?"})`,
+        path: `(line ${lineCounter.linePos(e.pos[0]).line})`,
         message: e.message.split("\n")[0] ?? "invalid YAML",
       })),
       warnings: [],

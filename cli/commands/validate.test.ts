@@ -1,0 +1,55 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { exampleDefinition } from "../../lib/cluster/example";
+
+const run = promisify(execFile);
+const bin = path.resolve(__dirname, "../../bin/bootdeck");
+const dir = mkdtempSync(path.join(tmpdir(), "bootdeck-validate-"));
+
+async function validate(content: string): Promise<{ code: number; out: string }> {
+  const file = path.join(dir, `c-${Math.random().toString(36).slice(2)}.yaml`);
+  writeFileSync(file, content);
+  try {
+    const { stdout } = await run(bin, ["validate", file]);
+    return { code: 0, out: stdout };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout + e.stderr };
+  }
+}
+
+describe("bootdeck validate", () => {
+  it("accepts a valid cluster.yaml and summarises it", async () => {
+    const r = await validate(stringify(exampleDefinition()));
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/valid — cluster example, 3 master\(s\), 3 worker\(s\)/);
+  });
+
+  it("prints every problem with its field path and exits 1", async () => {
+    const def = exampleDefinition();
+    def.spec.hosts[0]!.address = "`reboot`";
+    def.spec.network.serviceCidr = "10.2.0.0/24";
+    const r = await validate(stringify(def));
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("error: spec.hosts[0].address: must be an IP address or a DNS name");
+    expect(r.out).toContain("error: spec.network.serviceCidr: overlaps the pod CIDR 10.2.0.0/16");
+    expect(r.out).toMatch(/3 problems/);
+  });
+
+  it("reports YAML syntax errors with their line", async () => {
+    const r = await validate("apiVersion: x\n  bad: : indentation\n");
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/\(line \d+\)/);
+  });
+
+  it("exits 2 on a missing file", async () => {
+    expect((await validate("")).code).toBe(1);
+    const r = await run(bin, ["validate", path.join(dir, "missing.yaml")]).catch((e: { code: number }) => e);
+    expect((r as { code: number }).code).toBe(2);
+  });
+});

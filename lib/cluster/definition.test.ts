@@ -1,0 +1,174 @@
+import { describe, expect, it } from "vitest";
+import { validateClusterDefinition, type ClusterDefinitionInput, type Problem } from "./definition";
+import { exampleDefinition } from "./example";
+
+type Spec = ClusterDefinitionInput["spec"];
+
+function withSpec(patch: (spec: Spec) => void, base = exampleDefinition()): ClusterDefinitionInput {
+  const def = structuredClone(base);
+  patch(def.spec);
+  return def;
+}
+
+function errorsOf(input: unknown): Problem[] {
+  const r = validateClusterDefinition(input);
+  return r.ok ? [] : r.errors;
+}
+
+function messageAt(input: unknown, path: string): string {
+  return errorsOf(input)
+    .filter((e) => e.path === path)
+    .map((e) => e.message)
+    .join(" | ");
+}
+
+describe("a cluster definition", () => {
+  it("is valid as the example gives it, with derived defaults filled in", () => {
+    const r = validateClusterDefinition(exampleDefinition());
+    expect(r.ok).toBe(true);
+    if (r.ok) {
+      expect(r.definition.spec.ssh).toEqual({ user: "root", port: 22, credential: "admin-key" });
+      expect(r.warnings).toEqual([]);
+    }
+  });
+
+  it("reports every problem at once, each at its field path", () => {
+    const def = withSpec((s) => {
+      s.network.podCidr = "10.3.0.0/16";
+      s.apiEndpoint.port = 70000;
+      s.hosts[4]!.address = "$(reboot)";
+      s.binaries.kubelet.sha256 = "xyz";
+    });
+    const paths = errorsOf(def).map((e) => e.path).sort();
+    expect(paths).toEqual(
+      ["spec.apiEndpoint.port", "spec.binaries.kubelet.sha256", "spec.hosts[4].address", "spec.network.serviceCidr"].sort(),
+    );
+  });
+
+  describe("networks", () => {
+    it("rejects a malformed CIDR with the shape it expects", () => {
+      expect(messageAt(withSpec((s) => (s.network.podCidr = "10.2.0.0")), "spec.network.podCidr")).toMatch(/10\.2\.0\.0\/16/);
+      expect(messageAt(withSpec((s) => (s.network.podCidr = "300.2.0.0/16")), "spec.network.podCidr")).toMatch(/IPv4/);
+      expect(messageAt(withSpec((s) => (s.network.podCidr = "10.2.0.0/33")), "spec.network.podCidr")).toMatch(/prefix/);
+    });
+    it("points out host bits set in a CIDR and suggests the network", () => {
+      expect(messageAt(withSpec((s) => (s.network.podCidr = "10.2.3.4/16")), "spec.network.podCidr")).toContain("did you mean 10.2.0.0/16");
+    });
+    it("rejects overlapping pod and service CIDRs", () => {
+      expect(messageAt(withSpec((s) => (s.network.serviceCidr = "10.2.128.0/24")), "spec.network.serviceCidr")).toMatch(/overlaps the pod CIDR/);
+    });
+    it("rejects a host address inside the pod or service network", () => {
+      const def = withSpec((s) => {
+        s.hosts[0]!.address = "10.2.5.5";
+        s.hosts[1]!.address = "10.3.0.200";
+      });
+      expect(messageAt(def, "spec.hosts[0].address")).toMatch(/inside the pod CIDR/);
+      expect(messageAt(def, "spec.hosts[1].address")).toMatch(/inside the service CIDR/);
+    });
+    it("rejects a DNS IP outside the service CIDR or equal to the API service IP", () => {
+      expect(messageAt(withSpec((s) => (s.network.dnsServiceIp = "10.9.0.10")), "spec.network.dnsServiceIp")).toMatch(/inside the service CIDR/);
+      expect(messageAt(withSpec((s) => (s.network.dnsServiceIp = "10.3.0.1")), "spec.network.dnsServiceIp")).toMatch(/API service IP/);
+      expect(messageAt(withSpec((s) => (s.network.dnsServiceIp = "10.3.0.255")), "spec.network.dnsServiceIp")).toMatch(/broadcast/);
+    });
+    it("accepts a missing DNS IP (derived as the 10th service address)", () => {
+      expect(validateClusterDefinition(withSpec((s) => delete s.network.dnsServiceIp)).ok).toBe(true);
+    });
+    it("rejects a cluster domain that is not a DNS name", () => {
+      expect(messageAt(withSpec((s) => (s.network.clusterDomain = "Cluster Local")), "spec.network.clusterDomain")).toMatch(/DNS name/);
+    });
+  });
+
+  describe("hosts", () => {
+    it("needs at least one master", () => {
+      const def = withSpec((s) => s.hosts.forEach((h) => (h.role = "worker")));
+      expect(messageAt(def, "spec.hosts")).toMatch(/at least one master/);
+    });
+    it("warns about an even number of etcd members", () => {
+      const def = withSpec((s) => (s.hosts[3]!.role = "master"));
+      const r = validateClusterDefinition(def);
+      expect(r.ok).toBe(true);
+      expect(r.warnings.map((w) => w.message).join()).toMatch(/4 masters, an even number of etcd members/);
+    });
+    it("rejects more than 7 etcd members", () => {
+      const def = withSpec((s) => {
+        s.hosts = Array.from({ length: 9 }, (_, i) => ({ name: `m-${i}`, address: `192.0.2.${i + 1}`, role: "master" as const }));
+      });
+      expect(messageAt(def, "spec.hosts")).toMatch(/9 masters/);
+    });
+    it("rejects duplicate names and addresses", () => {
+      const def = withSpec((s) => {
+        s.hosts[1]!.name = s.hosts[0]!.name;
+        s.hosts[0]!.address = "node-1.example.com";
+        s.hosts[2]!.address = "node-1.example.com";
+      });
+      expect(messageAt(def, "spec.hosts[1].name")).toMatch(/duplicates the name of hosts\[0\]/);
+      expect(messageAt(def, "spec.hosts[2].address")).toMatch(/duplicates the address of hosts\[0\]/);
+    });
+    it("accepts IPv4, IPv6 and DNS names as addresses", () => {
+      const def = withSpec((s) => {
+        s.hosts[0]!.address = "2001:db8::10";
+        s.hosts[1]!.address = "master-2.dc1.example.com";
+      });
+      expect(errorsOf(def)).toEqual([]);
+    });
+    it("rejects ports out of range", () => {
+      expect(messageAt(withSpec((s) => (s.hosts[0]!.port = 0)), "spec.hosts[0].port")).toMatch(/1 to 65535/);
+      expect(messageAt(withSpec((s) => (s.ssh!.port = 65536)), "spec.ssh.port")).toMatch(/1 to 65535/);
+    });
+    it("rejects names that are not DNS-1123 labels", () => {
+      for (const name of ["Master-1", "-a", "a_b", "a".repeat(64), "../etc", "a.b"])
+        expect(messageAt(withSpec((s) => (s.hosts[0]!.name = name)), "spec.hosts[0].name"), name).not.toBe("");
+    });
+    it("rejects references to credentials that are not declared", () => {
+      expect(messageAt(withSpec((s) => (s.hosts[0]!.credential = "nope")), "spec.hosts[0].credential")).toMatch(/not defined/);
+    });
+    it("rejects label keys and values Kubernetes would refuse", () => {
+      const def = withSpec((s) => (s.hosts[0]!.labels = { "bad key": "x", zone: "a b" }));
+      expect(errorsOf(def).filter((e) => e.path.startsWith("spec.hosts[0].labels")).length).toBe(2);
+    });
+  });
+
+  describe("other fields", () => {
+    it("rejects an unknown Kubernetes version and names the supported ones", () => {
+      expect(messageAt(withSpec((s) => (s.kubernetes.version = "v1.20.0")), "spec.kubernetes.version")).toMatch(/v1\.29\.x/);
+      expect(validateClusterDefinition(withSpec((s) => (s.kubernetes.version = "v1.5.3"))).ok).toBe(true);
+    });
+    it("rejects a malformed SHA-256", () => {
+      expect(messageAt(withSpec((s) => (s.binaries.kubectl.sha256 = "A".repeat(64))), "spec.binaries.kubectl.sha256")).toMatch(/SHA-256/);
+    });
+    it("rejects mirror URLs that are not plain http(s) or carry credentials", () => {
+      for (const url of ["ftp://x/y", "https://user:pw@mirror/x", "file:///etc/passwd", "https://mirror/x\nrm -rf /", "javascript:alert(1)"])
+        expect(messageAt(withSpec((s) => (s.binaries.baseUrl = url)), "spec.binaries.baseUrl"), url).toMatch(/http/);
+    });
+    it("requires the endpoint host to match its type", () => {
+      expect(messageAt(withSpec((s) => (s.apiEndpoint = { type: "vip", host: "api.example.com", port: 443 })), "spec.apiEndpoint.host")).toMatch(/IP address/);
+      expect(messageAt(withSpec((s) => (s.apiEndpoint = { type: "dns", host: "10.0.0.1", port: 443 })), "spec.apiEndpoint.host")).toMatch(/DNS name/);
+      expect(messageAt(withSpec((s) => (s.apiEndpoint = { type: "first-master", host: "x.example.com", port: 443 })), "spec.apiEndpoint.host")).toMatch(/empty/);
+    });
+    it("rejects unknown fields instead of ignoring them", () => {
+      const def = { ...exampleDefinition(), extra: 1 };
+      expect(messageAt(def, "(document)")).toMatch(/unknown field: extra/);
+    });
+    it("rejects oversized fields and lists", () => {
+      expect(messageAt(withSpec((s) => (s.hosts[0]!.address = `${"a".repeat(250)}.com`)), "spec.hosts[0].address")).toMatch(/at most 253/);
+      const many = withSpec((s) => {
+        s.hosts = Array.from({ length: 2001 }, (_, i) => ({ name: `h-${i}`, address: `h-${i}.example.com`, role: "master" as const }));
+      });
+      expect(messageAt(many, "spec.hosts")).toMatch(/at most 2000 hosts/);
+    });
+  });
+
+  describe("hostile strings", () => {
+    const hostile = ["x'; rm -rf / #", "$(reboot)", "`id`", "a\nb", "../../etc/passwd", "a && b", "a|b", "\u0000", "-rf", "<script>alert(1)</script>"];
+    it.each(hostile)("rejects %j wherever it would reach a host or a shell", (value) => {
+      const def = withSpec((s) => {
+        s.hosts[0]!.address = value;
+        s.hosts[1]!.user = value;
+        s.hosts[2]!.name = value;
+        s.ssh!.credential = value;
+      });
+      const paths = errorsOf(def).map((e) => e.path);
+      expect(paths).toEqual(expect.arrayContaining(["spec.hosts[0].address", "spec.hosts[1].user", "spec.hosts[2].name", "spec.ssh.credential"]));
+    });
+  });
+});
