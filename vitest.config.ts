@@ -1,6 +1,12 @@
 import { defineConfig } from "vitest/config";
 import path from "node:path";
 
+const UNIT_INCLUDE = ["lib/**/*.test.ts", "cli/**/*.test.ts", "lab/**/*.test.ts", "test/**/*.test.ts"];
+const INTEGRATION = "**/*.integration.test.ts";
+// Integration tests need root and the lab, so `npx vitest run` runs unit tests only; the integration
+// project exists when asked for by name: `npx vitest run --project integration`.
+const wantIntegration = process.argv.some((a, i, all) => a === "--project=integration" || (a === "--project" && all[i + 1] === "integration"));
+
 export default defineConfig({
   resolve: {
     alias: {
@@ -10,10 +16,32 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["lib/**/*.test.ts", "cli/**/*.test.ts", "lab/**/*.test.ts", "test/**/*.test.ts"],
     environment: "node",
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: "unit", include: UNIT_INCLUDE, exclude: ["**/node_modules/**", INTEGRATION] },
+      },
+      ...(wantIntegration
+        ? [
+            {
+              extends: true,
+              test: {
+                name: "integration",
+                include: [INTEGRATION],
+                exclude: ["**/node_modules/**"],
+                globalSetup: ["test/integration-setup.ts"],
+                testTimeout: 60_000,
+                // The suite shares one lab; files run one after another so fault injection in one
+                // file never disturbs another.
+                fileParallelism: false,
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });

@@ -23,6 +23,13 @@ export function buildRemoteCommand(argv: readonly string[], user: string): strin
   return shellCommand(user === "root" ? wrapped : ["sudo", "-n", "--", ...wrapped]);
 }
 
+/** Tells a running wrapper (by pid) to stop its process group. */
+export function buildKillCommand(pid: string, user: string): string {
+  if (!/^\d+$/.test(pid)) throw new Error(`not a pid: ${pid}`);
+  const argv = ["kill", "-TERM", pid];
+  return shellCommand(user === "root" ? argv : ["sudo", "-n", "--", ...argv]);
+}
+
 export type ExecContext = {
   client: Client;
   hostId: string;
@@ -37,6 +44,25 @@ function openChannel(client: Client, command: string): Promise<ClientChannel> {
   return new Promise((resolve, reject) => {
     client.exec(command, { pty: false }, (err, ch) => (err ? reject(err) : resolve(ch)));
   });
+}
+
+/**
+ * Sends an SSH "signal" channel request. ssh2's Channel.signal() silently does nothing once our side of
+ * the channel is closed for writing (stdin ended, which is every command here), so go one level down.
+ */
+export function sendSignal(ch: ClientChannel, name: string): void {
+  const internals = ch as unknown as {
+    outgoing?: { id?: number; state?: string };
+    _client?: { _protocol?: { signal(id: number, name: string): void } };
+  };
+  const id = internals.outgoing?.id;
+  const st = internals.outgoing?.state;
+  if (id === undefined || (st !== "open" && st !== "eof")) return;
+  try {
+    internals._client?._protocol?.signal(id, name);
+  } catch {
+    /* connection already gone */
+  }
 }
 
 export class ChannelOpenError extends Error {
@@ -70,9 +96,20 @@ export async function execOnClient(ctx: ExecContext, argv: readonly string[], op
     let stopped: "timeout" | "cancelled" | undefined;
     let killTimer: NodeJS.Timeout | undefined;
 
+    let remotePid: string | undefined;
+    let firstStderr = true;
     const emit = (stream: "stdout" | "stderr") => {
       const redact = ctx.redactor.forStream();
       return new LineSplitter((raw) => {
+        if (stream === "stderr" && firstStderr) {
+          firstStderr = false;
+          const m = /^bootdeck-pid (\d+)$/.exec(raw);
+          if (m) {
+            remotePid = m[1];
+            if (stopped) killRemote();
+            return;
+          }
+        }
         const line = redact(raw);
         if (stream === "stderr") {
           stderrTail.push(line);
@@ -103,19 +140,35 @@ export async function execOnClient(ctx: ExecContext, argv: readonly string[], op
     const stop = (why: "timeout" | "cancelled") => {
       if (stopped) return;
       stopped = why;
-      // sshd delivers the signal to the session's process group; the wrapper then kills its own group.
-      try {
-        ch.signal("TERM");
-      } catch {
-        /* channel already closing */
-      }
-      killTimer = setTimeout(() => ch.close(), KILL_GRACE_MS);
+      // For non-root logins sshd delivers the signal to the session's process group; for root it
+      // refuses, so the wrapper is also told over a second channel. Either way it kills its group.
+      sendSignal(ch, "TERM");
+      killRemote();
+      // sshd keeps a session open while its process lives; don't let a stuck host hold the caller.
+      killTimer = setTimeout(() => {
+        ch.close();
+        settle();
+      }, KILL_GRACE_MS);
+    };
+    let killSent = false;
+    const killRemote = () => {
+      if (killSent || !remotePid) return;
+      killSent = true;
+      ctx.client.exec(buildKillCommand(remotePid, ctx.user), { pty: false }, (err, kch) => {
+        if (err) return; // connection gone: sshd ends the session and the process sees SIGHUP/EPIPE
+        kch.on("data", () => undefined);
+        kch.stderr.on("data", () => undefined);
+        kch.end();
+      });
     };
     const timer = timeoutMs > 0 ? setTimeout(() => stop("timeout"), timeoutMs) : undefined;
     const onAbort = () => stop("cancelled");
     opts.signal?.addEventListener("abort", onAbort, { once: true });
 
-    ch.on("close", () => {
+    let settled = false;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       clearTimeout(killTimer);
       opts.signal?.removeEventListener("abort", onAbort);
@@ -148,7 +201,8 @@ export async function execOnClient(ctx: ExecContext, argv: readonly string[], op
           stderrTail,
         }),
       );
-    });
+    };
+    ch.on("close", settle);
 
     if (opts.stdin === undefined) ch.end();
     else if (typeof opts.stdin === "string" || Buffer.isBuffer(opts.stdin)) ch.end(opts.stdin);

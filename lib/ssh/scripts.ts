@@ -3,18 +3,21 @@
 
 /**
  * Runs "$1" (the quoted command line) in its own session so cancellation can stop the whole process
- * tree: on TERM/HUP/INT (sshd's signal request, sudo relays it) the group gets TERM, then KILL after ~1 s.
+ * tree: on TERM/HUP/INT the group gets TERM, then KILL after ~1 s. The wrapper announces its pid on the
+ * first stderr line (the executor strips it) because sshd refuses "signal" requests for root logins
+ * (no privilege-separated child); cancelling then sends `kill -TERM PID` over a second channel.
  * stdin is handed over explicitly because a background job's stdin would otherwise be /dev/null.
  */
-export const RUN_WRAPPER = `exec 3<&0
+export const RUN_WRAPPER = `echo "bootdeck-pid $$" >&2
+exec 3<&0
 setsid sh -c "$1" bootdeck-step <&3 3<&- &
 p=$!
 exec 3<&-
 stop() {
-  kill -TERM -- "-$p" 2>/dev/null || exit 143
+  kill -TERM "-$p" 2>/dev/null || exit 143
   i=0
-  while [ "$i" -lt 10 ] && kill -0 -- "-$p" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-  kill -KILL -- "-$p" 2>/dev/null
+  while [ "$i" -lt 10 ] && kill -0 "-$p" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+  kill -KILL "-$p" 2>/dev/null
   exit 143
 }
 trap stop TERM HUP INT
