@@ -3,9 +3,11 @@ import type { Command } from "./command";
 import { setup } from "./setup";
 import { validate } from "./validate";
 import { lab } from "./lab";
+import { render } from "./render";
 
 export const commands: Record<string, Command> = {
   setup,
   validate,
   lab,
+  render,
 };

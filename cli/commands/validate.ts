@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { parseClusterYaml } from "../../lib/cluster/yaml";
+import { printErrors, printWarnings } from "../problems";
 import type { Command } from "./command";
 
 export const validate: Command = {
@@ -18,10 +19,9 @@ export const validate: Command = {
       return 2;
     }
     const result = parseClusterYaml(text);
-    for (const w of result.warnings) console.log(`warning: ${w.path}: ${w.message}`);
+    printWarnings(result.warnings);
     if (!result.ok) {
-      for (const e of result.errors) console.log(`error: ${e.path}: ${e.message}`);
-      console.log(`${file}: ${result.errors.length} problem${result.errors.length === 1 ? "" : "s"}`);
+      printErrors(file, result.errors);
       return 1;
     }
     const hosts = result.definition.spec.hosts;
