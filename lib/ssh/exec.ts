@@ -4,7 +4,7 @@ import type { Client, ClientChannel } from "ssh2";
 import { Readable } from "node:stream";
 import { isSudoPasswordPrompt, SshError } from "./errors";
 import { LineSplitter } from "./lines";
-import { shellCommand } from "./quote";
+import { QuoteError, shellCommand } from "./quote";
 import type { Redactor } from "./redact";
 import { RUN_WRAPPER } from "./scripts";
 import type { ExecOptions, ExecResult, OutputSink } from "./types";
@@ -20,8 +20,19 @@ const KILL_GRACE_MS = 2_000;
  */
 export function buildRemoteCommand(argv: readonly string[], user: string): string {
   const wrapped = ["sh", "-c", RUN_WRAPPER, "bootdeck-run", shellCommand(argv)];
-  return shellCommand(user === "root" ? wrapped : ["sudo", "-n", "--", ...wrapped]);
+  const line = shellCommand(user === "root" ? wrapped : ["sudo", "-n", "--", ...wrapped]);
+  // sshd hands the whole line to the login shell as one argument, and Linux caps one argument at
+  // 128 KiB (MAX_ARG_STRLEN); past that the exec fails with an unhelpful error on the host.
+  if (Buffer.byteLength(line) > MAX_COMMAND_BYTES) {
+    throw new QuoteError(
+      `command line too long: ${Buffer.byteLength(line)} bytes once quoted, the remote shell accepts at most ${MAX_COMMAND_BYTES}; ` +
+        "pass large data on stdin or upload it as a file",
+    );
+  }
+  return line;
 }
+
+export const MAX_COMMAND_BYTES = 128 * 1024 - 1;
 
 /** Tells a running wrapper (by pid) to stop its process group. */
 export function buildKillCommand(pid: string, user: string): string {
