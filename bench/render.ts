@@ -1,0 +1,69 @@
+// npm run bench:render — median wall time and peak RSS of a full render for a 3-master, 5-worker
+// cluster, RSA-2048 and ECDSA P-256. Each key type runs in its own child process so its peak RSS
+// is its own. Usage: npm run bench:render [-- --runs N]
+import { execFileSync } from "node:child_process";
+import os from "node:os";
+import { validateClusterDefinition } from "../lib/cluster/definition";
+import { deriveCluster } from "../lib/cluster/derive";
+import { exampleDefinition } from "../lib/cluster/example";
+import { capabilitiesFor } from "../lib/assets/capabilities";
+import { certificatePlan, plannedKeyCount } from "../lib/assets/certificates";
+import { renderAssets } from "../lib/assets/render";
+import type { KeyType } from "../lib/assets/types";
+
+type Result = { keyType: KeyType; runs: number; medianMs: number; minMs: number; maxMs: number; peakRssMiB: number; keys: number; files: number };
+
+const input = exampleDefinition({ name: "bench", hosts: 8 }); // hosts 1–3 are masters, 4–8 workers
+
+async function child(keyType: KeyType, runs: number): Promise<Result> {
+  const v = validateClusterDefinition(input);
+  if (!v.ok) throw new Error("bench definition is invalid");
+  const keys = plannedKeyCount(certificatePlan(v.definition, deriveCluster(v.definition), capabilitiesFor(v.definition.spec.kubernetes.version)));
+  await renderAssets(input, { keyType }); // warm-up: module JIT, OpenSSL initialisation
+  const times: number[] = [];
+  let files = 0;
+  for (let i = 0; i < runs; i++) {
+    const t = process.hrtime.bigint();
+    files = (await renderAssets(input, { keyType })).length;
+    times.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  const mid = Math.floor(times.length / 2);
+  const median = times.length % 2 ? (times[mid] ?? 0) : ((times[mid - 1] ?? 0) + (times[mid] ?? 0)) / 2;
+  return {
+    keyType,
+    runs,
+    medianMs: Math.round(median),
+    minMs: Math.round(times[0] ?? 0),
+    maxMs: Math.round(times[times.length - 1] ?? 0),
+    peakRssMiB: Math.round((process.resourceUsage().maxRSS / 1024) * 10) / 10,
+    keys,
+    files,
+  };
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const runsAt = args.indexOf("--runs");
+  const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 9;
+  const childAt = args.indexOf("--child");
+  if (childAt >= 0) {
+    process.stdout.write(JSON.stringify(await child(args[childAt + 1] as KeyType, runs)));
+    return;
+  }
+  console.log(`render bench: 3 masters + 5 workers, ${runs} runs after one warm-up; ${os.cpus().length} CPUs, Node ${process.version}, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? "4 (default)"}, load average ${os.loadavg()[0]?.toFixed(2)}`);
+  const targets: Record<KeyType, number> = { rsa: 2500, ecdsa: 100 };
+  for (const keyType of ["rsa", "ecdsa"] as const) {
+    const out = execFileSync(process.execPath, [...process.execArgv, process.argv[1] ?? "bench/render.ts", "--child", keyType, "--runs", String(runs)], { encoding: "utf8" });
+    const r = JSON.parse(out) as Result;
+    const label = keyType === "rsa" ? "RSA-2048  " : "ECDSA P-256";
+    console.log(
+      `${label}  median ${r.medianMs} ms (min ${r.minMs}, max ${r.maxMs})  peak RSS ${r.peakRssMiB} MiB  keys ${r.keys}  files ${r.files}  target < ${targets[keyType]} ms: ${r.medianMs < targets[keyType] ? "met" : "MISSED"}`,
+    );
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
