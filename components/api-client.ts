@@ -33,7 +33,7 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   });
   const data = (await res.json().catch(() => ({}))) as { error?: { code: string; message: string; details?: { errors?: Problem[]; warnings?: Problem[] } } };
   if (!res.ok) {
-    if (res.status === 401 && typeof window !== "undefined") window.location.href = `/login?next=${encodeURIComponent(window.location.pathname)}`;
+    if (res.status === 401 && path !== "/api/auth/login" && typeof window !== "undefined") window.location.href = `/login?next=${encodeURIComponent(window.location.pathname)}`;
     const e = data.error;
     throw new ApiError(res.status, e?.code ?? "http", e?.message ?? `Request failed (${res.status})`, e?.details?.errors, e?.details?.warnings);
   }

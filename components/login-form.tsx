@@ -30,7 +30,7 @@ export function LoginForm({ next }: { next: string }) {
         <label className="label" htmlFor="password">Password</label>
         <input id="password" name="password" type="password" className="input" autoComplete="current-password" required data-testid="login-password" />
       </div>
-      {error && <p className="text-sm text-red-600" role="alert">{error}</p>}
+      {error && <p className="text-sm text-red-600" role="alert" data-testid="login-error">{error}</p>}
       <button className="btn-primary w-full justify-center" disabled={busy} data-testid="login-submit">
         {busy ? "Signing in…" : "Sign in"}
       </button>

@@ -1,0 +1,144 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { signIn } from "./pages/login-page";
+import { WizardPage } from "./pages/wizard-page";
+
+const keyDir = mkdtempSync(path.join(tmpdir(), "bootdeck-e2e-key-"));
+execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "e2e", "-f", path.join(keyDir, "id")]);
+const privateKey = readFileSync(path.join(keyDir, "id"), "utf8");
+const fingerprint = execFileSync("ssh-keygen", ["-l", "-f", path.join(keyDir, "id.pub")], { encoding: "utf8" }).split(" ")[1]!;
+
+const hostLines = Array.from({ length: 50 }, (_, i) => `192.0.2.${i + 10} ${i < 3 ? "master" : "worker"}${i === 7 ? " deploy zone=a" : ""}`);
+const shot = (name: string) => path.join("test-results", "screenshots", `${name}.png`);
+
+test.describe.configure({ mode: "serial" });
+
+test("an admin creates a cluster with the wizard, sees field errors, exports, re-imports, edits and deletes it", async ({ page }) => {
+  await signIn(page);
+  await expect(page.getByTestId("no-clusters")).toBeVisible();
+  await page.screenshot({ path: shot("01-cluster-list-empty"), fullPage: true });
+  await page.getByTestId("new-cluster").click();
+  const wizard = new WizardPage(page);
+
+  // Basics: a bad name is reported next to the field and blocks the next step.
+  await wizard.field("name").fill("Bad Name");
+  await wizard.next();
+  await expect(wizard.error("name")).toContainText("DNS-1123 label");
+  await wizard.expectStep("basics");
+  await wizard.field("name").fill("e2e-prod");
+  await wizard.field("api-type").selectOption("dns");
+  await wizard.field("api-host").fill("api.e2e.example.com");
+  await page.screenshot({ path: shot("02-wizard-basics"), fullPage: true });
+  await wizard.next();
+
+  // Network: overlapping CIDRs and a DNS IP outside the service network.
+  await wizard.expectStep("network");
+  await wizard.field("service-cidr").fill("10.2.0.0/24");
+  await wizard.field("dns-ip").fill("10.9.0.10");
+  await wizard.next();
+  await expect(wizard.error("service-cidr")).toContainText("overlaps the pod CIDR");
+  await expect(wizard.error("dns-ip")).toContainText("inside the service CIDR");
+  await wizard.field("service-cidr").fill("10.3.0.0/24");
+  await wizard.field("dns-ip").fill("");
+  await expect(wizard.error("service-cidr")).toHaveCount(0);
+  await page.screenshot({ path: shot("03-wizard-network"), fullPage: true });
+  await wizard.next();
+
+  // Hosts: paste 50 lines, one of them bad, then the key.
+  await wizard.expectStep("hosts");
+  await wizard.pasteHosts([...hostLines, "192.0.2.250 boss"]);
+  await expect(page.getByTestId("paste-problems")).toContainText('line 51: role "boss" must be master or worker');
+  await expect(page.getByTestId("host-count")).toContainText("(50: 3 masters)");
+  await wizard.next();
+  await expect(page.getByTestId("error-cred-0-key")).toContainText("is required");
+  await wizard.setPrivateKey(privateKey);
+  await page.getByTestId("host-4-address").fill("10.3.0.7");
+  await wizard.next();
+  await expect(page.getByTestId("error-host-4-address")).toContainText("inside the service CIDR");
+  await page.getByTestId("host-4-address").fill("192.0.2.200");
+  await page.screenshot({ path: shot("04-wizard-hosts"), fullPage: true });
+  await wizard.next();
+
+  // Binaries: checksums must be SHA-256.
+  await wizard.expectStep("binaries");
+  await wizard.field("base-url").fill("https://mirror.e2e.example.com/k8s/v1.32.9");
+  await wizard.field("kubelet-sha").fill("not-a-checksum");
+  await wizard.field("kubectl-sha").fill("b".repeat(64));
+  await wizard.next();
+  await expect(wizard.error("kubelet-sha")).toContainText("SHA-256");
+  await wizard.field("kubelet-sha").fill("a".repeat(64));
+  await wizard.next();
+
+  // Review: the derived values, then save.
+  await wizard.expectStep("review");
+  await expect(page.getByTestId("review-api-service-ip-derived-")).toHaveText("10.3.0.1");
+  await expect(page.getByTestId("review-dns-service-ip")).toHaveText("10.3.0.10");
+  await expect(page.getByTestId("review-etcd-members-derived-")).toHaveText("master-1 (192.0.2.10), master-2 (192.0.2.11), master-3 (192.0.2.12)");
+  await expect(page.getByTestId("review-api-endpoint")).toHaveText("https://api.e2e.example.com:6443");
+  await page.screenshot({ path: shot("05-wizard-review"), fullPage: true });
+  await wizard.save();
+
+  await expect(page.getByTestId("cluster-name")).toHaveText("e2e-prod");
+  await expect(page.getByTestId("detail-hosts").locator("tbody tr")).toHaveCount(50);
+  await expect(page.getByTestId("detail-credentials")).toContainText(fingerprint);
+  await expect(page.locator("body")).not.toContainText("PRIVATE KEY");
+  await page.screenshot({ path: shot("06-cluster-detail"), fullPage: true });
+
+  // Export: YAML with the fingerprint, never the key.
+  const download = page.waitForEvent("download");
+  await page.getByTestId("export-yaml").click();
+  const yaml = readFileSync((await (await download).path())!, "utf8");
+  expect(yaml).toContain("name: e2e-prod");
+  expect(yaml).toContain(fingerprint);
+  expect(yaml).not.toContain("PRIVATE KEY");
+
+  // Delete with a typed confirmation.
+  await expect(page.getByTestId("delete-cluster")).toBeDisabled();
+  await page.getByTestId("delete-confirm").fill("e2e-prod");
+  await page.getByTestId("delete-cluster").click();
+  await page.waitForURL("**/clusters");
+  await expect(page.getByTestId("no-clusters")).toBeVisible();
+
+  // Re-import the exported YAML; the key must be given again since the cluster was deleted.
+  await page.getByTestId("import-cluster").click();
+  await page.getByTestId("yaml-text").fill(yaml);
+  await expect(page.getByTestId("yaml-valid")).toContainText("e2e-prod, 50 hosts");
+  await page.getByTestId("import-submit").click();
+  await expect(page.getByTestId("import-error")).toContainText("secrets.admin-key.privateKey");
+  await page.getByTestId("secret-admin-key").fill(privateKey);
+  await page.getByTestId("import-submit").click();
+  await expect(page.getByTestId("cluster-name")).toHaveText("e2e-prod");
+
+  // Edit: move a worker to another SSH port; the stored key is kept.
+  await page.getByTestId("edit-cluster").click();
+  const edit = new WizardPage(page);
+  await edit.expectStep("basics");
+  await edit.next();
+  await edit.next();
+  await page.getByTestId("host-10-port").fill("2222");
+  await edit.next();
+  await edit.next();
+  await edit.save();
+  await expect(page.getByTestId("detail-hosts").locator("tbody tr").nth(10)).toContainText("2222");
+
+  await page.goto("/clusters");
+  await expect(page.getByTestId("cluster-row-e2e-prod")).toContainText("v1.32.9");
+  await page.screenshot({ path: shot("07-cluster-list"), fullPage: true });
+
+  await page.getByTestId("cluster-row-e2e-prod").getByRole("link").click();
+  await page.getByTestId("delete-confirm").fill("e2e-prod");
+  await page.getByTestId("delete-cluster").click();
+  await expect(page.getByTestId("no-clusters")).toBeVisible();
+});
+
+test("signed-out visitors are sent to sign in, and a wrong password is refused", async ({ page }) => {
+  await page.goto("/clusters/new");
+  await page.waitForURL(/\/login\?next=%2Fclusters/);
+  await page.getByTestId("login-username").fill("admin");
+  await page.getByTestId("login-password").fill("wrong-password");
+  await page.getByTestId("login-submit").click();
+  await expect(page.getByTestId("login-error")).toHaveText("Wrong user name or password");
+});
