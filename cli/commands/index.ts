@@ -4,10 +4,14 @@ import { setup } from "./setup";
 import { validate } from "./validate";
 import { lab } from "./lab";
 import { render } from "./render";
+import { user } from "./user";
+import { rotateMasterKeyCommand } from "./rotate-master-key";
 
 export const commands: Record<string, Command> = {
   setup,
   validate,
   lab,
   render,
+  user,
+  "rotate-master-key": rotateMasterKeyCommand,
 };
