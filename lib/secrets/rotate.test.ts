@@ -14,7 +14,7 @@ import { rotateMasterKey } from "./rotate";
 const secrets = { key: "", passphrase: "rotate-passphrase-\u00e9\u00e8-42", password: "rotate-password-Xy9!", token: "abcdef.0123456789abcdef", caKey: "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIRotateTestCaKey\n-----END EC PRIVATE KEY-----\n" };
 
 async function seed(): Promise<void> {
-  secrets.key ||= utils.generateKeyPairSync("ed25519", { passphrase: secrets.passphrase, cipher: "aes256-ctr" }).private;
+  secrets.key ||= utils.generateKeyPairSync("ed25519", { passphrase: secrets.passphrase, cipher: "aes256-ctr", rounds: 4 }).private;
   const def = exampleDefinition({ name: "rot" }) as ReturnType<typeof exampleDefinition>;
   def.spec.credentials.push({ name: "pw", type: "password" });
   await createCluster({ definition: def, secrets: { "admin-key": { privateKey: secrets.key, passphrase: secrets.passphrase }, pw: { password: secrets.password } } });
