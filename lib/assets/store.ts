@@ -1,0 +1,163 @@
+import "server-only";
+// Asset sets in the database: each render of a cluster is a new numbered version. Sensitive contents
+// are sealed with the master key (lib/secrets/cipher); the checksum is always of the plain content,
+// so two renders compare without decrypting.
+import { createHash } from "node:crypto";
+import { getClusterOrThrow } from "../clusters/repository";
+import { getDb } from "../db/client";
+import { notFound } from "../http/errors";
+import { newId } from "../ids";
+import { decryptSecret, encryptSecret } from "../secrets/cipher";
+import { certificateDetails, isCertificatePath, type CertificateDetails } from "./cert-details";
+import { renderAssets } from "./render";
+import { assetTarball } from "./tarball";
+import { unifiedDiff } from "./text-diff";
+import type { KeyType, RenderOptions, RenderedAsset } from "./types";
+
+/** What is recorded about how a set was rendered (never the imported CA's key). */
+export type AssetSetOptions = { keyType: KeyType; caValidityDays: number; leafValidityDays: number; importedCa: boolean };
+
+export type AssetSetSummary = { id: string; clusterId: string; version: number; createdAt: Date; options: AssetSetOptions; fileCount: number };
+
+export type StoredAsset = {
+  path: string;
+  mode: number;
+  sensitive: boolean;
+  sha256: string;
+  size: number;
+  purpose: string;
+  /** Plain content; undefined for a sensitive file unless secrets were asked for. */
+  content?: string;
+  certificate?: CertificateDetails;
+};
+
+export type AssetSetView = AssetSetSummary & { assets: StoredAsset[] };
+
+const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
+
+function parseOptions(json: string): AssetSetOptions {
+  const o = JSON.parse(json) as Partial<AssetSetOptions>;
+  return { keyType: o.keyType ?? "rsa", caValidityDays: o.caValidityDays ?? 3650, leafValidityDays: o.leafValidityDays ?? 365, importedCa: o.importedCa ?? false };
+}
+
+export async function saveAssetSet(input: { clusterId: string; assets: readonly RenderedAsset[]; options: AssetSetOptions }): Promise<{ id: string; version: number }> {
+  const db = getDb();
+  const rows = input.assets.map((a) => ({
+    id: newId("ast"),
+    path: a.path,
+    mode: a.mode,
+    sensitive: a.sensitive,
+    content: a.sensitive ? encryptSecret(a.content) : a.content,
+    sha256: sha256(a.content),
+    size: Buffer.byteLength(a.content, "utf8"),
+    purpose: a.purpose,
+  }));
+  // Two saves racing for the same next version: the unique (clusterId, version) index lets one win; retry the other.
+  for (let attempt = 0; ; attempt++) {
+    const last = await db.assetSet.findFirst({ where: { clusterId: input.clusterId }, orderBy: { version: "desc" }, select: { version: true } });
+    const version = (last?.version ?? 0) + 1;
+    try {
+      const created = await db.assetSet.create({
+        data: { id: newId("as"), clusterId: input.clusterId, version, options: JSON.stringify(input.options), assets: { create: rows } },
+        select: { id: true, version: true },
+      });
+      return created;
+    } catch (err) {
+      if ((err as { code?: string }).code !== "P2002" || attempt >= 4) throw err;
+    }
+  }
+}
+
+/** Renders the cluster's stored definition and saves the result as its next asset set. */
+export async function renderAndSaveAssetSet(input: {
+  clusterId: string;
+  options: Pick<RenderOptions, "keyType" | "caValidityDays" | "leafValidityDays" | "importedCa" | "onProgress">;
+}): Promise<{ id: string; version: number; fileCount: number }> {
+  const cluster = await getClusterOrThrow({ id: input.clusterId });
+  const assets = await renderAssets(cluster.definition, input.options);
+  const saved = await saveAssetSet({
+    clusterId: input.clusterId,
+    assets,
+    options: {
+      keyType: input.options.keyType ?? "rsa",
+      caValidityDays: input.options.caValidityDays ?? 3650,
+      leafValidityDays: input.options.leafValidityDays ?? 365,
+      importedCa: input.options.importedCa !== undefined,
+    },
+  });
+  return { ...saved, fileCount: assets.length };
+}
+
+export async function listAssetSets({ clusterId }: { clusterId: string }): Promise<AssetSetSummary[]> {
+  const sets = await getDb().assetSet.findMany({
+    where: { clusterId },
+    orderBy: { version: "desc" },
+    select: { id: true, clusterId: true, version: true, createdAt: true, options: true, _count: { select: { assets: true } } },
+  });
+  return sets.map((s) => ({ id: s.id, clusterId: s.clusterId, version: s.version, createdAt: s.createdAt, options: parseOptions(s.options), fileCount: s._count.assets }));
+}
+
+export async function getAssetSet({ id, includeSecrets = false }: { id: string; includeSecrets?: boolean }): Promise<AssetSetView> {
+  const set = await getDb().assetSet.findUnique({ where: { id }, include: { assets: { orderBy: { path: "asc" } } } });
+  if (!set) throw notFound("Asset set");
+  return {
+    id: set.id,
+    clusterId: set.clusterId,
+    version: set.version,
+    createdAt: set.createdAt,
+    options: parseOptions(set.options),
+    fileCount: set.assets.length,
+    assets: set.assets.map((a) => {
+      const content = a.sensitive ? (includeSecrets ? decryptSecret(a.content) : undefined) : a.content;
+      let certificate: CertificateDetails | undefined;
+      if (!a.sensitive && isCertificatePath(a.path)) {
+        try {
+          certificate = certificateDetails(a.content);
+        } catch {
+          certificate = undefined; // not parseable: show the file without details rather than fail the page
+        }
+      }
+      return { path: a.path, mode: a.mode, sensitive: a.sensitive, sha256: a.sha256, size: a.size, purpose: a.purpose, content, certificate };
+    }),
+  };
+}
+
+export type AssetDiffEntry = {
+  path: string;
+  status: "added" | "removed" | "changed" | "unchanged";
+  sensitive: boolean;
+  /** Unified text diff for changed non-sensitive files (absent when too large). Sensitive files report by checksum only. */
+  diff?: string;
+};
+
+export async function diffAssetSets({ a, b }: { a: string; b: string }): Promise<{ from: AssetSetSummary; to: AssetSetSummary; entries: AssetDiffEntry[] }> {
+  const [from, to] = await Promise.all([getAssetSet({ id: a }), getAssetSet({ id: b })]);
+  if (from.clusterId !== to.clusterId) throw notFound("Asset set of the same cluster");
+  const before = new Map(from.assets.map((x) => [x.path, x]));
+  const after = new Map(to.assets.map((x) => [x.path, x]));
+  const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
+  const entries = paths.map((path): AssetDiffEntry => {
+    const x = before.get(path);
+    const y = after.get(path);
+    if (!x) return { path, status: "added", sensitive: y?.sensitive ?? false };
+    if (!y) return { path, status: "removed", sensitive: x.sensitive };
+    const sensitive = x.sensitive || y.sensitive;
+    if (x.sha256 === y.sha256) return { path, status: "unchanged", sensitive };
+    const diff = !sensitive && x.content !== undefined && y.content !== undefined ? unifiedDiff(x.content, y.content) : undefined;
+    return { path, status: "changed", sensitive, ...(diff !== undefined ? { diff } : {}) };
+  });
+  const summary = ({ assets: _assets, ...s }: AssetSetView): AssetSetSummary => s;
+  return { from: summary(from), to: summary(to), entries };
+}
+
+/** The set as a .tar.gz stream; private keys and other sensitive files only when asked (admins). */
+export async function assetSetTarball({ id, includeSecrets }: { id: string; includeSecrets: boolean }) {
+  const set = await getAssetSet({ id, includeSecrets });
+  const cluster = await getDb().cluster.findUnique({ where: { id: set.clusterId }, select: { name: true } });
+  const root = `${cluster?.name ?? "cluster"}-assets-v${set.version}`;
+  const assets = set.assets.filter((x): x is StoredAsset & { content: string } => x.content !== undefined);
+  return {
+    fileName: `${root}${includeSecrets ? "" : "-public"}.tar.gz`,
+    stream: assetTarball(assets, { root, mtime: set.createdAt, includeSensitive: includeSecrets }),
+  };
+}
