@@ -16,7 +16,7 @@ const secrets = { key: "", passphrase: "rotate-passphrase-\u00e9\u00e8-42", pass
 async function seed(): Promise<void> {
   secrets.key ||= utils.generateKeyPairSync("ed25519", { passphrase: secrets.passphrase, cipher: "aes256-ctr", rounds: 4 }).private;
   const def = exampleDefinition({ name: "rot" }) as ReturnType<typeof exampleDefinition>;
-  def.spec.credentials.push({ name: "pw", type: "password" });
+  def.spec.credentials!.push({ name: "pw", type: "password" });
   await createCluster({ definition: def, secrets: { "admin-key": { privateKey: secrets.key, passphrase: secrets.passphrase }, pw: { password: secrets.password } } });
   const cluster = await getDb().cluster.findFirstOrThrow();
   const set = await getDb().assetSet.create({ data: { id: newId("as"), clusterId: cluster.id, version: 1 } });
