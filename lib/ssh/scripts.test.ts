@@ -1,0 +1,121 @@
+// Golden tests: the exact text of every command and script the executor sends to hosts.
+import { describe, expect, it } from "vitest";
+import { buildKillCommand, buildRemoteCommand, MAX_COMMAND_BYTES } from "./exec";
+import { QuoteError } from "./quote";
+import { RUN_WRAPPER, UPLOAD_APPLY, UPLOAD_PROBE } from "./scripts";
+import { normaliseFiles, planApply, probeArgs } from "./upload";
+
+describe("golden scripts", () => {
+  it("run wrapper", () => {
+    expect(RUN_WRAPPER).toMatchInlineSnapshot(`
+      "echo "bootdeck-pid $$" >&2
+      exec 3<&0
+      setsid sh -c "$1" bootdeck-step <&3 3<&- &
+      p=$!
+      exec 3<&-
+      stop() {
+        kill -TERM "-$p" 2>/dev/null || exit 143
+        i=0
+        while [ "$i" -lt 10 ] && kill -0 "-$p" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+        kill -KILL "-$p" 2>/dev/null
+        exit 143
+      }
+      trap stop TERM HUP INT
+      wait "$p""
+    `);
+  });
+
+  it("remote command for root and for a sudo user", () => {
+    const root = buildRemoteCommand(["systemctl", "restart", "kubelet"], "root");
+    expect(root).toBe(`sh -c '${RUN_WRAPPER.replaceAll("'", `'\\''`)}' bootdeck-run 'systemctl restart kubelet'`);
+    const sudo = buildRemoteCommand(["cat", "/etc/it's"], "deploy");
+    expect(sudo).toBe(`sudo -n -- sh -c '${RUN_WRAPPER.replaceAll("'", `'\\''`)}' bootdeck-run 'cat '\\''/etc/it'\\''\\'\\'''\\''s'\\'''`);
+  });
+
+  it("kill command", () => {
+    expect(buildKillCommand("4242", "root")).toBe("kill -TERM 4242");
+    expect(buildKillCommand("4242", "deploy")).toBe("sudo -n -- kill -TERM 4242");
+    expect(() => buildKillCommand("1; reboot", "root")).toThrow();
+  });
+
+  it("refuses command lines the remote shell cannot take", () => {
+    expect(() => buildRemoteCommand(["printf", "x".repeat(MAX_COMMAND_BYTES)], "root")).toThrow(QuoteError);
+    expect(() => buildRemoteCommand(["printf", "x".repeat(100_000)], "root")).not.toThrow();
+  });
+
+  it("upload probe", () => {
+    expect(UPLOAD_PROBE).toMatchInlineSnapshot(`
+      "n=$#
+      for f; do
+        if [ -f "$f" ]; then set -- "$@" "$f"; printf y; else printf n; fi
+      done
+      echo
+      shift "$n"
+      if [ "$#" -gt 0 ]; then
+        stat --printf '%a %U:%G\\n' -- "$@"
+        sha256sum -z -- "$@"
+      fi"
+    `);
+    expect(probeArgs(normaliseFiles([{ path: "/etc/a", content: "" }, { path: "/etc/b c", content: "" }]))).toEqual([
+      "sh",
+      "-c",
+      UPLOAD_PROBE,
+      "bootdeck-probe",
+      "/etc/a",
+      "/etc/b c",
+    ]);
+  });
+
+  it("upload apply", () => {
+    expect(UPLOAD_APPLY).toMatchInlineSnapshot(`
+      "set -eu
+      sums=$1; want=$2; nd=$3; nt=$4; shift 4
+      i=1
+      while [ "$i" -le "$nd" ]; do eval "d=\\\${$i}"; mkdir -p -- "$d"; i=$((i + 1)); done
+      on_temps() { c=$1; shift; shift $((nd + nt)); "$c" "$@"; }
+      rm_all() { rm -f -- "$@"; }
+      sync_all() { sync -- "$@"; }
+      stat_all() { stat --printf '%a %U:%G\\n' -- "$@"; }
+      fail() { on_temps rm_all "$@"; echo "bootdeck-upload: $msg" >&2; exit "$code"; }
+      if ! tar -x -f - -C / --same-owner --same-permissions; then msg="tar extraction failed"; code=90; fail "$@"; fi
+      if ! printf '%s' "$sums" | sha256sum -c --quiet --strict - >&2; then msg="checksum mismatch after transfer"; code=91; fail "$@"; fi
+      got=$(on_temps stat_all "$@")
+      if [ "$got" != "$want" ]; then msg="mode/owner not as requested: wanted [$want] got [$got] (does the owner exist on this host?)"; code=92; fail "$@"; fi
+      on_temps sync_all "$@"
+      j=1
+      while [ "$j" -le "$nt" ]; do
+        eval "f=\\\${$((nd + j))}; t=\\\${$((nd + nt + j))}"
+        mv -f -T -- "$t" "$f"
+        j=$((j + 1))
+      done
+      i=1
+      while [ "$i" -le "$nd" ]; do eval "d=\\\${$i}"; sync -- "$d"; i=$((i + 1)); done
+      echo "bootdeck-upload: wrote $nt""
+    `);
+    const files = normaliseFiles([
+      { path: "/etc/kubernetes/tls/ca.crt", content: "ca", mode: 0o644 },
+      { path: "/etc/kubernetes/tls/ca.key", content: "key" },
+      { path: "/etc/kubernetes/manifests/x\ny.yaml", content: "m", owner: "deploy:deploy" },
+    ]);
+    const plan = planApply(files, "n0nce");
+    expect(plan.argv.slice(4)).toEqual([
+      [
+        "6959097001d10501ac7d54c0bdb8db61420f658f2922cc26e46d536119a31126  /etc/kubernetes/tls/.ca.crt.bootdeck-n0nce",
+        "2c70e12b7a0646f92279f427c7b38e7334d8e5389cff167a1dc30e73f826b683  /etc/kubernetes/tls/.ca.key.bootdeck-n0nce",
+        "\\62c66a7a5dd70c3146618063c344e531e6d4b59e379808443ce962b3abd63c5a  /etc/kubernetes/manifests/.x\\ny.yaml.bootdeck-n0nce",
+        "",
+      ].join("\n"),
+      "644 root:root\n600 root:root\n600 deploy:deploy",
+      "2",
+      "3",
+      "/etc/kubernetes/tls",
+      "/etc/kubernetes/manifests",
+      "/etc/kubernetes/tls/ca.crt",
+      "/etc/kubernetes/tls/ca.key",
+      "/etc/kubernetes/manifests/x\ny.yaml",
+      "/etc/kubernetes/tls/.ca.crt.bootdeck-n0nce",
+      "/etc/kubernetes/tls/.ca.key.bootdeck-n0nce",
+      "/etc/kubernetes/manifests/.x\ny.yaml.bootdeck-n0nce",
+    ]);
+  });
+});
