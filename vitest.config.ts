@@ -28,7 +28,7 @@ export default defineConfig({
       ...(wantIntegration
         ? [
             {
-              extends: true,
+              extends: true as const,
               test: {
                 name: "integration",
                 include: [INTEGRATION],
