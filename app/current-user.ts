@@ -1,6 +1,7 @@
 import "server-only";
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
+import { can, type Permission } from "@/lib/auth/roles";
 import { getSessionUser, sessionCookie, type SessionUser } from "@/lib/auth/sessions";
 
 /** For server components: the signed-in user, or a redirect to the sign-in page. */
@@ -8,4 +9,18 @@ export async function requirePageUser(next = "/clusters"): Promise<SessionUser> 
   const user = await getSessionUser((await cookies()).get(sessionCookie)?.value);
   if (!user) redirect(`/login?next=${encodeURIComponent(next)}`);
   return user;
+}
+
+/**
+ * For pages restricted to a permission: the signed-in user and whether their role has it. The page
+ * renders <Forbidden> when it does not (and fetches nothing).
+ */
+export async function requirePagePermission(permission: Permission, next: string): Promise<{ user: SessionUser; allowed: boolean }> {
+  const user = await requirePageUser(next);
+  return { user, allowed: can(user.role, permission) };
+}
+
+/** The shell's view of the user: no session id, nothing secret beyond the page's own CSRF token. */
+export function shellUser(user: SessionUser) {
+  return { username: user.username, displayName: user.displayName, role: user.role, csrfToken: user.csrfToken };
 }

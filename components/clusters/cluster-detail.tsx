@@ -7,9 +7,11 @@ import { deriveCluster } from "@/lib/cluster/derive";
 import type { ClusterView } from "@/lib/clusters/repository";
 import { queryKeys } from "@/lib/clusters/schemas";
 import { api, ApiError } from "../api-client";
+import { useCan } from "../current-user";
 
 export function ClusterDetail({ id }: { id: string }) {
   const q = useQuery({ queryKey: queryKeys.cluster(id), queryFn: () => api<ClusterView>(`/api/clusters/${id}`) });
+  const canWrite = useCan("cluster:write");
   if (q.isPending) return <p className="text-sm text-slate-500">Loading…</p>;
   if (q.isError)
     return <p className="text-sm text-red-600">{q.error instanceof ApiError && q.error.status === 404 ? "This cluster does not exist (it may have been deleted)." : `Could not load the cluster: ${q.error.message}`}</p>;
@@ -44,9 +46,11 @@ export function ClusterDetail({ id }: { id: string }) {
           <Link className="btn" href={`/clusters/${c.id}/assets`} data-testid="assets-tab">
             Assets
           </Link>
-          <Link className="btn-primary" href={`/clusters/${c.id}/edit`} data-testid="edit-cluster">
-            Edit
-          </Link>
+          {canWrite && (
+            <Link className="btn-primary" href={`/clusters/${c.id}/edit`} data-testid="edit-cluster">
+              Edit
+            </Link>
+          )}
         </div>
       </div>
       <section className="card">
@@ -92,7 +96,7 @@ export function ClusterDetail({ id }: { id: string }) {
           ))}
         </ul>
       </section>
-      <DeleteCluster id={c.id} name={c.name} />
+      {canWrite && <DeleteCluster id={c.id} name={c.name} />}
     </div>
   );
 }

@@ -4,13 +4,16 @@ import Link from "next/link";
 import type { ClusterSummary } from "@/lib/clusters/repository";
 import { queryKeys } from "@/lib/clusters/schemas";
 import { api } from "../api-client";
+import { useCan } from "../current-user";
 
 export function ClusterList() {
   const q = useQuery({ queryKey: queryKeys.clusters(), queryFn: () => api<{ clusters: ClusterSummary[] }>("/api/clusters") });
+  const canWrite = useCan("cluster:write");
   return (
     <div className="space-y-4">
       <div className="flex items-center justify-between">
         <h1 className="text-2xl font-bold">Clusters</h1>
+        {canWrite && (
         <div className="flex gap-2">
           <Link href="/clusters/import" className="btn" data-testid="import-cluster">
             Import cluster.yaml
@@ -19,6 +22,7 @@ export function ClusterList() {
             New cluster
           </Link>
         </div>
+        )}
       </div>
       {q.isPending && <p className="text-sm text-slate-500">Loading clusters…</p>}
       {q.isError && <p className="text-sm text-red-600">Could not load clusters: {q.error.message}. Reload to try again.</p>}

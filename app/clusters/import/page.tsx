@@ -1,5 +1,9 @@
 import { ImportCluster } from "@/components/clusters/import-cluster";
+import { Forbidden } from "@/components/forbidden";
+import { requirePagePermission } from "@/app/current-user";
 
-export default function ImportPage() {
+export default async function ImportPage() {
+  const { user, allowed } = await requirePagePermission("cluster:write", "/clusters/import");
+  if (!allowed) return <Forbidden role={user.role} what="import clusters" />;
   return <ImportCluster />;
 }

@@ -1,7 +1,11 @@
 import { ClusterWizard } from "@/components/cluster-wizard/wizard";
 import { emptyDraft } from "@/components/cluster-wizard/draft";
+import { Forbidden } from "@/components/forbidden";
+import { requirePagePermission } from "@/app/current-user";
 
-export default function NewClusterPage() {
+export default async function NewClusterPage() {
+  const { user, allowed } = await requirePagePermission("cluster:write", "/clusters/new");
+  if (!allowed) return <Forbidden role={user.role} what="create clusters" />;
   return (
     <div className="space-y-4">
       <h1 className="text-2xl font-bold">New cluster</h1>
