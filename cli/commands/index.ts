@@ -1,5 +1,7 @@
 // The registry of subcommands. Add a command by writing cli/commands/<name>.ts and listing it here.
 import type { Command } from "./command";
+import { exportCommand } from "./export";
+import { importCommand } from "./import";
 import { setup } from "./setup";
 import { validate } from "./validate";
 import { lab } from "./lab";
@@ -8,6 +10,8 @@ import { user } from "./user";
 import { rotateMasterKeyCommand } from "./rotate-master-key";
 
 export const commands: Record<string, Command> = {
+  export: exportCommand,
+  import: importCommand,
   setup,
   validate,
   lab,

@@ -1,0 +1,45 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { exampleDefinition } from "../../lib/cluster/example";
+
+const run = promisify(execFile);
+const bin = path.resolve(__dirname, "../../bin/bootdeck");
+const dir = mkdtempSync(path.join(tmpdir(), "bootdeck-import-"));
+const env = { ...process.env, BOOTDECK_DATA_DIR: dir, DATABASE_URL: `file:${dir}/bootdeck.db`, BOOTDECK_MASTER_KEY: randomBytes(32).toString("base64"), BOOTDECK_ADMIN_PASSWORD: "import-test-password" };
+const bootdeck = (...args: string[]) => run(bin, args, { env }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+
+beforeAll(async () => {
+  await run(bin, ["setup"], { env });
+  await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", path.join(dir, "id")]);
+});
+
+describe("bootdeck import and export", () => {
+  it("imports a cluster.yaml whose credential names a key file, and exports it without the key", async () => {
+    const def = exampleDefinition({ name: "from-cli" });
+    def.spec.credentials = [{ name: "admin-key", type: "privateKey", privateKeyFile: "id" }];
+    writeFileSync(path.join(dir, "cluster.yaml"), stringify(def));
+    const imported = (await bootdeck("import", path.join(dir, "cluster.yaml"))) as { stdout: string };
+    expect(imported.stdout).toMatch(/created cluster from-cli \(cl_/);
+    const exported = (await bootdeck("export", "from-cli")) as { stdout: string };
+    expect(exported.stdout).toMatch(/fingerprint: SHA256:/);
+    expect(exported.stdout).not.toContain("PRIVATE KEY");
+    const again = (await bootdeck("import", path.join(dir, "cluster.yaml"))) as { code: number; stderr: string };
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already exists/);
+  });
+
+  it("reports a key file it cannot read at the credential's path", async () => {
+    const def = exampleDefinition({ name: "no-key" });
+    def.spec.credentials = [{ name: "admin-key", type: "privateKey", privateKeyFile: "missing-key" }];
+    writeFileSync(path.join(dir, "bad.yaml"), stringify(def));
+    const r = (await bootdeck("import", path.join(dir, "bad.yaml"))) as { code: number; stdout: string };
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/error: spec.credentials\[0\].privateKeyFile: cannot read .*missing-key: ENOENT/);
+  });
+});

@@ -1,0 +1,54 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { recordAudit } from "../../lib/audit/record";
+import { parseClusterYaml } from "../../lib/cluster/yaml";
+import { readCredentialSecrets } from "../../lib/clusters/cli-secrets";
+import { importClusterYaml } from "../../lib/clusters/import";
+import { disconnectDb } from "../../lib/db/client";
+import { AppError, ValidationError } from "../../lib/http/errors";
+import type { Command } from "./command";
+import { printProblems } from "./problems";
+
+export const importCommand: Command = {
+  summary: "save a cluster.yaml into the dashboard's database (secrets from the files/variables it names)",
+  async run(argv) {
+    const file = argv.find((a) => !a.startsWith("-"));
+    if (!file || argv.includes("--help")) {
+      console.log(`Usage: bootdeck import cluster.yaml [--replace]
+
+Credentials are read from each credential's privateKeyFile (relative to the YAML file),
+passphraseEnv and passwordEnv. --replace updates the cluster of the same name.`);
+      return file ? 0 : 2;
+    }
+    const text = await readFile(file, "utf8");
+    const parsed = parseClusterYaml(text);
+    if (!parsed.ok) {
+      printProblems(file, parsed.errors, parsed.warnings);
+      return 1;
+    }
+    const { secrets, problems } = await readCredentialSecrets(parsed.definition, path.dirname(path.resolve(file)), process.env);
+    if (problems.length) {
+      printProblems(file, problems);
+      return 1;
+    }
+    try {
+      const r = await importClusterYaml({ yaml: text, secrets, replace: argv.includes("--replace") });
+      await recordAudit({ action: r.created ? "cluster.import" : "cluster.import_replace", username: `cli:${process.env.USER ?? "?"}`, target: r.id, details: { via: "cli" } });
+      printProblems(file, [], r.warnings);
+      console.log(`${r.created ? "created" : "updated"} cluster ${parsed.definition.metadata.name} (${r.id})`);
+      return 0;
+    } catch (err) {
+      if (err instanceof ValidationError) {
+        printProblems(file, err.errors, err.warnings);
+        return 1;
+      }
+      if (err instanceof AppError) {
+        console.error(`bootdeck import: ${err.message}`);
+        return 1;
+      }
+      throw err;
+    } finally {
+      await disconnectDb();
+    }
+  },
+};
