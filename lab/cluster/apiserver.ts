@@ -665,6 +665,8 @@ export class ApiServer {
     const asTable = /as=Table/.test(req.headers.accept ?? "");
     const rv = q.get("resourceVersion");
     res.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache, private", "transfer-encoding": "chunked" });
+    // Send the headers now: clients (client-node's informer) wait for them before they count the watch as started.
+    res.flushHeaders();
     let headers = true;
     const write = (type: string, o: Obj) => {
       const object = asTable ? toTable(route.res.plural, [this.present(o, route)], o.metadata?.resourceVersion ?? "", q.get("includeObject"), headers) : this.present(o, route);
