@@ -23,3 +23,17 @@ export async function recordAudit(input: AuditInput): Promise<void> {
     },
   });
 }
+
+/**
+ * Secret use: which run (or action) opened which stored credential. Call it where a credential is
+ * decrypted for use (the engine, before it connects), never with the secret itself.
+ */
+export async function recordSecretUse(input: { credentialId: string; credentialName: string; clusterId: string; runId?: string; purpose: string; userId?: string; username?: string }): Promise<void> {
+  await recordAudit({
+    action: "secret.use",
+    userId: input.userId,
+    username: input.username,
+    target: input.credentialId,
+    details: { credential: input.credentialName, clusterId: input.clusterId, runId: input.runId, purpose: input.purpose },
+  });
+}

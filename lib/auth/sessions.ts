@@ -15,6 +15,8 @@ const digest = (token: string) => createHash("sha256").update(token).digest("hex
 export async function createSession(input: { userId: string; ip?: string; userAgent?: string }): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(32).toString("base64url");
   const expiresAt = new Date(Date.now() + getEnv().BOOTDECK_SESSION_HOURS * 3600_000);
+  // Expired sessions are useless; sweep them whenever someone signs in.
+  await getDb().session.deleteMany({ where: { expiresAt: { lt: new Date() } } });
   await getDb().session.create({
     data: {
       id: digest(token),
