@@ -7,7 +7,7 @@ import { importClusterYaml } from "../../lib/clusters/import";
 import { disconnectDb } from "../../lib/db/client";
 import { AppError, ValidationError } from "../../lib/http/errors";
 import type { Command } from "./command";
-import { printProblems } from "./problems";
+import { printErrors, printWarnings } from "../problems";
 
 export const importCommand: Command = {
   summary: "save a cluster.yaml into the dashboard's database (secrets from the files/variables it names)",
@@ -23,23 +23,25 @@ passphraseEnv and passwordEnv. --replace updates the cluster of the same name.`)
     const text = await readFile(file, "utf8");
     const parsed = parseClusterYaml(text);
     if (!parsed.ok) {
-      printProblems(file, parsed.errors, parsed.warnings);
+      printWarnings(parsed.warnings);
+      printErrors(file, parsed.errors);
       return 1;
     }
     const { secrets, problems } = await readCredentialSecrets(parsed.definition, path.dirname(path.resolve(file)), process.env);
     if (problems.length) {
-      printProblems(file, problems);
+      printErrors(file, problems);
       return 1;
     }
     try {
       const r = await importClusterYaml({ yaml: text, secrets, replace: argv.includes("--replace") });
       await recordAudit({ action: r.created ? "cluster.import" : "cluster.import_replace", username: `cli:${process.env.USER ?? "?"}`, target: r.id, details: { via: "cli" } });
-      printProblems(file, [], r.warnings);
+      printWarnings(r.warnings);
       console.log(`${r.created ? "created" : "updated"} cluster ${parsed.definition.metadata.name} (${r.id})`);
       return 0;
     } catch (err) {
       if (err instanceof ValidationError) {
-        printProblems(file, err.errors, err.warnings);
+        printWarnings(err.warnings);
+        printErrors(file, err.errors);
         return 1;
       }
       if (err instanceof AppError) {

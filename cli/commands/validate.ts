@@ -2,7 +2,6 @@ import { readFile } from "node:fs/promises";
 import { parseClusterYaml } from "../../lib/cluster/yaml";
 import { printErrors, printWarnings } from "../problems";
 import type { Command } from "./command";
-import { printProblems } from "./problems";
 
 export const validate: Command = {
   summary: "check a cluster.yaml and print every problem with its field path",
