@@ -50,13 +50,6 @@ export type ExecContext = {
   defaultTimeoutMs: number;
 };
 
-/** Opens a channel; rejects with a plain Error when the connection cannot open one (caller classifies). */
-function openChannel(client: Client, command: string): Promise<ClientChannel> {
-  return new Promise((resolve, reject) => {
-    client.exec(command, { pty: false }, (err, ch) => (err ? reject(err) : resolve(ch)));
-  });
-}
-
 /**
  * Sends an SSH "signal" channel request. ssh2's Channel.signal() silently does nothing once our side of
  * the channel is closed for writing (stdin ended, which is every command here), so go one level down.
@@ -89,14 +82,17 @@ export async function execOnClient(ctx: ExecContext, argv: readonly string[], op
   if (opts.signal?.aborted) throw new SshError({ kind: "cancelled", host: ctx.hostId, step });
   const command = buildRemoteCommand(argv, ctx.user);
 
-  let ch: ClientChannel;
-  try {
-    ch = await openChannel(ctx.client, command);
-  } catch (err) {
-    throw new ChannelOpenError(err);
-  }
-
   return new Promise<ExecResult>((resolve, reject) => {
+    // Listeners must be attached inside ssh2's callback, synchronously: a fast command's data, exit
+    // status and close can arrive in the same read as the channel confirmation, and an `await` in
+    // between would miss them.
+    ctx.client.exec(command, { pty: false }, (err, ch) => {
+      if (err) return reject(new ChannelOpenError(err));
+      handleChannel(ch, resolve, reject);
+    });
+  });
+
+  function handleChannel(ch: ClientChannel, resolve: (r: ExecResult) => void, reject: (e: unknown) => void): void {
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
     const capture = opts.captureStdout ?? true;
@@ -108,12 +104,11 @@ export async function execOnClient(ctx: ExecContext, argv: readonly string[], op
     let killTimer: NodeJS.Timeout | undefined;
 
     let remotePid: string | undefined;
-    let firstStderr = true;
     const emit = (stream: "stdout" | "stderr") => {
       const redact = ctx.redactor.forStream();
       return new LineSplitter((raw) => {
-        if (stream === "stderr" && firstStderr) {
-          firstStderr = false;
+        // The wrapper's pid line comes first from the wrapper, though sudo may print warnings before it.
+        if (stream === "stderr" && !remotePid) {
           const m = /^bootdeck-pid (\d+)$/.exec(raw);
           if (m) {
             remotePid = m[1];
@@ -218,5 +213,5 @@ export async function execOnClient(ctx: ExecContext, argv: readonly string[], op
     if (opts.stdin === undefined) ch.end();
     else if (typeof opts.stdin === "string" || Buffer.isBuffer(opts.stdin)) ch.end(opts.stdin);
     else (opts.stdin as Readable).pipe(ch);
-  });
+  }
 }
