@@ -1,0 +1,49 @@
+// Writes a cluster.yaml for a running lab: its hosts, its admin key, its binary mirror. The
+// dashboard's "Try it" imports it, so a newcomer can bootstrap without hardware. Test bed only.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { stringify } from "yaml";
+import { API_VERSION, type ClusterDefinitionInput } from "../lib/cluster/definition";
+import { defaultKubernetesVersion } from "../lib/cluster/versions";
+import type { LabState } from "./state";
+
+const sha256File = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+
+export function labClusterDefinition(state: LabState, name = `lab-${state.name}`): { definition: ClusterDefinitionInput; notes: string[] } {
+  const notes: string[] = [];
+  const masters = state.hosts.filter((h) => h.role === "master");
+  const hosts = state.hosts.map((h, i) => ({
+    name: h.name,
+    address: h.address,
+    port: h.port,
+    // Hosts named host-N (lab up N) become one master and then workers.
+    role: h.role === "host" ? (i === 0 && masters.length === 0 ? ("master" as const) : ("worker" as const)) : h.role,
+  }));
+  const mirror = state.mirrorUrl ?? `http://${state.gateway}:8780/kubernetes/${defaultKubernetesVersion}`;
+  if (!state.mirrorUrl) notes.push(`this lab runs no binary mirror yet; binaries.baseUrl points at ${mirror}, where the lab cluster's mirror will serve kubelet`);
+  const definition: ClusterDefinitionInput = {
+    apiVersion: API_VERSION,
+    kind: "Cluster",
+    metadata: { name },
+    spec: {
+      kubernetes: { version: defaultKubernetesVersion, controlPlane: "self-hosted" },
+      apiEndpoint: { type: "first-master", port: 6443 },
+      network: { podCidr: "10.2.0.0/16", serviceCidr: "10.3.0.0/24", clusterDomain: "cluster.local", provider: "flannel" },
+      binaries: {
+        baseUrl: mirror,
+        // The mirror serves the real kubectl of this machine; the kubelet stand-in's sum comes with the mirror.
+        kubelet: { sha256: createHash("sha256").update("").digest("hex") },
+        kubectl: { sha256: sha256File("/usr/bin/kubectl") },
+      },
+      ssh: { user: "root", port: 22, credential: "lab-admin" },
+      credentials: [{ name: "lab-admin", type: "privateKey", privateKeyFile: state.adminKeyPath }],
+      hosts,
+    },
+  };
+  return { definition, notes };
+}
+
+export function labClusterYaml(state: LabState, name?: string): string {
+  const { definition, notes } = labClusterDefinition(state, name);
+  return `${notes.map((n) => `# ${n}\n`).join("")}${stringify(definition, { lineWidth: 0 })}`;
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Bootdeck's tests and lab need, only those missing. Needs root.
+set -euo pipefail
+packages=(
+  chromium            # Playwright drives Debian's Chromium (no browser downloads here)
+  openssh-server      # sshd inside every lab host
+  openssh-client      # ssh-keygen for test keys; ssh for the Ansible comparison
+  debootstrap         # builds the lab hosts' base root filesystem
+  iproute2            # network namespaces, veth, bridge, tc netem
+  etcd-server         # real etcd in lab hosts
+  etcd-client
+  ansible             # the fan-out benchmark's peer
+  sqlite3
+  openssl             # certificate checks in the render tests
+  ca-certificates
+  procps
+  util-linux          # unshare, nsenter
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "system-packages: missing ${missing[*]}; run as root (or: sudo apt-get install -y ${missing[*]})" >&2
+    exit 1
+  fi
+  echo "system-packages: installing ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+command -v kubectl >/dev/null || { echo "system-packages: kubectl is required (the render tests parse kubeconfigs with it)" >&2; exit 1; }

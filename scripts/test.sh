@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Every test suite, cheapest first: types, unit, integration against the lab (root), browser.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NEXT_TELEMETRY_DISABLED=1
+start=$(date +%s)
+step() { printf '\n=== %s (%ss)\n' "$1" "$(( $(date +%s) - start ))"; }
+
+step "system packages"; bash scripts/system-packages.sh
+[ -d node_modules ] || { step "npm ci"; npm ci --no-audit --no-fund; }
+step "type check";       npm run -s typecheck
+step "unit tests";       npx vitest run --project unit
+step "integration tests (lab hosts; needs root)"; npx vitest run --project integration
+step "production build"; npx next build >/tmp/bootdeck-build.log 2>&1 || { tail -50 /tmp/bootdeck-build.log; exit 1; }
+step "browser tests (Chromium)"; npx playwright test
+step "all test suites passed"

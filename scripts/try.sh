@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Try Bootdeck without hardware: installs what is missing, builds, starts a lab of 3 masters and
+# 3 workers on this machine, loads a cluster definition that points at it, and serves the dashboard.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$(id -u)" = 0 ] || { echo "try: the local lab creates network namespaces and needs root; run this as root" >&2; exit 1; }
+export NEXT_TELEMETRY_DISABLED=1
+port="${PORT:-3000}"
+
+bash scripts/system-packages.sh
+[ -d node_modules ] || npm ci --no-audit --no-fund
+echo "try: building the dashboard…"
+npx next build >/tmp/bootdeck-build.log 2>&1 || { tail -40 /tmp/bootdeck-build.log; exit 1; }
+echo "try: starting the lab (the first run builds a Debian base image: a few minutes)…"
+bin/bootdeck lab up --masters 3 --workers 3 --name dev
+bin/bootdeck setup
+mkdir -p data
+node --conditions=react-server --import ./node_modules/tsx/dist/loader.mjs lab/write-cluster-yaml.ts dev > data/lab-dev.cluster.yaml
+bin/bootdeck import data/lab-dev.cluster.yaml --replace
+cat <<MSG
+
+Bootdeck is starting at http://localhost:${port}
+Sign in as "admin" with the password "bootdeck setup" printed on its first run above
+(or set BOOTDECK_ADMIN_PASSWORD before the first run; reset it with: bin/bootdeck user passwd admin).
+The cluster "lab-dev" points at the lab's hosts (bin/bootdeck lab status --name dev).
+Stop with Ctrl-C; remove the lab with: bin/bootdeck lab down --name dev
+
+MSG
+exec node_modules/.bin/next start -p "$port"
