@@ -6,6 +6,8 @@ import { utils } from "ssh2";
 import { exampleDefinition } from "../lib/cluster/example";
 import { createCluster } from "../lib/clusters/repository";
 import type { Role } from "../lib/auth/roles";
+import { getDb } from "../lib/db/client";
+import { newId } from "../lib/ids";
 import { createTempDb, type TempDb } from "./temp-db";
 import { call, createActor, listApiRoutes, methods, signIn, type Actor, type Handler, type Method } from "./http-helpers";
 
@@ -25,6 +27,12 @@ export const rules: Record<string, Rule> = {
   "PUT /api/clusters/:id": ADMIN,
   "DELETE /api/clusters/:id": ADMIN,
   "GET /api/clusters/:id/export": ALL,
+  "GET /api/clusters/:id/assets": ALL,
+  "POST /api/clusters/:id/assets": ADMIN,
+  "GET /api/clusters/:id/assets/:setId": ALL,
+  "GET /api/clusters/:id/assets/:setId/diff": ALL,
+  "GET /api/clusters/:id/assets/:setId/download": ALL,
+  "GET /api/clusters/:id/assets/jobs/:jobId": ALL,
   "POST /api/clusters/import": ADMIN,
   "GET /api/users": ADMIN,
   "POST /api/users": ADMIN,
@@ -33,12 +41,28 @@ export const rules: Record<string, Rule> = {
   "POST /api/users/:id/password": ADMIN,
 };
 
+/**
+ * Same handler, stricter rule when a query parameter asks for more (e.g. private keys in a
+ * download). Each variant is one more row of the matrix.
+ */
+export const variants: Record<string, { query: string; rule: Rule }[]> = {
+  "GET /api/clusters/:id/assets/:setId/download": [{ query: "secrets=1", rule: ADMIN }],
+};
+
 const routes = listApiRoutes();
-const entries: { key: string; method: Method; path: string; params: string[]; handler: Handler }[] = [];
+type Entry = { key: string; rule: string; method: Method; path: string; query: string; params: string[]; handler: Handler };
+const entries: Entry[] = [];
 for (const r of routes) {
   const mod = (await import(r.file)) as Record<string, unknown>;
-  for (const m of methods) if (typeof mod[m] === "function") entries.push({ key: `${m} ${r.path}`, method: m, path: r.path, params: r.params, handler: mod[m] as Handler });
+  for (const m of methods) {
+    if (typeof mod[m] !== "function") continue;
+    const key = `${m} ${r.path}`;
+    const base = { method: m, path: r.path, params: r.params, handler: mod[m] as Handler };
+    entries.push({ ...base, key, rule: key, query: "" });
+    for (const v of variants[key] ?? []) entries.push({ ...base, key: `${key}?${v.query}`, rule: `${key}?${v.query}`, query: v.query });
+  }
 }
+for (const [key, vs] of Object.entries(variants)) for (const v of vs) rules[`${key}?${v.query}`] = v.rule;
 const actors = ["admin", "lead", "support", "signed-out"] as const;
 
 let db: TempDb;
@@ -51,34 +75,95 @@ beforeAll(async () => {
   const key = utils.generateKeyPairSync("ed25519");
   fixtures.cluster = (await createCluster({ definition: exampleDefinition({ name: "matrix" }), secrets: { "admin-key": { privateKey: key.private } } })).id;
   fixtures.user = (await createActor("support", "victim")).userId;
-  console.log(`authorization matrix: ${entries.length} route methods × ${actors.length} actors (admin, lead, support, signed out) = ${entries.length * actors.length} cases`);
+  fixtures.setId = newId("as");
+  await getDb().assetSet.create({ data: { id: fixtures.setId, clusterId: fixtures.cluster, version: 1 } });
+  const plain = entries.filter((e) => !e.query).length;
+  console.log(
+    `authorization matrix: ${routes.length} route files, ${plain} route methods + ${entries.length - plain} query variants = ${entries.length} rows × ${actors.length} actors (admin, lead, support, signed out) = ${entries.length * actors.length} cases`,
+  );
 });
 afterAll(async () => db?.cleanup());
 
-/** A real id for a dynamic segment, chosen by the resource the path names; anything else gets a dummy (→ 404 when allowed). */
+/** A real id for a dynamic segment (so the handler runs, not just the params check); unknown params get a dummy (→ 404 when allowed). */
 function paramsFor(path: string, params: string[]): Record<string, string> {
   const resource = path.split("/")[2];
-  return Object.fromEntries(params.map((p) => [p, resource === "clusters" ? fixtures.cluster! : resource === "users" ? fixtures.user! : "x"]));
+  const ids: Record<string, string | undefined> = {
+    id: resource === "clusters" ? fixtures.cluster : resource === "users" ? fixtures.user : undefined,
+    setId: fixtures.setId,
+    jobId: "rj_AAAAAAAAAAAAAAAA", // well-formed, unknown: 404 when allowed
+  };
+  return Object.fromEntries(params.map((p) => [p, ids[p] ?? "x"]));
 }
 
 test("every route method has a rule, and every rule names a route method", () => {
   const keys = new Set(entries.map((e) => e.key));
-  expect(entries.filter((e) => !(e.key in rules)).map((e) => e.key), "route methods without an authorization rule in test/authorization-matrix.test.ts").toEqual([]);
+  expect(entries.filter((e) => !(e.rule in rules)).map((e) => e.key), "route methods without an authorization rule in test/authorization-matrix.test.ts").toEqual([]);
   expect(Object.keys(rules).filter((k) => !keys.has(k)), "rules for route methods that no longer exist").toEqual([]);
 });
 
-describe.each(entries)("$key", ({ key, method, path, params, handler }) => {
+describe.each(entries)("$key", ({ key, method, path, query, params, handler }) => {
   test.each(actors)("as %s", async (who) => {
     const rule = rules[key];
     if (!rule) throw new Error(`no authorization rule for "${key}": add one to the rules table`);
     const actor = actorsByRole.get(who);
     const signed = actor ? await signIn(actor) : undefined;
-    const res = await call(handler, { method, path, params: paramsFor(path, params), signed });
+    const res = await call(handler, { method, path: query ? `${path}?${query}` : path, params: paramsFor(path, params), signed });
     const status = res.status;
     expect(status, `${key} as ${who} must never crash`).toBeLessThan(500);
     if (rule === "public") expect([401, 403]).not.toContain(status);
     else if (who === "signed-out") expect(status).toBe(401);
     else if (rule.includes(who as Role)) expect([401, 403], `${key} as ${who} is allowed, got ${status}`).not.toContain(status);
     else expect(status, `${key} as ${who} must be refused`).toBe(403);
+  });
+});
+
+// Pages: server components cannot be called like handlers, so the rule is checked in the source:
+// a signed-in page (or a layout above it) must call requirePageUser/requirePagePermission, and a
+// page limited to a permission must check exactly that permission on the server.
+type PageRule = "public" | "signed-in" | { permission: string };
+export const pageRules: Record<string, PageRule> = {
+  "/": "public", // redirects to /clusters, which checks
+  "/login": "public",
+  "/clusters": "signed-in",
+  "/clusters/:id": "signed-in",
+  "/clusters/:id/assets": "signed-in",
+  "/clusters/:id/edit": { permission: "cluster:write" },
+  "/clusters/import": { permission: "cluster:write" },
+  "/clusters/new": { permission: "cluster:write" },
+  "/users": { permission: "user:manage" },
+  "/audit": { permission: "audit:read" },
+};
+
+describe("pages", async () => {
+  const { readdirSync, readFileSync, existsSync } = await import("node:fs");
+  const path = await import("node:path");
+  const appDir = path.resolve(__dirname, "..", "app");
+  const pages: { route: string; dir: string }[] = [];
+  const walk = (dir: string, segs: string[]) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory() && e.name !== "api") walk(path.join(dir, e.name), [...segs, e.name]);
+      else if (e.name === "page.tsx") pages.push({ route: `/${segs.filter((s) => !/^\(.*\)$/.test(s)).map((s) => s.replace(/^\[(.+)\]$/, ":$1")).join("/")}`, dir });
+    }
+  };
+  walk(appDir, []);
+
+  test("every page has a rule, and every rule names a page", () => {
+    const routes = new Set(pages.map((p) => p.route));
+    expect(pages.filter((p) => !(p.route in pageRules)).map((p) => p.route), "pages without a rule in pageRules").toEqual([]);
+    expect(Object.keys(pageRules).filter((r) => !routes.has(r))).toEqual([]);
+  });
+
+  test.each(pages)("$route checks its rule on the server", ({ route, dir }) => {
+    const rule = pageRules[route];
+    if (!rule) throw new Error(`no page rule for ${route}`);
+    if (rule === "public") return;
+    const page = readFileSync(path.join(dir, "page.tsx"), "utf8");
+    const chain: string[] = [page];
+    for (let d = dir; d.startsWith(appDir); d = path.dirname(d)) if (existsSync(path.join(d, "layout.tsx"))) chain.push(readFileSync(path.join(d, "layout.tsx"), "utf8"));
+    expect(chain.some((src) => /requirePage(User|Permission)\(/.test(src)), `${route}: no requirePageUser in the page or a layout above it`).toBe(true);
+    if (typeof rule === "object") {
+      const p = rule.permission.replace(":", "\\:");
+      expect(new RegExp(`requirePagePermission\\(\\s*"${p}"|can\\(\\s*user\\.role\\s*,\\s*"${p}"\\s*\\)`).test(page), `${route}: must check ${rule.permission} on the server`).toBe(true);
+    }
   });
 });
