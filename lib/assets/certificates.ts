@@ -179,15 +179,17 @@ export async function issueCertificates(plan: PlanEntry[], opts: IssueOptions): 
     return { entry, certDer, certPem: certificatePem(certDer), keyPem: privateKeyPem(key.privateKey), key };
   };
   for (const entry of plan) if (isCertEntry(entry)) certs.set(entry.name, issue(entry));
-  const sa = await keyOf("service-account");
+  // Settle every promise before failing, so no rejection is left unobserved (it would crash the server).
+  const [sa, ...settled] = await Promise.allSettled([keyOf("service-account"), ...certs.values()]);
   const out = new Map<string, IssuedCert>();
-  // Settle every promise before failing, so no generation is left running unobserved.
-  const settled = await Promise.allSettled([...certs.values()]);
   for (const s of settled) {
     if (s.status === "rejected") throw s.reason;
-    out.set(s.value.entry.name, s.value);
+    const issued = s.value as IssuedCert;
+    out.set(issued.entry.name, issued);
   }
-  return { certs: out, serviceAccount: { keyPem: privateKeyPem(sa.privateKey), pubPem: publicKeyPem(sa.publicKey) } };
+  if (!sa || sa.status === "rejected") throw sa?.reason ?? new Error("service-account key missing");
+  const saKey = sa.value as KeyPair;
+  return { certs: out, serviceAccount: { keyPem: privateKeyPem(saKey.privateKey), pubPem: publicKeyPem(saKey.publicKey) } };
 }
 
 /** Counts the keys a plan generates (the benchmark reports it). */
