@@ -19,7 +19,8 @@ beforeAll(async () => {
   await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", path.join(dir, "id")]);
 });
 
-describe("bootdeck import and export", () => {
+// Each case starts the CLI a few times (tsx compiles on start): generous deadlines for a busy machine.
+describe("bootdeck import and export", { timeout: 120_000 }, () => {
   it("imports a cluster.yaml whose credential names a key file, and exports it without the key", async () => {
     const def = exampleDefinition({ name: "from-cli" });
     def.spec.credentials = [{ name: "admin-key", type: "privateKey", privateKeyFile: "id" }];

@@ -23,7 +23,7 @@ async function validate(content: string): Promise<{ code: number; out: string }>
   }
 }
 
-describe("bootdeck validate", () => {
+describe("bootdeck validate", { timeout: 120_000 }, () => {
   it("accepts a valid cluster.yaml and summarises it", async () => {
     const r = await validate(stringify(exampleDefinition()));
     expect(r.code).toBe(0);
