@@ -35,6 +35,9 @@ export class EtcdError extends Error {
 export class EtcdClient {
   private readonly endpoints: URL[];
   private readonly agentOpts: https.AgentOptions;
+  /** Keep-alive connections for unary calls (a TLS handshake per request made creates slow); watches get their own. */
+  private readonly agent: https.Agent;
+  private readonly plainAgent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   private current = 0;
 
   constructor(servers: string, tls: EtcdTls) {
@@ -44,8 +47,8 @@ export class EtcdClient {
       ca: tls.caFile ? fs.readFileSync(tls.caFile) : undefined,
       cert: tls.certFile ? fs.readFileSync(tls.certFile) : undefined,
       key: tls.keyFile ? fs.readFileSync(tls.keyFile) : undefined,
-      keepAlive: true,
     };
+    this.agent = new https.Agent({ ...this.agentOpts, keepAlive: true, maxSockets: 32 });
   }
 
   private request(path: string, body: unknown, onStream?: (res: http.IncomingMessage) => void, signal?: AbortSignal): Promise<unknown> {
@@ -55,7 +58,14 @@ export class EtcdClient {
         const mod = url.protocol === "https:" ? https : http;
         const req = mod.request(
           url,
-          { method: "POST", headers: { "content-type": "application/json" }, ...(url.protocol === "https:" ? this.agentOpts : {}), agent: false, signal, timeout: onStream ? 0 : 10_000 },
+          {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            ...(url.protocol === "https:" ? this.agentOpts : {}),
+            agent: onStream ? false : url.protocol === "https:" ? this.agent : this.plainAgent,
+            signal,
+            timeout: onStream ? 0 : 10_000,
+          },
           (res) => {
             if (onStream && res.statusCode === 200) {
               onStream(res);
