@@ -1,0 +1,70 @@
+import "server-only";
+// What each planned step's `action` does. Every action is safe to run again: it gathers facts,
+// compares, and acts only when needed — so a resumed run may repeat a step that was in flight.
+import { getDb } from "../../db/client";
+import { shellScript, type Executor } from "../../ssh";
+import type { PlannedStep } from "../plan";
+import type { EngineHost } from "../targets";
+import { FACTS_SCRIPT, parseFacts, type HostFacts } from "./facts";
+import { evaluateCluster, evaluateHost, parsePreflight, PREFLIGHT_SCRIPT, type Finding } from "./preflight";
+
+export type ActionContext = {
+  runId: string;
+  planned: PlannedStep;
+  host: EngineHost | undefined;
+  hosts: EngineHost[];
+  executor: Executor;
+  signal: AbortSignal;
+  emit: (type: string, data: Record<string, unknown>) => Promise<void>;
+};
+
+export type ActionOutcome = { ok: true; summary: string; data?: Record<string, unknown> } | { ok: false; error: string; hint?: string; data?: Record<string, unknown> };
+
+export type Action = (ctx: ActionContext) => Promise<ActionOutcome>;
+
+function needHost(ctx: ActionContext): EngineHost {
+  if (!ctx.host) throw new Error(`step ${ctx.planned.key} needs a host`);
+  return ctx.host;
+}
+
+async function storedFacts(hosts: EngineHost[]): Promise<{ name: string; facts: HostFacts }[]> {
+  const rows = await getDb().host.findMany({ where: { id: { in: hosts.map((h) => h.id) } }, select: { id: true, name: true, facts: true } });
+  return rows.filter((r) => r.facts).map((r) => ({ name: r.name, facts: JSON.parse(r.facts!) as HostFacts }));
+}
+
+function outcomeOf(findings: Finding[], where: string): ActionOutcome {
+  const errors = findings.filter((f) => f.severity === "error");
+  const warnings = findings.filter((f) => f.severity === "warning");
+  if (errors.length)
+    return {
+      ok: false,
+      error: `preflight failed on ${where}: ${errors.map((e) => e.message).join("; ")}`,
+      hint: errors.map((e) => e.hint).filter(Boolean).join(" · ") || undefined,
+      data: { findings },
+    };
+  return { ok: true, summary: warnings.length ? `${warnings.length} warning(s): ${warnings.map((w) => w.message).join("; ")}` : "all checks passed", data: { findings } };
+}
+
+export const actions: Record<string, Action> = {
+  /** Connect (pinning the host key on first contact) and record the host's facts. */
+  async facts(ctx) {
+    const host = needHost(ctx);
+    const sentAt = Date.now();
+    const r = await ctx.executor.run(host.target, shellScript(FACTS_SCRIPT, [], "bootdeck-facts"), { step: ctx.planned.key, signal: ctx.signal, quiet: true, timeoutMs: ctx.planned.timeoutMs });
+    const facts = parseFacts(r.stdout.toString("utf8"), sentAt, Date.now());
+    await getDb().host.update({ where: { id: host.id }, data: { facts: JSON.stringify(facts) } });
+    return { ok: true, summary: `${facts.os}, kernel ${facts.kernel}, ${facts.arch}, init ${facts.init}, clock ${facts.clockOffsetS >= 0 ? "+" : ""}${facts.clockOffsetS.toFixed(2)} s`, data: { facts } };
+  },
+
+  /** Read-only checks on one host. */
+  async preflight(ctx) {
+    const host = needHost(ctx);
+    const r = await ctx.executor.run(host.target, shellScript(PREFLIGHT_SCRIPT, [], "bootdeck-preflight"), { step: ctx.planned.key, signal: ctx.signal, quiet: true, timeoutMs: ctx.planned.timeoutMs });
+    return outcomeOf(evaluateHost(parsePreflight(r.stdout.toString("utf8")), host.role), host.name);
+  },
+
+  /** Checks across hosts, from the facts phase 1 stored. */
+  async "preflight-cluster"(ctx) {
+    return outcomeOf(evaluateCluster(await storedFacts(ctx.hosts)), "the cluster");
+  },
+};

@@ -1,0 +1,47 @@
+import "server-only";
+// The run's append-only event log. Every event gets the next sequence number of its run inside the
+// same transaction that stores it, so seq is gap-free and monotonic even with several writers; the
+// seq doubles as the SSE event id. Listeners in this process hear an event after it is committed.
+import { EventEmitter } from "node:events";
+import { getDb } from "../db/client";
+
+export type RunEventInput = {
+  runId: string;
+  type: string;
+  hostId?: string | null;
+  stepId?: string | null;
+  data?: Record<string, unknown>;
+};
+
+export type StoredRunEvent = { runId: string; seq: number; type: string; hostId: string | null; stepId: string | null; data: Record<string, unknown>; at: string };
+
+const bus = new EventEmitter();
+bus.setMaxListeners(0);
+
+export async function appendRunEvent(input: RunEventInput): Promise<StoredRunEvent> {
+  const db = getDb();
+  const row = await db.$transaction(async (tx) => {
+    const run = await tx.run.update({ where: { id: input.runId }, data: { lastSeq: { increment: 1 } }, select: { lastSeq: true } });
+    return tx.runEvent.create({
+      data: { runId: input.runId, seq: run.lastSeq, type: input.type, hostId: input.hostId ?? null, stepId: input.stepId ?? null, data: JSON.stringify(input.data ?? {}) },
+    });
+  });
+  const event = toStored(row);
+  bus.emit(input.runId, event);
+  return event;
+}
+
+export async function listRunEvents({ runId, afterSeq = 0, limit = 1000 }: { runId: string; afterSeq?: number; limit?: number }): Promise<StoredRunEvent[]> {
+  const rows = await getDb().runEvent.findMany({ where: { runId, seq: { gt: afterSeq } }, orderBy: { seq: "asc" }, take: limit });
+  return rows.map(toStored);
+}
+
+/** Live events of one run in this process; returns the unsubscribe function. */
+export function onRunEvent(runId: string, listener: (e: StoredRunEvent) => void): () => void {
+  bus.on(runId, listener);
+  return () => bus.off(runId, listener);
+}
+
+function toStored(row: { runId: string; seq: number; type: string; hostId: string | null; stepId: string | null; data: string; createdAt: Date }): StoredRunEvent {
+  return { runId: row.runId, seq: row.seq, type: row.type, hostId: row.hostId, stepId: row.stepId, data: JSON.parse(row.data) as Record<string, unknown>, at: row.createdAt.toISOString() };
+}

@@ -1,0 +1,154 @@
+import "server-only";
+// Executes a run's plan durably. Every step's start and end is stored before the engine moves on,
+// so a process killed at any moment resumes from the steps not yet done. Hosts run in parallel
+// (bounded by the executor); a host whose step failed skips its later steps, other hosts go on; a
+// failed cluster-wide or master step stops the phases after it.
+import type { ClusterDefinition } from "../cluster/definition";
+import { getDb } from "../db/client";
+import { isSshError, Executor, type OutputLine } from "../ssh";
+import { actions } from "./actions";
+import { appendRunEvent } from "./events";
+import { hintFor } from "./hints";
+import type { PlannedStep } from "./plan";
+import { claimRun, finishRun, getRunPlan } from "./runs";
+import { loadEngineHosts, type EngineHost } from "./targets";
+
+export type RunnerOptions = { workerId: string; staleMs?: number; heartbeatMs?: number; executor?: Executor };
+
+const OUTPUT_TAIL_LINES = 200;
+const OUTPUT_FLUSH_MS = 300;
+
+export async function executeRun(runId: string, options: RunnerOptions): Promise<"succeeded" | "failed" | "cancelled" | "not-claimed"> {
+  const db = getDb();
+  const staleMs = options.staleMs ?? 30_000;
+  if (!(await claimRun({ runId, workerId: options.workerId, staleMs }))) return "not-claimed";
+  const run = await db.run.findUniqueOrThrow({ where: { id: runId }, include: { cluster: true } });
+  const plan = await getRunPlan(runId);
+  const definition = JSON.parse(run.cluster.definition) as ClusterDefinition;
+
+  // Output: a tail per step for the record, and batched live events for watchers.
+  const tails = new Map<string, string[]>();
+  const pending = new Map<string, OutputLine[]>();
+  const sink = (line: OutputLine) => {
+    const tail = tails.get(line.step) ?? [];
+    tail.push(`${line.stream === "stderr" ? "! " : ""}${line.line}`);
+    if (tail.length > OUTPUT_TAIL_LINES) tail.shift();
+    tails.set(line.step, tail);
+    pending.set(line.step, [...(pending.get(line.step) ?? []), line]);
+  };
+  const executor = options.executor ?? new Executor({ sink });
+  const flush = async () => {
+    const batches = [...pending.entries()];
+    pending.clear();
+    for (const [step, lines] of batches) await appendRunEvent({ runId, type: "step.output", data: { step, lines: lines.map((l) => ({ stream: l.stream, line: l.line })) } });
+  };
+
+  const controller = new AbortController();
+  let cancelled = false;
+  const timer = setInterval(() => {
+    void (async () => {
+      await flush();
+      const r = await db.run.findUnique({ where: { id: runId }, select: { cancelRequested: true } });
+      if (r?.cancelRequested && !cancelled) {
+        cancelled = true;
+        controller.abort(new Error("cancelled by a user"));
+      }
+      if (!(await claimRun({ runId, workerId: options.workerId, staleMs }))) controller.abort(new Error("another worker took over this run"));
+    })().catch(() => undefined);
+  }, Math.min(options.heartbeatMs ?? 1_000, OUTPUT_FLUSH_MS * 4));
+
+  const hosts = await loadEngineHosts({
+    clusterId: run.clusterId,
+    definition,
+    onPinned: async (h, fingerprint) => {
+      await db.host.updateMany({ where: { id: h.id, hostKeyFingerprint: null }, data: { hostKeyFingerprint: fingerprint } });
+      await appendRunEvent({ runId, type: "host.key-pinned", hostId: h.id, data: { host: h.name, fingerprint } });
+    },
+  });
+  const hostByName = new Map(hosts.map((h) => [h.name, h]));
+  const failedHosts = new Set<string>();
+  let stopAll = false;
+
+  try {
+    for (const phase of plan.phases) {
+      if (stopAll || controller.signal.aborted) break;
+      await appendRunEvent({ runId, type: "phase.started", data: { phase: phase.id, title: phase.title } });
+      const results = await Promise.all(phase.steps.map((s) => runStep(s)));
+      await appendRunEvent({ runId, type: "phase.finished", data: { phase: phase.id } });
+      if (results.some((r) => r.failed && r.critical)) stopAll = true;
+    }
+  } finally {
+    clearInterval(timer);
+    await flush();
+    if (!options.executor) await executor.close();
+  }
+
+  // Whatever did not run is marked: cancelled after a cancel, skipped after a stop.
+  const leftover = cancelled ? "cancelled" : "skipped";
+  await db.step.updateMany({ where: { runId, status: { in: ["pending", "waiting"] } }, data: { status: leftover } });
+  const steps = await db.step.findMany({ where: { runId }, select: { status: true, hostId: true, title: true, error: true } });
+  const failed = steps.filter((s) => s.status === "failed");
+  const status = cancelled ? "cancelled" : failed.length || stopAll ? "failed" : "succeeded";
+  const failedHostNames = [...failedHosts];
+  await finishRun({
+    runId,
+    status,
+    summary: {
+      steps: steps.length,
+      done: steps.filter((s) => s.status === "done").length,
+      failed: failed.length,
+      failedHosts: failedHostNames,
+      message: status === "succeeded" ? `all ${hosts.length} hosts done` : status === "cancelled" ? "cancelled by a user" : `failed on ${failedHostNames.length} of ${hosts.length} hosts${failedHostNames.length ? `: ${failedHostNames.join(", ")}` : ""}`,
+    },
+  });
+  return status;
+
+  async function runStep(planned: PlannedStep): Promise<{ failed: boolean; critical: boolean }> {
+    const host = planned.host ? hostByName.get(planned.host) : undefined;
+    const critical = !host || host.role === "master";
+    const row = await db.step.findUniqueOrThrow({ where: { runId_key: { runId, key: planned.key } } });
+    if (row.status === "done" || row.status === "skipped") return { failed: false, critical };
+    if (row.status === "failed") {
+      if (host) failedHosts.add(host.name);
+      return { failed: true, critical };
+    }
+    if (controller.signal.aborted) return { failed: false, critical };
+    if (host && failedHosts.has(host.name)) {
+      await db.step.update({ where: { id: row.id }, data: { status: "skipped", error: `skipped: an earlier step failed on ${host.name}` } });
+      return { failed: false, critical };
+    }
+    const action = actions[planned.action];
+    const startedAt = new Date();
+    // pending, or running when a dead worker left it: all actions are safe to repeat.
+    const claimed = await db.step.updateMany({ where: { id: row.id, status: { in: ["pending", "running"] } }, data: { status: "running", attempts: { increment: 1 }, startedAt, finishedAt: null } });
+    if (claimed.count === 0) return { failed: false, critical };
+    await appendRunEvent({ runId, type: "step.started", stepId: row.id, hostId: host?.id, data: { key: planned.key, attempt: row.attempts + 1, resumed: row.status === "running" } });
+    const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(planned.timeoutMs)]);
+    let outcome: Awaited<ReturnType<NonNullable<typeof action>>>;
+    let exitCode: number | null = null;
+    try {
+      if (!action) throw new Error(`no action "${planned.action}" in this version of Bootdeck`);
+      outcome = await action({ runId, planned, host, hosts, executor, signal, emit: (type, data) => appendRunEvent({ runId, type, stepId: row.id, hostId: host?.id, data }).then(() => undefined) });
+    } catch (err) {
+      if (isSshError(err) && err.detail.kind === "command-failed") exitCode = err.detail.exitCode;
+      const message = err instanceof Error ? err.message : String(err);
+      outcome = { ok: false, error: message, hint: hintFor(message) };
+    }
+    const finishedAt = new Date();
+    const durationMs = finishedAt.getTime() - startedAt.getTime();
+    const output = (tails.get(planned.key) ?? []).join("\n") || null;
+    if (outcome.ok) {
+      await db.step.update({ where: { id: row.id }, data: { status: "done", finishedAt, output, error: null, hint: null, exitCode: 0 } });
+      await appendRunEvent({ runId, type: "step.finished", stepId: row.id, hostId: host?.id, data: { key: planned.key, durationMs, summary: outcome.summary, ...outcome.data } });
+      return { failed: false, critical };
+    }
+    const wasCancel = controller.signal.aborted && cancelled;
+    await db.step.update({
+      where: { id: row.id },
+      data: { status: wasCancel ? "cancelled" : "failed", finishedAt, output, error: outcome.error, hint: outcome.hint ?? null, exitCode },
+    });
+    await appendRunEvent({ runId, type: wasCancel ? "step.cancelled" : "step.failed", stepId: row.id, hostId: host?.id, data: { key: planned.key, durationMs, error: outcome.error, hint: outcome.hint, ...outcome.data } });
+    if (!wasCancel && host) failedHosts.add(host.name);
+    return { failed: !wasCancel, critical };
+  }
+}
