@@ -43,3 +43,18 @@ export function certificateDetails(pem: string, now: Date = new Date()): Certifi
 }
 
 export const isCertificatePath = (path: string): boolean => path.endsWith(".crt");
+
+/** The facts a reviewer compares between two renders of a certificate, one per line (for diffs). */
+export function certificateSummaryText(pem: string): string {
+  const d = certificateDetails(pem);
+  return [
+    `subject: ${d.subject}`,
+    `issuer: ${d.issuer}`,
+    ...d.altNames.map((n) => `san: ${n}`),
+    `notBefore: ${d.notBefore}`,
+    `notAfter: ${d.notAfter}`,
+    `key: ${d.keyType}${d.isCa ? " (CA)" : ""}`,
+    `serial: ${d.serialNumber}`,
+    `sha256: ${d.fingerprintSha256}`,
+  ].join("\n");
+}

@@ -8,7 +8,7 @@ import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
 import { newId } from "../ids";
 import { decryptSecret, encryptSecret } from "../secrets/cipher";
-import { certificateDetails, isCertificatePath, type CertificateDetails } from "./cert-details";
+import { certificateDetails, certificateSummaryText, isCertificatePath, type CertificateDetails } from "./cert-details";
 import { renderAssets } from "./render";
 import { assetTarball } from "./tarball";
 import { unifiedDiff } from "./text-diff";
@@ -130,6 +130,18 @@ export type AssetDiffEntry = {
   diff?: string;
 };
 
+/** Certificates are compared by their facts (names, SANs, validity), not their base64. */
+function textDiff(path: string, a: string, b: string): string | undefined {
+  if (isCertificatePath(path)) {
+    try {
+      return unifiedDiff(certificateSummaryText(a), certificateSummaryText(b), 20);
+    } catch {
+      // not parseable: fall back to the text
+    }
+  }
+  return unifiedDiff(a, b);
+}
+
 export async function diffAssetSets({ a, b }: { a: string; b: string }): Promise<{ from: AssetSetSummary; to: AssetSetSummary; entries: AssetDiffEntry[] }> {
   const [from, to] = await Promise.all([getAssetSet({ id: a }), getAssetSet({ id: b })]);
   if (from.clusterId !== to.clusterId) throw notFound("Asset set of the same cluster");
@@ -143,7 +155,7 @@ export async function diffAssetSets({ a, b }: { a: string; b: string }): Promise
     if (!y) return { path, status: "removed", sensitive: x.sensitive };
     const sensitive = x.sensitive || y.sensitive;
     if (x.sha256 === y.sha256) return { path, status: "unchanged", sensitive };
-    const diff = !sensitive && x.content !== undefined && y.content !== undefined ? unifiedDiff(x.content, y.content) : undefined;
+    const diff = !sensitive && x.content !== undefined && y.content !== undefined ? textDiff(path, x.content, y.content) : undefined;
     return { path, status: "changed", sensitive, ...(diff !== undefined ? { diff } : {}) };
   });
   const summary = ({ assets: _assets, ...s }: AssetSetView): AssetSetSummary => s;
