@@ -10,6 +10,7 @@ import { Redactor } from "./redact";
 import { Semaphore } from "./semaphore";
 import type { ExecOptions, ExecResult, HostTarget, OutputSink } from "./types";
 import { needsWrite, normaliseFiles, parseProbe, planApply, probeArgs, type FileSpec } from "./upload";
+import { dirsOf, EMPTY_TAR, openSftp, sftpWriteTemps } from "./upload-sftp";
 
 export type ExecutorOptions = {
   /** Commands in flight across all hosts (default 64). */
@@ -76,6 +77,32 @@ export class Executor {
     const tar = await plan.tar();
     await this.uploads.use(() => this.run(host, plan.argv, { ...opts, stdin: tar, quiet: true }));
     return { ...result, bytes: tar.length, execs: 2 };
+  }
+
+  /**
+   * The same upload over SFTP (root logins only). Kept to re-measure against the tar stream; see
+   * docs/ssh.md. Costs one exec more (mkdir) plus four SFTP round trips per file.
+   */
+  async uploadViaSftp(host: HostTarget, files: readonly FileSpec[], opts: Omit<ExecOptions, "stdin"> = {}): Promise<UploadResult> {
+    if (host.user !== "root") throw new Error("SFTP uploads need a root login (SFTP cannot use sudo); use upload()");
+    const step = opts.step ?? "";
+    const planned = normaliseFiles(files);
+    const probe = await this.run(host, probeArgs(planned), { ...opts, quiet: true });
+    const remote = parseProbe(probe.stdout, planned.length);
+    const changed = planned.filter((f, i) => needsWrite(f, remote[i] ?? { exists: false }));
+    const result = { host: host.id, step, written: changed.length, skipped: planned.length - changed.length, bytes: 0, execs: 1 };
+    if (changed.length === 0) return result;
+    const plan = planApply(changed);
+    await this.run(host, ["mkdir", "-p", "--", ...dirsOf(changed)], { ...opts, quiet: true });
+    const client = await this.client(host, opts.signal);
+    const sftp = await openSftp(client);
+    try {
+      await this.uploads.use(() => sftpWriteTemps(sftp, changed, plan.temps));
+    } finally {
+      sftp.end();
+    }
+    await this.run(host, plan.argv, { ...opts, stdin: EMPTY_TAR, quiet: true });
+    return { ...result, bytes: changed.reduce((n, f) => n + f.content.length, 0), execs: 3 };
   }
 
   /** Runs fn for every host with the executor's bounds; collects each host's result or classified error. */

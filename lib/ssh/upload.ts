@@ -101,7 +101,7 @@ export function checksumLine(sha256: string, file: string): string {
   return `${sha256}  ${file}`;
 }
 
-export type ApplyPlan = { argv: string[]; tar: () => Promise<Buffer> };
+export type ApplyPlan = { argv: string[]; temps: string[]; tar: () => Promise<Buffer> };
 
 export function planApply(files: readonly PlannedFile[], nonce = randomBytes(6).toString("hex")): ApplyPlan {
   const temps = files.map((f) => tempPathFor(f.path, nonce));
@@ -122,7 +122,7 @@ export function planApply(files: readonly PlannedFile[], nonce = randomBytes(6).
     ...temps,
   ];
   const tar = () => buildTar(files, temps);
-  return { argv, tar };
+  return { argv, temps, tar };
 }
 
 function buildTar(files: readonly PlannedFile[], temps: readonly string[]): Promise<Buffer> {
