@@ -30,6 +30,8 @@ export type ControllerManagerOptions = {
   leaderElect: boolean;
   nodeMonitorGraceSeconds: number;
   version: string;
+  /** --allocate-node-cidrs with --cluster-cidr: a /24 per node. */
+  clusterCidr?: string;
 };
 
 export function controllerManagerOptions(argv: readonly string[], log: Log): ControllerManagerOptions {
@@ -43,6 +45,8 @@ export function controllerManagerOptions(argv: readonly string[], log: Log): Con
       "service-account-private-key-file": "string",
       "leader-elect": "bool",
       "node-monitor-grace-period": "string",
+      "cluster-cidr": "string",
+      "allocate-node-cidrs": "bool",
       master: "string",
     },
     false,
@@ -60,6 +64,7 @@ export function controllerManagerOptions(argv: readonly string[], log: Log): Con
     leaderElect: flagBool(f, "leader-elect", true),
     nodeMonitorGraceSeconds: grace ? Number(grace[1]) : Number(process.env.BOOTDECK_LAB_NODE_GRACE ?? 40),
     version: process.env.BOOTDECK_LAB_K8S_VERSION ?? "v1.32.9",
+    clusterCidr: flagBool(f, "allocate-node-cidrs") ? f.values.get("cluster-cidr") : undefined,
   };
 }
 
@@ -378,6 +383,17 @@ export class ControllerManager {
   private async nodeLifecycle(): Promise<void> {
     const leases = new Map(this.list("leases").map((l) => [l.metadata.name, l]));
     const graceMs = this.opts.nodeMonitorGraceSeconds * 1000;
+    if (this.opts.clusterCidr) {
+      const [a = 10, b = 244] = (this.opts.clusterCidr.split("/")[0] ?? "").split(".").map(Number);
+      const used = new Set(this.list("nodes").map((n) => n.spec?.podCIDR).filter(Boolean));
+      for (const node of this.list("nodes").filter((n) => !n.spec?.podCIDR)) {
+        let third = 0;
+        while (used.has(`${a}.${b}.${third}.0/24`) && third < 255) third++;
+        const cidr = `${a}.${b}.${third}.0/24`;
+        used.add(cidr);
+        await this.client.patch(`/api/v1/nodes/${node.metadata.name}`, { spec: { podCIDR: cidr, podCIDRs: [cidr] } });
+      }
+    }
     for (const node of this.list("nodes")) {
       const ready = nodeReady(node);
       const heartbeat = Math.max(Date.parse(ready?.lastHeartbeatTime ?? 0) || 0, Date.parse(leases.get(node.metadata.name)?.spec?.renewTime ?? 0) || 0);
