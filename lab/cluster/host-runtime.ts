@@ -1,0 +1,52 @@
+// What a lab host needs to run the cluster stand-ins: this machine's Node and this repository,
+// bind-mounted read-only at /opt/bootdeck-lab, and the stand-in commands (systemctl, journalctl,
+// crictl) in /usr/local/bin. Called by lab.ts for each host root before the host starts. Test bed only.
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+export const LAB_RUNTIME = "/opt/bootdeck-lab";
+export const REPO_ROOT = path.resolve(__dirname, "..", "..");
+
+/** The command line (inside a host) that runs a stand-in component. */
+export function hostStandIn(component: string): string {
+  return `${LAB_RUNTIME}/node --import ${LAB_RUNTIME}/repo/node_modules/tsx/dist/loader.mjs ${LAB_RUNTIME}/repo/lab/cluster/main.ts ${component}`;
+}
+
+export function prepareHostRuntime(root: string): void {
+  const dir = path.join(root, LAB_RUNTIME.slice(1));
+  fs.mkdirSync(path.join(dir, "repo"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "node"), "");
+  execFileSync("mount", ["--bind", process.execPath, path.join(dir, "node")]);
+  execFileSync("mount", ["-o", "remount,bind,ro", path.join(dir, "node")]);
+  execFileSync("mount", ["--bind", REPO_ROOT, path.join(dir, "repo")]);
+  execFileSync("mount", ["-o", "remount,bind,ro", path.join(dir, "repo")]);
+  const bin = path.join(root, "usr/local/bin");
+  fs.mkdirSync(bin, { recursive: true });
+  for (const c of ["systemctl", "journalctl", "crictl"])
+    fs.writeFileSync(path.join(bin, c), `#!/bin/sh\n# bootdeck lab stand-in for ${c} (see docs/lab-cluster.md)\nexec ${hostStandIn(c)} "$@"\n`, { mode: 0o755 });
+}
+
+/** Starts the binary mirror for a lab (a detached process on the lab bridge); returns its base URL. */
+export function startMirror(labDir: string, gateway: string, port = 8780): string {
+  const log = fs.openSync(path.join(labDir, "mirror.log"), "a");
+  const child = spawn(process.execPath, ["--import", path.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs"), path.join(REPO_ROOT, "lab/cluster/mirror.ts"), gateway, String(port)], {
+    detached: true,
+    stdio: ["ignore", log, log],
+  });
+  child.unref();
+  fs.closeSync(log);
+  fs.writeFileSync(path.join(labDir, "mirror.pid"), String(child.pid));
+  return `http://${gateway}:${port}/kubernetes`;
+}
+
+export function stopMirror(labDir: string): void {
+  const f = path.join(labDir, "mirror.pid");
+  if (!fs.existsSync(f)) return;
+  const pid = Number(fs.readFileSync(f, "utf8"));
+  try {
+    if (pid > 0 && fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("lab/cluster/mirror.ts")) process.kill(pid, "SIGTERM");
+  } catch {
+    /* already gone */
+  }
+}
