@@ -5,6 +5,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { ensureBaseImage } from "./base-image";
+import { prepareHostRuntime, startMirror, stopMirror } from "./cluster/host-runtime";
 import {
   bridgeName,
   FIRST_HOST_OCTET,
@@ -121,6 +122,9 @@ export async function labUp(o: UpOptions): Promise<LabState> {
       writeState(state);
     }
     await Promise.all(state.hosts.map((h) => waitForSsh(h.address, h.port, 20_000)));
+    // lab cluster (issue 5): the binary mirror with the kubelet stand-in and kubectl, on the bridge.
+    state.mirrorUrl = startMirror(dir, gateway);
+    writeState(state);
     o.log(`lab "${name}" is up: ${state.hosts.length} hosts`);
     return state;
   } catch (err) {
@@ -137,6 +141,8 @@ function createHost(state: LabState, subnet: number, index: number, name: string
   const root = path.join(dir, "root");
   for (const d of [upper, work, root]) fs.mkdirSync(d, { recursive: true });
   run("mount", ["-t", "overlay", "overlay", "-o", `lowerdir=${state.image},upperdir=${upper},workdir=${work}`, root]);
+  // lab cluster (issue 5): Node and this repository read-only at /opt/bootdeck-lab, stand-in commands.
+  prepareHostRuntime(root);
 
   fs.writeFileSync(path.join(root, "etc/hostname"), `${name}\n`);
   fs.writeFileSync(path.join(root, "etc/hosts"), `${etcHosts}\n`);
@@ -246,6 +252,7 @@ export function labDown(name: string, log: Log): void {
   for (const m of mounts) if (!tryRun("umount", [m])) tryRun("umount", ["-l", m]);
   for (const ns of namespaces) tryRun("ip", ["netns", "del", ns]);
   if (tryRun("ip", ["link", "show", bridgeName(name)])) tryRun("ip", ["link", "del", bridgeName(name)]);
+  stopMirror(dir); // lab cluster (issue 5)
   fs.rmSync(dir, { recursive: true, force: true });
   if (namespaces.length || mounts.length) log(`lab "${name}" is down (${namespaces.length} hosts removed)`);
   else log(`lab "${name}" was not up; nothing left to clean`);

@@ -4,6 +4,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { defaultKubernetesVersion } from "../../lib/cluster/versions";
 
 export const LAB_RUNTIME = "/opt/bootdeck-lab";
 export const REPO_ROOT = path.resolve(__dirname, "..", "..");
@@ -37,7 +38,7 @@ export function startMirror(labDir: string, gateway: string, port = 8780): strin
   child.unref();
   fs.closeSync(log);
   fs.writeFileSync(path.join(labDir, "mirror.pid"), String(child.pid));
-  return `http://${gateway}:${port}/kubernetes`;
+  return `http://${gateway}:${port}/kubernetes/${defaultKubernetesVersion}`;
 }
 
 export function stopMirror(labDir: string): void {
