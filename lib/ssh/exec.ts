@@ -19,7 +19,8 @@ const KILL_GRACE_MS = 2_000;
  * and run through `sudo -n` for a non-root user (never prompts; a prompt becomes a classified error).
  */
 export function buildRemoteCommand(argv: readonly string[], user: string): string {
-  const wrapped = ["sh", "-c", RUN_WRAPPER, "bootdeck-run", shellCommand(argv)];
+  if (argv.length === 0) throw new QuoteError("cannot run an empty command");
+  const wrapped = ["sh", "-c", RUN_WRAPPER, "bootdeck-run", ...argv];
   const line = shellCommand(user === "root" ? wrapped : ["sudo", "-n", "--", ...wrapped]);
   // sshd hands the whole line to the login shell as one argument, and Linux caps one argument at
   // 128 KiB (MAX_ARG_STRLEN); past that the exec fails with an unhelpful error on the host.

@@ -93,7 +93,7 @@ export class Executor {
     const result = { host: host.id, step, written: changed.length, skipped: planned.length - changed.length, bytes: 0, execs: 1 };
     if (changed.length === 0) return result;
     const plan = planApply(changed);
-    await this.run(host, ["mkdir", "-p", "--", ...dirsOf(changed)], { ...opts, quiet: true });
+    await this.run(host, ["mkdir", "-p", "-m", "700", "--", ...dirsOf(plan.temps)], { ...opts, quiet: true });
     const client = await this.client(host, opts.signal);
     const sftp = await openSftp(client);
     try {

@@ -10,7 +10,7 @@ describe("golden scripts", () => {
     expect(RUN_WRAPPER).toMatchInlineSnapshot(`
       "echo "bootdeck-pid $$" >&2
       exec 3<&0
-      setsid sh -c "$1" bootdeck-step <&3 3<&- &
+      setsid "$@" <&3 3<&- &
       p=$!
       exec 3<&-
       stop() {
@@ -27,9 +27,9 @@ describe("golden scripts", () => {
 
   it("remote command for root and for a sudo user", () => {
     const root = buildRemoteCommand(["systemctl", "restart", "kubelet"], "root");
-    expect(root).toBe(`sh -c '${RUN_WRAPPER.replaceAll("'", `'\\''`)}' bootdeck-run 'systemctl restart kubelet'`);
+    expect(root).toBe(`sh -c '${RUN_WRAPPER.replaceAll("'", `'\\''`)}' bootdeck-run systemctl restart kubelet`);
     const sudo = buildRemoteCommand(["cat", "/etc/it's"], "deploy");
-    expect(sudo).toBe(`sudo -n -- sh -c '${RUN_WRAPPER.replaceAll("'", `'\\''`)}' bootdeck-run 'cat '\\''/etc/it'\\''\\'\\'''\\''s'\\'''`);
+    expect(sudo).toBe(`sudo -n -- sh -c '${RUN_WRAPPER.replaceAll("'", `'\\''`)}' bootdeck-run cat '/etc/it'\\''s'`);
   });
 
   it("kill command", () => {
@@ -69,27 +69,25 @@ describe("golden scripts", () => {
   it("upload apply", () => {
     expect(UPLOAD_APPLY).toMatchInlineSnapshot(`
       "set -eu
-      sums=$1; want=$2; nd=$3; nt=$4; shift 4
-      i=1
-      while [ "$i" -le "$nd" ]; do eval "d=\\\${$i}"; mkdir -p -- "$d"; i=$((i + 1)); done
-      on_temps() { c=$1; shift; shift $((nd + nt)); "$c" "$@"; }
-      rm_all() { rm -f -- "$@"; }
+      sums=$1; want=$2; stage=$3; nd=$4; nt=$5; shift 5
+      on_dirs() { c=$1; shift; n=$#; i=0
+        for a; do i=$((i + 1)); if [ "$i" -le "$nd" ]; then set -- "$@" "$a"; fi; done
+        shift "$n"; "$c" "$@"; }
+      on_temps() { c=$1; shift; shift "$nd"; "$c" "$@"; }
+      mkstages() { for d; do mkdir -p -m 700 -- "$d/$stage"; done; }
+      rmstages() { for d; do rm -rf -- "$d/$stage"; done; }
+      movein() { for d; do find "$d/$stage" -mindepth 1 -maxdepth 1 -exec mv -f -t "$d" -- {} +; rmdir -- "$d/$stage"; done; }
       sync_all() { sync -- "$@"; }
       stat_all() { stat --printf '%a %U:%G\\n' -- "$@"; }
-      fail() { on_temps rm_all "$@"; echo "bootdeck-upload: $msg" >&2; exit "$code"; }
+      fail() { on_dirs rmstages "$@"; echo "bootdeck-upload: $msg" >&2; exit "$code"; }
+      on_dirs mkstages "$@"
       if ! tar -x -f - -C / --same-owner --same-permissions; then msg="tar extraction failed"; code=90; fail "$@"; fi
       if ! printf '%s' "$sums" | sha256sum -c --quiet --strict - >&2; then msg="checksum mismatch after transfer"; code=91; fail "$@"; fi
       got=$(on_temps stat_all "$@")
       if [ "$got" != "$want" ]; then msg="mode/owner not as requested: wanted [$want] got [$got] (does the owner exist on this host?)"; code=92; fail "$@"; fi
       on_temps sync_all "$@"
-      j=1
-      while [ "$j" -le "$nt" ]; do
-        eval "f=\\\${$((nd + j))}; t=\\\${$((nd + nt + j))}"
-        mv -f -T -- "$t" "$f"
-        j=$((j + 1))
-      done
-      i=1
-      while [ "$i" -le "$nd" ]; do eval "d=\\\${$i}"; sync -- "$d"; i=$((i + 1)); done
+      on_dirs movein "$@"
+      on_dirs sync_all "$@"
       echo "bootdeck-upload: wrote $nt""
     `);
     const files = normaliseFiles([
@@ -100,22 +98,20 @@ describe("golden scripts", () => {
     const plan = planApply(files, "n0nce");
     expect(plan.argv.slice(4)).toEqual([
       [
-        "6959097001d10501ac7d54c0bdb8db61420f658f2922cc26e46d536119a31126  /etc/kubernetes/tls/.ca.crt.bootdeck-n0nce",
-        "2c70e12b7a0646f92279f427c7b38e7334d8e5389cff167a1dc30e73f826b683  /etc/kubernetes/tls/.ca.key.bootdeck-n0nce",
-        "\\62c66a7a5dd70c3146618063c344e531e6d4b59e379808443ce962b3abd63c5a  /etc/kubernetes/manifests/.x\\ny.yaml.bootdeck-n0nce",
+        "6959097001d10501ac7d54c0bdb8db61420f658f2922cc26e46d536119a31126  /etc/kubernetes/tls/.bootdeck-upload-n0nce/ca.crt",
+        "2c70e12b7a0646f92279f427c7b38e7334d8e5389cff167a1dc30e73f826b683  /etc/kubernetes/tls/.bootdeck-upload-n0nce/ca.key",
+        "\\62c66a7a5dd70c3146618063c344e531e6d4b59e379808443ce962b3abd63c5a  /etc/kubernetes/manifests/.bootdeck-upload-n0nce/x\\ny.yaml",
         "",
       ].join("\n"),
       "644 root:root\n600 root:root\n600 deploy:deploy",
+      ".bootdeck-upload-n0nce",
       "2",
       "3",
       "/etc/kubernetes/tls",
       "/etc/kubernetes/manifests",
-      "/etc/kubernetes/tls/ca.crt",
-      "/etc/kubernetes/tls/ca.key",
-      "/etc/kubernetes/manifests/x\ny.yaml",
-      "/etc/kubernetes/tls/.ca.crt.bootdeck-n0nce",
-      "/etc/kubernetes/tls/.ca.key.bootdeck-n0nce",
-      "/etc/kubernetes/manifests/.x\ny.yaml.bootdeck-n0nce",
+      "/etc/kubernetes/tls/.bootdeck-upload-n0nce/ca.crt",
+      "/etc/kubernetes/tls/.bootdeck-upload-n0nce/ca.key",
+      "/etc/kubernetes/manifests/.bootdeck-upload-n0nce/x\ny.yaml",
     ]);
   });
 });

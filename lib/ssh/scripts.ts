@@ -2,15 +2,16 @@
 // the texts are pinned by golden tests (scripts.test.ts) so any change shows up in review.
 
 /**
- * Runs "$1" (the quoted command line) in its own session so cancellation can stop the whole process
+ * Runs its arguments (the command's argv) in a new session so cancellation can stop the whole process
  * tree: on TERM/HUP/INT the group gets TERM, then KILL after ~1 s. The wrapper announces its pid on the
  * first stderr line (the executor strips it) because sshd refuses "signal" requests for root logins
  * (no privilege-separated child); cancelling then sends `kill -TERM PID` over a second channel.
  * stdin is handed over explicitly because a background job's stdin would otherwise be /dev/null.
+ * The argv is passed as positional parameters, so it is quoted once and costs no extra shell.
  */
 export const RUN_WRAPPER = `echo "bootdeck-pid $$" >&2
 exec 3<&0
-setsid sh -c "$1" bootdeck-step <&3 3<&- &
+setsid "$@" <&3 3<&- &
 p=$!
 exec 3<&-
 stop() {
@@ -40,32 +41,32 @@ if [ "$#" -gt 0 ]; then
 fi`;
 
 /**
- * Upload apply: reads one tar stream on stdin holding the new contents at temporary names next to their
- * targets (mode and owner in the tar headers), verifies every SHA-256, checks mode and owner, fsyncs the
- * temporaries, renames each over its target, then fsyncs the directories.
- * Arguments: SUMS EXPECTED_STAT ND NT, then ND directories, NT targets, NT temporaries.
+ * Upload apply: reads one tar stream on stdin holding the new contents in a fresh staging directory
+ * inside each target directory (same filesystem, so renames are atomic; mode and owner in the tar
+ * headers), verifies every SHA-256, checks mode and owner, fsyncs the files, then moves each staging
+ * directory's files over their targets with one `mv -t` per directory (rename(2) per file, no process
+ * per file), removes the staging directories and fsyncs the target directories.
+ * Arguments: SUMS EXPECTED_STAT STAGE_NAME ND NT, then ND directories, NT temporaries.
  * Exit 90: tar failed; 91: checksum mismatch; 92: mode/owner mismatch (owner missing on the host).
  */
 export const UPLOAD_APPLY = `set -eu
-sums=$1; want=$2; nd=$3; nt=$4; shift 4
-i=1
-while [ "$i" -le "$nd" ]; do eval "d=\\\${$i}"; mkdir -p -- "$d"; i=$((i + 1)); done
-on_temps() { c=$1; shift; shift $((nd + nt)); "$c" "$@"; }
-rm_all() { rm -f -- "$@"; }
+sums=$1; want=$2; stage=$3; nd=$4; nt=$5; shift 5
+on_dirs() { c=$1; shift; n=$#; i=0
+  for a; do i=$((i + 1)); if [ "$i" -le "$nd" ]; then set -- "$@" "$a"; fi; done
+  shift "$n"; "$c" "$@"; }
+on_temps() { c=$1; shift; shift "$nd"; "$c" "$@"; }
+mkstages() { for d; do mkdir -p -m 700 -- "$d/$stage"; done; }
+rmstages() { for d; do rm -rf -- "$d/$stage"; done; }
+movein() { for d; do find "$d/$stage" -mindepth 1 -maxdepth 1 -exec mv -f -t "$d" -- {} +; rmdir -- "$d/$stage"; done; }
 sync_all() { sync -- "$@"; }
 stat_all() { stat --printf '%a %U:%G\\n' -- "$@"; }
-fail() { on_temps rm_all "$@"; echo "bootdeck-upload: $msg" >&2; exit "$code"; }
+fail() { on_dirs rmstages "$@"; echo "bootdeck-upload: $msg" >&2; exit "$code"; }
+on_dirs mkstages "$@"
 if ! tar -x -f - -C / --same-owner --same-permissions; then msg="tar extraction failed"; code=90; fail "$@"; fi
 if ! printf '%s' "$sums" | sha256sum -c --quiet --strict - >&2; then msg="checksum mismatch after transfer"; code=91; fail "$@"; fi
 got=$(on_temps stat_all "$@")
 if [ "$got" != "$want" ]; then msg="mode/owner not as requested: wanted [$want] got [$got] (does the owner exist on this host?)"; code=92; fail "$@"; fi
 on_temps sync_all "$@"
-j=1
-while [ "$j" -le "$nt" ]; do
-  eval "f=\\\${$((nd + j))}; t=\\\${$((nd + nt + j))}"
-  mv -f -T -- "$t" "$f"
-  j=$((j + 1))
-done
-i=1
-while [ "$i" -le "$nd" ]; do eval "d=\\\${$i}"; sync -- "$d"; i=$((i + 1)); done
+on_dirs movein "$@"
+on_dirs sync_all "$@"
 echo "bootdeck-upload: wrote $nt"`;

@@ -33,6 +33,6 @@ export async function sftpWriteTemps(sftp: SFTPWrapper, files: readonly PlannedF
   );
 }
 
-export function dirsOf(files: readonly PlannedFile[]): string[] {
-  return [...new Set(files.map((f) => path.dirname(f.path)))];
+export function dirsOf(paths: readonly string[]): string[] {
+  return [...new Set(paths.map((p) => path.dirname(p)))];
 }

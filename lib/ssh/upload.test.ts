@@ -41,7 +41,7 @@ describe("planning", () => {
   });
 
   it("puts temporaries next to their target and escapes odd names for sha256sum -c", () => {
-    expect(tempPathFor("/etc/kubernetes/admin.conf", "ab12")).toBe("/etc/kubernetes/.admin.conf.bootdeck-ab12");
+    expect(tempPathFor("/etc/kubernetes/admin.conf", "ab12")).toBe("/etc/kubernetes/.bootdeck-upload-ab12/admin.conf");
     expect(checksumLine(H("c"), "/a b")).toBe(`${H("c")}  /a b`);
     expect(checksumLine(H("c"), "/a\\b\nc")).toBe(`\\${H("c")}  /a\\\\b\\nc`);
   });

@@ -89,10 +89,11 @@ export function needsWrite(f: PlannedFile, remote: RemoteFileState): boolean {
   return !remote.exists || remote.sha256 !== f.sha256 || remote.mode !== f.mode || remote.owner !== f.owner;
 }
 
-/** Temporary sibling name: same directory (so rename is atomic), hidden, unique per upload. */
+/** Staging directory name inside each target directory (same filesystem: rename is atomic). */
+export const stageName = (nonce: string) => `.bootdeck-upload-${nonce}`;
+
 export function tempPathFor(target: string, nonce: string): string {
-  const base = path.basename(target).slice(0, 100);
-  return path.join(path.dirname(target), `.${base}.bootdeck-${nonce}`);
+  return path.join(path.dirname(target), stageName(nonce), path.basename(target));
 }
 
 // sha256sum -c format; names holding a backslash or newline are escaped and the line starts with "\".
@@ -115,10 +116,10 @@ export function planApply(files: readonly PlannedFile[], nonce = randomBytes(6).
     "bootdeck-upload",
     sums,
     want,
+    stageName(nonce),
     String(dirs.length),
     String(files.length),
     ...dirs,
-    ...files.map((f) => f.path),
     ...temps,
   ];
   const tar = () => buildTar(files, temps);
