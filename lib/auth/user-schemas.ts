@@ -12,7 +12,7 @@ export const displayNameSchema = z
   .trim()
   .min(1, "is required")
   .max(64, "must be at most 64 characters")
-  .regex(/^[^\p{Cc}\p{Cf}<>]*$/u, "may not contain control characters or < >");
+  .regex(/^[^\p{Cc}\p{Cf}\p{Cs}<>]*$/u, "may not contain control characters or < >");
 export const roleSchema = z.enum(roles);
 
 export const createUserBody = z.strictObject({

@@ -64,11 +64,40 @@ export async function readJson<S extends z.ZodType>(req: Request, schema: S, lim
   } catch {
     throw new AppError(400, "bad_json", "The request body is not valid JSON");
   }
+  const bad = badText(data);
+  if (bad) throw new AppError(400, "bad_text", `The request contains ${bad}`);
   const parsed = schema.safeParse(data);
   if (!parsed.success)
     throw new ValidationError(parsed.error.issues.map((i) => ({ path: i.path.map(String).join(".") || "(body)", message: i.message })));
   return parsed.data;
 }
+
+/**
+ * Text no field may carry: NUL characters (C strings and SQLite tools cut at them) and lone UTF-16
+ * surrogates (not valid Unicode; they cannot be stored or logged faithfully).
+ */
+function badText(data: unknown, depth = 0): string | undefined {
+  if (typeof data === "string") {
+    if (data.includes("\u0000")) return "a NUL character";
+    if (!isWellFormed(data)) return "text that is not valid Unicode (a lone surrogate)";
+    return undefined;
+  }
+  if (depth > 64) return "too deeply nested data";
+  if (Array.isArray(data)) {
+    for (const v of data) {
+      const b = badText(v, depth + 1);
+      if (b) return b;
+    }
+  } else if (data && typeof data === "object") {
+    for (const [k, v] of Object.entries(data)) {
+      const b = badText(k, depth + 1) ?? badText(v, depth + 1);
+      if (b) return b;
+    }
+  }
+  return undefined;
+}
+
+const isWellFormed = (s: string): boolean => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
 
 export async function readText(req: Request, limit = defaultBodyLimit): Promise<string> {
   const declared = Number(req.headers.get("content-length") ?? "0");

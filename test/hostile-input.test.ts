@@ -1,0 +1,236 @@
+// The hostile-input corpus against every mutating API route, as an admin with a valid CSRF token
+// (the most trusting path): XSS payloads, path traversal, SQL-ish strings, control and odd unicode,
+// NUL, oversized and malformed bodies. Every answer is a clear 2xx or 4xx (never a 500), errors are
+// JSON with a code, and nothing unsanitised lands in the fields the UI and the hosts rely on.
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { utils } from "ssh2";
+import { stringify } from "yaml";
+import { exampleDefinition } from "../lib/cluster/example";
+import { createCluster } from "../lib/clusters/repository";
+import { getDb } from "../lib/db/client";
+import { createRun } from "../lib/engine/runs";
+import { auditCsv } from "../lib/audit/query";
+import { Forbidden } from "../components/forbidden";
+import { createTempDb, type TempDb } from "./temp-db";
+import { call, createActor, listApiRoutes, methods, signIn, type Actor, type Handler, type Method, type Signed } from "./http-helpers";
+
+export const hostileStrings: string[] = [
+  "<script>alert(1)</script>",
+  '"><img src=x onerror=alert(1)>',
+  "javascript:alert(document.cookie)",
+  "<svg/onload=alert(1)>",
+  "../../../../etc/passwd",
+  "..\\..\\..\\windows\\win.ini",
+  "/etc/shadow",
+  "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+  "name/../../x",
+  `'; DROP TABLE "User"; --`,
+  "' OR '1'='1",
+  "1; SELECT * FROM Credential",
+  "admin\u0000evil",
+  "\u0000",
+  "\u202eevil\u202c",
+  "zero\u200bwidth",
+  "🦄💥",
+  "ＡＤＭＩＮ",
+  "e\u0301\u0301\u0301\u0301",
+  "\ud800",
+  "a\r\nSet-Cookie: x=1",
+  "{{7*7}}${7*7}",
+  "$(reboot)`id`",
+  "--help",
+  "__proto__",
+  "A".repeat(100_000),
+  "",
+  "   ",
+];
+
+const key = utils.generateKeyPairSync("ed25519").private;
+const def = (patch: (d: ReturnType<typeof exampleDefinition>) => void) => {
+  const d = exampleDefinition({ name: "hostile", hosts: 2 });
+  patch(d);
+  return d;
+};
+
+/** Per route method: bodies carrying a hostile string in each field that matters. A mutating route without a template fails. */
+export const templates: Record<string, (s: string) => unknown[]> = {
+  "POST /api/auth/login": (s) => [{ username: s, password: s }, { username: "admin", password: s }],
+  "POST /api/auth/logout": (s) => [{ note: s }],
+  "POST /api/clusters": (s) => [
+    { definition: def((d) => (d.metadata.name = s)), secrets: { "admin-key": { privateKey: key } } },
+    { definition: def((d) => (d.spec.hosts[0]!.name = s)), secrets: { "admin-key": { privateKey: key } } },
+    { definition: def((d) => (d.spec.hosts[0]!.address = s)), secrets: { "admin-key": { privateKey: key } } },
+    { definition: def((d) => (d.spec.credentials![0]!.name = s)), secrets: { [s]: { privateKey: key } } },
+    { definition: def((d) => (d.spec.binaries.baseUrl = s)), secrets: { "admin-key": { privateKey: key } } },
+    { definition: def(() => {}), secrets: { "admin-key": { privateKey: s, passphrase: s } } },
+  ],
+  "PUT /api/clusters/:id": (s) => [
+    { definition: def((d) => ((d.metadata.name = "target"), (d.spec.hosts[1]!.name = s))), secrets: {} },
+    { definition: def((d) => ((d.metadata.name = "target"), (d.spec.ssh.user = s))), secrets: {} },
+    { definition: s, secrets: {} },
+  ],
+  "DELETE /api/clusters/:id": (s) => [{ confirmName: s }],
+  "POST /api/clusters/import": (s) => [
+    { yaml: s, secrets: {} },
+    { yaml: stringify(def((d) => (d.metadata.name = s))), secrets: {} },
+    { yaml: `metadata:\n  name: ${s}\n`, secrets: {}, replace: true },
+  ],
+  "POST /api/clusters/:id/assets": (s) => [{ keyType: s }, { caValidityDays: s }, { importedCa: { certPem: s, keyPem: s } }],
+  "POST /api/users": (s) => [
+    { username: s, role: "support" },
+    { username: "hostile-display", displayName: s, role: "support" },
+    { username: "hostile-role", role: s },
+  ],
+  "PATCH /api/users/:id": (s) => [{ displayName: s }, { role: s }, { disabled: s }],
+  "POST /api/users/:id/password": (s) => [{ password: s }],
+  "POST /api/clusters/:id/runs": (s) => [{ type: s }],
+  // Start and cancel read no body; they run against a finished run (409), so no host is contacted.
+  "POST /api/runs/:id/start": (s) => [{ note: s }],
+  "POST /api/runs/:id/cancel": (s) => [{ note: s }],
+};
+
+/** Routes that read no body: a malformed one changes nothing about their answer. */
+const bodyless = new Set(["POST /api/auth/logout", "POST /api/runs/:id/start", "POST /api/runs/:id/cancel"]);
+
+/** Bodies that are wrong as a whole. */
+const structural: { name: string; body: string; expect: number[] }[] = [
+  { name: "not JSON", body: "{", expect: [400] },
+  { name: "JSON array", body: "[]", expect: [400, 422] },
+  { name: "JSON null", body: "null", expect: [400, 422] },
+  { name: "JSON string", body: '"x"', expect: [400, 422] },
+  { name: "deep nesting", body: `${"[".repeat(10_000)}${"]".repeat(10_000)}`, expect: [400, 413, 422] },
+  { name: "prototype pollution", body: '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}', expect: [400, 422] },
+  { name: "oversized (4 MiB)", body: JSON.stringify({ pad: "x".repeat(4 * 1024 * 1024) }), expect: [413] },
+];
+
+let db: TempDb;
+let admin: Actor;
+let signed: Signed;
+const ids: Record<string, string> = {};
+type Entry = { key: string; method: Method; path: string; params: string[]; handler: Handler };
+const entries: Entry[] = [];
+for (const r of listApiRoutes()) {
+  const mod = (await import(r.file)) as Record<string, unknown>;
+  for (const m of methods) if (m !== "GET" && typeof mod[m] === "function") entries.push({ key: `${m} ${r.path}`, method: m, path: r.path, params: r.params, handler: mod[m] as Handler });
+}
+const caseCount = entries.reduce((n, e) => n + (templates[e.key]?.("x").length ?? 0) * hostileStrings.length + structural.length, 0);
+const templateCount = entries.reduce((n, e) => n + (templates[e.key]?.("x").length ?? 0), 0);
+
+beforeAll(async () => {
+  db = await createTempDb();
+  admin = await createActor("admin");
+  signed = await signIn(admin);
+  ids.cluster = (await createCluster({ definition: exampleDefinition({ name: "target", hosts: 2 }), secrets: { "admin-key": { privateKey: key } } })).id;
+  ids.user = (await createActor("support", "target-user")).userId;
+  ids.run = await createRun({ clusterId: ids.cluster, type: "check", plan: { runType: "check", phases: [] } as unknown as Parameters<typeof createRun>[0]["plan"] });
+  await getDb().run.update({ where: { id: ids.run }, data: { status: "succeeded", finishedAt: new Date() } });
+  console.log(`hostile corpus: ${hostileStrings.length} strings × ${templateCount} field templates over ${entries.length} mutating route methods + ${structural.length} malformed bodies each = ${caseCount} requests`);
+});
+afterAll(async () => {
+  // Give any render job started by an accepted body a moment to finish before the database goes.
+  await new Promise((r) => setTimeout(r, 500));
+  await db?.cleanup();
+});
+
+function paramsFor(e: Entry): Record<string, string> {
+  const resource = e.path.split("/")[2];
+  return Object.fromEntries(e.params.map((p) => [p, p === "id" ? (resource === "users" ? ids.user! : resource === "runs" ? ids.run! : ids.cluster!) : "x"]));
+}
+
+async function send(e: Entry, body: string): Promise<{ status: number; json: unknown }> {
+  // Sign-in is rate limited per address: give each request its own so the corpus reaches the handler.
+  const res = await call(e.handler, { method: e.method, path: e.path, params: paramsFor(e), signed: e.path.startsWith("/api/auth/") ? undefined : signed, body, headers: { "x-forwarded-for": `198.51.100.${Math.floor(Math.random() * 250)}` } });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json };
+}
+
+test("every mutating route method has a hostile-input template", () => {
+  expect(entries.filter((e) => !(e.key in templates)).map((e) => e.key)).toEqual([]);
+});
+
+describe.each(entries)("$key", (e) => {
+  test("hostile strings in every field: 2xx or a clear 4xx, never a 500", async () => {
+    const bad: string[] = [];
+    for (const s of hostileStrings)
+      for (const body of templates[e.key]?.(s) ?? []) {
+        const r = await send(e, JSON.stringify(body));
+        const clear = r.status < 300 || (r.status >= 400 && r.status < 500 && typeof (r.json as { error?: { code?: unknown } })?.error?.code === "string");
+        if (!clear) bad.push(`${r.status} for ${JSON.stringify(s).slice(0, 40)}`);
+      }
+    expect(bad).toEqual([]);
+  });
+
+  test.each(structural)("malformed body: $name", async ({ body, expect: allowed }) => {
+    const r = await send(e, body);
+    if (bodyless.has(e.key)) expect(r.status).toBeLessThan(500); // reads no body
+
+    else expect(allowed).toContain(r.status);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe("nothing unsanitised is stored where it matters", () => {
+  test("user names and display names", async () => {
+    for (const u of await getDb().user.findMany()) {
+      expect(u.username).toMatch(/^[a-z][a-z0-9._-]{1,31}$/);
+      expect(u.displayName).not.toMatch(/[<>\u0000-\u001f\u007f\u200b\u202e]/);
+    }
+  });
+
+  test("cluster, host and credential names; host addresses", async () => {
+    const dns = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
+    for (const c of await getDb().cluster.findMany({ include: { hosts: true, credentials: true } })) {
+      expect(c.name).toMatch(dns);
+      for (const h of c.hosts) {
+        expect(h.name).toMatch(dns);
+        expect(h.address).toMatch(/^[a-z0-9.:-]+$/i);
+        expect(h.address).not.toContain("..");
+      }
+      for (const cr of c.credentials) expect(cr.name).not.toMatch(/[/\\<>\u0000]|\.\./);
+    }
+  });
+});
+
+describe("rendered inert in the UI", () => {
+  test("React escapes a payload in text", () => {
+    const html = renderToStaticMarkup(createElement(Forbidden, { role: '<script>alert(1)</script>"><img src=x onerror=alert(1)>', what: "x" }));
+    expect(html).not.toContain("<script>");
+    expect(html).not.toContain("<img");
+    expect(html).toContain("&lt;script&gt;");
+  });
+
+  test("no dangerouslySetInnerHTML, innerHTML, eval or new Function in the app's code", () => {
+    const root = path.resolve(__dirname, "..");
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const f of readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, f.name);
+        if (f.isDirectory()) walk(p);
+        else if (/\.(tsx?|jsx?)$/.test(f.name) && !/\.test\.tsx?$/.test(f.name)) {
+          const t = readFileSync(p, "utf8");
+          if (/dangerouslySetInnerHTML|\.innerHTML\s*=|\beval\(|new Function\(/.test(t)) offenders.push(path.relative(root, p));
+        }
+      }
+    };
+    for (const d of ["app", "components"]) walk(path.join(root, d));
+    expect(offenders).toEqual([]);
+  });
+
+  test("CSV exports neutralise spreadsheet formulas", () => {
+    const csv = auditCsv([{ id: 1, at: "2026-01-01T00:00:00.000Z", userId: null, username: "=HYPERLINK(\"http://x\")", action: "+cmd", target: "@SUM(A1)", ip: "-1", details: {} }]);
+    const row = csv.split("\r\n")[1]!;
+    expect(row).toContain(`"'=HYPERLINK(""http://x"")"`);
+    expect(row).toContain("'+cmd");
+    expect(row).toContain("'@SUM(A1)");
+  });
+});
