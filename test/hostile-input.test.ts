@@ -70,7 +70,7 @@ export const templates: Record<string, (s: string) => unknown[]> = {
   ],
   "PUT /api/clusters/:id": (s) => [
     { definition: def((d) => ((d.metadata.name = "target"), (d.spec.hosts[1]!.name = s))), secrets: {} },
-    { definition: def((d) => ((d.metadata.name = "target"), (d.spec.ssh.user = s))), secrets: {} },
+    { definition: def((d) => ((d.metadata.name = "target"), (d.spec.ssh!.user = s))), secrets: {} },
     { definition: s, secrets: {} },
   ],
   "DELETE /api/clusters/:id": (s) => [{ confirmName: s }],
