@@ -18,6 +18,8 @@ const schema = z.object({
   /** The first admin's password for `bootdeck setup`; generated and printed once when unset. */
   BOOTDECK_ADMIN_PASSWORD: z.string().min(10, "must be at least 10 characters").max(256).optional(),
   BOOTDECK_SECURE_COOKIES: z.enum(["auto", "always", "never"]).default("auto"),
+  /** "off" when separate `bootdeck worker` processes run the engine instead of the dashboard. */
+  BOOTDECK_ENGINE: z.enum(["on", "off"]).default("on"),
   NODE_ENV: z.string().default("development"),
 });
 

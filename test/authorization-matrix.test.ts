@@ -8,12 +8,15 @@ import { createCluster } from "../lib/clusters/repository";
 import type { Role } from "../lib/auth/roles";
 import { getDb } from "../lib/db/client";
 import { newId } from "../lib/ids";
+import { appendRunEvent } from "../lib/engine/events";
+import { createRun } from "../lib/engine/runs";
 import { createTempDb, type TempDb } from "./temp-db";
 import { call, createActor, listApiRoutes, methods, signIn, type Actor, type Handler, type Method } from "./http-helpers";
 
 type Rule = "public" | readonly Role[];
 const ALL: readonly Role[] = ["admin", "lead", "support"];
 const ADMIN: readonly Role[] = ["admin"];
+const RUNNERS: readonly Role[] = ["admin", "lead"];
 
 /** Who may call what. "public" = no session needed (sign-in, sign-out). */
 export const rules: Record<string, Rule> = {
@@ -34,6 +37,12 @@ export const rules: Record<string, Rule> = {
   "GET /api/clusters/:id/assets/:setId/download": ALL,
   "GET /api/clusters/:id/assets/jobs/:jobId": ALL,
   "POST /api/clusters/import": ADMIN,
+  "GET /api/clusters/:id/runs": ALL,
+  "POST /api/clusters/:id/runs": RUNNERS,
+  "GET /api/runs/:id": ALL,
+  "GET /api/runs/:id/events": ALL,
+  "POST /api/runs/:id/start": RUNNERS,
+  "POST /api/runs/:id/cancel": RUNNERS,
   "GET /api/users": ADMIN,
   "POST /api/users": ADMIN,
   "GET /api/users/:id": ADMIN,
@@ -77,6 +86,10 @@ beforeAll(async () => {
   fixtures.user = (await createActor("support", "victim")).userId;
   fixtures.setId = newId("as");
   await getDb().assetSet.create({ data: { id: fixtures.setId, clusterId: fixtures.cluster, version: 1 } });
+  // A finished run: its event stream replays and ends, and start/cancel answer 409, never touching a host.
+  fixtures.run = await createRun({ clusterId: fixtures.cluster, type: "check", plan: { runType: "check", phases: [] } });
+  await getDb().run.update({ where: { id: fixtures.run }, data: { status: "succeeded", finishedAt: new Date() } });
+  await appendRunEvent({ runId: fixtures.run, type: "run.finished", data: { status: "succeeded" } });
   const plain = entries.filter((e) => !e.query).length;
   console.log(
     `authorization matrix: ${routes.length} route files, ${plain} route methods + ${entries.length - plain} query variants = ${entries.length} rows × ${actors.length} actors (admin, lead, support, signed out) = ${entries.length * actors.length} cases`,
@@ -88,7 +101,7 @@ afterAll(async () => db?.cleanup());
 function paramsFor(path: string, params: string[]): Record<string, string> {
   const resource = path.split("/")[2];
   const ids: Record<string, string | undefined> = {
-    id: resource === "clusters" ? fixtures.cluster : resource === "users" ? fixtures.user : undefined,
+    id: resource === "clusters" ? fixtures.cluster : resource === "users" ? fixtures.user : resource === "runs" ? fixtures.run : undefined,
     setId: fixtures.setId,
     jobId: "rj_AAAAAAAAAAAAAAAA", // well-formed, unknown: 404 when allowed
   };
@@ -128,6 +141,7 @@ export const pageRules: Record<string, PageRule> = {
   "/clusters/:id": "signed-in",
   "/clusters/:id/assets": "signed-in",
   "/clusters/:id/edit": { permission: "cluster:write" },
+  "/clusters/:id/runs/:runId": "signed-in",
   "/clusters/import": { permission: "cluster:write" },
   "/clusters/new": { permission: "cluster:write" },
   "/users": { permission: "user:manage" },

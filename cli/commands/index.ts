@@ -4,6 +4,7 @@ import { exportCommand } from "./export";
 import { importCommand } from "./import";
 import { setup } from "./setup";
 import { validate } from "./validate";
+import { worker } from "./worker";
 import { lab } from "./lab";
 import { render } from "./render";
 import { user } from "./user";
@@ -14,6 +15,7 @@ export const commands: Record<string, Command> = {
   import: importCommand,
   setup,
   validate,
+  worker,
   lab,
   render,
   user,

@@ -8,6 +8,7 @@ import type { ClusterView } from "@/lib/clusters/repository";
 import { queryKeys } from "@/lib/clusters/schemas";
 import { api, ApiError } from "../api-client";
 import { useCan } from "../current-user";
+import { ClusterRuns } from "../runs/cluster-runs";
 
 export function ClusterDetail({ id }: { id: string }) {
   const q = useQuery({ queryKey: queryKeys.cluster(id), queryFn: () => api<ClusterView>(`/api/clusters/${id}`) });
@@ -96,6 +97,7 @@ export function ClusterDetail({ id }: { id: string }) {
           ))}
         </ul>
       </section>
+      <ClusterRuns clusterId={c.id} />
       {canWrite && <DeleteCluster id={c.id} name={c.name} />}
     </div>
   );

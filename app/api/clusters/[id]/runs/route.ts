@@ -1,0 +1,17 @@
+import { recordAudit } from "@/lib/audit/record";
+import { clusterIdParams } from "@/lib/clusters/schemas";
+import { planRun } from "@/lib/engine/plan-run";
+import { listClusterRuns } from "@/lib/engine/queries";
+import { createRunBody } from "@/lib/engine/schemas";
+import { json, readJson, route } from "@/lib/http/route";
+
+// GET /api/clusters/:id/runs — run history, newest first.
+export const GET = route({ permission: "cluster:read", params: clusterIdParams }, async ({ params }) => json({ runs: await listClusterRuns({ clusterId: params.id }) }));
+
+// POST /api/clusters/:id/runs — plan a run; it starts only when confirmed.
+export const POST = route({ permission: "run:start", params: clusterIdParams }, async ({ req, params, user, ip }) => {
+  const body = await readJson(req, createRunBody);
+  const runId = await planRun({ clusterId: params.id, type: body.type, createdById: user.id });
+  await recordAudit({ action: "run.plan", userId: user.id, username: user.username, ip, target: runId, details: { clusterId: params.id, type: body.type } });
+  return json({ id: runId }, { status: 201 });
+});

@@ -1,0 +1,21 @@
+import { getEngineWorker } from "../../lib/engine/worker";
+import type { Command } from "./command";
+
+export const worker: Command = {
+  summary: "run the engine without the dashboard (for deployments with BOOTDECK_ENGINE=off)",
+  async run(argv) {
+    if (argv.includes("--help")) {
+      console.log("Usage: bootdeck worker\n\nRuns started runs and resumes runs whose worker stopped, against the same database as the dashboard.");
+      return 0;
+    }
+    const w = getEngineWorker();
+    w.start();
+    console.log(`engine worker ${w.workerId} is running; Ctrl-C stops it (its runs resume on the next worker)`);
+    await new Promise<void>((resolve) => {
+      process.once("SIGINT", resolve);
+      process.once("SIGTERM", resolve);
+    });
+    w.stop();
+    return 0;
+  },
+};

@@ -1,0 +1,63 @@
+"use client";
+// Applies a run's Server-Sent Events to its react-query snapshot. EventSource reconnects by itself
+// and resends Last-Event-ID, so nothing is lost; a gap in the sequence (or an error) refetches the
+// snapshot instead of guessing.
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
+import type { RunView, StepView } from "@/lib/engine/queries";
+import { runQueryKeys } from "@/lib/engine/schemas";
+
+type Event = { seq: number; type: string; stepId: string | null; data: Record<string, unknown>; at: string };
+
+function applyEvent(run: RunView, e: Event): RunView {
+  const patchStep = (patch: Partial<StepView>) => ({ ...run, steps: run.steps.map((s) => (s.id === e.stepId ? { ...s, ...patch } : s)) });
+  const next = { ...run, lastSeq: e.seq };
+  switch (e.type) {
+    case "run.started":
+      return { ...next, status: "running", startedAt: e.at };
+    case "run.cancel-requested":
+      return { ...next, cancelRequested: true };
+    case "run.finished":
+      return { ...next, status: String(e.data.status), finishedAt: e.at, summary: (e.data.summary as RunView["summary"]) ?? null };
+    case "step.started":
+      return { ...patchStep({ status: "running", startedAt: e.at, finishedAt: null, attempts: Number(e.data.attempt ?? 1) }), lastSeq: e.seq };
+    case "step.finished":
+      return { ...patchStep({ status: "done", finishedAt: e.at, error: null, hint: null }), lastSeq: e.seq };
+    case "step.failed":
+      return { ...patchStep({ status: "failed", finishedAt: e.at, error: String(e.data.error ?? ""), hint: (e.data.hint as string | undefined) ?? null }), lastSeq: e.seq };
+    case "step.cancelled":
+      return { ...patchStep({ status: "cancelled", finishedAt: e.at }), lastSeq: e.seq };
+    default:
+      return next;
+  }
+}
+
+export function useRunEvents(runId: string, enabled: boolean): void {
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    if (!enabled) return;
+    const key = runQueryKeys.run(runId);
+    const snapshot = queryClient.getQueryData<RunView>(key);
+    const source = new EventSource(`/api/runs/${runId}/events?after=${snapshot?.lastSeq ?? 0}`);
+    const onMessage = (msg: MessageEvent<string>) => {
+      const e = JSON.parse(msg.data) as Event;
+      let gap = false;
+      queryClient.setQueryData<RunView>(key, (run) => {
+        if (!run || e.seq <= run.lastSeq) return run; // replayed or already applied: nothing doubles
+        if (e.seq !== run.lastSeq + 1) {
+          gap = true;
+          return run;
+        }
+        return applyEvent(run, e);
+      });
+      if (gap) void queryClient.invalidateQueries({ queryKey: key });
+      if (e.type === "run.finished") {
+        source.close();
+        void queryClient.invalidateQueries({ queryKey: key });
+      }
+    };
+    const types = ["run.planned", "run.started", "run.cancel-requested", "run.finished", "phase.started", "phase.finished", "step.started", "step.finished", "step.failed", "step.cancelled", "step.output", "host.key-pinned"];
+    for (const t of types) source.addEventListener(t, onMessage as EventListener);
+    return () => source.close();
+  }, [runId, enabled, queryClient]);
+}

@@ -1,0 +1,7 @@
+// Next.js start-up hook: the dashboard process runs the engine worker unless told not to
+// (BOOTDECK_ENGINE=off, for deployments that run `bootdeck worker` processes instead).
+export async function register(): Promise<void> {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { startEngineFromEnv } = await import("./lib/engine/start");
+  startEngineFromEnv();
+}

@@ -1,0 +1,62 @@
+import "server-only";
+// Server-Sent Events for one run: replay from Last-Event-ID, then follow. New events are read from
+// the database (so a worker in another process is heard too), woken early by this process's bus;
+// comments keep idle connections open; the stream ends after the run's final event.
+import { getDb } from "../db/client";
+import { notFound } from "../http/errors";
+import { listRunEvents, onRunEvent, type StoredRunEvent } from "./events";
+
+const POLL_MS = 1_000;
+const KEEPALIVE_MS = 15_000;
+
+export async function runEventStream({ runId, afterSeq, signal }: { runId: string; afterSeq: number; signal: AbortSignal }): Promise<ReadableStream<Uint8Array>> {
+  if (!(await getDb().run.findUnique({ where: { id: runId }, select: { id: true } }))) throw notFound("Run");
+  const encoder = new TextEncoder();
+  let last = afterSeq;
+  let wake: (() => void) | undefined;
+  const unsubscribe = onRunEvent(runId, () => wake?.());
+  const format = (e: StoredRunEvent) => `id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      let lastWrite = Date.now();
+      try {
+        controller.enqueue(encoder.encode("retry: 2000\n\n"));
+        while (!signal.aborted) {
+          const events = await listRunEvents({ runId, afterSeq: last, limit: 500 });
+          for (const e of events) {
+            controller.enqueue(encoder.encode(format(e)));
+            last = e.seq;
+            lastWrite = Date.now();
+          }
+          if (events.some((e) => e.type === "run.finished")) break;
+          if (events.length === 500) continue;
+          if (Date.now() - lastWrite >= KEEPALIVE_MS) {
+            controller.enqueue(encoder.encode(": keep-alive\n\n"));
+            lastWrite = Date.now();
+          }
+          await new Promise<void>((resolve) => {
+            const t = setTimeout(resolve, POLL_MS);
+            wake = () => {
+              clearTimeout(t);
+              resolve();
+            };
+            signal.addEventListener("abort", () => resolve(), { once: true });
+          });
+        }
+      } catch {
+        // The client went away mid-write; nothing to do.
+      } finally {
+        unsubscribe();
+        try {
+          controller.close();
+        } catch {
+          /* already closed */
+        }
+      }
+    },
+    cancel() {
+      unsubscribe();
+    },
+  });
+}

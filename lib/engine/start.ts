@@ -1,0 +1,8 @@
+import "server-only";
+import { getEnv } from "../env";
+import { getEngineWorker } from "./worker";
+
+export function startEngineFromEnv(): void {
+  if (getEnv().BOOTDECK_ENGINE === "off") return;
+  getEngineWorker().start();
+}
