@@ -77,7 +77,7 @@ describe("golden scripts", () => {
       mkstages() { for d; do mkdir -p -m 700 -- "$d/$stage"; done; }
       rmstages() { for d; do rm -rf -- "$d/$stage"; done; }
       movein() { for d; do find "$d/$stage" -mindepth 1 -maxdepth 1 -exec mv -f -t "$d" -- {} +; rmdir -- "$d/$stage"; done; }
-      sync_all() { sync -- "$@"; }
+      syncfs_all() { sync -f -- "$@"; }
       stat_all() { stat --printf '%a %U:%G\\n' -- "$@"; }
       fail() { on_dirs rmstages "$@"; echo "bootdeck-upload: $msg" >&2; exit "$code"; }
       on_dirs mkstages "$@"
@@ -85,9 +85,9 @@ describe("golden scripts", () => {
       if ! printf '%s' "$sums" | sha256sum -c --quiet --strict - >&2; then msg="checksum mismatch after transfer"; code=91; fail "$@"; fi
       got=$(on_temps stat_all "$@")
       if [ "$got" != "$want" ]; then msg="mode/owner not as requested: wanted [$want] got [$got] (does the owner exist on this host?)"; code=92; fail "$@"; fi
-      on_temps sync_all "$@"
+      on_dirs syncfs_all "$@"
       on_dirs movein "$@"
-      on_dirs sync_all "$@"
+      on_dirs syncfs_all "$@"
       echo "bootdeck-upload: wrote $nt""
     `);
     const files = normaliseFiles([

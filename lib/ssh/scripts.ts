@@ -43,9 +43,12 @@ fi`;
 /**
  * Upload apply: reads one tar stream on stdin holding the new contents in a fresh staging directory
  * inside each target directory (same filesystem, so renames are atomic; mode and owner in the tar
- * headers), verifies every SHA-256, checks mode and owner, fsyncs the files, then moves each staging
+ * headers), verifies every SHA-256, checks mode and owner, flushes them to disk, then moves each staging
  * directory's files over their targets with one `mv -t` per directory (rename(2) per file, no process
- * per file), removes the staging directories and fsyncs the target directories.
+ * per file), removes the staging directories and flushes again so the renames are durable.
+ * Flushing uses syncfs (`sync -f`) per target directory: measured ~10x faster than fsync per file for
+ * 55 files (one journal commit instead of 55), at the price of also flushing other dirty data on that
+ * filesystem, which on a host being bootstrapped is little.
  * Arguments: SUMS EXPECTED_STAT STAGE_NAME ND NT, then ND directories, NT temporaries.
  * Exit 90: tar failed; 91: checksum mismatch; 92: mode/owner mismatch (owner missing on the host).
  */
@@ -58,7 +61,7 @@ on_temps() { c=$1; shift; shift "$nd"; "$c" "$@"; }
 mkstages() { for d; do mkdir -p -m 700 -- "$d/$stage"; done; }
 rmstages() { for d; do rm -rf -- "$d/$stage"; done; }
 movein() { for d; do find "$d/$stage" -mindepth 1 -maxdepth 1 -exec mv -f -t "$d" -- {} +; rmdir -- "$d/$stage"; done; }
-sync_all() { sync -- "$@"; }
+syncfs_all() { sync -f -- "$@"; }
 stat_all() { stat --printf '%a %U:%G\\n' -- "$@"; }
 fail() { on_dirs rmstages "$@"; echo "bootdeck-upload: $msg" >&2; exit "$code"; }
 on_dirs mkstages "$@"
@@ -66,7 +69,7 @@ if ! tar -x -f - -C / --same-owner --same-permissions; then msg="tar extraction 
 if ! printf '%s' "$sums" | sha256sum -c --quiet --strict - >&2; then msg="checksum mismatch after transfer"; code=91; fail "$@"; fi
 got=$(on_temps stat_all "$@")
 if [ "$got" != "$want" ]; then msg="mode/owner not as requested: wanted [$want] got [$got] (does the owner exist on this host?)"; code=92; fail "$@"; fi
-on_temps sync_all "$@"
+on_dirs syncfs_all "$@"
 on_dirs movein "$@"
-on_dirs sync_all "$@"
+on_dirs syncfs_all "$@"
 echo "bootdeck-upload: wrote $nt"`;
