@@ -62,7 +62,7 @@ export function controllerManagerOptions(argv: readonly string[], log: Log): Con
     rootCaFile: f.values.get("root-ca-file"),
     serviceAccountKeyFile: f.values.get("service-account-private-key-file"),
     leaderElect: flagBool(f, "leader-elect", true),
-    nodeMonitorGraceSeconds: grace ? Number(grace[1]) : Number(process.env.BOOTDECK_LAB_NODE_GRACE ?? 40),
+    nodeMonitorGraceSeconds: grace ? Number(grace[1]) : Number(process.env.BOOTDECK_LAB_NODE_GRACE || 40),
     version: process.env.BOOTDECK_LAB_K8S_VERSION ?? "v1.32.9",
     clusterCidr: flagBool(f, "allocate-node-cidrs") ? f.values.get("cluster-cidr") : undefined,
   };

@@ -537,8 +537,22 @@ export class Kubelet {
     return out;
   }
 
+  /** Mirror pods of removed static pods; retried until the API answers (it may be the pod that went). */
+  private readonly mirrorsToDelete = new Map<string, Obj>();
+
   private async syncPods(): Promise<void> {
     this.reap();
+    for (const [uid, pod] of this.mirrorsToDelete) {
+      if (!this.client) break;
+      try {
+        const cur = await this.client.getOrUndefined(`/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}`);
+        if (cur && cur.metadata.annotations?.["kubernetes.io/config.mirror"] === uid)
+          await this.client.delete(`/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}`, { gracePeriodSeconds: 0 });
+        this.mirrorsToDelete.delete(uid);
+      } catch {
+        /* API not reachable yet: next round */
+      }
+    }
     const wanted = new Map<string, { pod: Obj; static: boolean }>();
     for (const p of this.staticPods()) wanted.set(p.metadata.uid, { pod: p, static: true });
     for (const [uid, p] of this.apiPods) if (!p.metadata.annotations?.["kubernetes.io/config.mirror"]) wanted.set(uid, { pod: p, static: false });
@@ -549,7 +563,7 @@ export class Kubelet {
       if (!w || w.pod.metadata.deletionTimestamp) {
         await this.killPod(uid, w?.pod.metadata.deletionGracePeriodSeconds ?? 2);
         this.pods.delete(uid);
-        if (run.static) await this.deleteMirror(run.pod);
+        if (run.static) this.mirrorsToDelete.set(uid, run.pod);
         if (w?.pod.metadata.deletionTimestamp && this.client)
           await this.client.delete(`/api/v1/namespaces/${w.pod.metadata.namespace}/pods/${w.pod.metadata.name}`, { gracePeriodSeconds: 0, preconditions: { uid } }).catch(() => undefined);
       }
@@ -722,7 +736,7 @@ export class Kubelet {
     const logPath = path.join(logDir, `${attempt}.log`);
     const env = this.env(run, c);
     const argv = [...(c.command ?? []), ...(c.args ?? [])].map((a: string) => expand(a, env));
-    const kind = imageKind(c.image ?? "", argv);
+    const kind = init && argv[0] === "cp" ? "placeholder" : imageKind(c.image ?? "", argv);
     const mounts = run.mounts;
     const tr = (a: string) => translate(a, mounts);
     let cmd: string[];
@@ -906,10 +920,6 @@ export class Kubelet {
     } catch (e) {
       if (e instanceof ApiError && e.code === 404 && run.static) run.mirrorCreated = false;
     }
-  }
-
-  private async deleteMirror(pod: Obj): Promise<void> {
-    await this.client?.delete(`/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}`, { gracePeriodSeconds: 0 }).catch(() => undefined);
   }
 
   // ---------------------------------------------------------------- kubelet API (10250) and healthz (10248)

@@ -3,7 +3,7 @@
 // Run with tsx: `node --import tsx lab/cluster/main.ts kube-apiserver --etcd-servers=… …`.
 import path from "node:path";
 
-const COMPONENTS = ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "crictl", "systemctl", "journalctl", "lab-systemd"] as const;
+const COMPONENTS = ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "crictl", "systemctl", "journalctl", "lab-systemd", "virtual-nodes"] as const;
 
 async function main(): Promise<void> {
   let argv = process.argv.slice(2);
@@ -52,6 +52,11 @@ async function main(): Promise<void> {
     case "journalctl": {
       const { runJournalctl } = await import("./systemd");
       process.exitCode = await runJournalctl(argv);
+      return;
+    }
+    case "virtual-nodes": {
+      const { runVirtualNodes } = await import("./virtual-nodes");
+      await runVirtualNodes(argv);
       return;
     }
     case "lab-systemd": {
