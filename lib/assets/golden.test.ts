@@ -1,5 +1,5 @@
 // Golden files: the exact text of every template, with keys, time and randomness fixed, so every
-// change to what Bootdeck writes to a host is reviewed in the diff. Update with `npx vitest run -u lib/assets/golden.test.ts`.
+// change to what Bootdeck writes to a host is reviewed in the diff. Update with `npx vitest run lib/assets/golden.test.ts --update` (the flag last: `-u` takes an optional value and would swallow the path).
 import { describe, expect, it } from "vitest";
 import { validateClusterDefinition, type ClusterDefinitionInput } from "../cluster/definition";
 import { deriveCluster } from "../cluster/derive";

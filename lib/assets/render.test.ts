@@ -148,7 +148,7 @@ describe.each(cases)("a render for the $name", ({ version, keyType }) => {
       };
       expect(cfg["current-context"]).not.toBe("");
       const cluster = cfg.clusters[0]?.cluster;
-      expect(cluster?.server).toBe("https://api.example.internal:6443");
+      expect(cluster?.server).toBe(a.path === "auth/kubeconfig" || a.path === "auth/kubeconfig-kubelet" ? "https://api.example.internal:6443" : "https://127.0.0.1:6443");
       expect(Buffer.from(cluster?.["certificate-authority-data"] ?? "", "base64").toString()).toBe(content("tls/ca.crt"));
       expect(run("kubectl", ["--kubeconfig", file(a.path), "config", "current-context"]).out.trim()).toBe(cfg["current-context"]);
     }

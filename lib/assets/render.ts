@@ -76,8 +76,12 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
     if (!c) throw new Error(`certificate ${name} was not issued`);
     return { clientCertPem: c.certPem, clientKeyPem: c.keyPem };
   };
-  const kc = (userName: string, user: Parameters<typeof kubeconfig>[0]["user"]) =>
-    kubeconfig({ clusterName: def.metadata.name, server: derived.apiServerUrl, caPem: ca.certPem, userName, user });
+  const kc = (userName: string, user: Parameters<typeof kubeconfig>[0]["user"], server = derived.apiServerUrl) =>
+    kubeconfig({ clusterName: def.metadata.name, server, caPem: ca.certPem, userName, user });
+  // The bootstrap controller-manager and scheduler run beside the bootstrap API server on the first
+  // master: they talk to it on loopback, so a VIP or DNS name that points elsewhere during bootstrap
+  // cannot stall them. 127.0.0.1 is in the API server's SANs.
+  const loopbackUrl = `https://127.0.0.1:${def.spec.apiEndpoint.port}`;
   add("auth/kubeconfig", kc("admin", cert("admin")), true, "administrator kubeconfig (system:masters)");
   add(
     "auth/kubeconfig-kubelet",
@@ -85,8 +89,8 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
     true,
     caps.bootstrapTokens ? "kubelet bootstrap kubeconfig: bootstrap-token user that requests the node's client certificate" : "kubelet kubeconfig (static token user)",
   );
-  add("auth/kubeconfig-controller-manager", kc("system:kube-controller-manager", cert("controller-manager")), true, "controller-manager kubeconfig (bootstrap control plane)");
-  add("auth/kubeconfig-scheduler", kc("system:kube-scheduler", cert("scheduler")), true, "scheduler kubeconfig (bootstrap control plane)");
+  add("auth/kubeconfig-controller-manager", kc("system:kube-controller-manager", cert("controller-manager"), loopbackUrl), true, "controller-manager kubeconfig for the bootstrap control plane (API server on loopback)");
+  add("auth/kubeconfig-scheduler", kc("system:kube-scheduler", cert("scheduler"), loopbackUrl), true, "scheduler kubeconfig for the bootstrap control plane (API server on loopback)");
   // 1.5 has no bootstrap tokens: the API server knows the kubelets' token from a static file.
   if (!caps.bootstrapTokens) add("auth/known-tokens.csv", `${token.token},kubelet,kubelet,"system:nodes"\n`, true, "API server token file with the kubelets' token (1.5 has no bootstrap tokens)");
 
