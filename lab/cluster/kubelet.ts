@@ -244,6 +244,7 @@ export class Kubelet {
   private timers: NodeJS.Timeout[] = [];
   private stopWatch?: () => void;
   private registered = false;
+  private apiSynced = false;
   private node?: Obj;
   private servers: (http.Server | https.Server)[] = [];
   private stopped = false;
@@ -495,6 +496,7 @@ export class Kubelet {
         try {
           const list = await client.get(`/api/v1/pods?${sel}`);
           this.apiPods = new Map((list.items ?? []).map((p: Obj) => [p.metadata.uid, p]));
+          this.apiSynced = true;
           await new Promise<void>((resolve) => {
             this.stopWatch = client.watch(`/api/v1/pods?${sel}&resourceVersion=${list.metadata.resourceVersion}`, (type, o) => {
               if (type === "DELETED") this.apiPods.delete(o.metadata.uid);
@@ -584,8 +586,9 @@ export class Kubelet {
       });
       await this.reportStatus(run).catch(() => undefined);
     }
-    // Containers whose pod is gone entirely (e.g. adopted from a previous kubelet).
-    for (const c of this.containers) if (c.exitCode === undefined && !wanted.has(c.podUid)) {
+    // Containers whose pod is gone entirely (e.g. adopted from a previous kubelet) — only once the
+    // kubelet has listed its pods, or a restarted kubelet would kill what it is about to adopt.
+    for (const c of this.containers) if (this.apiSynced && c.exitCode === undefined && !wanted.has(c.podUid)) {
       killGroup(c.pid, "SIGTERM");
       this.finish(c, 143);
     }
@@ -657,7 +660,8 @@ export class Kubelet {
       const dir = path.join(podDir, v.name);
       if (v.hostPath) {
         const t = v.hostPath.type;
-        if (t === "DirectoryOrCreate") fs.mkdirSync(v.hostPath.path, { recursive: true });
+        // An untyped hostPath that does not exist becomes a directory, as the container runtime makes it.
+        if (t === "DirectoryOrCreate" || ((t === undefined || t === "") && !fs.existsSync(v.hostPath.path))) fs.mkdirSync(v.hostPath.path, { recursive: true });
         if (t === "FileOrCreate" && !fs.existsSync(v.hostPath.path)) {
           fs.mkdirSync(path.dirname(v.hostPath.path), { recursive: true });
           fs.writeFileSync(v.hostPath.path, "");
