@@ -129,7 +129,11 @@ export const render: Command = {
 
     let assets: RenderedAsset[];
     try {
-      assets = await renderAssets(parsed.definition, { keyType: keyType as KeyType, importedCa, caValidityDays: caDays, leafValidityDays: leafDays });
+      // A progress line on a terminal: RSA keys take a second or two.
+      const onProgress = process.stderr.isTTY
+        ? (done: number, total: number, label: string) => process.stderr.write(`\r\x1b[Krendering ${done}/${total}: ${label}${done === total ? "\r\x1b[K" : ""}`)
+        : undefined;
+      assets = await renderAssets(parsed.definition, { keyType: keyType as KeyType, importedCa, caValidityDays: caDays, leafValidityDays: leafDays, onProgress });
     } catch (err) {
       if (err instanceof RenderValidationError) {
         printErrors(config, err.problems);
