@@ -168,7 +168,7 @@ describe.each(entries)("$key", (e) => {
         if (!clear) bad.push(`${r.status} for ${JSON.stringify(s).slice(0, 40)}`);
       }
     expect(bad).toEqual([]);
-  });
+  }, 300_000); // hundreds of requests, some with scrypt or key parsing; slow on a busy machine
 
   test.each(structural)("malformed body: $name", async ({ body, expect: allowed }) => {
     const r = await send(e, body);
