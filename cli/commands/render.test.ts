@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { exampleDefinition } from "../../lib/cluster/example";
 
@@ -20,8 +20,14 @@ async function render(args: string[]): Promise<{ code: number; out: string; err:
   }
 }
 
+const workspaces: string[] = [];
+afterAll(() => {
+  for (const d of workspaces) rmSync(d, { recursive: true, force: true });
+});
+
 function workspace(def = exampleDefinition({ hosts: 4 })): { dir: string; config: string } {
   const dir = mkdtempSync(path.join(tmpdir(), "bootdeck-render-cli-"));
+  workspaces.push(dir);
   const config = path.join(dir, "cluster.yaml");
   writeFileSync(config, stringify(def));
   return { dir, config };
@@ -31,7 +37,8 @@ function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? [path.join(dir, e.name), ...walk(path.join(dir, e.name))] : [path.join(dir, e.name)]));
 }
 
-describe("bootdeck render", () => {
+// Each case starts the CLI (tsx) once or twice: generous timeouts for a busy 2-core machine.
+describe("bootdeck render", { timeout: 120_000 }, () => {
   it("writes the asset tree with 0600 files and 0700 directories and prints one line per file", async () => {
     const { dir, config } = workspace();
     const out = path.join(dir, "assets");

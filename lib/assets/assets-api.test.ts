@@ -1,7 +1,7 @@
 // The Assets API as the tab uses it, through the real route handlers (test/http-helpers.ts):
 // start a render, poll its progress, read the set, diff two renders, download with and without keys.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { utils } from "ssh2";
@@ -94,5 +94,6 @@ describe("the Assets API", () => {
       if (q) expect(listing).toContain("tls/ca.key");
       else expect(listing).not.toContain(".key");
     }
+    rmSync(dir, { recursive: true, force: true });
   });
 });

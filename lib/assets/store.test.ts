@@ -1,6 +1,6 @@
 // Asset sets against a real, migrated SQLite file (test/temp-db.ts).
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +22,7 @@ beforeAll(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "bootdeck-key-"));
   execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "test", "-f", path.join(dir, "id")]);
   const key = readFileSync(path.join(dir, "id"), "utf8");
+  rmSync(dir, { recursive: true, force: true });
   ({ id: clusterId } = await createCluster({ definition: exampleDefinition({ name: "assets", hosts: 4 }), secrets: { "admin-key": { privateKey: key } } }));
   first = await renderAssets(exampleDefinition({ name: "assets", hosts: 4 }), { keyType: "ecdsa" });
 });
@@ -112,6 +113,7 @@ describe("asset sets in the database", () => {
         expect(listing).not.toMatch(/\.key$|auth\/kubeconfig|bootstrap-token|-secret\.yaml/m);
       }
     }
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("renders the stored definition and saves it, reporting progress", async () => {
