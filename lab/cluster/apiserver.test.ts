@@ -1,5 +1,5 @@
 // The API server stand-in against the real etcd, the real kubectl and @kubernetes/client-node.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import https from "node:https";
 import path from "node:path";
@@ -121,11 +121,20 @@ describe("the API server stand-in", () => {
   });
 
   it("watches from a resourceVersion through kubectl get -w", async () => {
-    const watching = sh("timeout", ["4", "/usr/bin/kubectl", "--kubeconfig", kubeconfig, "get", "cm", "-n", "default", "-w", "--output-watch-events"]);
-    await new Promise((r) => setTimeout(r, 1500));
-    await sh("/usr/bin/kubectl", ["--kubeconfig", kubeconfig, "apply", "-f", "-"], "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: seen-by-watch}\n");
-    expect((await watching).out).toMatch(/ADDED\s+seen-by-watch/);
-  });
+    // kubectl lists, then watches from the list's resourceVersion; the object created afterwards arrives as ADDED.
+    const w = spawn("/usr/bin/kubectl", ["--kubeconfig", kubeconfig, "get", "cm", "-n", "default", "-w", "--output-watch-events"]);
+    let out = "";
+    w.stdout.on("data", (c) => (out += c));
+    try {
+      for (let i = 0; i < 300 && !/kube-root-ca|seen|NAME|No resources/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 500));
+      await sh("/usr/bin/kubectl", ["--kubeconfig", kubeconfig, "apply", "-f", "-"], "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: seen-by-watch}\n");
+      for (let i = 0; i < 300 && !/ADDED\s+seen-by-watch/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      w.kill();
+    }
+    expect(out).toMatch(/ADDED\s+seen-by-watch/);
+  }, 60_000);
 
   it("authenticates bootstrap tokens (CSRs only) and service-account tokens from TokenRequest", async () => {
     const secret = JSON.parse((await kubectl("get", "secret", "-n", "kube-system", "-o", "json")).out).items.find((s: any) => s.type === "bootstrap.kubernetes.io/token");

@@ -221,6 +221,10 @@ function translate(arg: string, mounts: Mounts): string {
 
 const PLACEHOLDER = `echo "bootdeck lab placeholder for image $LAB_IMAGE: $*"; trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done`;
 const FLANNEL = `
+if [ -z "$LAB_NODE_CIDR" ]; then
+  echo "E$(date -u +%m%d\\ %H:%M:%S) 1 main.go:  Failed to create SubnetManager: error retrieving pod spec: node \"$LAB_NODE_NAME\" pod cidr not assigned"
+  exit 1
+fi
 if [ ! -s "$LAB_SA_TOKEN" ]; then
   echo "E$(date -u +%m%d\\ %H:%M:%S) 1 main.go:127] Failed to create SubnetManager: unable to initialize inclusterconfig: open /var/run/secrets/kubernetes.io/serviceaccount/token: no such file or directory"
   exit 1
@@ -597,6 +601,8 @@ export class Kubelet {
 
   private async syncPod(run: PodRun): Promise<void> {
     const pod = run.pod;
+    // The node's podCIDR (allocated by the controller-manager after registration) feeds pod IPs and flannel.
+    if (this.client && this.registered && !this.node?.spec?.podCIDR) this.node = (await this.client.getOrUndefined(`/api/v1/nodes/${this.cfg.nodeName}`).catch(() => undefined)) ?? this.node;
     const hostNetwork = !!pod.spec?.hostNetwork;
     if (!hostNetwork && !this.networkReady()) {
       run.waiting = { reason: "ContainerCreating", message: "network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized" };
@@ -784,7 +790,8 @@ export class Kubelet {
         LAB_SA_TOKEN: sa ? path.join(sa, "token") : "/var/run/secrets/kubernetes.io/serviceaccount/token",
         LAB_CNI_DIR: this.cfg.cniConfDir,
         LAB_POD_CIDR: "10.244.0.0/16",
-        LAB_NODE_CIDR: this.node?.spec?.podCIDR ?? "10.244.0.0/24",
+        LAB_NODE_CIDR: this.node?.spec?.podCIDR ?? "",
+        LAB_NODE_NAME: this.cfg.nodeName,
       } as unknown as NodeJS.ProcessEnv,
     });
     fs.closeSync(fd);

@@ -180,5 +180,18 @@ describe("seed 004 by hand on lab hosts", () => {
     expect(wide.out).toMatch(/worker-1\s+Ready/);
     const journal = await ssh("worker-1", "journalctl -u kubelet -n 200 --no-pager");
     expect(journal.out).toContain("certificate signed");
+    // kubectl's everyday commands against the self-hosted control plane.
+    const all = await kubectl("get", "pods", "-A", "-o", "wide");
+    expect(all.out).toMatch(/kube-system\s+kube-apiserver-\S+\s+1\/1\s+Running\s+\d+\s+\S+\s+\S+\s+master-1/);
+    const flannel = (await pods()).find((p) => p.metadata.namespace === "kube-flannel" && p.spec.nodeName === "worker-1");
+    const logs = await waitFor("flannel logs on worker-1", async () => {
+      const r = await kubectl("logs", "-n", "kube-flannel", flannel.metadata.name);
+      return r.out.includes("flannel placeholder") ? r.out : undefined;
+    }, 60_000);
+    expect(logs).toContain("subnet 10.2.");
+    const describe = await kubectl("describe", "pod", "-n", "kube-flannel", flannel.metadata.name);
+    expect(describe.code, describe.out).toBe(0);
+    expect(describe.out).toMatch(/Node:\s+worker-1\//);
+    expect(describe.out).toContain("Successfully assigned");
   }, 320_000);
 });
