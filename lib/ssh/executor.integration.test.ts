@@ -118,6 +118,23 @@ describe("authentication and sudo", () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it("authenticates through ssh-agent", async () => {
+    newExecutor();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bootdeck-agent-"));
+    const sock = path.join(dir, "agent.sock");
+    const out = execFileSync("ssh-agent", ["-s", "-a", sock]).toString();
+    const pid = Number(/SSH_AGENT_PID=(\d+)/.exec(out)?.[1]);
+    try {
+      execFileSync("ssh-add", ["-q", state.adminKeyPath], { env: { ...process.env, SSH_AUTH_SOCK: sock }, stdio: "ignore" });
+      const host = { ...labTarget(state, 1, state.users.sudo), auth: { kind: "agent" as const, socket: sock } };
+      const r = await ex.run(host, ["id", "-u"]);
+      expect(r.stdout.toString()).toBe("0\n");
+    } finally {
+      if (pid > 0) process.kill(pid);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("refuses a wrong key as auth-failed without retrying", async () => {
     newExecutor({ retry: { attempts: 3, baseMs: 2_000 } });
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bootdeck-key-"));
