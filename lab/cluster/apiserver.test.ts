@@ -126,7 +126,7 @@ describe("the API server stand-in", () => {
     let out = "";
     w.stdout.on("data", (c) => (out += c));
     try {
-      for (let i = 0; i < 300 && !/kube-root-ca|seen|NAME|No resources/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 50 && !/kube-root-ca|seen|NAME|No resources/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
       await new Promise((r) => setTimeout(r, 500));
       await sh("/usr/bin/kubectl", ["--kubeconfig", kubeconfig, "apply", "-f", "-"], "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: seen-by-watch}\n");
       for (let i = 0; i < 300 && !/ADDED\s+seen-by-watch/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
