@@ -366,7 +366,7 @@ export async function labStatus(name: string): Promise<{ state: LabState; hosts:
       const running = fs.existsSync(`/proc/${h.initPid}`);
       const linkOut = run("ip", ["-n", h.netns, "-o", "link", "show", h.iface], { allowFail: true });
       const link: "up" | "down" = /state UP|,UP[,>]/.test(linkOut) ? "up" : "down";
-      const sshd = running && link === "up" ? await waitForSsh(h.address, h.port, 500).then(() => true, () => false) : false;
+      const sshd = running && link === "up" ? await waitForSsh(h.address, h.port, 3_000).then(() => true, () => false) : false;
       return { ...h, running, link, sshd };
     }),
   );
