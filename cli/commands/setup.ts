@@ -1,3 +1,4 @@
+import { chmodSync, existsSync } from "node:fs";
 import { configureDb, disconnectDb } from "../../lib/db/client";
 import { migrateDatabase } from "../../lib/db/migrate";
 import { getEnv } from "../../lib/env";
@@ -21,6 +22,9 @@ Idempotent; safe to run before every start.
     if (ensureMasterKeyFile()) console.log(`setup: created master key ${env.masterKeyFile} (mode 0600) — back it up; without it stored secrets cannot be read`);
     await migrateDatabase();
     await configureDb();
+    // Prisma creates the file with the umask's mode; the data in it is nobody else's business.
+    const dbFile = env.databaseUrl.replace(/^file:/, "");
+    for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
     console.log(`setup: database ${env.databaseUrl} is up to date`);
     if ((await countUsers()) === 0) {
       const password = env.BOOTDECK_ADMIN_PASSWORD ?? generatePassword();

@@ -48,6 +48,8 @@ describe("a check run on lab hosts", () => {
     expect(events.at(-1)).toMatchObject({ type: "run.finished", data: { status: "succeeded" } });
     const cluster = await getDb().cluster.findUniqueOrThrow({ where: { id: clusterId } });
     expect(cluster.activeRunId).toBeNull();
+    const uses = await getDb().auditEvent.findMany({ where: { action: "secret.use" } });
+    expect(uses.map((u) => JSON.parse(u.details))).toEqual([{ credential: "lab-admin", clusterId, runId, purpose: "ssh" }]);
   });
 
   it("refuses a second run on the cluster while one runs", async () => {

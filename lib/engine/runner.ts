@@ -59,6 +59,7 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
 
   const hosts = await loadEngineHosts({
     clusterId: run.clusterId,
+    runId,
     definition,
     onPinned: async (h, fingerprint) => {
       await db.host.updateMany({ where: { id: h.id, hostKeyFingerprint: null }, data: { hostKeyFingerprint: fingerprint } });

@@ -5,12 +5,15 @@ import type { ClusterDefinition } from "../cluster/definition";
 import { effectiveHost } from "../cluster/derive";
 import { getDb } from "../db/client";
 import { decryptSecret } from "../secrets/cipher";
+import { recordSecretUse } from "../audit/record";
 import type { HostTarget, SshAuth } from "../ssh";
 
 export type EngineHost = { id: string; name: string; role: "master" | "worker"; address: string; target: HostTarget };
 
 export async function loadEngineHosts(params: {
   clusterId: string;
+  /** The run the secrets are decrypted for; each credential's use is written to the audit log. */
+  runId: string;
   definition: ClusterDefinition;
   onPinned: (host: { id: string; name: string }, fingerprint: string) => Promise<void>;
 }): Promise<EngineHost[]> {
@@ -21,6 +24,7 @@ export async function loadEngineHosts(params: {
   ]);
   const auth = new Map<string, SshAuth>();
   for (const c of credentials) {
+    if (c.secretCipher) await recordSecretUse({ credentialId: c.id, credentialName: c.name, clusterId: params.clusterId, runId: params.runId, purpose: "ssh" });
     if (c.kind === "agent") auth.set(c.name, { kind: "agent" });
     else if (c.kind === "password" && c.secretCipher) auth.set(c.name, { kind: "password", password: decryptSecret(c.secretCipher) });
     else if (c.secretCipher)
