@@ -18,7 +18,9 @@ export default defineConfig({
   test: {
     environment: "node",
     pool: "forks",
-    testTimeout: 30_000,
+    // Generous: several suites spawn processes, hash passwords or generate RSA keys, and CI machines are
+    // 2 cores; a deadline here only bounds how long a hung test takes to fail.
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     projects: [
       {
