@@ -36,7 +36,7 @@ export default defineConfig({
                 include: [INTEGRATION],
                 exclude: ["**/node_modules/**"],
                 globalSetup: ["test/integration-setup.ts"],
-                testTimeout: 60_000,
+                testTimeout: 180_000,
                 // The suite shares one lab; files run one after another so fault injection in one
                 // file never disturbs another.
                 fileParallelism: false,
