@@ -1,7 +1,7 @@
 // What a lab host needs to run the cluster stand-ins: this machine's Node and this repository,
 // bind-mounted read-only at /opt/bootdeck-lab, and the stand-in commands (systemctl, journalctl,
 // crictl) in /usr/local/bin. Called by lab.ts for each host root before the host starts. Test bed only.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { defaultKubernetesVersion } from "../../lib/cluster/versions";
@@ -38,7 +38,14 @@ export function startMirror(labDir: string, gateway: string, port = 8780): strin
   child.unref();
   fs.closeSync(log);
   fs.writeFileSync(path.join(labDir, "mirror.pid"), String(child.pid));
-  return `http://${gateway}:${port}/kubernetes/${defaultKubernetesVersion}`;
+  const base = `http://${gateway}:${port}/kubernetes/${defaultKubernetesVersion}`;
+  // Ready when it serves the sums (starting Node with tsx takes seconds on a busy machine).
+  const deadline = Date.now() + 60_000;
+  while (spawnSync("curl", ["-sf", "-o", "/dev/null", "--max-time", "2", `${base}/SHA256SUMS`]).status !== 0) {
+    if (Date.now() > deadline) throw new Error(`the lab binary mirror did not answer on ${base} (see ${path.join(labDir, "mirror.log")})`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  }
+  return base;
 }
 
 export function stopMirror(labDir: string): void {
