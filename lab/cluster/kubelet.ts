@@ -342,6 +342,8 @@ export class Kubelet {
     }
     if (kc) throw new KubeletFatal(`failed to run Kubelet: invalid kubeconfig: stat ${kc}: no such file or directory`);
     this.log("No API server defined - no node status update will be sent (standalone mode)");
+    this.apiSynced = true; // no API pods to wait for: containers of unknown pods can go
+
   }
 
   /** TLS bootstrapping: a CSR for system:node:<name> with the bootstrap token, blocking until signed. */
