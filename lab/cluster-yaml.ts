@@ -1,13 +1,13 @@
 // Writes a cluster.yaml for a running lab: its hosts, its admin key, its binary mirror. The
 // dashboard's "Try it" imports it, so a newcomer can bootstrap without hardware. Test bed only.
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { stringify } from "yaml";
 import { API_VERSION, type ClusterDefinitionInput } from "../lib/cluster/definition";
 import { defaultKubernetesVersion } from "../lib/cluster/versions";
+import { mirrorFiles } from "./cluster/mirror";
 import type { LabState } from "./state";
 
-const sha256File = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+const sha256 = (b: Buffer | undefined) => createHash("sha256").update(b ?? "").digest("hex");
 
 export function labClusterDefinition(state: LabState, name = `lab-${state.name}`): { definition: ClusterDefinitionInput; notes: string[] } {
   const notes: string[] = [];
@@ -20,7 +20,9 @@ export function labClusterDefinition(state: LabState, name = `lab-${state.name}`
     role: h.role === "host" ? (i === 0 && masters.length === 0 ? ("master" as const) : ("worker" as const)) : h.role,
   }));
   const mirror = state.mirrorUrl ?? `http://${state.gateway}:8780/kubernetes/${defaultKubernetesVersion}`;
-  if (!state.mirrorUrl) notes.push(`this lab runs no binary mirror yet; binaries.baseUrl points at ${mirror}, where the lab cluster's mirror will serve kubelet`);
+  if (!state.mirrorUrl) notes.push(`this lab was started without its binary mirror; restart it (lab down, lab up) to serve ${mirror}`);
+  // The sums of exactly what the lab's mirror serves (lab/cluster/mirror.ts).
+  const files = mirrorFiles(defaultKubernetesVersion);
   const definition: ClusterDefinitionInput = {
     apiVersion: API_VERSION,
     kind: "Cluster",
@@ -31,9 +33,8 @@ export function labClusterDefinition(state: LabState, name = `lab-${state.name}`
       network: { podCidr: "10.2.0.0/16", serviceCidr: "10.3.0.0/24", clusterDomain: "cluster.local", provider: "flannel" },
       binaries: {
         baseUrl: mirror,
-        // The mirror serves the real kubectl of this machine; the kubelet stand-in's sum comes with the mirror.
-        kubelet: { sha256: createHash("sha256").update("").digest("hex") },
-        kubectl: { sha256: sha256File("/usr/bin/kubectl") },
+        kubelet: { sha256: sha256(files?.get("kubelet")) },
+        kubectl: { sha256: sha256(files?.get("kubectl")) },
       },
       ssh: { user: "root", port: 22, credential: "lab-admin" },
       credentials: [{ name: "lab-admin", type: "privateKey", privateKeyFile: state.adminKeyPath }],
