@@ -66,17 +66,22 @@ export class Executor {
 
   /** Uploads files idempotently: one probe exec, then (only if something differs) one tar stream. */
   async upload(host: HostTarget, files: readonly FileSpec[], opts: Omit<ExecOptions, "stdin"> = {}): Promise<UploadResult> {
-    const step = opts.step ?? "";
-    const planned = normaliseFiles(files);
-    const probe = await this.run(host, probeArgs(planned), { ...opts, quiet: true });
-    const remote = parseProbe(probe.stdout, planned.length);
-    const changed = planned.filter((f, i) => needsWrite(f, remote[i] ?? { exists: false }));
-    const result = { host: host.id, step, written: changed.length, skipped: planned.length - changed.length, bytes: 0, execs: 1 };
+    const { changed, result } = await this.probeChanges(host, files, opts);
     if (changed.length === 0) return result;
     const plan = planApply(changed);
     const tar = await plan.tar();
     await this.uploads.use(() => this.run(host, plan.argv, { ...opts, stdin: tar, quiet: true }));
     return { ...result, bytes: tar.length, execs: 2 };
+  }
+
+  /** One probe exec: which of the files differ on the host (content, mode or owner). */
+  private async probeChanges(host: HostTarget, files: readonly FileSpec[], opts: Omit<ExecOptions, "stdin">) {
+    const planned = normaliseFiles(files);
+    const probe = await this.run(host, probeArgs(planned), { ...opts, quiet: true });
+    const remote = parseProbe(probe.stdout, planned.length);
+    const changed = planned.filter((f, i) => needsWrite(f, remote[i] ?? { exists: false }));
+    const result: UploadResult = { host: host.id, step: opts.step ?? "", written: changed.length, skipped: planned.length - changed.length, bytes: 0, execs: 1 };
+    return { changed, result };
   }
 
   /**
@@ -85,12 +90,7 @@ export class Executor {
    */
   async uploadViaSftp(host: HostTarget, files: readonly FileSpec[], opts: Omit<ExecOptions, "stdin"> = {}): Promise<UploadResult> {
     if (host.user !== "root") throw new Error("SFTP uploads need a root login (SFTP cannot use sudo); use upload()");
-    const step = opts.step ?? "";
-    const planned = normaliseFiles(files);
-    const probe = await this.run(host, probeArgs(planned), { ...opts, quiet: true });
-    const remote = parseProbe(probe.stdout, planned.length);
-    const changed = planned.filter((f, i) => needsWrite(f, remote[i] ?? { exists: false }));
-    const result = { host: host.id, step, written: changed.length, skipped: planned.length - changed.length, bytes: 0, execs: 1 };
+    const { changed, result } = await this.probeChanges(host, files, opts);
     if (changed.length === 0) return result;
     const plan = planApply(changed);
     await this.run(host, ["mkdir", "-p", "-m", "700", "--", ...dirsOf(plan.temps)], { ...opts, quiet: true });
