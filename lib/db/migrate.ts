@@ -22,6 +22,10 @@ export async function migrateDatabase(): Promise<string> {
     return stdout;
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`Database migration failed (${env.databaseUrl}):\n${e.stderr || e.stdout || e.message}`);
+    const text = e.stderr || e.stdout || e.message;
+    // Prisma's JS engine reports a locked SQLite file as a "SocketTimeout" deep in a WASM trace.
+    if (/SocketTimeout|database is locked|SQLITE_BUSY/.test(text))
+      throw new Error(`Database migration failed: ${env.databaseUrl} is locked by another process (a dashboard or worker still running?). Stop it and run "bootdeck setup" again.`);
+    throw new Error(`Database migration failed (${env.databaseUrl}):\n${text}`);
   }
 }
