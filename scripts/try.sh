@@ -11,8 +11,12 @@ bash scripts/system-packages.sh
 [ -d node_modules ] || npm ci --no-audit --no-fund
 echo "try: building the dashboard…"
 npx next build >/tmp/bootdeck-build.log 2>&1 || { tail -40 /tmp/bootdeck-build.log; exit 1; }
-echo "try: starting the lab (the first run builds a Debian base image: a few minutes)…"
-bin/bootdeck lab up --masters 3 --workers 3 --name dev
+if bin/bootdeck lab status --name dev >/dev/null 2>&1; then
+  echo "try: reusing the running lab \"dev\""
+else
+  echo "try: starting the lab (the first run builds a Debian base image: a few minutes)…"
+  bin/bootdeck lab up --masters 3 --workers 3 --name dev
+fi
 bin/bootdeck setup
 mkdir -p data
 node --conditions=react-server --import ./node_modules/tsx/dist/loader.mjs lab/write-cluster-yaml.ts dev > data/lab-dev.cluster.yaml
