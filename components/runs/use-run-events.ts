@@ -5,6 +5,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import type { RunView, StepView } from "@/lib/engine/queries";
+import { queryKeys } from "@/lib/clusters/schemas";
 import { runQueryKeys } from "@/lib/engine/schemas";
 
 type Event = { seq: number; type: string; stepId: string | null; data: Record<string, unknown>; at: string };
@@ -54,6 +55,9 @@ export function useRunEvents(runId: string, enabled: boolean): void {
       if (e.type === "run.finished") {
         source.close();
         void queryClient.invalidateQueries({ queryKey: key });
+        // A run changes its cluster (pinned keys, facts, history): pages showing it must reload it.
+        const clusterId = queryClient.getQueryData<RunView>(key)?.clusterId;
+        if (clusterId) void queryClient.invalidateQueries({ queryKey: queryKeys.cluster(clusterId) });
       }
     };
     const types = ["run.planned", "run.started", "run.cancel-requested", "run.finished", "phase.started", "phase.finished", "step.started", "step.finished", "step.failed", "step.cancelled", "step.output", "host.key-pinned"];
