@@ -2,7 +2,7 @@
 // up, provides its state path to tests, and tears it down afterwards if this run created it.
 import type { TestProject } from "vitest/node";
 import { statePath } from "../lab/config";
-import { labDown, labUp } from "../lab/lab";
+import { labDown, labStatus, labUp } from "../lab/lab";
 import { readState } from "../lab/state";
 
 export const LAB_NAME = process.env.BOOTDECK_TEST_LAB ?? "test";
@@ -18,15 +18,24 @@ export default async function setup(project: TestProject): Promise<() => void> {
   if (process.getuid?.() !== 0) {
     throw new Error("integration tests need root (they start the lab: network namespaces, overlay mounts); run them as root");
   }
-  const existing = readState(LAB_NAME);
-  const created = !existing;
-  if (existing && existing.hosts.length < HOSTS) {
-    throw new Error(`lab "${LAB_NAME}" is up with ${existing.hosts.length} hosts; the tests need ${HOSTS}: run \`bin/bootdeck lab down --name ${LAB_NAME}\``);
+  const log = (l: string) => console.log(`[lab] ${l}`);
+  // Reuse a running lab only when every host answers: a lab left behind by a killed session (its
+  // processes gone, its state file still in /run) is taken down and built again.
+  let existing = readState(LAB_NAME);
+  if (existing) {
+    const { hosts } = await labStatus(LAB_NAME);
+    const healthy = hosts.length >= HOSTS && hosts.every((h) => h.running && h.link === "up" && h.sshd);
+    if (!healthy) {
+      log(`lab "${LAB_NAME}" is not healthy (${hosts.filter((h) => h.sshd).length}/${HOSTS} hosts answer); rebuilding it`);
+      labDown(LAB_NAME, log);
+      existing = undefined;
+    }
   }
-  if (created) await labUp({ name: LAB_NAME, hosts: HOSTS, log: (l) => console.log(`[lab] ${l}`) });
+  const created = !existing;
+  if (created) await labUp({ name: LAB_NAME, hosts: HOSTS, log });
   project.provide("labStatePath", statePath(LAB_NAME));
   process.env.BOOTDECK_LAB_STATE = statePath(LAB_NAME);
   return () => {
-    if (created && !process.env.BOOTDECK_KEEP_LAB) labDown(LAB_NAME, (l) => console.log(`[lab] ${l}`));
+    if (created && !process.env.BOOTDECK_KEEP_LAB) labDown(LAB_NAME, log);
   };
 }
