@@ -14,6 +14,8 @@ const bootdeck = (...args: string[]) => execFileSync(path.join(root, "bin/bootde
 test.describe.configure({ mode: "serial", timeout: 300_000 });
 
 test.beforeAll(() => {
+  // A lab left behind by an interrupted run is cleaned first (down is safe to repeat).
+  bootdeck("lab", "down", "--name", lab);
   bootdeck("lab", "up", "--masters", "1", "--workers", "2", "--name", lab);
   const yaml = execFileSync(process.execPath, ["--conditions=react-server", "--import", path.join(root, "node_modules/tsx/dist/loader.mjs"), path.join(root, "lab/write-cluster-yaml.ts"), lab], { encoding: "utf8" });
   const file = path.join(e2eEnv.BOOTDECK_DATA_DIR!, "lab-e2e.cluster.yaml");
