@@ -3,6 +3,7 @@
 import { API_VERSION, type ClusterDefinition, type ClusterDefinitionInput } from "@/lib/cluster/definition";
 import { defaultKubernetesVersion } from "@/lib/cluster/versions";
 import type { CredentialSecrets } from "@/lib/clusters/schemas";
+import { splitLabelPairs } from "@/lib/cluster/host-lines";
 
 export type DraftHost = {
   key: string;
@@ -88,14 +89,10 @@ export function formatLabels(labels: Record<string, string> | undefined): string
     .join(",");
 }
 
+/** Lenient: a pair without "=" becomes an empty value, so validation reports it at its field. */
 function parseLabels(text: string): Record<string, string> | undefined {
   if (!text.trim()) return undefined;
-  return Object.fromEntries(
-    text.split(",").filter(Boolean).map((pair) => {
-      const eq = pair.indexOf("=");
-      return eq < 0 ? [pair.trim(), ""] : [pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()];
-    }),
-  );
+  return Object.fromEntries(splitLabelPairs(text).map(([k, v]) => [k, v ?? ""]));
 }
 
 /** "user@address:port" → bastion object; the bastion uses the host's credential. */

@@ -13,12 +13,22 @@ export type ParsedHost = {
 
 export type LineProblem = { line: number; message: string };
 
+/** "k=v,k2=v2" → [key, value] pairs, trimmed; a pair without "=" has no value. */
+export function splitLabelPairs(text: string): [string, string | undefined][] {
+  return text
+    .split(",")
+    .filter((p) => p.trim())
+    .map((pair) => {
+      const eq = pair.indexOf("=");
+      return eq < 0 ? [pair.trim(), undefined] : [pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()];
+    });
+}
+
 function parseLabels(text: string): Record<string, string> | string {
   const out: Record<string, string> = {};
-  for (const pair of text.split(",").filter(Boolean)) {
-    const eq = pair.indexOf("=");
-    if (eq <= 0) return `label "${pair.slice(0, 40)}" must look like key=value`;
-    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  for (const [key, value] of splitLabelPairs(text)) {
+    if (!key || value === undefined) return `label "${key.slice(0, 40)}" must look like key=value`;
+    out[key] = value;
   }
   return out;
 }
