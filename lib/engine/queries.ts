@@ -3,6 +3,10 @@ import "server-only";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
 import { runPlan, type RunPlan } from "./plan";
+import type { StepWaitingEvent } from "./schemas";
+
+/** What a waiting step waits for (from its latest `step.waiting` event), e.g. kube-apiserver on master-1. */
+export type StepWaiting = Omit<StepWaitingEvent, "key">;
 
 export type StepView = {
   id: string;
@@ -18,7 +22,11 @@ export type StepView = {
   output: string | null;
   startedAt: string | null;
   finishedAt: string | null;
+  /** Set while the step waits (status "waiting"); null otherwise. */
+  waiting: StepWaiting | null;
 };
+
+export type RunHost = { name: string; role: string; address: string };
 
 export type RunView = {
   id: string;
@@ -34,15 +42,21 @@ export type RunView = {
   lastSeq: number;
   summary: Record<string, unknown> | null;
   plan: RunPlan;
+  /** The cluster's hosts in definition order, so the run page can show role and address. */
+  hosts: RunHost[];
   steps: StepView[];
 };
 
 export async function getRunView({ id }: { id: string }): Promise<RunView> {
   const run = await getDb().run.findUnique({
     where: { id },
-    include: { cluster: { select: { name: true } }, createdBy: { select: { username: true } }, steps: { orderBy: { ordinal: "asc" }, include: { host: { select: { name: true } } } } },
+    include: {
+      cluster: { select: { name: true, hosts: { orderBy: { position: "asc" }, select: { name: true, role: true, address: true } } } },       createdBy: { select: { username: true } },
+      steps: { orderBy: { ordinal: "asc" }, include: { host: { select: { name: true } } } },
+    },
   });
   if (!run) throw notFound("Run");
+  const waiting = await listOpenWaits({ runId: id, steps: run.steps });
   return {
     id: run.id,
     clusterId: run.clusterId,
@@ -57,6 +71,7 @@ export async function getRunView({ id }: { id: string }): Promise<RunView> {
     lastSeq: run.lastSeq,
     summary: run.summary ? (JSON.parse(run.summary) as Record<string, unknown>) : null,
     plan: runPlan.parse(JSON.parse(run.plan)),
+    hosts: run.cluster.hosts,
     steps: run.steps.map((s) => ({
       id: s.id,
       key: s.key,
@@ -71,20 +86,49 @@ export async function getRunView({ id }: { id: string }): Promise<RunView> {
       output: s.output,
       startedAt: s.startedAt?.toISOString() ?? null,
       finishedAt: s.finishedAt?.toISOString() ?? null,
+      waiting: waiting.get(s.id) ?? null,
     })),
   };
 }
 
+/**
+ * The wait of each step that is still waiting: its latest `step.waiting` event, if the step has not
+ * started again since. A snapshot loaded mid-wait (a reload, a refetch after a gap) keeps its
+ * "waiting for …" line; the live events keep it current from there.
+ */
+async function listOpenWaits({ runId, steps }: { runId: string; steps: { id: string; status: string; startedAt: Date | null }[] }): Promise<Map<string, StepWaiting>> {
+  const open = new Map(steps.filter((s) => s.status === "waiting" || s.status === "running").map((s) => [s.id, s]));
+  const waits = new Map<string, StepWaiting>();
+  if (open.size === 0) return waits;
+  const events = await getDb().runEvent.findMany({ where: { runId, type: "step.waiting", stepId: { in: [...open.keys()] } }, orderBy: { seq: "asc" }, select: { stepId: true, data: true, createdAt: true } });
+  for (const e of events) {
+    const step = e.stepId ? open.get(e.stepId) : undefined;
+    if (!step || (step.startedAt && e.createdAt < step.startedAt)) continue; // a wait of an earlier attempt
+    const d = JSON.parse(e.data) as Partial<StepWaitingEvent>;
+    waits.set(step.id, { what: String(d.what ?? ""), host: d.host ?? null, since: String(d.since ?? e.createdAt.toISOString()), deadline: String(d.deadline ?? "") });
+  }
+  return waits;
+}
+
 export async function listClusterRuns({ clusterId }: { clusterId: string }) {
   const runs = await getDb().run.findMany({ where: { clusterId }, orderBy: { createdAt: "desc" }, take: 50, include: { createdBy: { select: { username: true } } } });
-  return runs.map((r) => ({
-    id: r.id,
-    type: r.type,
-    status: r.status,
-    createdBy: r.createdBy?.username ?? null,
-    createdAt: r.createdAt.toISOString(),
-    startedAt: r.startedAt?.toISOString() ?? null,
-    finishedAt: r.finishedAt?.toISOString() ?? null,
-    summary: r.summary ? (JSON.parse(r.summary) as { message?: string }) : null,
-  }));
+  return runs.map((r) => {
+    const summary = r.summary ? (JSON.parse(r.summary) as { message?: string }) : null;
+    return {
+      id: r.id,
+      type: r.type,
+      status: r.status,
+      createdBy: r.createdBy?.username ?? null,
+      createdAt: r.createdAt.toISOString(),
+      startedAt: r.startedAt?.toISOString() ?? null,
+      finishedAt: r.finishedAt?.toISOString() ?? null,
+      summary,
+      /** Wall time from start to finish; null until the run has finished. */
+      durationMs: r.startedAt && r.finishedAt ? r.finishedAt.getTime() - r.startedAt.getTime() : null,
+      /** The run's one-line result ("all 3 hosts done", "failed on 1 of 40 hosts"); null while it runs. */
+      outcome: typeof summary?.message === "string" ? summary.message : null,
+    };
+  });
 }
+
+export type ClusterRunRow = Awaited<ReturnType<typeof listClusterRuns>>[number];
