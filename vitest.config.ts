@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 import path from "node:path";
 
-const UNIT_INCLUDE = ["lib/**/*.test.ts", "cli/**/*.test.ts", "lab/**/*.test.ts", "test/**/*.test.ts"];
+const UNIT_INCLUDE = ["lib/**/*.test.ts", "components/**/*.test.ts", "cli/**/*.test.ts", "lab/**/*.test.ts", "test/**/*.test.ts"];
 const INTEGRATION = "**/*.integration.test.ts";
 // Integration tests need root and the lab, so `npx vitest run` runs unit tests only; the integration
 // project exists when asked for by name: `npx vitest run --project integration`.

@@ -6,12 +6,15 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import type { RunView, StepView } from "@/lib/engine/queries";
 import { queryKeys } from "@/lib/clusters/schemas";
-import { runQueryKeys } from "@/lib/engine/schemas";
+import { runQueryKeys, type StepWaitingEvent } from "@/lib/engine/schemas";
 
-type Event = { seq: number; type: string; stepId: string | null; data: Record<string, unknown>; at: string };
+export type RunEvent = { seq: number; type: string; stepId: string | null; data: Record<string, unknown>; at: string };
 
-function applyEvent(run: RunView, e: Event): RunView {
-  const patchStep = (patch: Partial<StepView>) => ({ ...run, steps: run.steps.map((s) => (s.id === e.stepId ? { ...s, ...patch } : s)) });
+/** The snapshot after one event; exported for tests. A step is found by the event's stepId, else by data.key. */
+export function applyEvent(run: RunView, e: RunEvent): RunView {
+  const key = typeof e.data.key === "string" ? e.data.key : undefined;
+  const isStep = (s: StepView) => (e.stepId ? s.id === e.stepId : s.key === key);
+  const patchStep = (patch: Partial<StepView>) => ({ ...run, steps: run.steps.map((s) => (isStep(s) ? { ...s, ...patch } : s)) });
   const next = { ...run, lastSeq: e.seq };
   switch (e.type) {
     case "run.started":
@@ -21,13 +24,18 @@ function applyEvent(run: RunView, e: Event): RunView {
     case "run.finished":
       return { ...next, status: String(e.data.status), finishedAt: e.at, summary: (e.data.summary as RunView["summary"]) ?? null };
     case "step.started":
-      return { ...patchStep({ status: "running", startedAt: e.at, finishedAt: null, attempts: Number(e.data.attempt ?? 1) }), lastSeq: e.seq };
+      return { ...patchStep({ status: "running", startedAt: e.at, finishedAt: null, attempts: Number(e.data.attempt ?? 1), waiting: null }), lastSeq: e.seq };
+    case "step.waiting": {
+      const d = e.data as Partial<StepWaitingEvent>;
+      const waiting = { what: String(d.what ?? ""), host: d.host ?? null, since: String(d.since ?? e.at), deadline: String(d.deadline ?? "") };
+      return { ...patchStep({ status: "waiting", waiting }), lastSeq: e.seq };
+    }
     case "step.finished":
-      return { ...patchStep({ status: "done", finishedAt: e.at, error: null, hint: null }), lastSeq: e.seq };
+      return { ...patchStep({ status: "done", finishedAt: e.at, error: null, hint: null, waiting: null }), lastSeq: e.seq };
     case "step.failed":
-      return { ...patchStep({ status: "failed", finishedAt: e.at, error: String(e.data.error ?? ""), hint: (e.data.hint as string | undefined) ?? null }), lastSeq: e.seq };
+      return { ...patchStep({ status: "failed", finishedAt: e.at, error: String(e.data.error ?? ""), hint: (e.data.hint as string | undefined) ?? null, waiting: null }), lastSeq: e.seq };
     case "step.cancelled":
-      return { ...patchStep({ status: "cancelled", finishedAt: e.at }), lastSeq: e.seq };
+      return { ...patchStep({ status: "cancelled", finishedAt: e.at, waiting: null }), lastSeq: e.seq };
     default:
       return next;
   }
@@ -41,7 +49,7 @@ export function useRunEvents(runId: string, enabled: boolean): void {
     const snapshot = queryClient.getQueryData<RunView>(key);
     const source = new EventSource(`/api/runs/${runId}/events?after=${snapshot?.lastSeq ?? 0}`);
     const onMessage = (msg: MessageEvent<string>) => {
-      const e = JSON.parse(msg.data) as Event;
+      const e = JSON.parse(msg.data) as RunEvent;
       let gap = false;
       queryClient.setQueryData<RunView>(key, (run) => {
         if (!run || e.seq <= run.lastSeq) return run; // replayed or already applied: nothing doubles
@@ -60,7 +68,7 @@ export function useRunEvents(runId: string, enabled: boolean): void {
         if (clusterId) void queryClient.invalidateQueries({ queryKey: queryKeys.cluster(clusterId) });
       }
     };
-    const types = ["run.planned", "run.started", "run.cancel-requested", "run.finished", "phase.started", "phase.finished", "step.started", "step.finished", "step.failed", "step.cancelled", "step.output", "host.key-pinned"];
+    const types = ["run.planned", "run.started", "run.cancel-requested", "run.finished", "phase.started", "phase.finished", "step.started", "step.waiting", "step.finished", "step.failed", "step.cancelled", "step.output", "host.key-pinned"];
     for (const t of types) source.addEventListener(t, onMessage as EventListener);
     return () => source.close();
   }, [runId, enabled, queryClient]);

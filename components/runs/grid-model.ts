@@ -1,0 +1,138 @@
+// The run page's host × phase grid as plain data: one row per host (plus a "cluster" row for
+// cluster-wide steps), one cell per phase. No React here, so the rules (what a cell's status is, which
+// rows come first, what a filter keeps) are unit-tested on their own.
+import type { RunView, StepView } from "@/lib/engine/queries";
+
+export type CellStatus = "pending" | "running" | "waiting" | "done" | "skipped" | "failed" | "cancelled";
+
+export type GridCell = {
+  phase: string;
+  /** The host's steps in this phase (usually one), in plan order. */
+  steps: StepView[];
+  status: CellStatus;
+  /** Earliest start and latest finish of the cell's steps; finishedAt null while any still runs. */
+  startedAt: string | null;
+  finishedAt: string | null;
+};
+
+export type GridRow = {
+  /** The host's name, or null for the cluster row. */
+  host: string | null;
+  /** Stable key for lists and test ids: the host's name or "cluster". */
+  id: string;
+  role: string;
+  address: string;
+  status: CellStatus;
+  /** One per phase of the plan, in phase order; null where the host has no step in that phase. */
+  cells: (GridCell | null)[];
+};
+
+export type Grid = { phases: { id: string; title: string }[]; rows: GridRow[] };
+
+export type GridFilter = { role: string; state: string };
+export const allRows: GridFilter = { role: "all", state: "all" };
+
+/**
+ * One status for several steps, the most telling first: a failure anywhere shows; then work in progress
+ * (running, then waiting); then a cancel. A mix of finished and pending steps is work in progress too.
+ */
+export function combineStatus(statuses: readonly string[]): CellStatus {
+  const has = (s: string) => statuses.includes(s);
+  if (statuses.length === 0) return "pending";
+  if (has("failed")) return "failed";
+  if (has("running")) return "running";
+  if (has("waiting")) return "waiting";
+  if (has("cancelled")) return "cancelled";
+  if (statuses.every((s) => s === "pending")) return "pending";
+  if (has("pending")) return "running";
+  if (statuses.every((s) => s === "skipped")) return "skipped";
+  return "done";
+}
+
+const CLUSTER = "cluster";
+
+/** Rows: the cluster row first, then hosts with a failure, then the rest in definition order. */
+export function buildGrid(run: Pick<RunView, "plan" | "steps" | "hosts">): Grid {
+  const phases = run.plan.phases.map((p) => ({ id: p.id, title: p.title }));
+  const phaseIndex = new Map(phases.map((p, i) => [p.id, i]));
+  const byHost = new Map<string | null, StepView[][]>();
+  for (const step of run.steps) {
+    const i = phaseIndex.get(step.phase);
+    if (i === undefined) continue;
+    let perPhase = byHost.get(step.host);
+    if (!perPhase) byHost.set(step.host, (perPhase = phases.map(() => [])));
+    perPhase[i]!.push(step);
+  }
+  const known = new Map(run.hosts.map((h, i) => [h.name, { ...h, position: i }]));
+  const rows: (GridRow & { position: number })[] = [];
+  for (const [host, perPhase] of byHost) {
+    const info = host === null ? undefined : known.get(host);
+    const cells = perPhase.map((steps, i) => (steps.length ? toCell(phases[i]!.id, steps) : null));
+    rows.push({
+      host,
+      id: host ?? CLUSTER,
+      role: host === null ? CLUSTER : (info?.role ?? ""),
+      address: info?.address ?? "",
+      status: combineStatus(cells.flatMap((c) => (c ? [c.status] : []))),
+      cells,
+      // The cluster row leads; hosts no longer in the definition go last, by name.
+      position: host === null ? -1 : (info?.position ?? Number.MAX_SAFE_INTEGER),
+    });
+  }
+  rows.sort((a, b) => rank(a) - rank(b) || a.position - b.position || a.id.localeCompare(b.id));
+  return { phases, rows: rows.map(({ position: _position, ...row }) => row) };
+}
+
+function rank(row: GridRow): number {
+  if (row.host === null) return 0;
+  return row.status === "failed" ? 1 : 2;
+}
+
+function toCell(phase: string, steps: StepView[]): GridCell {
+  const starts = steps.flatMap((s) => (s.startedAt ? [s.startedAt] : [])).sort();
+  const finishes = steps.map((s) => s.finishedAt);
+  const allFinished = finishes.every((f) => f !== null) && steps.every((s) => s.startedAt);
+  return {
+    phase,
+    steps,
+    status: combineStatus(steps.map((s) => s.status)),
+    startedAt: starts[0] ?? null,
+    finishedAt: allFinished ? ((finishes as string[]).sort().at(-1) ?? null) : null,
+  };
+}
+
+/** Keeps rows of the role ("all", "cluster", "master", "worker") whose status is the state ("all" or a status). */
+export function filterRows(rows: readonly GridRow[], filter: GridFilter): GridRow[] {
+  return rows.filter((r) => (filter.role === "all" || r.role === filter.role) && (filter.state === "all" || r.status === filter.state));
+}
+
+/** The roles present, for the role filter: cluster first, then as they appear. */
+export function rolesOf(rows: readonly GridRow[]): string[] {
+  return [...new Set(rows.map((r) => r.role).filter(Boolean))];
+}
+
+/** Rows per status, for the state filter's labels ("failed (3)"). */
+export function countByStatus(rows: readonly GridRow[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of rows) counts[r.status] = (counts[r.status] ?? 0) + 1;
+  return counts;
+}
+
+/** Steps done (finished in any way) and in total, for the progress bar. */
+export function progressOf(steps: readonly Pick<StepView, "status">[]): { finished: number; failed: number; total: number } {
+  let finished = 0;
+  let failed = 0;
+  for (const s of steps) {
+    if (s.status === "done" || s.status === "skipped" || s.status === "failed" || s.status === "cancelled") finished += 1;
+    if (s.status === "failed") failed += 1;
+  }
+  return { finished, failed, total: steps.length };
+}
+
+/** The cell of a row for a phase id, for the details panel. */
+export function findCell(grid: Grid, rowId: string, phase: string): { row: GridRow; cell: GridCell } | null {
+  const row = grid.rows.find((r) => r.id === rowId);
+  const i = grid.phases.findIndex((p) => p.id === phase);
+  const cell = row && i >= 0 ? row.cells[i] : null;
+  return row && cell ? { row, cell } : null;
+}
