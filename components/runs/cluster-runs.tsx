@@ -2,47 +2,74 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { runQueryKeys } from "@/lib/engine/schemas";
+import type { ClusterRunRow } from "@/lib/engine/queries";
+import { runQueryKeys, type CreateRunBody } from "@/lib/engine/schemas";
 import { api } from "../api-client";
 import { useCan } from "../current-user";
+import { formatDuration } from "./eta";
+import { runTypeTitle, StatusBadge } from "./run-status";
 
-type RunRow = { id: string; type: string; status: string; createdBy: string | null; createdAt: string; startedAt: string | null; finishedAt: string | null; summary: { message?: string } | null };
-
-/** Run history of a cluster, and the button that plans a check run. */
+/** Run history of a cluster, and the buttons that plan a check or a bootstrap (confirmed on the run page). */
 export function ClusterRuns({ clusterId }: { clusterId: string }) {
   const router = useRouter();
   const canStart = useCan("run:start");
-  const q = useQuery({ queryKey: runQueryKeys.clusterRuns(clusterId), queryFn: () => api<{ runs: RunRow[] }>(`/api/clusters/${clusterId}/runs`) });
+  const q = useQuery({ queryKey: runQueryKeys.clusterRuns(clusterId), queryFn: () => api<{ runs: ClusterRunRow[] }>(`/api/clusters/${clusterId}/runs`) });
   const plan = useMutation({
-    mutationFn: () => api<{ id: string }>(`/api/clusters/${clusterId}/runs`, { method: "POST", body: { type: "check" } }),
+    mutationFn: (body: CreateRunBody) => api<{ id: string }>(`/api/clusters/${clusterId}/runs`, { method: "POST", body }),
     onSuccess: (r) => router.push(`/clusters/${clusterId}/runs/${r.id}`),
   });
+  const planning = plan.isPending ? plan.variables?.type : undefined;
   return (
     <section className="card">
       <div className="mb-2 flex items-center justify-between">
         <h2 className="font-semibold">Runs</h2>
         {canStart && (
-          <button className="btn" data-testid="plan-check" disabled={plan.isPending} onClick={() => plan.mutate()} title="Connect to every host, pin host keys, gather facts and run preflight checks; nothing is changed">
-            {plan.isPending ? "Planning…" : "Check hosts"}
-          </button>
+          <div className="flex gap-2">
+            <button className="btn" data-testid="plan-check" disabled={plan.isPending} onClick={() => plan.mutate({ type: "check" })} title="Connect to every host, pin host keys, gather facts and run preflight checks; nothing is changed">
+              {planning === "check" ? "Planning…" : "Check hosts"}
+            </button>
+            <button
+              className="btn-primary"
+              data-testid="plan-bootstrap"
+              disabled={plan.isPending}
+              onClick={() => plan.mutate({ type: "bootstrap" })}
+              title="Plan the whole bootstrap (facts, preflight, packages, binaries, kubelet, control plane, self-hosted, pivot, join, verify); you review the plan before anything runs"
+            >
+              {planning === "bootstrap" ? "Planning…" : "Bootstrap cluster"}
+            </button>
+          </div>
         )}
       </div>
       {plan.isError && <p className="text-sm text-red-600">{plan.error.message}</p>}
+      {q.isError && <p className="text-sm text-red-600">Could not load the runs: {q.error.message}</p>}
       {q.data?.runs.length === 0 && <p className="text-sm text-slate-500">No runs yet.</p>}
       {q.data && q.data.runs.length > 0 && (
         <table className="min-w-full text-sm" data-testid="run-history">
+          <thead className="text-left text-xs text-slate-500">
+            <tr>
+              <th className="p-1 font-medium">Type</th>
+              <th className="p-1 font-medium">By</th>
+              <th className="p-1 font-medium">State</th>
+              <th className="p-1 font-medium">Started</th>
+              <th className="p-1 text-right font-medium">Duration</th>
+              <th className="p-1 font-medium">Outcome</th>
+            </tr>
+          </thead>
           <tbody>
             {q.data.runs.map((r) => (
-              <tr key={r.id} className="border-t border-slate-100">
+              <tr key={r.id} className="border-t border-slate-100" data-testid={`run-row-${r.id}`}>
                 <td className="p-1">
                   <Link className="text-indigo-700 hover:underline" href={`/clusters/${clusterId}/runs/${r.id}`}>
-                    {r.type}
+                    {runTypeTitle[r.type] ?? r.type}
                   </Link>
                 </td>
-                <td className="p-1">{r.status}</td>
-                <td className="p-1 text-slate-500">{new Date(r.createdAt).toLocaleString()}</td>
-                <td className="p-1 text-slate-500">{r.startedAt && r.finishedAt ? `${((Date.parse(r.finishedAt) - Date.parse(r.startedAt)) / 1000).toFixed(1)} s` : ""}</td>
-                <td className="p-1">{r.summary?.message ?? ""}</td>
+                <td className="p-1">{r.createdBy ?? "—"}</td>
+                <td className="p-1">
+                  <StatusBadge status={r.status} />
+                </td>
+                <td className="p-1 text-slate-500">{r.startedAt ? new Date(r.startedAt).toLocaleString() : `planned ${new Date(r.createdAt).toLocaleString()}`}</td>
+                <td className="p-1 text-right tabular-nums text-slate-500">{r.durationMs !== null ? formatDuration(r.durationMs) : ""}</td>
+                <td className="p-1">{r.outcome ?? ""}</td>
               </tr>
             ))}
           </tbody>

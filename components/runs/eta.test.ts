@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { estimateRemainingMs, formatClock, formatDuration, type EtaStep } from "./eta";
+import { estimateRemainingMs, formatClock, formatDuration, waitingText, type EtaStep } from "./eta";
 
 const t0 = Date.parse("2026-11-30T12:00:00Z");
 const at = (s: number) => new Date(t0 + s * 1000).toISOString();
@@ -73,5 +73,21 @@ describe("formatting", () => {
     expect(formatClock(42_900)).toBe("00:42");
     expect(formatClock(300_000)).toBe("05:00");
     expect(formatClock(3_723_000)).toBe("1:02:03");
+  });
+});
+
+describe("waitingText", () => {
+  const wait = { what: "kube-apiserver", host: "master-1", since: at(0), deadline: at(300) };
+
+  test("says what, where, how long so far and out of how long", () => {
+    expect(waitingText(wait, t0 + 42_500)).toEqual({ text: "waiting for kube-apiserver on master-1, 00:42 of 05:00", overdue: false });
+  });
+
+  test("a cluster-wide wait has no host; a wait without a deadline no total", () => {
+    expect(waitingText({ ...wait, host: null, deadline: "" }, t0 + 5_000).text).toBe("waiting for kube-apiserver, 00:05");
+  });
+
+  test("is overdue past the deadline", () => {
+    expect(waitingText(wait, t0 + 301_000)).toEqual({ text: "waiting for kube-apiserver on master-1, 05:01 of 05:00", overdue: true });
   });
 });

@@ -77,3 +77,12 @@ export function formatClock(ms: number): string {
   const ss = String(s % 60).padStart(2, "0");
   return hh > 0 ? `${hh}:${mm}:${ss}` : `${mm}:${ss}`;
 }
+
+/** "waiting for kube-apiserver on master-1, 00:42 of 05:00", red once past the deadline. */
+export function waitingText(waiting: { what: string; host: string | null; since: string; deadline: string }, now: number): { text: string; overdue: boolean } {
+  const since = Date.parse(waiting.since);
+  const deadline = Date.parse(waiting.deadline);
+  const where = waiting.host ? ` on ${waiting.host}` : "";
+  const clock = Number.isNaN(since) ? "" : `, ${formatClock(now - since)}${Number.isNaN(deadline) ? "" : ` of ${formatClock(deadline - since)}`}`;
+  return { text: `waiting for ${waiting.what}${where}${clock}`, overdue: !Number.isNaN(deadline) && now > deadline };
+}

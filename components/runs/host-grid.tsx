@@ -1,0 +1,160 @@
+"use client";
+// The host × phase grid of a started run. Rows are virtualized: only the rows in view (plus a few) are
+// in the DOM, so a 500-host bootstrap scrolls and updates like a 3-host one. The rules (which rows,
+// in which order, what a filter keeps) live in grid-model.ts.
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useMemo, useRef } from "react";
+import { formatDuration } from "./eta";
+import { countByStatus, filterRows, rolesOf, type Grid, type GridCell, type GridFilter, type GridRow } from "./grid-model";
+import { statusIcon, statusStyle } from "./run-status";
+
+const ROW_HEIGHT = 36;
+const HEADER_HEIGHT = 40;
+const HOST_COLUMN = "15rem";
+const states = ["failed", "running", "waiting", "pending", "done", "skipped", "cancelled"] as const;
+
+export type CellRef = { row: string; phase: string };
+
+export function cellDuration(cell: Pick<GridCell, "startedAt" | "finishedAt">, now: number): string {
+  if (!cell.startedAt) return "";
+  return formatDuration((cell.finishedAt ? Date.parse(cell.finishedAt) : now) - Date.parse(cell.startedAt));
+}
+
+export function HostGrid({
+  grid,
+  filter,
+  onFilter,
+  selected,
+  onSelect,
+  now,
+}: {
+  grid: Grid;
+  filter: GridFilter;
+  onFilter: (f: GridFilter) => void;
+  selected: CellRef | null;
+  onSelect: (c: CellRef) => void;
+  now: number;
+}) {
+  const rows = useMemo(() => filterRows(grid.rows, filter), [grid.rows, filter]);
+  const roles = useMemo(() => rolesOf(grid.rows), [grid.rows]);
+  const counts = useMemo(() => countByStatus(grid.rows), [grid.rows]);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+    scrollMargin: HEADER_HEIGHT,
+    getItemKey: (i) => rows[i]?.id ?? i,
+    useFlushSync: false,
+  });
+  const columns = `${HOST_COLUMN} repeat(${grid.phases.length}, minmax(5.5rem, 1fr))`;
+  const minWidth = `calc(${HOST_COLUMN} + ${grid.phases.length} * 5.5rem)`;
+  const hostCount = grid.rows.filter((r) => r.host !== null).length;
+
+  return (
+    <section className="card space-y-2" data-testid="run-grid">
+      <div className="flex flex-wrap items-center gap-3 text-sm">
+        <h2 className="font-semibold">Hosts</h2>
+        <label className="flex items-center gap-1">
+          Role
+          <select className="input w-auto py-0.5" data-testid="grid-filter-role" value={filter.role} onChange={(e) => onFilter({ ...filter, role: e.target.value })}>
+            <option value="all">all</option>
+            {roles.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex items-center gap-1">
+          State
+          <select className="input w-auto py-0.5" data-testid="grid-filter-state" value={filter.state} onChange={(e) => onFilter({ ...filter, state: e.target.value })}>
+            <option value="all">all</option>
+            {states.map((s) => (
+              <option key={s} value={s}>
+                {s} ({counts[s] ?? 0})
+              </option>
+            ))}
+          </select>
+        </label>
+        <span className="text-slate-500" data-testid="grid-count">
+          {rows.length === grid.rows.length ? `${hostCount} hosts` : `showing ${rows.length} of ${grid.rows.length} rows`}
+        </span>
+      </div>
+      <div ref={scrollRef} className="max-h-[70vh] overflow-auto rounded border border-slate-200" data-testid="grid-scroll">
+        <div style={{ minWidth }}>
+          <div className="sticky top-0 z-10 grid border-b border-slate-200 bg-slate-50 text-xs font-medium text-slate-600" style={{ gridTemplateColumns: columns, height: HEADER_HEIGHT }} role="row">
+            <div className="sticky left-0 flex items-center bg-slate-50 px-2">Host</div>
+            {grid.phases.map((p, i) => (
+              <div key={p.id} className="flex items-center justify-center px-1 text-center leading-tight" title={p.title}>
+                {i + 1}. {p.title}
+              </div>
+            ))}
+          </div>
+          <div className="relative" style={{ height: virtualizer.getTotalSize() }} role="rowgroup">
+            {rows.length === 0 && <p className="p-2 text-sm text-slate-500">No host matches the filter.</p>}
+            {virtualizer.getVirtualItems().map((v) => {
+              const row = rows[v.index];
+              if (!row) return null;
+              return (
+                <div key={v.key} className="absolute left-0 top-0 w-full" style={{ height: v.size, transform: `translateY(${v.start - HEADER_HEIGHT}px)` }}>
+                  <GridRowView row={row} columns={columns} phases={grid.phases} selected={selected} onSelect={onSelect} now={now} />
+                </div>
+              );
+            })}
+          </div>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function GridRowView({
+  row,
+  columns,
+  phases,
+  selected,
+  onSelect,
+  now,
+}: {
+  row: GridRow;
+  columns: string;
+  phases: Grid["phases"];
+  selected: CellRef | null;
+  onSelect: (c: CellRef) => void;
+  now: number;
+}) {
+  return (
+    <div className="grid h-full border-b border-slate-100 text-sm" style={{ gridTemplateColumns: columns }} role="row" data-testid={`grid-row-${row.id}`} data-status={row.status}>
+      <div className="sticky left-0 z-[1] flex min-w-0 items-center gap-2 bg-white px-2" role="rowheader">
+        <span className="truncate font-mono text-xs font-medium" title={row.id}>
+          {row.host ?? "cluster"}
+        </span>
+        {row.host !== null && <span className="shrink-0 text-xs text-slate-500">{row.role}</span>}
+        {row.address && <span className="truncate text-xs text-slate-400">{row.address}</span>}
+      </div>
+      {row.cells.map((cell, i) => {
+        const phase = phases[i]!.id;
+        if (!cell) return <div key={phase} className="border-l border-slate-50" role="cell" />;
+        const isSelected = selected?.row === row.id && selected.phase === phase;
+        return (
+          <button
+            key={phase}
+            role="cell"
+            className={`m-0.5 flex items-center justify-center gap-1 rounded text-xs ${statusStyle[cell.status] ?? ""} ${isSelected ? "ring-2 ring-indigo-500" : "hover:ring-1 hover:ring-slate-400"}`}
+            data-testid={`cell-${row.id}-${phase}`}
+            data-status={cell.status}
+            title={`${row.host ?? "cluster"} · ${phases[i]!.title}: ${cell.status}`}
+            aria-label={`${row.host ?? "cluster"} ${phases[i]!.title}: ${cell.status}`}
+            aria-pressed={isSelected}
+            onClick={() => onSelect({ row: row.id, phase })}
+          >
+            <span aria-hidden>{statusIcon[cell.status]}</span>
+            <span className="tabular-nums">{cellDuration(cell, now)}</span>
+          </button>
+        );
+      })}
+    </div>
+  );
+}

@@ -1,0 +1,84 @@
+"use client";
+// The details of the grid's selected cell (usually one step), and the run's "waiting for …" lines.
+import type { PlannedStep } from "@/lib/engine/plan";
+import type { StepView } from "@/lib/engine/queries";
+import { waitingText } from "./eta";
+import type { GridCell, GridRow } from "./grid-model";
+import { cellDuration } from "./host-grid";
+import { PlannedStepBody } from "./plan-review";
+import { StatusBadge } from "./run-status";
+
+export function StepDetails({ row, cell, phaseTitle, planned, now }: { row: GridRow; cell: GridCell; phaseTitle: string; planned: ReadonlyMap<string, PlannedStep>; now: number }) {
+  return (
+    <section className="card space-y-3" data-testid="step-details">
+      <h2 className="font-semibold">
+        {phaseTitle} on {row.host ?? "the cluster"}
+        {row.address && <span className="ml-2 text-sm font-normal text-slate-500">{row.address}</span>}
+      </h2>
+      {cell.steps.map((s) => (
+        <StepDetail key={s.id} step={s} planned={planned.get(s.key)} now={now} />
+      ))}
+    </section>
+  );
+}
+
+function StepDetail({ step, planned, now }: { step: StepView; planned: PlannedStep | undefined; now: number }) {
+  return (
+    <div className="space-y-2 border-t border-slate-100 pt-2 first:border-0 first:pt-0" data-testid={`step-${step.key}`}>
+      <div className="flex flex-wrap items-center gap-2 text-sm">
+        <span className="font-medium">{step.title}</span>
+        <StatusBadge status={step.status} testId={`step-status-${step.key}`} />
+        <span className="text-xs text-slate-500">
+          attempts {step.attempts}
+          {step.exitCode !== null ? ` · exit code ${step.exitCode}` : ""}
+          {step.startedAt ? ` · ${cellDuration(step, now)}` : ""}
+        </span>
+      </div>
+      {step.waiting && step.status === "waiting" && <WaitingText waiting={step.waiting} now={now} />}
+      {step.error && (
+        <div className="rounded bg-red-50 p-2 text-sm text-red-800" data-testid={`step-error-${step.key}`}>
+          {step.error}
+          {step.hint && <div className="mt-1 text-slate-700">Try: {step.hint}</div>}
+        </div>
+      )}
+      {step.output ? (
+        <pre className="max-h-80 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-2 font-mono text-xs" data-testid={`step-output-${step.key}`}>
+          {step.output}
+        </pre>
+      ) : (
+        <p className="text-xs text-slate-500">No output{step.status === "pending" ? " yet" : ""}.</p>
+      )}
+      {planned && (
+        <details className="text-sm">
+          <summary className="cursor-pointer text-xs text-indigo-700">What this step sends</summary>
+          <div className="mt-2">
+            <PlannedStepBody step={planned} />
+          </div>
+        </details>
+      )}
+    </div>
+  );
+}
+
+function WaitingText({ waiting, now }: { waiting: NonNullable<StepView["waiting"]>; now: number }) {
+  const { text, overdue } = waitingText(waiting, now);
+  return <p className={`text-sm ${overdue ? "text-red-700" : "text-amber-800"}`}>⏳ {text}</p>;
+}
+
+const MAX_WAIT_LINES = 8;
+
+/** Every step waiting right now, one line each (the first few; the count of the rest). */
+export function WaitingLines({ steps, now }: { steps: readonly StepView[]; now: number }) {
+  const waiting = steps.filter((s) => s.status === "waiting" && s.waiting);
+  if (waiting.length === 0) return null;
+  return (
+    <ul className="space-y-0.5 rounded border border-amber-200 bg-amber-50 p-2" data-testid="waiting-lines">
+      {waiting.slice(0, MAX_WAIT_LINES).map((s) => (
+        <li key={s.id} data-testid={`waiting-${s.key}`}>
+          <WaitingText waiting={s.waiting!} now={now} />
+        </li>
+      ))}
+      {waiting.length > MAX_WAIT_LINES && <li className="text-sm text-amber-800">and {waiting.length - MAX_WAIT_LINES} more steps waiting</li>}
+    </ul>
+  );
+}
