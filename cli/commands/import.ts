@@ -20,37 +20,45 @@ Credentials are read from each credential's privateKeyFile (relative to the YAML
 passphraseEnv and passwordEnv. --replace updates the cluster of the same name.`);
       return file ? 0 : 2;
     }
-    const text = await readFile(file, "utf8");
-    const parsed = parseClusterYaml(text);
-    if (!parsed.ok) {
-      printWarnings(parsed.warnings);
-      printErrors(file, parsed.errors);
-      return 1;
-    }
-    const { secrets, problems } = await readCredentialSecrets(parsed.definition, path.dirname(path.resolve(file)), process.env);
-    if (problems.length) {
-      printErrors(file, problems);
-      return 1;
-    }
     try {
-      const r = await importClusterYaml({ yaml: text, secrets, replace: argv.includes("--replace") });
-      await recordAudit({ action: r.created ? "cluster.import" : "cluster.import_replace", username: `cli:${process.env.USER ?? "?"}`, target: r.id, details: { via: "cli" } });
-      printWarnings(r.warnings);
-      console.log(`${r.created ? "created" : "updated"} cluster ${parsed.definition.metadata.name} (${r.id})`);
-      return 0;
-    } catch (err) {
-      if (err instanceof ValidationError) {
-        printWarnings(err.warnings);
-        printErrors(file, err.errors);
-        return 1;
-      }
-      if (err instanceof AppError) {
-        console.error(`bootdeck import: ${err.message}`);
-        return 1;
-      }
-      throw err;
+      const r = await importFile(file, { replace: argv.includes("--replace") });
+      return r.ok ? 0 : 1;
     } finally {
       await disconnectDb();
     }
   },
 };
+
+/** Reads, checks and saves a cluster.yaml with the secrets it names; prints what went wrong. */
+export async function importFile(file: string, opts: { replace: boolean; via?: string }): Promise<{ ok: true; id: string; name: string } | { ok: false }> {
+  const text = await readFile(file, "utf8");
+  const parsed = parseClusterYaml(text);
+  if (!parsed.ok) {
+    printWarnings(parsed.warnings);
+    printErrors(file, parsed.errors);
+    return { ok: false };
+  }
+  const { secrets, problems } = await readCredentialSecrets(parsed.definition, path.dirname(path.resolve(file)), process.env);
+  if (problems.length) {
+    printErrors(file, problems);
+    return { ok: false };
+  }
+  try {
+    const r = await importClusterYaml({ yaml: text, secrets, replace: opts.replace });
+    await recordAudit({ action: r.created ? "cluster.import" : "cluster.import_replace", username: `cli:${process.env.USER ?? "?"}`, target: r.id, details: { via: opts.via ?? "cli" } });
+    printWarnings(r.warnings);
+    console.log(`${r.created ? "created" : "updated"} cluster ${parsed.definition.metadata.name} (${r.id})`);
+    return { ok: true, id: r.id, name: parsed.definition.metadata.name };
+  } catch (err) {
+    if (err instanceof ValidationError) {
+      printWarnings(err.warnings);
+      printErrors(file, err.errors);
+      return { ok: false };
+    }
+    if (err instanceof AppError) {
+      console.error(`bootdeck: ${err.message}`);
+      return { ok: false };
+    }
+    throw err;
+  }
+}

@@ -1,4 +1,5 @@
 // The registry of subcommands. Add a command by writing cli/commands/<name>.ts and listing it here.
+import { apply } from "./apply";
 import type { Command } from "./command";
 import { exportCommand } from "./export";
 import { importCommand } from "./import";
@@ -11,6 +12,7 @@ import { user } from "./user";
 import { rotateMasterKeyCommand } from "./rotate-master-key";
 
 export const commands: Record<string, Command> = {
+  apply,
   export: exportCommand,
   import: importCommand,
   setup,

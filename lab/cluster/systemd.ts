@@ -491,6 +491,32 @@ export async function runSystemctl(argv: string[]): Promise<number> {
         if (verb === "is-active" ? st.active !== "active" : st.active !== "failed") code = verb === "is-active" ? 3 : 1;
       }
       return code;
+    case "show": {
+      // systemctl show -p Prop[,Prop] [--value] UNIT: the properties scripts read (NRestarts and friends).
+      const props: string[] = [];
+      const names: string[] = [];
+      for (let i = 0; i < rest.length; i++) {
+        const a = rest[i] ?? "";
+        if (a === "-p" || a === "--property") props.push(...(rest[++i] ?? "").split(","));
+        else if (a.startsWith("--property=")) props.push(...a.slice(11).split(","));
+        else if (a !== "--value") names.push(unitName(a));
+      }
+      const valueOnly = rest.includes("--value");
+      for (const u of names) {
+        const st = await call({ op: "status", unit: u });
+        const all: Record<string, string> = {
+          Id: u,
+          LoadState: st.loaded ? "loaded" : "not-found",
+          ActiveState: String(st.active),
+          SubState: String(st.sub),
+          MainPID: String(st.pid ?? 0),
+          NRestarts: String(st.restarts ?? 0),
+          Result: String(st.result ?? "success"),
+        };
+        for (const p of props.length ? props : Object.keys(all)) process.stdout.write(valueOnly ? `${all[p] ?? ""}\n` : `${p}=${all[p] ?? ""}\n`);
+      }
+      return 0;
+    }
     case "status":
       for (const u of units) {
         const st = await call({ op: "status", unit: u });

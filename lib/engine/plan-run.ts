@@ -1,15 +1,40 @@
 import "server-only";
+import { renderAndSaveAssetSet } from "../assets/store";
 import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
-import { notFound } from "../http/errors";
-import { buildCheckPlan } from "./plans";
+import { unprocessable, notFound } from "../http/errors";
+import { newId } from "../ids";
+import type { RunPlan } from "./plan";
+import { buildBootstrapPlan, buildCheckPlan, buildJoinPlan, buildResetPlan, PlanError, type AssetIndex } from "./plans";
 import { createRun } from "./runs";
+import type { CreateRunBody } from "./schemas";
+
+/** The cluster's latest asset set; a bootstrap or join with none renders one first (RSA keys, default validity). */
+async function latestAssets(clusterId: string, renderIfNone: boolean): Promise<{ id: string; index: AssetIndex } | undefined> {
+  const db = getDb();
+  let set = await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true } });
+  if (!set && renderIfNone) set = { id: (await renderAndSaveAssetSet({ clusterId, options: {} })).id };
+  if (!set) return undefined;
+  const rows = await db.asset.findMany({ where: { assetSetId: set.id }, select: { path: true, sha256: true, size: true } });
+  return { id: set.id, index: new Map(rows.map((r) => [r.path, { sha256: r.sha256, size: r.size }])) };
+}
 
 /** Plans a run for a cluster from its stored definition; the run waits for confirmation. */
-export async function planRun({ clusterId, type, createdById }: { clusterId: string; type: "check"; createdById?: string }): Promise<string> {
+export async function planRun({ clusterId, body, createdById }: { clusterId: string; body: CreateRunBody; createdById?: string }): Promise<string> {
   const cluster = await getDb().cluster.findUnique({ where: { id: clusterId }, select: { definition: true } });
   if (!cluster) throw notFound("Cluster");
   const definition = JSON.parse(cluster.definition) as ClusterDefinition;
-  const plan = buildCheckPlan(definition);
-  return createRun({ clusterId, type, plan, createdById });
+  const id = newId("run");
+  const assets = body.type === "check" ? undefined : await latestAssets(clusterId, body.type !== "reset");
+  let plan: RunPlan;
+  try {
+    if (body.type === "check") plan = buildCheckPlan(definition);
+    else if (body.type === "bootstrap") plan = buildBootstrapPlan(definition, id, assets?.index ?? new Map());
+    else if (body.type === "join") plan = buildJoinPlan(definition, id, assets?.index ?? new Map(), body.hosts);
+    else plan = buildResetPlan(definition, id, [...(assets?.index.keys() ?? [])], body.hosts);
+  } catch (err) {
+    if (err instanceof PlanError) throw unprocessable(err.message);
+    throw err;
+  }
+  return createRun({ id, clusterId, type: body.type, plan, createdById, assetSetId: assets?.id });
 }

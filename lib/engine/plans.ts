@@ -1,16 +1,19 @@
 // Builds run plans from a validated definition. Phases are added here as the engine learns them;
 // a plan names exactly what each step sends, so it can be reviewed before it runs.
+import { capabilitiesFor } from "../assets/capabilities";
 import type { ClusterDefinition } from "../cluster/definition";
-import { effectiveHost } from "../cluster/derive";
+import { effectiveHost, type EffectiveHost } from "../cluster/derive";
 import { shellCommand, shellScript } from "../ssh/quote";
 import { FACTS_SCRIPT } from "./actions/facts";
-import { PREFLIGHT_SCRIPT } from "./actions/preflight";
-import type { PlannedPhase, RunPlan } from "./plan";
+import { BINARY_SCRIPT, KUBELET_START_SCRIPT, PACKAGES_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./actions/host-scripts";
+import { packagePairs, PREFLIGHT_SCRIPT } from "./actions/preflight";
+import { binaryDownloads, bootstrapLeftovers, controlPlaneFiles, kubeletFiles, missingAssets, resetPaths, type HostFile } from "./host-files";
+import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
 
 const asSent = (argv: string[]) => shellCommand(argv);
 
-function hostPhases(def: ClusterDefinition): PlannedPhase[] {
-  const hosts = def.spec.hosts.map((h) => effectiveHost(def, h));
+function hostPhases(def: ClusterDefinition, only?: ReadonlySet<string>): PlannedPhase[] {
+  const hosts = def.spec.hosts.map((h) => effectiveHost(def, h)).filter((h) => !only || only.has(h.name));
   return [
     {
       id: "facts",
@@ -61,4 +64,195 @@ function hostPhases(def: ClusterDefinition): PlannedPhase[] {
 /** A "check" run: connect to every host, pin keys, gather facts and run the preflight checks. */
 export function buildCheckPlan(def: ClusterDefinition): RunPlan {
   return { runType: "check", phases: hostPhases(def) };
+}
+
+/** What a plan needs to know of the asset set it will push: each file's checksum and size. */
+export type AssetIndex = ReadonlyMap<string, { sha256: string; size: number }>;
+
+export class PlanError extends Error {}
+
+const MIN = 60_000;
+
+function step(s: Omit<PlannedStep, "files" | "commands" | "dependsOn"> & Partial<Pick<PlannedStep, "files" | "commands" | "dependsOn">>): PlannedStep {
+  return { files: [], commands: [], dependsOn: [], ...s };
+}
+
+/** The run's id and an empty takeover slot: the first two arguments of every locked host script. */
+const locked = (runId: string, script: string, args: string[], name = "bootdeck") => asSent(shellScript(script, [runId, "", ...args], name));
+
+function filesOf(files: HostFile[], assets: AssetIndex): PlannedStep["files"] {
+  return files.map((f) => {
+    const a = assets.get(f.asset);
+    if (!a) throw new PlanError(`asset ${f.asset} is missing`);
+    return { path: f.path, mode: f.mode, sha256: a.sha256, size: a.size };
+  });
+}
+
+/** Phases 3–5 for the given hosts: packages, binaries, kubelet (and etcd on masters). */
+function installPhases(def: ClusterDefinition, runId: string, hosts: EffectiveHost[], firstMaster: string, assets: AssetIndex): PlannedPhase[] {
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
+  const pairs = packagePairs();
+  return [
+    {
+      id: "packages",
+      title: "Install the kubelet's host packages that are missing",
+      steps: hosts.map((h) => step({ key: `packages/${h.name}`, phase: "packages", action: "packages", title: `Host packages on ${h.name}`, host: h.name, commands: [locked(runId, PACKAGES_SCRIPT, pairs)], timeoutMs: 15 * MIN })),
+    },
+    {
+      id: "binaries",
+      title: "Install kubelet and kubectl from the binary mirror (checksums verified)",
+      steps: hosts.map((h) =>
+        step({ key: `binaries/${h.name}`, phase: "binaries", action: "binaries", title: `Binaries on ${h.name}`, host: h.name, commands: binaryDownloads(def).map((b) => locked(runId, BINARY_SCRIPT, [b.url, b.sha256, b.dest])), timeoutMs: 10 * MIN }),
+      ),
+    },
+    {
+      id: "kubelet",
+      title: "Push the kubelet's unit, settings and credentials (etcd on masters); start it and check it keeps running",
+      steps: hosts.map((h) => {
+        const files = kubeletFiles(caps, { name: h.name, role: h.role, firstMaster: h.name === firstMaster });
+        return step({
+          key: `kubelet/${h.name}`,
+          phase: "kubelet",
+          action: "kubelet",
+          title: `Kubelet on ${h.name}`,
+          host: h.name,
+          files: filesOf(files, assets),
+          commands: [locked(runId, KUBELET_START_SCRIPT, ["restart", "5"])],
+          timeoutMs: 3 * MIN,
+        });
+      }),
+    },
+  ];
+}
+
+function checkAssets(def: ClusterDefinition, assets: AssetIndex, hosts: EffectiveHost[], firstMaster: string, withControlPlane: boolean): void {
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
+  const needed = hosts.flatMap((h) => kubeletFiles(caps, { name: h.name, role: h.role, firstMaster: h.name === firstMaster }));
+  if (withControlPlane) needed.push(...controlPlaneFiles([...assets.keys()]), { asset: "auth/kubeconfig", path: "", mode: 0 });
+  const missing = missingAssets(needed, new Set(assets.keys()));
+  if (missing.length) throw new PlanError(`the latest asset set lacks ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}: it is older than the cluster definition; render the assets again`);
+}
+
+/** The whole self-hosted bootstrap, phases 1–10. */
+export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets: AssetIndex): RunPlan {
+  const hosts = def.spec.hosts.map((h) => effectiveHost(def, h));
+  const masters = hosts.filter((h) => h.role === "master");
+  const workers = hosts.filter((h) => h.role === "worker");
+  const first = masters[0];
+  if (!first) throw new PlanError("a bootstrap needs at least one master");
+  checkAssets(def, assets, hosts, first.name, true);
+  const leftovers = bootstrapLeftovers([...assets.keys()]);
+  const joinKey = (h: EffectiveHost) => `join/${h.name}`;
+  const lastMaster = masters[masters.length - 1] ?? first;
+  return {
+    runType: "bootstrap",
+    phases: [
+      ...hostPhases(def),
+      ...installPhases(def, runId, hosts, first.name, assets),
+      {
+        id: "control-plane",
+        title: "Temporary control plane on the first master; wait for the API",
+        steps: [
+          step({
+            key: `control-plane/${first.name}`,
+            phase: "control-plane",
+            action: "control-plane",
+            title: `Bootstrap control plane on ${first.name}`,
+            host: first.name,
+            files: filesOf(controlPlaneFiles([...assets.keys()]), assets),
+            commands: ["GET /healthz and GET /api/v1/namespaces/kube-system through the SSH tunnel until both answer 200 (deadline 5 min)"],
+            timeoutMs: 7 * MIN,
+          }),
+        ],
+      },
+      {
+        id: "self-hosted",
+        title: "Create the self-hosted objects (Namespaces, CRDs until served, then the rest)",
+        steps: [
+          step({
+            key: "self-hosted/cluster",
+            phase: "self-hosted",
+            action: "self-hosted",
+            title: "Self-hosted control plane objects",
+            host: null,
+            commands: [...assets.keys()].filter((p) => p.startsWith("manifests/")).map((p) => `create what is missing from ${p}`).concat([`label ${first.name} as master`]),
+            timeoutMs: 6 * MIN,
+          }),
+        ],
+      },
+      {
+        id: "pivot",
+        title: "Pivot: self-hosted control plane Ready, remove the bootstrap one, check the takeover",
+        steps: [
+          step({
+            key: "pivot/cluster",
+            phase: "pivot",
+            action: "pivot",
+            title: "Pivot to the self-hosted control plane",
+            host: null,
+            commands: [locked(runId, REMOVE_SCRIPT, leftovers)],
+            timeoutMs: 16 * MIN,
+          }),
+        ],
+      },
+      {
+        id: "join",
+        title: "Join the masters one at a time, then the workers; set roles and taints",
+        steps: [
+          ...masters.map((m, i) =>
+            step({ key: joinKey(m), phase: "join", action: "join", title: `Join master ${m.name}`, host: m.name, dependsOn: i > 0 ? [joinKey(masters[i - 1] as EffectiveHost)] : [], timeoutMs: 12 * MIN }),
+          ),
+          ...workers.map((w) => step({ key: joinKey(w), phase: "join", action: "join", title: `Join worker ${w.name}`, host: w.name, dependsOn: [joinKey(lastMaster)], timeoutMs: 8 * MIN })),
+        ],
+      },
+      {
+        id: "verify",
+        title: "Verify: nodes Ready, pods Running and Ready",
+        steps: [step({ key: "verify/cluster", phase: "verify", action: "verify", title: "Verify the cluster", host: null, timeoutMs: 4 * MIN })],
+      },
+    ],
+  };
+}
+
+/** Adds workers of the definition to a running cluster: their kubelets join with the bootstrap token. */
+export function buildJoinPlan(def: ClusterDefinition, runId: string, assets: AssetIndex, names: readonly string[]): RunPlan {
+  const all = def.spec.hosts.map((h) => effectiveHost(def, h));
+  const first = all.find((h) => h.role === "master");
+  const hosts = selectHosts(all, names);
+  const masters = hosts.filter((h) => h.role === "master");
+  if (masters.length)
+    throw new PlanError(`${masters.map((m) => m.name).join(", ")} ${masters.length > 1 ? "are masters" : "is a master"}: adding masters to a running cluster changes etcd's membership, which this version does not do; bootstrap the cluster with all its masters`);
+  if (!first) throw new PlanError("the cluster has no master to join");
+  checkAssets(def, assets, hosts, first.name, false);
+  return {
+    runType: "join",
+    phases: [
+      ...hostPhases(def, new Set(hosts.map((h) => h.name))),
+      ...installPhases(def, runId, hosts, first.name, assets),
+      { id: "join", title: "Join the workers; set their role", steps: hosts.map((h) => step({ key: `join/${h.name}`, phase: "join", action: "join", title: `Join worker ${h.name}`, host: h.name, timeoutMs: 8 * MIN })) },
+    ],
+  };
+}
+
+/** Stops the kubelet and removes what Bootdeck installed on the named hosts. */
+export function buildResetPlan(def: ClusterDefinition, runId: string, assetPaths: readonly string[], names: readonly string[]): RunPlan {
+  const hosts = selectHosts(def.spec.hosts.map((h) => effectiveHost(def, h)), names);
+  return {
+    runType: "reset",
+    phases: [
+      {
+        id: "reset",
+        title: "Stop the kubelet and its pods; remove Bootdeck's files, the kubelet's state and etcd's data",
+        steps: hosts.map((h) =>
+          step({ key: `reset/${h.name}`, phase: "reset", action: "reset", title: `Reset ${h.name}`, host: h.name, commands: [locked(runId, RESET_SCRIPT, resetPaths(def, h, assetPaths))], timeoutMs: 3 * MIN }),
+        ),
+      },
+    ],
+  };
+}
+
+function selectHosts(all: EffectiveHost[], names: readonly string[]): EffectiveHost[] {
+  const unknown = names.filter((n) => !all.some((h) => h.name === n));
+  if (unknown.length) throw new PlanError(`not hosts of this cluster: ${unknown.join(", ")}`);
+  return all.filter((h) => names.includes(h.name));
 }

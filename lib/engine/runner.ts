@@ -5,12 +5,16 @@ import "server-only";
 // failed cluster-wide or master step stops the phases after it.
 import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
-import { isSshError, Executor, type OutputLine } from "../ssh";
+import { abortableSleep } from "../ssh/backoff";
+import { isSshError, Executor, shellScript, type OutputLine } from "../ssh";
+import { UNLOCK_SCRIPT } from "./actions/host-scripts";
+import type { WaitCheck } from "./actions/types";
 import { actions } from "./actions";
 import { appendRunEvent } from "./events";
 import { hintFor } from "./hints";
 import type { PlannedStep } from "./plan";
 import { claimRun, finishRun, getRunPlan } from "./runs";
+import { loadRunResources } from "./run-resources";
 import { loadEngineHosts, type EngineHost } from "./targets";
 
 export type RunnerOptions = { workerId: string; staleMs?: number; heartbeatMs?: number; executor?: Executor };
@@ -67,20 +71,28 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
     },
   });
   const hostByName = new Map(hosts.map((h) => [h.name, h]));
+  const resources = await loadRunResources({ assetSetId: run.assetSetId, definition, executor, hosts });
   const failedHosts = new Set<string>();
   let stopAll = false;
+  /** Settles when a step of the current phase has finished; steps may wait for others of their phase (masters join one at a time). */
+  const finished = new Map<string, Promise<unknown>>();
+  const mutates = plan.phases.some((p) => !["facts", "preflight"].includes(p.id));
 
   try {
     for (const phase of plan.phases) {
       if (stopAll || controller.signal.aborted) break;
       await appendRunEvent({ runId, type: "phase.started", data: { phase: phase.id, title: phase.title } });
-      const results = await Promise.all(phase.steps.map((s) => runStep(s)));
+      finished.clear();
+      for (const s of phase.steps) finished.set(s.key, runStep(s));
+      const results = (await Promise.all(phase.steps.map((s) => finished.get(s.key)))) as { failed: boolean; critical: boolean }[];
       await appendRunEvent({ runId, type: "phase.finished", data: { phase: phase.id } });
       if (results.some((r) => r.failed && r.critical)) stopAll = true;
     }
   } finally {
     clearInterval(timer);
     await flush();
+    if (mutates && !controller.signal.aborted) await releaseHostLocks();
+    await resources.close();
     if (!options.executor) await executor.close();
   }
 
@@ -114,22 +126,33 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
       return { failed: true, critical };
     }
     if (controller.signal.aborted) return { failed: false, critical };
+    // Dependencies in this phase (e.g. the previous master's join) finish first.
+    const sameDeps = planned.dependsOn.map((k) => finished.get(k)).filter(Boolean);
+    if (sameDeps.length) await Promise.all(sameDeps);
     if (host && failedHosts.has(host.name)) {
       await db.step.update({ where: { id: row.id }, data: { status: "skipped", error: `skipped: an earlier step failed on ${host.name}` } });
       return { failed: false, critical };
     }
+    if (planned.dependsOn.length) {
+      const deps = await db.step.findMany({ where: { runId, key: { in: planned.dependsOn }, status: { in: ["failed", "skipped", "cancelled"] } }, select: { key: true, status: true } });
+      if (deps.length) {
+        await db.step.update({ where: { id: row.id }, data: { status: "skipped", error: `skipped: ${deps.map((d) => `${d.key} ${d.status}`).join(", ")}` } });
+        return { failed: false, critical };
+      }
+    }
     const action = actions[planned.action];
     const startedAt = new Date();
     // pending, or running when a dead worker left it: all actions are safe to repeat.
-    const claimed = await db.step.updateMany({ where: { id: row.id, status: { in: ["pending", "running"] } }, data: { status: "running", attempts: { increment: 1 }, startedAt, finishedAt: null } });
+    const claimed = await db.step.updateMany({ where: { id: row.id, status: { in: ["pending", "running", "waiting"] } }, data: { status: "running", attempts: { increment: 1 }, startedAt, finishedAt: null } });
     if (claimed.count === 0) return { failed: false, critical };
-    await appendRunEvent({ runId, type: "step.started", stepId: row.id, hostId: host?.id, data: { key: planned.key, attempt: row.attempts + 1, resumed: row.status === "running" } });
+    await appendRunEvent({ runId, type: "step.started", stepId: row.id, hostId: host?.id, data: { key: planned.key, attempt: row.attempts + 1, resumed: row.status === "running" || row.status === "waiting" } });
     const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(planned.timeoutMs)]);
     let outcome: Awaited<ReturnType<NonNullable<typeof action>>>;
     let exitCode: number | null = null;
     try {
       if (!action) throw new Error(`no action "${planned.action}" in this version of Bootdeck`);
-      outcome = await action({ runId, planned, host, hosts, executor, signal, emit: (type, data) => appendRunEvent({ runId, type, stepId: row.id, hostId: host?.id, data }).then(() => undefined) });
+      const emit = (type: string, data: Record<string, unknown>) => appendRunEvent({ runId, type, stepId: row.id, hostId: host?.id, data }).then(() => undefined);
+      outcome = await action({ runId, planned, host, hosts, executor, signal, resources, emit, wait: (what, opts, check) => waitFor(row.id, planned, host, signal, emit, what, opts, check) });
     } catch (err) {
       if (isSshError(err) && err.detail.kind === "command-failed") exitCode = err.detail.exitCode;
       const message = err instanceof Error ? err.message : String(err);
@@ -137,7 +160,8 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
     }
     const finishedAt = new Date();
     const durationMs = finishedAt.getTime() - startedAt.getTime();
-    const output = (tails.get(planned.key) ?? []).join("\n") || null;
+    const journal = Array.isArray(outcome.data?.journal) ? (outcome.data.journal as string[]) : [];
+    const output = [...(tails.get(planned.key) ?? []), ...(journal.length ? ["--- kubelet journal (last lines) ---", ...journal] : [])].join("\n") || null;
     if (outcome.ok) {
       await db.step.update({ where: { id: row.id }, data: { status: "done", finishedAt, output, error: null, hint: null, exitCode: 0 } });
       await appendRunEvent({ runId, type: "step.finished", stepId: row.id, hostId: host?.id, data: { key: planned.key, durationMs, summary: outcome.summary, ...outcome.data } });
@@ -151,5 +175,48 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
     await appendRunEvent({ runId, type: wasCancel ? "step.cancelled" : "step.failed", stepId: row.id, hostId: host?.id, data: { key: planned.key, durationMs, error: outcome.error, hint: outcome.hint, ...outcome.data } });
     if (!wasCancel && host) failedHosts.add(host.name);
     return { failed: !wasCancel, critical };
+  }
+
+  /** Drops the host-side run lock on every host this run may have locked (best effort: a dead host keeps it until a later run takes it over). */
+  async function releaseHostLocks(): Promise<void> {
+    await Promise.all(
+      hosts.map((h) => executor.run(h.target, shellScript(UNLOCK_SCRIPT, [runId], "bootdeck-unlock"), { step: "unlock", quiet: true, timeoutMs: 10_000, allowFailure: true }).catch(() => undefined)),
+    );
+  }
+
+  async function waitFor<T>(
+    stepId: string,
+    planned: PlannedStep,
+    host: EngineHost | undefined,
+    signal: AbortSignal,
+    emit: (type: string, data: Record<string, unknown>) => Promise<void>,
+    what: string,
+    opts: { timeoutMs: number; intervalMs: number },
+    check: () => Promise<WaitCheck<T>>,
+  ): Promise<T> {
+    const since = new Date();
+    const deadline = new Date(since.getTime() + opts.timeoutMs);
+    await db.step.update({ where: { id: stepId }, data: { status: "waiting" } });
+    await emit("step.waiting", { key: planned.key, what, host: host?.name ?? null, since: since.toISOString(), deadline: deadline.toISOString() });
+    let why = "";
+    try {
+      for (;;) {
+        try {
+          const r = await check();
+          if (r.ok) return r.value;
+          why = r.why;
+        } catch (err) {
+          if (signal.aborted) throw signal.reason;
+          why = err instanceof Error ? err.message : String(err);
+        }
+        if (Date.now() + opts.intervalMs > deadline.getTime()) {
+          const mins = opts.timeoutMs / 60_000;
+          throw new Error(`timed out after ${mins >= 1 ? `${mins} min` : `${opts.timeoutMs / 1000} s`} waiting for ${what}${why ? `: ${why}` : ""}`);
+        }
+        await abortableSleep(opts.intervalMs, signal);
+      }
+    } finally {
+      await db.step.updateMany({ where: { id: stepId, status: "waiting" }, data: { status: "running" } });
+    }
   }
 }

@@ -7,8 +7,8 @@ import { newId } from "../ids";
 import { appendRunEvent } from "./events";
 import { runPlan, type RunPlan } from "./plan";
 
-export async function createRun(input: { clusterId: string; type: string; plan: RunPlan; createdById?: string; assetSetId?: string }): Promise<string> {
-  const id = newId("run");
+export async function createRun(input: { id?: string; clusterId: string; type: string; plan: RunPlan; createdById?: string; assetSetId?: string }): Promise<string> {
+  const id = input.id ?? newId("run");
   const hosts = await getDb().host.findMany({ where: { clusterId: input.clusterId }, select: { id: true, name: true } });
   const hostId = new Map(hosts.map((h) => [h.name, h.id]));
   let ordinal = 0;
@@ -92,4 +92,37 @@ export async function finishRun({ runId, status, summary }: { runId: string; sta
     db.cluster.updateMany({ where: { id: run.clusterId, activeRunId: runId }, data: { activeRunId: null } }),
   ]);
   await appendRunEvent({ runId, type: "run.finished", data: { status, summary } });
+}
+
+/**
+ * Retries a failed or cancelled run in place: the chosen failed steps (one step, one host's, or all) and
+ * the steps skipped or cancelled after them go back to pending, and the run runs again from there.
+ * Steps that are done stay done; every action is idempotent, so nothing is applied twice.
+ */
+export async function retryRun({ runId, step, host }: { runId: string; step?: string; host?: string }): Promise<number> {
+  const db = getDb();
+  const run = await db.run.findUnique({ where: { id: runId }, select: { clusterId: true, status: true, steps: { select: { id: true, key: true, status: true, host: { select: { name: true } } } } } });
+  if (!run) throw notFound("Run");
+  if (!["failed", "cancelled"].includes(run.status)) throw conflict(`Run ${runId} is ${run.status}; only a failed or cancelled run can be retried`);
+  const failed = run.steps.filter((s) => s.status === "failed" && (!step || s.key === step) && (!host || s.host?.name === host));
+  if (step && failed.length === 0) throw conflict(`Step ${step} did not fail in this run`);
+  if (host && failed.length === 0 && !run.steps.some((s) => s.host?.name === host && ["skipped", "cancelled"].includes(s.status))) throw conflict(`Nothing failed on ${host} in this run`);
+  const hostOf = new Set(failed.map((s) => s.host?.name).filter(Boolean));
+  // What did not run because of these failures: the same host's later steps, and cluster-wide steps.
+  const again = run.steps.filter(
+    (s) => failed.includes(s) || (["skipped", "cancelled"].includes(s.status) && (!host || !s.host || s.host.name === host || hostOf.has(s.host.name))),
+  );
+  await db.$transaction(async (tx) => {
+    const locked = await tx.cluster.updateMany({ where: { id: run.clusterId, OR: [{ activeRunId: null }, { activeRunId: runId }] }, data: { activeRunId: runId } });
+    if (locked.count === 0) throw conflict("Another run is in progress on this cluster; wait for it or cancel it");
+    await tx.step.updateMany({ where: { id: { in: again.map((s) => s.id) } }, data: { status: "pending", error: null, hint: null, finishedAt: null } });
+    const r = await tx.run.updateMany({
+      where: { id: runId, status: run.status },
+      data: { status: "running", cancelRequested: false, finishedAt: null, summary: null, workerId: null, heartbeatAt: null },
+    });
+    if (r.count === 0) throw conflict("The run changed meanwhile; reload and try again");
+  });
+  await appendRunEvent({ runId, type: "run.retried", data: { step: step ?? null, host: host ?? null, steps: again.map((s) => s.key) } });
+  await appendRunEvent({ runId, type: "run.started", data: { retry: true } });
+  return again.length;
 }

@@ -18,6 +18,8 @@ export const notFound = (what: string) => new AppError(404, "not_found", `${what
 export const forbidden = (action: string) => new AppError(403, "forbidden", `Your role may not ${action}`);
 export const unauthorized = () => new AppError(401, "unauthorized", "Sign in first");
 export const conflict = (message: string) => new AppError(409, "conflict", message);
+/** The request is well-formed but cannot be carried out as asked (e.g. a plan that cannot be made). */
+export const unprocessable = (message: string) => new AppError(422, "unprocessable", message);
 
 /** Field problems, reported all at once (422). */
 export class ValidationError extends AppError {

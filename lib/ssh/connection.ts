@@ -106,8 +106,8 @@ export function connectHost(host: HostTarget, opts: ConnectOptions): Promise<Cli
   });
 }
 
-/** Opens a TCP stream to `target` through an established bastion connection (ssh -J). */
-export function forwardThrough(bastion: Client, target: HostTarget, bastionId: string): Promise<Duplex> {
+/** Opens a TCP stream to `target` through an established connection (ssh -J, or ssh -L for the cluster's API). */
+export function forwardThrough(bastion: Client, target: Pick<HostTarget, "id" | "address" | "port">, bastionId: string): Promise<Duplex> {
   const address = `${target.address}:${target.port ?? 22}`;
   return new Promise((resolve, reject) => {
     bastion.forwardOut("127.0.0.1", 0, target.address, target.port ?? 22, (err, stream) => {

@@ -1,6 +1,7 @@
 import "server-only";
 // The executor: one pooled connection per host, bounded concurrency, retries for connection errors only,
 // classified errors, redacted streamed output. Callers pass hosts in; nothing here knows the database.
+import type { Duplex } from "node:stream";
 import type { Client } from "ssh2";
 import { DEFAULT_BACKOFF, withRetry, type BackoffOptions } from "./backoff";
 import { connectHost, forwardThrough } from "./connection";
@@ -119,6 +120,15 @@ export class Executor {
         }
       }),
     );
+  }
+
+  /**
+   * A TCP stream from the host to address:port over the host's pooled connection (like ssh -L): how
+   * the engine reaches a cluster's API without a route from the dashboard.
+   */
+  async forward(host: HostTarget, address: string, port: number, signal?: AbortSignal): Promise<Duplex> {
+    const client = await this.client(host, signal);
+    return forwardThrough(client, { id: `${address}:${port} from ${host.id}`, address, port }, host.id);
   }
 
   /** Opens (or reuses) the host's connection; useful to surface host-key/auth errors before a run. */

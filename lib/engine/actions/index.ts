@@ -3,29 +3,13 @@ import "server-only";
 // compares, and acts only when needed — so a resumed run may repeat a step that was in flight.
 import { getDb } from "../../db/client";
 import { shellScript, type Executor } from "../../ssh";
-import type { PlannedStep } from "../plan";
 import type { EngineHost } from "../targets";
+import { bootstrapActions } from "./bootstrap";
 import { FACTS_SCRIPT, parseFacts, type HostFacts } from "./facts";
 import { evaluateCluster, evaluateHost, parsePreflight, PREFLIGHT_SCRIPT, type Finding } from "./preflight";
+import { needHost, type Action, type ActionContext, type ActionOutcome } from "./types";
 
-export type ActionContext = {
-  runId: string;
-  planned: PlannedStep;
-  host: EngineHost | undefined;
-  hosts: EngineHost[];
-  executor: Executor;
-  signal: AbortSignal;
-  emit: (type: string, data: Record<string, unknown>) => Promise<void>;
-};
-
-export type ActionOutcome = { ok: true; summary: string; data?: Record<string, unknown> } | { ok: false; error: string; hint?: string; data?: Record<string, unknown> };
-
-export type Action = (ctx: ActionContext) => Promise<ActionOutcome>;
-
-function needHost(ctx: ActionContext): EngineHost {
-  if (!ctx.host) throw new Error(`step ${ctx.planned.key} needs a host`);
-  return ctx.host;
-}
+export type { Action, ActionContext, ActionOutcome } from "./types";
 
 async function storedFacts(hosts: EngineHost[]): Promise<{ name: string; facts: HostFacts }[]> {
   const rows = await getDb().host.findMany({ where: { id: { in: hosts.map((h) => h.id) } }, select: { id: true, name: true, facts: true } });
@@ -67,4 +51,6 @@ export const actions: Record<string, Action> = {
   async "preflight-cluster"(ctx) {
     return outcomeOf(evaluateCluster(await storedFacts(ctx.hosts)), "the cluster");
   },
+
+  ...bootstrapActions,
 };

@@ -24,6 +24,9 @@ export const kubeletHostPackages: Record<string, string> = {
   conntrack: "conntrack",
 };
 
+/** "command=package" pairs, the packages phase's arguments. */
+export const packagePairs = () => Object.entries(kubeletHostPackages).map(([cmd, pkg]) => `${cmd}=${pkg}`);
+
 export type Severity = "error" | "warning" | "ok";
 export type Finding = { check: string; severity: Severity; message: string; hint?: string };
 

@@ -1,0 +1,163 @@
+// bootdeck apply: the dashboard's bootstrap, headless. Saves the cluster.yaml, plans the run, shows the
+// plan, and (confirmed, or with --yes) runs it in this process, printing one line per step.
+import { createInterface } from "node:readline/promises";
+import { recordAudit } from "../../lib/audit/record";
+import { disconnectDb, getDb } from "../../lib/db/client";
+import { listRunEvents, type StoredRunEvent } from "../../lib/engine/events";
+import type { RunPlan } from "../../lib/engine/plan";
+import { planRun } from "../../lib/engine/plan-run";
+import { getRunPlan, requestCancel, startRun } from "../../lib/engine/runs";
+import { getEngineWorker } from "../../lib/engine/worker";
+import { AppError } from "../../lib/http/errors";
+import type { Command } from "./command";
+import { importFile } from "./import";
+
+const USAGE = `Usage: bootdeck apply --config cluster.yaml [--dry-run] [--yes] [--verbose]
+
+Saves the cluster (as bootdeck import --replace does), plans its bootstrap (phases × hosts, with every
+file's checksum and every command), prints the plan, and runs it once confirmed.
+  --dry-run   print the plan and stop; the planned run stays in the dashboard to confirm there
+  --yes       do not ask for confirmation (needed when stdin is not a terminal)
+  --verbose   print every file and command of the plan, and the commands' output while they run
+Ctrl-C cancels the run (commands in flight are stopped); running it again resumes from what is done.`;
+
+export function planText(plan: RunPlan, verbose: boolean): string {
+  const lines: string[] = [];
+  const hosts = new Set(plan.phases.flatMap((p) => p.steps.map((s) => s.host).filter(Boolean)));
+  const steps = plan.phases.reduce((n, p) => n + p.steps.length, 0);
+  lines.push(`Plan: ${plan.runType} on ${hosts.size} hosts, ${plan.phases.length} phases, ${steps} steps`);
+  plan.phases.forEach((p, i) => {
+    lines.push(`  ${i + 1}. ${p.title} — ${p.steps.length} step${p.steps.length === 1 ? "" : "s"}`);
+    if (!verbose) return;
+    for (const s of p.steps) {
+      lines.push(`     ${s.title}${s.dependsOn.length ? ` (after ${s.dependsOn.join(", ")})` : ""}`);
+      for (const f of s.files) lines.push(`       file ${f.path} mode ${f.mode.toString(8).padStart(4, "0")} sha256 ${f.sha256.slice(0, 12)} ${f.size} B`);
+      for (const c of s.commands) lines.push(`       run  ${c.length > 400 ? `${c.slice(0, 400)}… (${c.length} chars)` : c}`);
+    }
+  });
+  return lines.join("\n");
+}
+
+const clock = (ms: number) => {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return `${String(Math.floor(s / 60)).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}`;
+};
+
+/** One progress line per event worth a line; undefined for the rest. */
+export function progressLine(e: StoredRunEvent, startedAt: number, verbose: boolean): string | undefined {
+  const t = `[${clock(Date.parse(e.at) - startedAt)}]`;
+  const d = e.data;
+  switch (e.type) {
+    case "phase.started":
+      return `${t} ── ${String(d.title)}`;
+    case "step.started":
+      return verbose || Number(d.attempt) > 1 || d.resumed ? `${t} ${String(d.key)} started${d.resumed ? " (resumed)" : ""}` : undefined;
+    case "step.waiting": {
+      const deadline = clock(Date.parse(String(d.deadline)) - Date.parse(String(d.since)));
+      return `${t} ${String(d.key)} waiting for ${String(d.what)} (deadline ${deadline})`;
+    }
+    case "step.finished":
+      return `${t} ✔ ${String(d.key)} (${(Number(d.durationMs) / 1000).toFixed(1)} s) ${String(d.summary ?? "")}`;
+    case "step.failed":
+      return `${t} ✘ ${String(d.key)}: ${String(d.error)}${d.hint ? `\n         hint: ${String(d.hint)}` : ""}`;
+    case "step.output":
+      return verbose ? (d.lines as { stream: string; line: string }[]).map((l) => `         ${String(d.step)} ${l.stream === "stderr" ? "!" : "|"} ${l.line}`).join("\n") : undefined;
+    case "host.key-pinned":
+      return `${t} pinned the host key of ${String(d.host)}: ${String(d.fingerprint)}`;
+    case "run.finished": {
+      const summary = (d.summary ?? {}) as { message?: string };
+      return `${t} run ${String(d.status)}: ${summary.message ?? ""}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+export const apply: Command = {
+  summary: "save a cluster.yaml, plan its bootstrap, and run it here with progress lines",
+  async run(argv) {
+    const i = argv.indexOf("--config");
+    const file = i >= 0 ? argv[i + 1] : undefined;
+    if (argv.includes("--help") || !file) {
+      console.log(USAGE);
+      return file || argv.includes("--help") ? 0 : 2;
+    }
+    const dryRun = argv.includes("--dry-run");
+    const yes = argv.includes("--yes");
+    const verbose = argv.includes("--verbose");
+    try {
+      const saved = await importFile(file, { replace: true, via: "cli apply" });
+      if (!saved.ok) return 1;
+      const runId = await planRun({ clusterId: saved.id, body: { type: "bootstrap" } });
+      console.log(planText(await getRunPlan(runId), verbose));
+      if (dryRun) {
+        console.log(`\ndry run: nothing was changed on the hosts. The plan is saved as run ${runId}; confirm it in the dashboard, or run this again with --yes.`);
+        return 0;
+      }
+      if (!yes) {
+        if (!process.stdin.isTTY) {
+          console.error("bootdeck apply: not confirmed; pass --yes to run without a terminal");
+          return 2;
+        }
+        if (!(await confirm(`\nRun this plan on cluster ${saved.name}? [y/N] `))) {
+          console.log(`not started; the plan stays as run ${runId}`);
+          return 1;
+        }
+      }
+      await startRun({ runId });
+      await recordAudit({ action: "run.start", username: `cli:${process.env.USER ?? "?"}`, target: runId, details: { via: "cli apply" } });
+      return await follow(runId, verbose);
+    } catch (err) {
+      if (err instanceof AppError) {
+        console.error(`bootdeck apply: ${err.message}`);
+        return 1;
+      }
+      throw err;
+    } finally {
+      await disconnectDb();
+    }
+  },
+};
+
+/** Runs the started run in this process and prints its events until it finishes. */
+async function follow(runId: string, verbose: boolean): Promise<number> {
+  const worker = getEngineWorker();
+  let interrupted = false;
+  const onSigint = () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    console.error("\ncancelling (Ctrl-C again to leave at once; the run then resumes on the next start)…");
+    void requestCancel({ runId }).catch(() => undefined);
+  };
+  process.on("SIGINT", onSigint);
+  worker.schedule(runId);
+  const run = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { startedAt: true } });
+  const startedAt = run.startedAt?.getTime() ?? Date.now();
+  let seq = 0;
+  let status = "";
+  try {
+    while (!status) {
+      const events = await listRunEvents({ runId, afterSeq: seq });
+      for (const e of events) {
+        seq = e.seq;
+        const line = progressLine(e, startedAt, verbose);
+        if (line) console.log(line);
+        if (e.type === "run.finished") status = String(e.data.status);
+      }
+      if (!status) await new Promise((r) => setTimeout(r, 250));
+    }
+    await worker.drain();
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+  return status === "succeeded" ? 0 : 1;
+}

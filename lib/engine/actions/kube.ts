@@ -1,0 +1,69 @@
+// Reading a cluster's state the way the bootstrap judges it: which nodes are Ready, which control-plane
+// pods are Running and Ready, what a master's role labels and taints must be. Pure functions over
+// API objects (golden-free unit tests), used by the pivot, join and verify steps.
+import type { Capabilities } from "../../assets/capabilities";
+
+export type NodeLike = {
+  metadata?: { name?: string; labels?: Record<string, string> };
+  spec?: { taints?: { key: string; value?: string; effect: string }[] };
+  status?: { conditions?: { type: string; status: string; reason?: string; message?: string; lastHeartbeatTime?: unknown }[] };
+};
+export type PodLike = {
+  metadata?: { name?: string; namespace?: string; ownerReferences?: { kind: string }[]; annotations?: Record<string, string> };
+  spec?: { nodeName?: string };
+  status?: { phase?: string; conditions?: { type: string; status: string }[]; containerStatuses?: { ready: boolean; restartCount: number; state?: { waiting?: { reason?: string; message?: string } } }[] };
+};
+
+export function nodeReady(node: NodeLike): { ready: boolean; why: string } {
+  const c = node.status?.conditions?.find((x) => x.type === "Ready");
+  if (!c) return { ready: false, why: "no Ready condition reported yet" };
+  if (c.status === "True") return { ready: true, why: "Ready" };
+  return { ready: false, why: `NotReady${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ""})` : ""}` };
+}
+
+export function podReady(pod: PodLike): boolean {
+  return pod.status?.phase === "Running" && pod.status.conditions?.find((c) => c.type === "Ready")?.status === "True";
+}
+
+/** A pod the bootstrap watches, in one line: "kube-system/kube-apiserver-x7 Running 0/1 (CrashLoopBackOff)". */
+export function podLine(pod: PodLike): string {
+  const cs = pod.status?.containerStatuses ?? [];
+  const waiting = cs.map((c) => c.state?.waiting?.reason).find(Boolean);
+  return `${pod.metadata?.namespace}/${pod.metadata?.name} ${pod.status?.phase ?? "Pending"} ${cs.filter((c) => c.ready).length}/${cs.length || 1}${waiting ? ` (${waiting})` : ""}`;
+}
+
+/** True for a static pod's mirror: the API object the kubelet creates for a pod it runs from a file. */
+export const isMirrorPod = (pod: PodLike) => pod.metadata?.ownerReferences?.some((o) => o.kind === "Node") === true || pod.metadata?.annotations?.["kubernetes.io/config.mirror"] !== undefined;
+
+/**
+ * The self-hosted control plane is up when every required component has a Running and Ready pod that is
+ * not a bootstrap static pod. Returns what is still missing.
+ */
+export function controlPlaneMissing(pods: PodLike[], components: readonly string[]): string[] {
+  return components.filter(
+    (c) => !pods.some((p) => p.metadata?.namespace === "kube-system" && (p.metadata?.name ?? "").startsWith(`${c}-`) && !(p.metadata?.name ?? "").startsWith("bootstrap-") && podReady(p)),
+  );
+}
+
+export const CONTROL_PLANE_COMPONENTS = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"] as const;
+
+/** Labels and taints a master must carry, given what its kubelet may set itself on this version. */
+export function masterRole(caps: Capabilities): { labels: Record<string, string>; taint: { key: string; effect: string } } {
+  return caps.selfLabelRole
+    ? { labels: { "node-role.kubernetes.io/master": "" }, taint: { key: "node-role.kubernetes.io/master", effect: "NoSchedule" } }
+    : { labels: { "node-role.kubernetes.io/control-plane": "" }, taint: { key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" } };
+}
+
+/** The merge patch that gives a node its role (labels and, for masters, the taint), or undefined when it has it. */
+export function rolePatch(node: NodeLike, role: "master" | "worker", caps: Capabilities): Record<string, unknown> | undefined {
+  const wanted = role === "master" ? masterRole(caps) : { labels: { "node-role.kubernetes.io/worker": "" }, taint: undefined };
+  const labels = node.metadata?.labels ?? {};
+  const missingLabels = Object.fromEntries(Object.entries(wanted.labels).filter(([k, v]) => labels[k] !== v));
+  const taints = node.spec?.taints ?? [];
+  const needTaint = wanted.taint && !taints.some((t) => t.key === wanted.taint?.key && t.effect === wanted.taint.effect);
+  if (Object.keys(missingLabels).length === 0 && !needTaint) return undefined;
+  return {
+    ...(Object.keys(missingLabels).length ? { metadata: { labels: missingLabels } } : {}),
+    ...(needTaint && wanted.taint ? { spec: { taints: [...taints, wanted.taint] } } : {}),
+  };
+}

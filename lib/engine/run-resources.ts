@@ -1,0 +1,80 @@
+import "server-only";
+// What a run's actions share: the definition it was planned from, its capabilities, the rendered
+// asset set (secrets decrypted on use, in memory only) and, opened on first use, the cluster's API
+// through an SSH tunnel to a master.
+import { capabilitiesFor, type Capabilities } from "../assets/capabilities";
+import type { ClusterDefinition } from "../cluster/definition";
+import { deriveCluster, type Derived } from "../cluster/derive";
+import { getDb } from "../db/client";
+import { decryptSecret } from "../secrets/cipher";
+import type { Executor } from "../ssh";
+import { adminCredentialsFrom, ClusterApi } from "./cluster-api";
+import type { EngineHost } from "./targets";
+
+type AssetRow = { path: string; content: string; sensitive: boolean; sha256: string };
+
+export class RunResources {
+  readonly derived: Derived;
+  readonly caps: Capabilities;
+  private readonly assetRows: Map<string, AssetRow>;
+  private clusterApi: ClusterApi | undefined;
+
+  constructor(
+    readonly definition: ClusterDefinition,
+    assets: AssetRow[],
+    private readonly executor: Executor,
+    private readonly hosts: EngineHost[],
+    readonly assetSetVersion: number | null,
+  ) {
+    this.derived = deriveCluster(definition);
+    this.caps = capabilitiesFor(definition.spec.kubernetes.version);
+    this.assetRows = new Map(assets.map((a) => [a.path, a]));
+  }
+
+  get assetPaths(): string[] {
+    return [...this.assetRows.keys()].sort();
+  }
+
+  hasAsset(path: string): boolean {
+    return this.assetRows.has(path);
+  }
+
+  asset(path: string): string {
+    const row = this.assetRows.get(path);
+    if (!row) throw new Error(`asset ${path} is not in asset set v${this.assetSetVersion ?? "?"}: re-render the assets and plan a new run`);
+    return row.sensitive ? decryptSecret(row.content) : row.content;
+  }
+
+  get firstMaster(): EngineHost {
+    const name = this.derived.masters[0]?.name;
+    const h = this.hosts.find((x) => x.name === name);
+    if (!h) throw new Error("the cluster has no first master");
+    return h;
+  }
+
+  get masters(): EngineHost[] {
+    return this.hosts.filter((h) => h.role === "master");
+  }
+
+  /** The cluster's API through a tunnel over the masters' SSH connections (first master first). */
+  api(): ClusterApi {
+    this.clusterApi ??= new ClusterApi({
+      executor: this.executor,
+      via: () => this.masters.map((m) => m.target),
+      endpoint: { host: this.derived.apiEndpointHost, port: this.definition.spec.apiEndpoint.port },
+      credentials: adminCredentialsFrom(this.asset("auth/kubeconfig")),
+    });
+    return this.clusterApi;
+  }
+
+  async close(): Promise<void> {
+    await this.clusterApi?.close();
+  }
+}
+
+export async function loadRunResources(params: { assetSetId: string | null; definition: ClusterDefinition; executor: Executor; hosts: EngineHost[] }): Promise<RunResources> {
+  const set = params.assetSetId
+    ? await getDb().assetSet.findUnique({ where: { id: params.assetSetId }, select: { version: true, assets: { select: { path: true, content: true, sensitive: true, sha256: true } } } })
+    : null;
+  return new RunResources(params.definition, set?.assets ?? [], params.executor, params.hosts, set?.version ?? null);
+}
