@@ -33,15 +33,16 @@ test("an admin checks the lab's hosts: plan, confirm, live progress, pinned keys
   await page.getByTestId("plan-check").click();
   await expect(page.getByTestId("run-status")).toHaveText("planned");
   await expect(page.getByText("Nothing has been sent to any host yet")).toBeVisible();
-  await page.getByTestId("step-facts/master-1").getByRole("button", { name: "details" }).click();
-  await expect(page.locator("pre").first()).toContainText("bootdeck-facts");
+  await expect(page.getByTestId("run-start")).toHaveText(/^Confirm and start: \d+ steps on 3 hosts$/);
+  await page.getByTestId("plan-step-facts/master-1").getByRole("button").click();
+  await expect(page.getByTestId("plan-step-facts/master-1").locator("pre").first()).toContainText("bootdeck-facts");
   await page.screenshot({ path: path.join("test-results", "screenshots", "10-check-plan.png"), fullPage: true });
 
   await page.getByTestId("run-start").click();
   await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 120_000 });
   for (const host of ["master-1", "worker-1", "worker-2"]) {
-    await expect(page.getByTestId(`step-facts/${host}`)).toContainText("done");
-    await expect(page.getByTestId(`step-preflight/${host}`)).toContainText("done");
+    await expect(page.getByTestId(`cell-${host}-facts`)).toHaveAttribute("data-status", "done");
+    await expect(page.getByTestId(`cell-${host}-preflight`)).toHaveAttribute("data-status", "done");
   }
   await expect(page.getByTestId("run-summary")).toHaveText("all 3 hosts done");
   await page.screenshot({ path: path.join("test-results", "screenshots", "11-check-done.png"), fullPage: true });

@@ -15,7 +15,7 @@ export const statusStyle: Record<string, string> = {
 export const statusIcon: Record<string, string> = {
   pending: "○",
   running: "▶",
-  waiting: "⏳",
+  waiting: "◷",
   done: "✓",
   succeeded: "✓",
   skipped: "↷",

@@ -62,7 +62,7 @@ function StepDetail({ step, planned, now }: { step: StepView; planned: PlannedSt
 
 function WaitingText({ waiting, now }: { waiting: NonNullable<StepView["waiting"]>; now: number }) {
   const { text, overdue } = waitingText(waiting, now);
-  return <p className={`text-sm ${overdue ? "text-red-700" : "text-amber-800"}`}>⏳ {text}</p>;
+  return <p className={`text-sm ${overdue ? "text-red-700" : "text-amber-800"}`}>◷ {text}</p>;
 }
 
 const MAX_WAIT_LINES = 8;

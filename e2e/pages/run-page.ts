@@ -1,0 +1,50 @@
+import type { Locator, Page } from "@playwright/test";
+
+// Page object for a run: header, plan review, host × phase grid, step details and waiting lines.
+export class RunPage {
+  constructor(readonly page: Page) {}
+
+  async open(clusterId: string, runId: string): Promise<void> {
+    await this.page.goto(`/clusters/${clusterId}/runs/${runId}`);
+  }
+  get status(): Locator {
+    return this.page.getByTestId("run-status");
+  }
+  get progress(): Locator {
+    return this.page.getByTestId("run-progress");
+  }
+  get start(): Locator {
+    return this.page.getByTestId("run-start");
+  }
+  planPhases(): Locator {
+    return this.page.locator('[data-testid^="plan-phase-"]');
+  }
+  planStep(key: string): Locator {
+    return this.page.getByTestId(`plan-step-${key}`);
+  }
+  get scroller(): Locator {
+    return this.page.getByTestId("grid-scroll");
+  }
+  rows(): Locator {
+    return this.page.locator('[data-testid^="grid-row-"]');
+  }
+  row(id: string): Locator {
+    return this.page.getByTestId(`grid-row-${id}`);
+  }
+  cell(row: string, phase: string): Locator {
+    return this.page.getByTestId(`cell-${row}-${phase}`);
+  }
+  get details(): Locator {
+    return this.page.getByTestId("step-details");
+  }
+  get waiting(): Locator {
+    return this.page.getByTestId("waiting-lines");
+  }
+  async filter(by: "role" | "state", value: string): Promise<void> {
+    await this.page.getByTestId(`grid-filter-${by}`).selectOption(value);
+  }
+  /** Milliseconds since the page's navigation started (the browser's clock). */
+  async sinceNavigation(): Promise<number> {
+    return this.page.evaluate(() => performance.now());
+  }
+}
