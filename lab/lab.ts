@@ -282,6 +282,20 @@ export function labHeal(name: string, host: string): void {
   clearSlow(h);
 }
 
+/**
+ * Swap on or off as the host sees it: /proc/swaps of the host's own mount namespace shows a swap file
+ * (a real swapon would change the whole machine). What the kubelet's swap check and preflight read.
+ */
+export function labSwap(name: string, host: string, on: boolean): void {
+  requireRoot();
+  const h = findHost(mustState(name), host);
+  tryRun("nsenter", ["-t", String(h.initPid), "-m", "-r", "umount", "/proc/swaps"]);
+  if (!on) return;
+  // Inside the host's root, so the bind source is visible after nsenter -r.
+  fs.writeFileSync(path.join(h.root, "run", "bootdeck-lab-swaps"), "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/swapfile                               file\t\t2097148\t\t0\t\t-2\n");
+  run("nsenter", ["-t", String(h.initPid), "-m", "-r", "mount", "--bind", "/run/bootdeck-lab-swaps", "/proc/swaps"]);
+}
+
 function clearSlow(h: LabHostState): void {
   tryRun("ip", ["netns", "exec", h.netns, "tc", "qdisc", "del", "dev", h.iface, "root"]);
   tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-F", "BOOTDECK_SLOW"]);

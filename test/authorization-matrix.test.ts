@@ -43,6 +43,7 @@ export const rules: Record<string, Rule> = {
   "GET /api/runs/:id/events": ALL,
   "POST /api/runs/:id/start": RUNNERS,
   "POST /api/runs/:id/cancel": RUNNERS,
+  "POST /api/runs/:id/retry": ALL,
   "GET /api/users": ADMIN,
   "POST /api/users": ADMIN,
   "GET /api/users/:id": ADMIN,

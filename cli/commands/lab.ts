@@ -5,6 +5,7 @@ import {
   labDown,
   labHeal,
   labRekey,
+  labSwap,
   labSlow,
   labStartSshd,
   labStatus,
@@ -22,6 +23,7 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
   slow HOST 200ms 5%           add delay and loss (tc netem)
   stop-sshd HOST | start-sshd HOST
   rekey HOST                   new host key (as after a reinstall), sshd restarted
+  swap HOST on|off             swap as the host sees it (/proc/swaps), for preflight's swap check
 
 Labs: dev → 10.237.10.0/24, test → 10.237.20.0/24, others → 10.237.30.0/24 and up.
 State: /run/bootdeck-lab/NAME/state.json`;
@@ -87,6 +89,13 @@ export const lab: Command = {
         const [, delay, loss] = rest;
         if (!delay) throw new Error("usage: bootdeck lab slow HOST 200ms 5%");
         labSlow(name, host(), delay, loss ?? "0%", log);
+        return 0;
+      }
+      case "swap": {
+        const on = rest[1];
+        if (on !== "on" && on !== "off") throw new Error("usage: bootdeck lab swap HOST on|off");
+        labSwap(name, host(), on === "on");
+        console.log(`${host()}: swap ${on} (as /proc/swaps shows it inside the host)`);
         return 0;
       }
       case "stop-sshd":

@@ -58,6 +58,29 @@ export async function runCrictl(argv: string[]): Promise<number> {
     process.stdout.write(`${(tail >= 0 ? lines.slice(-tail) : lines).join("\n")}${lines.length ? "\n" : ""}`);
     return 0;
   }
-  process.stderr.write(`crictl (bootdeck lab stand-in): supports ps [-a] [-q], pods, logs [--tail N] ID\n`);
+  if (cmd === "rmp" || cmd === "stop" || cmd === "stopp") {
+    // As against containerd: the pods outlive a stopped kubelet, and this stops and removes them.
+    const flags = args.slice(1).filter((a) => a.startsWith("-")).join("");
+    const ids = args.slice(1).filter((a) => !a.startsWith("-"));
+    const everything = cmd === "rmp" && /a|--all/.test(flags);
+    const chosen = all.filter((c) => everything || ids.some((id) => c.id.startsWith(id) || c.podUid.startsWith(id)));
+    for (const c of chosen.filter(running)) {
+      for (const target of [-c.pid, c.pid]) {
+        try {
+          process.kill(target, "SIGKILL");
+          break;
+        } catch {
+          // not a group leader, or already gone
+        }
+      }
+      c.exitCode = 137;
+      c.finishedAt = new Date().toISOString();
+    }
+    const kept = cmd === "rmp" ? all.filter((c) => !chosen.includes(c)) : all;
+    if (fs.existsSync(STATE)) fs.writeFileSync(STATE, JSON.stringify(kept, null, 1));
+    for (const c of chosen) process.stdout.write(`${cmd === "rmp" ? "Removed" : "Stopped"} ${cmd === "stop" ? "container" : "sandbox"} ${c.id.slice(0, 13)}\n`);
+    return 0;
+  }
+  process.stderr.write(`crictl (bootdeck lab stand-in): supports ps [-a] [-q], pods, logs [--tail N] ID, stop ID, stopp ID, rmp [-a] [-f] [ID]\n`);
   return 1;
 }

@@ -6,7 +6,7 @@ import { bootstrapSecretFiles, etcdMemberFiles, KUBELET_PATHS } from "../assets/
 import { BOOTSTRAP_SECRETS_HOST_DIR } from "../assets/context";
 
 export type HostFile = { asset: string; path: string; mode: number };
-export type HostRole = { name: string; role: "master" | "worker"; firstMaster: boolean };
+export type HostRole = { name: string; role: "master" | "worker" };
 
 const PUBLIC = 0o644;
 const SECRET = 0o600;
@@ -21,9 +21,10 @@ export function kubeletFiles(caps: Capabilities, host: HostRole): HostFile[] {
   ];
   if (caps.kubeletConfigFile) files.push({ asset: `kubelet/config-${host.role}.yaml`, path: KUBELET_PATHS.config, mode: PUBLIC });
   const kubeconfigPath = caps.bootstrapTokens ? KUBELET_PATHS.kubeconfig : KUBELET_PATHS.legacyKubeconfig;
-  // The first master's kubelet cannot request a certificate from an API server it has yet to start:
-  // it gets a ready kubeconfig (bootkube's way). Every other kubelet joins with the bootstrap token.
-  if (host.firstMaster) files.push({ asset: "auth/kubeconfig", path: kubeconfigPath, mode: SECRET });
+  // A kubelet that bootstraps its certificate blocks until an API server signs it, and starts no static
+  // pod meanwhile. Masters run etcd as static pods, and etcd needs a quorum of masters before any API
+  // server can start: so masters get a ready kubeconfig (bootkube's way), workers join with the token.
+  if (host.role === "master") files.push({ asset: "auth/kubeconfig", path: kubeconfigPath, mode: SECRET });
   else files.push({ asset: "auth/kubeconfig-kubelet", path: caps.bootstrapTokens ? KUBELET_PATHS.bootstrapKubeconfig : kubeconfigPath, mode: SECRET });
   if (host.role === "master") {
     for (const [asset, path] of Object.entries(etcdMemberFiles(host.name))) files.push({ asset, path, mode: SECRET });
@@ -63,11 +64,10 @@ export function binaryDownloads(def: ClusterDefinition): { url: string; sha256: 
 }
 
 /** Everything a reset removes from a host: what Bootdeck installed, the kubelet's state and (masters) etcd's data. */
-export function resetPaths(def: ClusterDefinition, host: Omit<HostRole, "firstMaster">, assetPaths: readonly string[]): string[] {
+export function resetPaths(def: ClusterDefinition, host: HostRole, assetPaths: readonly string[]): string[] {
   const caps = capabilitiesFor(def.spec.kubernetes.version);
   const paths = new Set<string>([
-    ...kubeletFiles(caps, { ...host, firstMaster: false }).map((f) => f.path),
-    ...kubeletFiles(caps, { ...host, firstMaster: true }).map((f) => f.path),
+    ...kubeletFiles(caps, host).map((f) => f.path),
     ...bootstrapLeftovers(assetPaths),
     "/etc/systemd/system/multi-user.target.wants/kubelet.service",
     "/var/lib/kubelet",

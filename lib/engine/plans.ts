@@ -89,7 +89,7 @@ function filesOf(files: HostFile[], assets: AssetIndex): PlannedStep["files"] {
 }
 
 /** Phases 3–5 for the given hosts: packages, binaries, kubelet (and etcd on masters). */
-function installPhases(def: ClusterDefinition, runId: string, hosts: EffectiveHost[], firstMaster: string, assets: AssetIndex): PlannedPhase[] {
+function installPhases(def: ClusterDefinition, runId: string, hosts: EffectiveHost[], assets: AssetIndex): PlannedPhase[] {
   const caps = capabilitiesFor(def.spec.kubernetes.version);
   const pairs = packagePairs();
   return [
@@ -109,7 +109,7 @@ function installPhases(def: ClusterDefinition, runId: string, hosts: EffectiveHo
       id: "kubelet",
       title: "Push the kubelet's unit, settings and credentials (etcd on masters); start it and check it keeps running",
       steps: hosts.map((h) => {
-        const files = kubeletFiles(caps, { name: h.name, role: h.role, firstMaster: h.name === firstMaster });
+        const files = kubeletFiles(caps, { name: h.name, role: h.role });
         return step({
           key: `kubelet/${h.name}`,
           phase: "kubelet",
@@ -125,9 +125,9 @@ function installPhases(def: ClusterDefinition, runId: string, hosts: EffectiveHo
   ];
 }
 
-function checkAssets(def: ClusterDefinition, assets: AssetIndex, hosts: EffectiveHost[], firstMaster: string, withControlPlane: boolean): void {
+function checkAssets(def: ClusterDefinition, assets: AssetIndex, hosts: EffectiveHost[], withControlPlane: boolean): void {
   const caps = capabilitiesFor(def.spec.kubernetes.version);
-  const needed = hosts.flatMap((h) => kubeletFiles(caps, { name: h.name, role: h.role, firstMaster: h.name === firstMaster }));
+  const needed = hosts.flatMap((h) => kubeletFiles(caps, { name: h.name, role: h.role }));
   if (withControlPlane) needed.push(...controlPlaneFiles([...assets.keys()]), { asset: "auth/kubeconfig", path: "", mode: 0 });
   const missing = missingAssets(needed, new Set(assets.keys()));
   if (missing.length) throw new PlanError(`the latest asset set lacks ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}: it is older than the cluster definition; render the assets again`);
@@ -140,7 +140,7 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
   const workers = hosts.filter((h) => h.role === "worker");
   const first = masters[0];
   if (!first) throw new PlanError("a bootstrap needs at least one master");
-  checkAssets(def, assets, hosts, first.name, true);
+  checkAssets(def, assets, hosts, true);
   const leftovers = bootstrapLeftovers([...assets.keys()]);
   const joinKey = (h: EffectiveHost) => `join/${h.name}`;
   const lastMaster = masters[masters.length - 1] ?? first;
@@ -148,7 +148,7 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
     runType: "bootstrap",
     phases: [
       ...hostPhases(def),
-      ...installPhases(def, runId, hosts, first.name, assets),
+      ...installPhases(def, runId, hosts, assets),
       {
         id: "control-plane",
         title: "Temporary control plane on the first master; wait for the API",
@@ -223,12 +223,12 @@ export function buildJoinPlan(def: ClusterDefinition, runId: string, assets: Ass
   if (masters.length)
     throw new PlanError(`${masters.map((m) => m.name).join(", ")} ${masters.length > 1 ? "are masters" : "is a master"}: adding masters to a running cluster changes etcd's membership, which this version does not do; bootstrap the cluster with all its masters`);
   if (!first) throw new PlanError("the cluster has no master to join");
-  checkAssets(def, assets, hosts, first.name, false);
+  checkAssets(def, assets, hosts, false);
   return {
     runType: "join",
     phases: [
       ...hostPhases(def, new Set(hosts.map((h) => h.name))),
-      ...installPhases(def, runId, hosts, first.name, assets),
+      ...installPhases(def, runId, hosts, assets),
       { id: "join", title: "Join the workers; set their role", steps: hosts.map((h) => step({ key: `join/${h.name}`, phase: "join", action: "join", title: `Join worker ${h.name}`, host: h.name, timeoutMs: 8 * MIN })) },
     ],
   };

@@ -49,6 +49,7 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
 
   const controller = new AbortController();
   let cancelled = false;
+  let lostLease = false;
   const timer = setInterval(() => {
     void (async () => {
       await flush();
@@ -57,7 +58,10 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
         cancelled = true;
         controller.abort(new Error("cancelled by a user"));
       }
-      if (!(await claimRun({ runId, workerId: options.workerId, staleMs }))) controller.abort(new Error("another worker took over this run"));
+      if (!(await claimRun({ runId, workerId: options.workerId, staleMs }))) {
+        lostLease = true;
+        controller.abort(new Error("another worker took over this run"));
+      }
     })().catch(() => undefined);
   }, Math.min(options.heartbeatMs ?? 1_000, OUTPUT_FLUSH_MS * 4));
 
@@ -91,7 +95,8 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
   } finally {
     clearInterval(timer);
     await flush();
-    if (mutates && !controller.signal.aborted) await releaseHostLocks();
+    // The worker that took over holds the same locks (they name the run, not the worker).
+    if (mutates && !lostLease) await releaseHostLocks();
     await resources.close();
     if (!options.executor) await executor.close();
   }

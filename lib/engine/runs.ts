@@ -109,8 +109,12 @@ export async function retryRun({ runId, step, host }: { runId: string; step?: st
   if (host && failed.length === 0 && !run.steps.some((s) => s.host?.name === host && ["skipped", "cancelled"].includes(s.status))) throw conflict(`Nothing failed on ${host} in this run`);
   const hostOf = new Set(failed.map((s) => s.host?.name).filter(Boolean));
   // What did not run because of these failures: the same host's later steps, and cluster-wide steps.
+  // The final verification is read-only and judges the whole cluster: it always runs again.
   const again = run.steps.filter(
-    (s) => failed.includes(s) || (["skipped", "cancelled"].includes(s.status) && (!host || !s.host || s.host.name === host || hostOf.has(s.host.name))),
+    (s) =>
+      failed.includes(s) ||
+      (["skipped", "cancelled"].includes(s.status) && (!host || !s.host || s.host.name === host || hostOf.has(s.host.name))) ||
+      (s.key === "verify/cluster" && s.status === "done"),
   );
   await db.$transaction(async (tx) => {
     const locked = await tx.cluster.updateMany({ where: { id: run.clusterId, OR: [{ activeRunId: null }, { activeRunId: runId }] }, data: { activeRunId: runId } });

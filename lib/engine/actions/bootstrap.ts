@@ -133,9 +133,8 @@ export const bootstrapActions: Record<string, Action> = {
   /** Phase 5: the kubelet's files (and etcd's on masters), then start it and check it keeps running. */
   async kubelet(ctx) {
     const host = needHost(ctx);
-    const firstMaster = ctx.resources.firstMaster.name === host.name;
     try {
-      const files = kubeletFiles(ctx.resources.caps, { name: host.name, role: host.role, firstMaster });
+      const files = kubeletFiles(ctx.resources.caps, { name: host.name, role: host.role });
       const up = await ctx.executor.upload(host.target, fileSpecs(ctx, files), { step: ctx.planned.key, signal: ctx.signal });
       const r = await runLocked(ctx, KUBELET_START_SCRIPT, [up.written > 0 ? "restart" : "keep", String(KUBELET_WATCH_S)]);
       const state = r.stdout.toString("utf8").match(/bootdeck-kubelet (.*)/)?.[1] ?? "";
@@ -292,10 +291,13 @@ export const bootstrapActions: Record<string, Action> = {
   /** Phase 10: every node Ready and every pod Running and Ready; a summary. */
   async verify(ctx) {
     let summary = "";
+    const joinSteps = await getDb().step.findMany({ where: { runId: ctx.runId, phase: "join" }, select: { status: true, host: { select: { name: true } } } });
+    const joined = joinSteps.length ? joinSteps.filter((s) => s.status === "done").map((s) => s.host?.name ?? "") : ctx.hosts.map((h) => h.name);
     try {
       await ctx.wait("every node Ready and every pod Running and Ready", { timeoutMs: 3 * 60_000, intervalMs: 2_000 }, async () => {
         const [nodes, pods] = await Promise.all([listNodes(ctx), listPods(ctx)]);
-        const expected = ctx.hosts.map((h) => h.name);
+        // The hosts this run joined (a host that failed earlier is reported by its own step, not here).
+        const expected = joined;
         const notReady = expected.filter((n) => {
           const node = nodes.find((x) => x.metadata?.name === n);
           return !node || !nodeReady(node).ready;

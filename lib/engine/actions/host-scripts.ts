@@ -96,9 +96,8 @@ export const JOURNAL_SCRIPT = `journalctl -u kubelet -n "$1" --no-pager 2>&1 || 
  */
 export const RESET_SCRIPT = `${LOCK}systemctl stop kubelet 2>/dev/null || true
 systemctl disable kubelet 2>/dev/null || true
-if command -v crictl >/dev/null 2>&1; then
-  for id in $(crictl ps -q 2>/dev/null); do crictl stop "$id" >/dev/null 2>&1 || true; done
-fi
+# Pods outlive the kubelet (they belong to the container runtime): stop and remove them all.
+if command -v crictl >/dev/null 2>&1; then crictl rmp --all --force >/dev/null 2>&1 || true; fi
 for p in "$@"; do rm -rf -- "$p"; done
 systemctl daemon-reload 2>/dev/null || true
 rm -f ${HOST_LOCK_FILE}

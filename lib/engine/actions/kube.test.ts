@@ -1,0 +1,44 @@
+// How the bootstrap reads cluster state: Ready nodes, Running-and-Ready control-plane pods (never the
+// bootstrap ones), and the role labels and taints a node still needs.
+import { describe, expect, it } from "vitest";
+import { capabilitiesFor } from "../../assets/capabilities";
+import { controlPlaneMissing, nodeReady, podLine, rolePatch, type PodLike } from "./kube";
+
+const pod = (name: string, phase: string, ready: boolean, ns = "kube-system"): PodLike => ({
+  metadata: { name, namespace: ns },
+  status: { phase, conditions: [{ type: "Ready", status: ready ? "True" : "False" }], containerStatuses: [{ ready, restartCount: 0, ...(ready ? {} : { state: { waiting: { reason: "CrashLoopBackOff" } } }) }] },
+});
+
+describe("cluster state as the bootstrap judges it", () => {
+  it("a node is Ready only with a True Ready condition, and says why not", () => {
+    expect(nodeReady({ status: { conditions: [{ type: "Ready", status: "True" }] } }).ready).toBe(true);
+    expect(nodeReady({ status: { conditions: [{ type: "Ready", status: "False", reason: "KubeletNotReady", message: "cni config uninitialized" }] } }).why).toBe("NotReady (KubeletNotReady: cni config uninitialized)");
+    expect(nodeReady({}).why).toMatch(/no Ready condition/);
+  });
+
+  it("counts only self-hosted control-plane pods that are Running and Ready", () => {
+    const pods = [pod("bootstrap-kube-apiserver-m1", "Running", true), pod("kube-apiserver-x1", "Running", false), pod("kube-scheduler-a", "Running", true), pod("kube-controller-manager-b", "Pending", false)];
+    expect(controlPlaneMissing(pods, ["kube-apiserver", "kube-scheduler", "kube-controller-manager"])).toEqual(["kube-apiserver", "kube-controller-manager"]);
+    expect(podLine(pods[1]!)).toBe("kube-system/kube-apiserver-x1 Running 0/1 (CrashLoopBackOff)");
+  });
+
+  it("gives a master the control-plane label and taint through the API from 1.16, only what is missing", () => {
+    const caps = capabilitiesFor("v1.32.9");
+    expect(rolePatch({ metadata: { labels: {} }, spec: {} }, "master", caps)).toEqual({
+      metadata: { labels: { "node-role.kubernetes.io/control-plane": "" } },
+      spec: { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] },
+    });
+    // Registered with the taint (KubeletConfiguration registerWithTaints): only the label is missing.
+    expect(rolePatch({ metadata: { labels: {} }, spec: { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] } }, "master", caps)).toEqual({
+      metadata: { labels: { "node-role.kubernetes.io/control-plane": "" } },
+    });
+    expect(rolePatch({ metadata: { labels: { "node-role.kubernetes.io/worker": "" } } }, "worker", caps)).toBeUndefined();
+  });
+
+  it("uses the master label and taint on 1.5-era clusters", () => {
+    expect(rolePatch({}, "master", capabilitiesFor("v1.5.7"))).toEqual({
+      metadata: { labels: { "node-role.kubernetes.io/master": "" } },
+      spec: { taints: [{ key: "node-role.kubernetes.io/master", effect: "NoSchedule" }] },
+    });
+  });
+});

@@ -1,0 +1,133 @@
+// A whole self-hosted bootstrap of 3 masters and 3 workers on lab hosts, run by real engine worker
+// processes (`bootdeck worker`) that are killed with SIGKILL in the middle of phases 5, 8 and 9 and
+// replaced; one worker has swap on, so preflight stops it, and it joins after the fault is fixed and
+// the host retried. Brings up its own lab ("boot"), since the bootstrap leaves kubelets running.
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { labClusterDefinition } from "../../lab/cluster-yaml";
+import { labDown, labSwap, labUp } from "../../lab/lab";
+import type { LabState } from "../../lab/state";
+import { createTempDb, type TempDb } from "../../test/temp-db";
+import { validateClusterDefinition } from "../cluster/definition";
+import { createCluster } from "../clusters/repository";
+import { getDb } from "../db/client";
+import { listRunEvents } from "./events";
+import { planRun } from "./plan-run";
+import { retryRun, startRun } from "./runs";
+
+const LAB = "boot";
+let lab: LabState;
+let db: TempDb;
+let clusterId: string;
+let worker: ChildProcess | undefined;
+const log: string[] = [];
+const t0 = Date.now();
+
+function startWorker(): ChildProcess {
+  const child = spawn(path.resolve(__dirname, "../../bin/bootdeck"), ["worker"], { env: process.env, stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout?.on("data", (b: Buffer) => log.push(b.toString()));
+  child.stderr?.on("data", (b: Buffer) => log.push(b.toString()));
+  return child;
+}
+
+function kill9(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGKILL");
+  });
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, ms: number): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; worker log:\n${log.join("").slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Waits until a step of the phase is running or waiting, then kills the worker with SIGKILL and starts another. */
+async function killDuring(runId: string, phase: string): Promise<string> {
+  const step = await until(
+    `a ${phase} step in flight`,
+    async () => (await getDb().step.findFirst({ where: { runId, phase, status: { in: ["running", "waiting"] } }, select: { key: true } }))?.key,
+    8 * 60_000,
+  );
+  await kill9(worker);
+  log.push(`\n--- killed during ${step} at ${Math.round((Date.now() - t0) / 1000)} s ---\n`);
+  worker = startWorker();
+  return step;
+}
+
+async function finished(runId: string, ms: number): Promise<string> {
+  return until("the run to finish", async () => {
+    const r = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } });
+    return ["succeeded", "failed", "cancelled"].includes(r.status) ? r.status : undefined;
+  }, ms);
+}
+
+beforeAll(async () => {
+  labDown(LAB, () => undefined);
+  lab = await labUp({ name: LAB, masters: 3, workers: 3, log: () => undefined });
+  db = await createTempDb();
+  const v = validateClusterDefinition(labClusterDefinition(lab, "boot").definition);
+  if (!v.ok) throw new Error(JSON.stringify(v.errors));
+  ({ id: clusterId } = await createCluster({ definition: v.definition, secrets: { "lab-admin": { privateKey: readFileSync(lab.adminKeyPath, "utf8") } } }));
+}, 300_000);
+
+afterAll(async () => {
+  await kill9(worker);
+  console.log(`bootstrap integration: ${Math.round((Date.now() - t0) / 1000)} s in all`);
+  if (!process.env.BOOTDECK_KEEP_LAB) labDown(LAB, () => undefined);
+  await db?.cleanup();
+});
+
+describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
+  let runId: string;
+
+  it("survives SIGKILL of its worker in phases 5, 8 and 9, and stops only the worker with swap on", async () => {
+    labSwap(LAB, "worker-3", true);
+    runId = await planRun({ clusterId, body: { type: "bootstrap" } });
+    await startRun({ runId });
+    worker = startWorker();
+    const killed = [await killDuring(runId, "kubelet"), await killDuring(runId, "pivot"), await killDuring(runId, "join")];
+    expect(killed[1]).toBe("pivot/cluster");
+    expect(await finished(runId, 12 * 60_000)).toBe("failed");
+
+    const steps = await getDb().step.findMany({ where: { runId }, include: { host: true }, orderBy: { ordinal: "asc" } });
+    const byKey = new Map(steps.map((s) => [s.key, s]));
+    const preflight = byKey.get("preflight/worker-3")!;
+    expect(preflight.status).toBe("failed");
+    expect(preflight.error).toMatch(/swap is on/);
+    expect(preflight.hint).toMatch(/swapoff -a/);
+    expect(steps.filter((s) => s.host?.name === "worker-3" && s.phase !== "facts" && s.phase !== "preflight").every((s) => s.status === "skipped")).toBe(true);
+    // Everything else ran to the end: the pivot, every other host joined, the cluster verified.
+    expect(steps.filter((s) => s.host?.name !== "worker-3").map((s) => `${s.key} ${s.status}`)).toEqual(steps.filter((s) => s.host?.name !== "worker-3").map((s) => `${s.key} done`));
+    const run = await getDb().run.findUniqueOrThrow({ where: { id: runId } });
+    expect(JSON.parse(run.summary!).message).toBe("failed on 1 of 6 hosts: worker-3");
+    // The steps in flight when the workers died were repeated once; nothing else ran twice.
+    for (const key of killed) expect(byKey.get(key)?.attempts).toBeLessThanOrEqual(2);
+    expect(steps.filter((s) => !killed.includes(s.key)).every((s) => s.attempts <= 1)).toBe(true);
+    const pivot = await listRunEvents({ runId, limit: 100_000 });
+    expect(pivot.map((e) => e.seq)).toEqual(pivot.map((_, i) => i + 1));
+    expect(pivot.find((e) => e.type === "step.finished" && e.data.key === "pivot/cluster")?.data.summary).toMatch(/API gap \d+\.\d s/);
+  }, 16 * 60_000);
+
+  it("joins the worker once its swap is off and the host is retried; the run ends green", async () => {
+    labSwap(LAB, "worker-3", false);
+    const again = await retryRun({ runId, host: "worker-3" });
+    expect(again).toBeGreaterThanOrEqual(6);
+    expect(await finished(runId, 8 * 60_000)).toBe("succeeded");
+    const run = await getDb().run.findUniqueOrThrow({ where: { id: runId } });
+    expect(JSON.parse(run.summary!).message).toBe("all 6 hosts done");
+    const verify = await getDb().step.findFirstOrThrow({ where: { runId, key: "verify/cluster" } });
+    expect(verify.status).toBe("done");
+    const events = await listRunEvents({ runId, limit: 100_000 });
+    const summary = events.filter((e) => e.type === "step.finished" && e.data.key === "verify/cluster").at(-1)?.data.summary;
+    expect(summary).toMatch(/^6 nodes Ready/);
+  }, 10 * 60_000);
+});

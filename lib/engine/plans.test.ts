@@ -1,0 +1,100 @@
+// What a bootstrap plan promises before it runs: the ten phases in order, every file it will push with
+// its checksum, masters joining one at a time, and plans that cannot be made refused with the reason.
+import { createHash } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { renderAssets } from "../assets/render";
+import { validateClusterDefinition, type ClusterDefinition } from "../cluster/definition";
+import { exampleDefinition } from "../cluster/example";
+import { buildBootstrapPlan, buildJoinPlan, buildResetPlan, type AssetIndex } from "./plans";
+
+let def: ClusterDefinition;
+let assets: AssetIndex;
+const RUN = "run_AAAAAAAAAAAAAAAA";
+
+beforeAll(async () => {
+  const v = validateClusterDefinition(exampleDefinition({ hosts: 5 }));
+  if (!v.ok) throw new Error(JSON.stringify(v.errors));
+  def = v.definition;
+  const rendered = await renderAssets(def, { keyType: "ecdsa" });
+  assets = new Map(rendered.map((a) => [a.path, { sha256: createHash("sha256").update(a.content).digest("hex"), size: Buffer.byteLength(a.content) }]));
+}, 60_000);
+
+describe("the bootstrap plan", () => {
+  it("has the ten phases in the order the self-hosted bootstrap needs", () => {
+    const plan = buildBootstrapPlan(def, RUN, assets);
+    expect(plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "packages", "binaries", "kubelet", "control-plane", "self-hosted", "pivot", "join", "verify"]);
+  });
+
+  it("names every file it pushes with the checksum of the rendered asset", () => {
+    const plan = buildBootstrapPlan(def, RUN, assets);
+    const kubelet = plan.phases.find((p) => p.id === "kubelet")!;
+    const first = kubelet.steps.find((s) => s.host === "master-1")!;
+    const second = kubelet.steps.find((s) => s.host === "master-2")!;
+    const worker = kubelet.steps.find((s) => s.host === "worker-1")!;
+    // Masters' kubelets get a ready kubeconfig (etcd must start before any API server); workers join with the token.
+    expect(second.files.map((f) => f.path)).toContain("/etc/kubernetes/kubelet.conf");
+    expect(worker.files.map((f) => f.path)).toContain("/etc/kubernetes/bootstrap-kubelet.conf");
+    expect(worker.files.map((f) => f.path)).not.toContain("/etc/kubernetes/kubelet.conf");
+    expect(first.files.find((f) => f.path === "/etc/kubernetes/kubelet.conf")?.sha256).toBe(assets.get("auth/kubeconfig")?.sha256);
+    // etcd's static pod and certificates on every master, none on workers.
+    expect(second.files.find((f) => f.path === "/etc/kubernetes/manifests/etcd.yaml")?.sha256).toBe(assets.get("etcd/etcd-master-2.yaml")?.sha256);
+    expect(worker.files.some((f) => f.path.includes("etcd"))).toBe(false);
+    expect(worker.files.find((f) => f.path === "/var/lib/kubelet/config.yaml")?.sha256).toBe(assets.get("kubelet/config-worker.yaml")?.sha256);
+    // Secrets are 0600, the rest 0644.
+    expect(first.files.find((f) => f.path === "/etc/kubernetes/etcd/server.key")?.mode).toBe(0o600);
+    expect(first.files.find((f) => f.path === "/etc/systemd/system/kubelet.service")?.mode).toBe(0o644);
+  });
+
+  it("sends the run's id as the host lock owner and the definition's mirror URLs and sums", () => {
+    const plan = buildBootstrapPlan(def, RUN, assets);
+    const binaries = plan.phases.find((p) => p.id === "binaries")!.steps[0]!;
+    expect(binaries.commands[0]).toContain(`bootdeck ${RUN} ''`);
+    expect(binaries.commands[0]).toContain(`${def.spec.binaries.baseUrl}/kubelet`);
+    expect(binaries.commands[0]).toContain("a".repeat(64));
+    expect(binaries.commands[1]).toContain("/usr/local/bin/kubectl");
+  });
+
+  it("puts the bootstrap control plane on the first master only", () => {
+    const plan = buildBootstrapPlan(def, RUN, assets);
+    const cp = plan.phases.find((p) => p.id === "control-plane")!;
+    expect(cp.steps.map((s) => s.host)).toEqual(["master-1"]);
+    const paths = cp.steps[0]!.files.map((f) => f.path);
+    expect(paths).toContain("/etc/kubernetes/manifests/bootstrap-apiserver.yaml");
+    expect(paths).toContain("/etc/kubernetes/bootstrap-secrets/apiserver.key");
+  });
+
+  it("joins masters one at a time, then workers in parallel after the last master", () => {
+    const join = buildBootstrapPlan(def, RUN, assets).phases.find((p) => p.id === "join")!;
+    const deps = Object.fromEntries(join.steps.map((s) => [s.host, s.dependsOn]));
+    expect(deps).toEqual({ "master-1": [], "master-2": ["join/master-1"], "master-3": ["join/master-2"], "worker-1": ["join/master-3"], "worker-2": ["join/master-3"] });
+  });
+
+  it("refuses to plan with an asset set older than the definition", () => {
+    const stale = new Map([...assets].filter(([p]) => p !== "kubelet/hosts/worker-2.env"));
+    expect(() => buildBootstrapPlan(def, RUN, stale)).toThrow(/lacks kubelet\/hosts\/worker-2.env.*render the assets again/);
+  });
+});
+
+describe("join and reset plans", () => {
+  it("joins named workers: install phases and a join step for those hosts only", () => {
+    const plan = buildJoinPlan(def, RUN, assets, ["worker-2"]);
+    expect(plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "packages", "binaries", "kubelet", "join"]);
+    expect(new Set(plan.phases.flatMap((p) => p.steps.map((s) => s.host)))).toEqual(new Set(["worker-2", null]));
+  });
+
+  it("refuses to join a master to a running cluster, saying why", () => {
+    expect(() => buildJoinPlan(def, RUN, assets, ["master-2"])).toThrow(/etcd's membership/);
+  });
+
+  it("refuses hosts that are not in the cluster", () => {
+    expect(() => buildResetPlan(def, RUN, [...assets.keys()], ["nope"])).toThrow(/not hosts of this cluster: nope/);
+  });
+
+  it("resets with the exact paths Bootdeck installed, etcd's data only on masters", () => {
+    const plan = buildResetPlan(def, RUN, [...assets.keys()], ["master-2", "worker-1"]);
+    const [m, w] = plan.phases[0]!.steps;
+    expect(m!.commands[0]).toContain("/var/lib/etcd");
+    expect(w!.commands[0]).not.toContain("/var/lib/etcd");
+    expect(w!.commands[0]).toContain("/usr/local/bin/kubelet");
+  });
+});
