@@ -1,5 +1,5 @@
-// How long a running run still needs, estimated from the steps that have finished so far. Pure, so the
-// run page and its tests compute the same number.
+// How long a running run still needs, estimated from the steps that have finished so far, and the run
+// page's clocks (durations, "waiting for … 00:42 of 05:00"). Pure, so the page and its tests agree.
 //
 // Phases run one after another and, inside a phase, hosts run side by side (bounded by the engine's
 // concurrency, which the page does not know). So the estimate is:

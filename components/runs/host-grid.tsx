@@ -82,12 +82,14 @@ export function HostGrid({
           {rows.length === grid.rows.length ? `${hostCount} hosts` : `showing ${rows.length} of ${grid.rows.length} rows`}
         </span>
       </div>
-      <div ref={scrollRef} className="max-h-[70vh] overflow-auto rounded border border-slate-200" data-testid="grid-scroll">
+      <div ref={scrollRef} className="max-h-[70vh] overflow-auto rounded border border-slate-200" data-testid="grid-scroll" role="grid" aria-rowcount={rows.length + 1} aria-colcount={grid.phases.length + 1}>
         <div style={{ minWidth }}>
           <div className="sticky top-0 z-10 grid border-b border-slate-200 bg-slate-50 text-xs font-medium text-slate-600" style={{ gridTemplateColumns: columns, height: HEADER_HEIGHT }} role="row">
-            <div className="sticky left-0 flex items-center bg-slate-50 px-2">Host</div>
+            <div className="sticky left-0 flex items-center bg-slate-50 px-2" role="columnheader">
+              Host
+            </div>
             {grid.phases.map((p, i) => (
-              <div key={p.id} className="flex items-center justify-center px-1 text-center leading-tight" title={p.title}>
+              <div key={p.id} className="flex items-center justify-center px-1 text-center leading-tight" title={p.title} role="columnheader">
                 {i + 1}. {p.title}
               </div>
             ))}
@@ -99,7 +101,7 @@ export function HostGrid({
               if (!row) return null;
               return (
                 <div key={v.key} className="absolute left-0 top-0 w-full" style={{ height: v.size, transform: `translateY(${v.start - HEADER_HEIGHT}px)` }}>
-                  <GridRowView row={row} columns={columns} phases={grid.phases} selected={selected} onSelect={onSelect} now={now} />
+                  <GridRowView row={row} rowIndex={v.index + 2} columns={columns} phases={grid.phases} selected={selected} onSelect={onSelect} now={now} />
                 </div>
               );
             })}
@@ -112,6 +114,7 @@ export function HostGrid({
 
 function GridRowView({
   row,
+  rowIndex,
   columns,
   phases,
   selected,
@@ -119,6 +122,8 @@ function GridRowView({
   now,
 }: {
   row: GridRow;
+  /** 1-based, counting the header row (aria-rowindex). */
+  rowIndex: number;
   columns: string;
   phases: Grid["phases"];
   selected: CellRef | null;
@@ -126,7 +131,7 @@ function GridRowView({
   now: number;
 }) {
   return (
-    <div className="grid h-full border-b border-slate-100 text-sm" style={{ gridTemplateColumns: columns }} role="row" data-testid={`grid-row-${row.id}`} data-status={row.status}>
+    <div className="grid h-full border-b border-slate-100 text-sm" style={{ gridTemplateColumns: columns }} role="row" aria-rowindex={rowIndex} data-testid={`grid-row-${row.id}`} data-status={row.status}>
       <div className="sticky left-0 z-[1] flex min-w-0 items-center gap-2 bg-white px-2" role="rowheader">
         <span className="truncate font-mono text-xs font-medium" title={row.id}>
           {row.host ?? "cluster"}
@@ -136,23 +141,23 @@ function GridRowView({
       </div>
       {row.cells.map((cell, i) => {
         const phase = phases[i]!.id;
-        if (!cell) return <div key={phase} className="border-l border-slate-50" role="cell" />;
+        if (!cell) return <div key={phase} role="gridcell" />;
         const isSelected = selected?.row === row.id && selected.phase === phase;
         return (
-          <button
-            key={phase}
-            role="cell"
-            className={`m-0.5 flex items-center justify-center gap-1 rounded text-xs ${statusStyle[cell.status] ?? ""} ${isSelected ? "ring-2 ring-indigo-500" : "hover:ring-1 hover:ring-slate-400"}`}
-            data-testid={`cell-${row.id}-${phase}`}
-            data-status={cell.status}
-            title={`${row.host ?? "cluster"} · ${phases[i]!.title}: ${cell.status}`}
-            aria-label={`${row.host ?? "cluster"} ${phases[i]!.title}: ${cell.status}`}
-            aria-pressed={isSelected}
-            onClick={() => onSelect({ row: row.id, phase })}
-          >
-            <span aria-hidden>{statusIcon[cell.status]}</span>
-            <span className="tabular-nums">{cellDuration(cell, now)}</span>
-          </button>
+          <div key={phase} role="gridcell" className="flex p-0.5">
+            <button
+              className={`flex flex-1 items-center justify-center gap-1 rounded text-xs ${statusStyle[cell.status] ?? ""} ${isSelected ? "ring-2 ring-indigo-500" : "hover:ring-1 hover:ring-slate-400"}`}
+              data-testid={`cell-${row.id}-${phase}`}
+              data-status={cell.status}
+              title={`${row.host ?? "cluster"} · ${phases[i]!.title}: ${cell.status}`}
+              aria-label={`${row.host ?? "cluster"} ${phases[i]!.title}: ${cell.status}`}
+              aria-pressed={isSelected}
+              onClick={() => onSelect({ row: row.id, phase })}
+            >
+              <span aria-hidden>{statusIcon[cell.status]}</span>
+              <span className="tabular-nums">{cellDuration(cell, now)}</span>
+            </button>
+          </div>
         );
       })}
     </div>
