@@ -289,11 +289,13 @@ export function labHeal(name: string, host: string): void {
 export function labSwap(name: string, host: string, on: boolean): void {
   requireRoot();
   const h = findHost(mustState(name), host);
-  tryRun("nsenter", ["-t", String(h.initPid), "-m", "-r", "umount", "/proc/swaps"]);
+  // Paths as the host's mount namespace sees them before its chroot (libmount under -r gets them wrong).
+  const target = path.join(h.root, "proc", "swaps");
+  tryRun("nsenter", ["-t", String(h.initPid), "-m", "umount", target]);
   if (!on) return;
-  // Inside the host's root, so the bind source is visible after nsenter -r.
-  fs.writeFileSync(path.join(h.root, "run", "bootdeck-lab-swaps"), "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/swapfile                               file\t\t2097148\t\t0\t\t-2\n");
-  run("nsenter", ["-t", String(h.initPid), "-m", "-r", "mount", "--bind", "/run/bootdeck-lab-swaps", "/proc/swaps"]);
+  const file = path.join(h.root, "var", "lib", "bootdeck-lab-swaps");
+  fs.writeFileSync(file, "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/swapfile                               file\t\t2097148\t\t0\t\t-2\n");
+  run("nsenter", ["-t", String(h.initPid), "-m", "mount", "--bind", file, target]);
 }
 
 function clearSlow(h: LabHostState): void {
