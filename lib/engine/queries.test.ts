@@ -52,7 +52,7 @@ describe("getRunView", () => {
     expect(view.steps.map((s) => s.waiting)).toEqual([null, null]);
   });
 
-  test("a step still waiting keeps its latest wait; a finished step and an earlier attempt's wait do not", async () => {
+  test("a step still waiting keeps its latest wait; a step whose wait is over and an earlier attempt's wait do not", async () => {
     const runId = await createRun({ clusterId, type: "bootstrap", plan });
     const steps = await getDb().step.findMany({ where: { runId }, orderBy: { ordinal: "asc" } });
     const [master, worker] = steps;
@@ -63,9 +63,10 @@ describe("getRunView", () => {
     await getDb().step.update({ where: { id: master!.id }, data: { status: "waiting", startedAt: started } });
     const wait = { what: "kube-apiserver", host: "master-1", since: new Date().toISOString(), deadline: new Date(Date.now() + 300_000).toISOString() };
     await appendRunEvent({ runId, type: "step.waiting", stepId: master!.id, data: { key: master!.key, ...wait } });
-    // worker-1: waited, then finished.
+    // worker-1: waited, and the wait is over (the runner puts the step back to running).
+    await getDb().step.update({ where: { id: worker!.id }, data: { status: "waiting", startedAt: started } });
     await appendRunEvent({ runId, type: "step.waiting", stepId: worker!.id, data: { key: worker!.key, ...wait, host: "worker-1" } });
-    await getDb().step.update({ where: { id: worker!.id }, data: { status: "done", startedAt: started, finishedAt: new Date() } });
+    await getDb().step.update({ where: { id: worker!.id }, data: { status: "running" } });
 
     const view = await getRunView({ id: runId });
     expect(view.steps.map((s) => [s.key, s.waiting])).toEqual([

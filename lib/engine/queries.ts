@@ -92,12 +92,12 @@ export async function getRunView({ id }: { id: string }): Promise<RunView> {
 }
 
 /**
- * The wait of each step that is still waiting: its latest `step.waiting` event, if the step has not
- * started again since. A snapshot loaded mid-wait (a reload, a refetch after a gap) keeps its
- * "waiting for …" line; the live events keep it current from there.
+ * The wait of each step that is waiting now (the runner sets status "waiting" for the wait's length):
+ * its latest `step.waiting` event, if the step has not started again since. A snapshot loaded
+ * mid-wait (a reload, a refetch after a gap) keeps its "waiting for …" line; live events take over.
  */
 async function listOpenWaits({ runId, steps }: { runId: string; steps: { id: string; status: string; startedAt: Date | null }[] }): Promise<Map<string, StepWaiting>> {
-  const open = new Map(steps.filter((s) => s.status === "waiting" || s.status === "running").map((s) => [s.id, s]));
+  const open = new Map(steps.filter((s) => s.status === "waiting").map((s) => [s.id, s]));
   const waits = new Map<string, StepWaiting>();
   if (open.size === 0) return waits;
   const events = await getDb().runEvent.findMany({ where: { runId, type: "step.waiting", stepId: { in: [...open.keys()] } }, orderBy: { seq: "asc" }, select: { stepId: true, data: true, createdAt: true } });
