@@ -39,6 +39,7 @@ export const rules: Record<string, Rule> = {
   "POST /api/clusters/import": ADMIN,
   "GET /api/clusters/:id/runs": ALL,
   "POST /api/clusters/:id/runs": RUNNERS,
+  "GET /api/clusters/:id/live": ALL,
   "GET /api/runs/:id": ALL,
   "GET /api/runs/:id/events": ALL,
   "POST /api/runs/:id/start": RUNNERS,

@@ -12,8 +12,9 @@ export type EngineHost = { id: string; name: string; role: "master" | "worker"; 
 
 export async function loadEngineHosts(params: {
   clusterId: string;
-  /** The run the secrets are decrypted for; each credential's use is written to the audit log. */
-  runId: string;
+  /** The run the secrets are decrypted for (or, without one, the purpose); each credential's use is written to the audit log. */
+  runId?: string;
+  purpose?: string;
   definition: ClusterDefinition;
   onPinned: (host: { id: string; name: string }, fingerprint: string) => Promise<void>;
 }): Promise<EngineHost[]> {
@@ -24,7 +25,7 @@ export async function loadEngineHosts(params: {
   ]);
   const auth = new Map<string, SshAuth>();
   for (const c of credentials) {
-    if (c.secretCipher) await recordSecretUse({ credentialId: c.id, credentialName: c.name, clusterId: params.clusterId, runId: params.runId, purpose: "ssh" });
+    if (c.secretCipher) await recordSecretUse({ credentialId: c.id, credentialName: c.name, clusterId: params.clusterId, runId: params.runId, purpose: params.purpose ?? "ssh" });
     if (c.kind === "agent") auth.set(c.name, { kind: "agent" });
     else if (c.kind === "password" && c.secretCipher) auth.set(c.name, { kind: "password", password: decryptSecret(c.secretCipher) });
     else if (c.secretCipher)

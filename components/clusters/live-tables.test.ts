@@ -1,0 +1,31 @@
+// The live tables apply stream messages in place: a snapshot replaces, upserts change one row, deletes remove it.
+import { describe, expect, it } from "vitest";
+import type { PodRow } from "@/lib/clusters/live-rows";
+import { age, applyLive, filterPods } from "./live-tables";
+
+const pod = (uid: string, over: Partial<PodRow> = {}): PodRow => ({ uid, namespace: "kube-system", name: uid, ready: 1, containers: 1, status: "Running", restarts: 0, createdAt: null, ip: null, node: "m1", ...over });
+
+describe("live tables", () => {
+  it("replaces on a snapshot and changes rows in place", () => {
+    let live = applyLive({ pods: {}, nodes: {}, api: null }, { type: "snapshot", pods: [pod("a"), pod("b")], nodes: [], api: { state: "connected", since: "t" } });
+    live = applyLive(live, { type: "pod", op: "upsert", row: pod("a", { status: "CrashLoopBackOff", restarts: 3 }) });
+    live = applyLive(live, { type: "pod", op: "delete", uid: "b" });
+    live = applyLive(live, { type: "api", api: { state: "unreachable", since: "t2", message: "refused" } });
+    expect(Object.values(live.pods)).toEqual([pod("a", { status: "CrashLoopBackOff", restarts: 3 })]);
+    expect(live.api?.state).toBe("unreachable");
+  });
+
+  it("filters on namespace, name, node and status, and sorts", () => {
+    const pods = [pod("b", { node: "w2" }), pod("a", { namespace: "kube-flannel", node: "w1" }), pod("c", { restarts: 5 })];
+    expect(filterPods(pods, "flannel", "namespace").map((p) => p.uid)).toEqual(["a"]);
+    expect(filterPods(pods, "w", "node").map((p) => p.uid)).toEqual(["a", "b"]);
+    expect(filterPods(pods, "", "restarts")[0]?.uid).toBe("c");
+  });
+
+  it("shows ages like kubectl", () => {
+    const now = Date.parse("2026-11-30T12:00:00Z");
+    expect(age("2026-11-30T11:59:30Z", now)).toBe("30s");
+    expect(age("2026-11-30T11:00:00Z", now)).toBe("60m");
+    expect(age("2026-11-29T00:00:00Z", now)).toBe("36h");
+  });
+});

@@ -1,0 +1,190 @@
+"use client";
+// The cluster's pods and nodes, live: like `kubectl get pods -o wide -A` and `kubectl get nodes -o wide`,
+// fed by the cluster's live stream into the react-query cache. Rows change in place; while the API does
+// not answer, the last known state stays with a banner saying so.
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useMemo, useState } from "react";
+import type { ApiState, LiveMessage, NodeRow, PodRow } from "@/lib/clusters/live-rows";
+
+type Live = { pods: Record<string, PodRow>; nodes: Record<string, NodeRow>; api: ApiState | null };
+const empty: Live = { pods: {}, nodes: {}, api: null };
+const liveKey = (clusterId: string) => ["clusters", clusterId, "live"] as const;
+
+export function applyLive(live: Live, m: LiveMessage): Live {
+  switch (m.type) {
+    case "snapshot":
+      return { pods: Object.fromEntries(m.pods.map((p) => [p.uid, p])), nodes: Object.fromEntries(m.nodes.map((n) => [n.name, n])), api: m.api };
+    case "api":
+      return { ...live, api: m.api };
+    case "pod": {
+      const pods = { ...live.pods };
+      if (m.op === "upsert") pods[m.row.uid] = m.row;
+      else delete pods[m.uid];
+      return { ...live, pods };
+    }
+    case "node": {
+      const nodes = { ...live.nodes };
+      if (m.op === "upsert") nodes[m.row.name] = m.row;
+      else delete nodes[m.name];
+      return { ...live, nodes };
+    }
+  }
+}
+
+function useClusterLive(clusterId: string): Live {
+  const queryClient = useQueryClient();
+  const key = liveKey(clusterId);
+  const q = useQuery({ queryKey: key, queryFn: () => empty, initialData: empty, staleTime: Infinity });
+  useEffect(() => {
+    const source = new EventSource(`/api/clusters/${clusterId}/live`);
+    const onMessage = (e: MessageEvent<string>) => queryClient.setQueryData<Live>(key, (old) => applyLive(old ?? empty, JSON.parse(e.data) as LiveMessage));
+    for (const type of ["snapshot", "api", "pod", "node"]) source.addEventListener(type, onMessage as EventListener);
+    return () => source.close();
+    // key is derived from clusterId
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [clusterId, queryClient]);
+  return q.data;
+}
+
+export function age(iso: string | null, now: number): string {
+  if (!iso) return "";
+  const s = Math.max(0, Math.floor((now - Date.parse(iso)) / 1000));
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.floor(s / 60)}m`;
+  if (s < 172800) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+function useNow(ms = 1000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(t);
+  }, [ms]);
+  return now;
+}
+
+function ApiBanner({ api, now }: { api: ApiState | null; now: number }) {
+  if (!api || api.state === "connecting") return <p className="text-sm text-slate-500" data-testid="live-state">Connecting to the cluster's API through a master…</p>;
+  if (api.state === "connected")
+    return (
+      <p className="text-sm text-green-700" data-testid="live-state">
+        ● live — watching the API through the SSH tunnel
+      </p>
+    );
+  if (api.state === "not-bootstrapped") return <p className="text-sm text-slate-500" data-testid="live-state">{api.message ?? "This cluster has not been bootstrapped yet."}</p>;
+  return (
+    <p className="rounded bg-amber-50 px-3 py-2 text-sm text-amber-800" data-testid="live-state">
+      The API is not answering (for {age(api.since, now)}){api.message ? `: ${api.message}` : ""}. Showing the last known state; this is expected for a few seconds during the pivot.
+    </p>
+  );
+}
+
+type PodSort = "namespace" | "name" | "status" | "restarts" | "age" | "node";
+const podSorters: Record<PodSort, (a: PodRow, b: PodRow) => number> = {
+  namespace: (a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name),
+  name: (a, b) => a.name.localeCompare(b.name),
+  status: (a, b) => a.status.localeCompare(b.status) || a.name.localeCompare(b.name),
+  restarts: (a, b) => b.restarts - a.restarts || a.name.localeCompare(b.name),
+  age: (a, b) => (b.createdAt ?? "").localeCompare(a.createdAt ?? ""),
+  node: (a, b) => (a.node ?? "").localeCompare(b.node ?? "") || a.name.localeCompare(b.name),
+};
+
+export function filterPods(pods: PodRow[], filter: string, sort: PodSort): PodRow[] {
+  const f = filter.trim().toLowerCase();
+  return pods.filter((p) => !f || `${p.namespace} ${p.name} ${p.status} ${p.node ?? ""} ${p.ip ?? ""}`.toLowerCase().includes(f)).sort(podSorters[sort]);
+}
+
+const th = "px-2 py-1 text-left font-medium text-slate-600";
+const td = "px-2 py-1 whitespace-nowrap";
+
+export function LiveTables({ clusterId }: { clusterId: string }) {
+  const live = useClusterLive(clusterId);
+  const now = useNow();
+  const [filter, setFilter] = useState("");
+  const [sort, setSort] = useState<PodSort>("namespace");
+  const pods = useMemo(() => filterPods(Object.values(live.pods), filter, sort), [live.pods, filter, sort]);
+  const nodes = useMemo(() => Object.values(live.nodes).sort((a, b) => a.name.localeCompare(b.name)), [live.nodes]);
+  const total = Object.keys(live.pods).length;
+  const ready = Object.values(live.pods).filter((p) => p.status === "Running" && p.ready === p.containers).length;
+  const sortHeader = (key: PodSort, label: string) => (
+    <th className={th}>
+      <button type="button" onClick={() => setSort(key)} className={sort === key ? "underline" : ""}>
+        {label}
+      </button>
+    </th>
+  );
+  return (
+    <section className="space-y-3" aria-label="Pods and nodes">
+      <ApiBanner api={live.api} now={now} />
+      <div>
+        <h3 className="mb-1 font-semibold">
+          Nodes <span className="font-normal text-slate-500">({nodes.filter((n) => n.ready).length} of {nodes.length} Ready)</span>
+        </h3>
+        <table className="w-full text-sm" data-testid="nodes-table">
+          <thead>
+            <tr className="border-b">
+              {["Name", "Status", "Roles", "Age", "Version", "Addresses"].map((h) => (
+                <th key={h} className={th}>
+                  {h}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {nodes.map((n) => (
+              <tr key={n.name} className="border-b last:border-0" data-testid={`node-${n.name}`}>
+                <td className={`${td} font-mono`}>{n.name}</td>
+                <td className={`${td} ${n.ready ? "text-green-700" : "text-red-700"}`}>{n.status}</td>
+                <td className={td}>{n.roles.join(",") || "<none>"}</td>
+                <td className={td}>{age(n.createdAt, now)}</td>
+                <td className={td}>{n.version}</td>
+                <td className={`${td} font-mono`}>{n.addresses.join(", ")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div>
+        <div className="mb-1 flex items-center gap-3">
+          <h3 className="font-semibold">
+            Pods <span className="font-normal text-slate-500" data-testid="pods-summary">({ready} of {total} Running and Ready)</span>
+          </h3>
+          <input aria-label="Filter pods" placeholder="filter: namespace, name, node, status" value={filter} onChange={(e) => setFilter(e.target.value)} className="rounded border px-2 py-0.5 text-sm" />
+        </div>
+        <div className="max-h-[32rem] overflow-auto">
+          <table className="w-full text-sm" data-testid="pods-table">
+            <thead className="sticky top-0 bg-white">
+              <tr className="border-b">
+                {sortHeader("namespace", "Namespace")}
+                {sortHeader("name", "Name")}
+                <th className={th}>Ready</th>
+                {sortHeader("status", "Status")}
+                {sortHeader("restarts", "Restarts")}
+                {sortHeader("age", "Age")}
+                <th className={th}>IP</th>
+                {sortHeader("node", "Node")}
+              </tr>
+            </thead>
+            <tbody>
+              {pods.map((p) => (
+                <tr key={p.uid} className="border-b last:border-0" data-testid="pod-row">
+                  <td className={td}>{p.namespace}</td>
+                  <td className={`${td} font-mono`}>{p.name}</td>
+                  <td className={td}>
+                    {p.ready}/{p.containers}
+                  </td>
+                  <td className={`${td} ${p.status === "Running" && p.ready === p.containers ? "text-green-700" : p.status === "Running" ? "text-amber-700" : "text-red-700"}`}>{p.status}</td>
+                  <td className={td}>{p.restarts}</td>
+                  <td className={td}>{age(p.createdAt, now)}</td>
+                  <td className={`${td} font-mono`}>{p.ip}</td>
+                  <td className={`${td} font-mono`}>{p.node}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </div>
+    </section>
+  );
+}

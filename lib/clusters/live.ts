@@ -1,0 +1,216 @@
+import "server-only";
+// Live pods and nodes of a cluster, from list-and-watch informers on its API, reached through the
+// same SSH tunnel the engine uses (a master's pinned connection), with the latest asset set's admin
+// credentials. One watcher per cluster, shared by every viewer, closed a minute after the last leaves.
+// While the API does not answer (the pivot's gap, a master down) viewers get that state, not an empty table.
+import * as k8s from "@kubernetes/client-node";
+import type { ClusterDefinition } from "../cluster/definition";
+import { getDb } from "../db/client";
+import { notFound } from "../http/errors";
+import { Executor } from "../ssh";
+import { loadRunResources, type RunResources } from "../engine/run-resources";
+import { loadEngineHosts } from "../engine/targets";
+import { nodeRow, podRow, type ApiState, type LiveMessage, type NodeRow, type PodRow } from "./live-rows";
+
+const IDLE_CLOSE_MS = 60_000;
+const RESTART_MS = 3_000;
+
+type Listener = (m: LiveMessage) => void;
+
+class ClusterLive {
+  private readonly pods = new Map<string, PodRow>();
+  private readonly nodes = new Map<string, NodeRow>();
+  private readonly listeners = new Set<Listener>();
+  private api: ApiState = { state: "connecting", since: new Date().toISOString() };
+  private executor: Executor | undefined;
+  private resources: RunResources | undefined;
+  private informers: { stop(): Promise<void> }[] = [];
+  private idleTimer: NodeJS.Timeout | undefined;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    readonly clusterId: string,
+    private readonly onClosed: () => void,
+  ) {}
+
+  subscribe(listener: Listener): () => void {
+    clearTimeout(this.idleTimer);
+    this.listeners.add(listener);
+    listener({ type: "snapshot", pods: [...this.pods.values()], nodes: [...this.nodes.values()], api: this.api });
+    if (this.listeners.size === 1 && !this.executor) void this.start();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.idleTimer = setTimeout(() => void this.close(), IDLE_CLOSE_MS);
+    };
+  }
+
+  private emit(m: LiveMessage): void {
+    for (const l of this.listeners) l(m);
+  }
+
+  private setApi(state: ApiState["state"], message?: string): void {
+    if (this.api.state === state && this.api.message === message) return;
+    this.api = { state, since: this.api.state === state ? this.api.since : new Date().toISOString(), ...(message ? { message } : {}) };
+    this.emit({ type: "api", api: this.api });
+  }
+
+  private async start(): Promise<void> {
+    try {
+      const cluster = await getDb().cluster.findUnique({ where: { id: this.clusterId }, select: { definition: true } });
+      if (!cluster) throw notFound("Cluster");
+      const definition = JSON.parse(cluster.definition) as ClusterDefinition;
+      const set = await getDb().assetSet.findFirst({ where: { clusterId: this.clusterId }, orderBy: { version: "desc" }, select: { id: true } });
+      if (!set) return this.setApi("not-bootstrapped", "no assets rendered yet: bootstrap the cluster first");
+      this.executor = new Executor({ connectTimeoutMs: 10_000 });
+      const hosts = await loadEngineHosts({
+        clusterId: this.clusterId,
+        definition,
+        purpose: "live status",
+        onPinned: async (h) => {
+          throw new Error(`the host key of ${h.name} is not pinned yet: check the hosts or bootstrap first`);
+        },
+      });
+      this.resources = await loadRunResources({ assetSetId: set.id, definition, executor: this.executor, hosts });
+      await this.watch();
+    } catch (err) {
+      this.setApi("unreachable", err instanceof Error ? err.message : String(err));
+      this.scheduleRestart();
+    }
+  }
+
+  private async watch(): Promise<void> {
+    if (!this.resources || this.stopped) return;
+    const kc = await this.resources.api().kubeConfig();
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    const pods = k8s.makeInformer(kc, "/api/v1/pods", () => core.listPodForAllNamespaces());
+    const nodes = k8s.makeInformer(kc, "/api/v1/nodes", () => core.listNode());
+    const failed = (err: unknown) => {
+      const why = this.resources?.api().lastTunnelError ?? (err instanceof Error ? err.message : String(err ?? "watch ended"));
+      this.setApi("unreachable", why);
+      void this.stopInformers().then(() => this.scheduleRestart());
+    };
+    pods.on("add", (p) => this.upsertPod(p));
+    pods.on("update", (p) => this.upsertPod(p));
+    pods.on("delete", (p) => {
+      const row = podRow(p as never);
+      if (this.pods.delete(row.uid)) this.emit({ type: "pod", op: "delete", uid: row.uid });
+    });
+    nodes.on("add", (n) => this.upsertNode(n));
+    nodes.on("update", (n) => this.upsertNode(n));
+    nodes.on("delete", (n) => {
+      const name = n.metadata?.name ?? "";
+      if (this.nodes.delete(name)) this.emit({ type: "node", op: "delete", name });
+    });
+    pods.on("error", failed);
+    nodes.on("error", failed);
+    this.informers = [pods, nodes];
+    try {
+      await Promise.all([pods.start(), nodes.start()]);
+    } catch (err) {
+      failed(err);
+      return;
+    }
+    // A relist after a gap: drop rows the API no longer has.
+    const livePods = new Set(pods.list().map((p) => podRow(p as never).uid));
+    for (const uid of [...this.pods.keys()]) if (!livePods.has(uid)) this.pods.delete(uid) && this.emit({ type: "pod", op: "delete", uid });
+    const liveNodes = new Set(nodes.list().map((n) => n.metadata?.name ?? ""));
+    for (const name of [...this.nodes.keys()]) if (!liveNodes.has(name)) this.nodes.delete(name) && this.emit({ type: "node", op: "delete", name });
+    this.setApi("connected");
+  }
+
+  private upsertPod(p: k8s.V1Pod): void {
+    const row = podRow(p as never);
+    this.pods.set(row.uid, row);
+    this.emit({ type: "pod", op: "upsert", row });
+  }
+
+  private upsertNode(n: k8s.V1Node): void {
+    const row = nodeRow(n as never);
+    this.nodes.set(row.name, row);
+    this.emit({ type: "node", op: "upsert", row });
+  }
+
+  private scheduleRestart(): void {
+    if (this.stopped || this.restartTimer) return;
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (!this.resources) void this.start();
+      else void this.watch().catch((err: unknown) => {
+        this.setApi("unreachable", err instanceof Error ? err.message : String(err));
+        this.scheduleRestart();
+      });
+    }, RESTART_MS);
+    this.restartTimer.unref?.();
+  }
+
+  private async stopInformers(): Promise<void> {
+    const informers = this.informers;
+    this.informers = [];
+    await Promise.all(informers.map((i) => i.stop().catch(() => undefined)));
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.restartTimer);
+    await this.stopInformers();
+    await this.resources?.close();
+    await this.executor?.close();
+    this.onClosed();
+  }
+}
+
+const holder = globalThis as unknown as { bootdeckLive?: Map<string, ClusterLive> };
+
+/** Subscribes to a cluster's live pods and nodes; the first message is a snapshot. */
+export function subscribeClusterLive(clusterId: string, listener: Listener): () => void {
+  const all = (holder.bootdeckLive ??= new Map());
+  let live = all.get(clusterId);
+  if (!live) {
+    live = new ClusterLive(clusterId, () => all.delete(clusterId));
+    all.set(clusterId, live);
+  }
+  return live.subscribe(listener);
+}
+
+const KEEPALIVE_MS = 15_000;
+
+/** Server-Sent Events of a cluster's live pods and nodes: a snapshot, then changes, with keep-alives. */
+export async function clusterLiveStream({ clusterId, signal }: { clusterId: string; signal: AbortSignal }): Promise<ReadableStream<Uint8Array>> {
+  if (!(await getDb().cluster.findUnique({ where: { id: clusterId }, select: { id: true } }))) throw notFound("Cluster");
+  const encoder = new TextEncoder();
+  let unsubscribe: (() => void) | undefined;
+  let keepalive: NodeJS.Timeout | undefined;
+  const end = () => {
+    unsubscribe?.();
+    unsubscribe = undefined;
+    clearInterval(keepalive);
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const send = (text: string) => {
+        try {
+          controller.enqueue(encoder.encode(text));
+        } catch {
+          end();
+        }
+      };
+      send("retry: 3000\n\n");
+      unsubscribe = subscribeClusterLive(clusterId, (m) => send(`event: ${m.type}\ndata: ${JSON.stringify(m)}\n\n`));
+      keepalive = setInterval(() => send(": keep-alive\n\n"), KEEPALIVE_MS);
+      signal.addEventListener(
+        "abort",
+        () => {
+          end();
+          try {
+            controller.close();
+          } catch {
+            /* already closed */
+          }
+        },
+        { once: true },
+      );
+    },
+    cancel: end,
+  });
+}
