@@ -23,11 +23,13 @@ const LONGEST_FRAME_BUDGET_MS = 250;
 
 type Seeded = { clusterId: string; runId: string; plannedRunId: string; failedHost: string; hosts: number };
 let s: Seeded;
+let small: Seeded;
 
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(() => {
   s = JSON.parse(seed("seed", "500")) as Seeded;
+  small = JSON.parse(seed("seed", "3")) as Seeded;
 });
 
 function report(name: string, ms: number): void {
@@ -163,4 +165,21 @@ test("the cluster page plans a bootstrap and lists both runs with type, who, sta
   await expect(page.getByTestId(`run-row-${s.runId}`)).toContainText("running");
   await expect(page.getByTestId(`run-row-${s.runId}`)).toContainText("admin");
   await expect(page.getByTestId(`run-row-${s.plannedRunId}`)).toContainText("planned");
+});
+
+test("Bootstrap cluster plans the engine's real bootstrap and opens its plan for review", async ({ page }) => {
+  test.setTimeout(240_000); // the first bootstrap of a cluster renders its assets (RSA keys)
+  await signIn(page);
+  await page.goto(`/clusters/${small.clusterId}`);
+  await page.getByTestId("plan-bootstrap").click();
+  await page.waitForURL(/\/runs\/run_/, { timeout: 180_000 });
+  const run = new RunPage(page);
+  await expect(run.status).toHaveText("planned");
+  await expect(run.planPhases()).toHaveCount(10);
+  await expect(run.start).toHaveText(/^Confirm and start: \d+ steps on 3 hosts$/);
+  const kubelet = run.planStep("kubelet/master-1");
+  await kubelet.getByRole("button").click();
+  await expect(kubelet.getByRole("cell", { name: /^0[0-7]{3}$/ }).first()).toBeVisible(); // file modes in octal
+  await expect(kubelet.locator("pre").first()).toBeVisible();
+  await page.screenshot({ path: path.join("test-results", "screenshots", "23-bootstrap-plan.png"), fullPage: true });
 });

@@ -15,9 +15,13 @@ export function formatBytes(size: number): string {
   return `${(size / 1024 / 1024).toFixed(1)} MiB`;
 }
 
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 /** What one step sends: its files and its exact commands. Also shown in a step's details once the run started. */
 export function PlannedStepBody({ step }: { step: PlannedStep }) {
-  if (step.files.length === 0 && step.commands.length === 0) return <p className="text-xs text-slate-500">Nothing is sent to the host for this step (it runs on the Bootdeck server).</p>;
+  if (step.files.length === 0 && step.commands.length === 0) return <p className="text-xs text-slate-500">No files or shell commands: this step works from Bootdeck (comparing facts, or through the Kubernetes API).</p>;
   return (
     <div className="space-y-2">
       {step.files.length > 0 && (
@@ -82,7 +86,7 @@ export const PlanReview = memo(function PlanReview({ plan }: { plan: RunPlan }) 
       {plan.phases.map((phase, i) => (
         <section key={phase.id} className="card" data-testid={`plan-phase-${phase.id}`}>
           <h2 className="mb-2 font-semibold">
-            {i + 1}. {phase.title} <span className="text-sm font-normal text-slate-500">· {phase.steps.length} steps</span>
+            {i + 1}. {phase.title} <span className="text-sm font-normal text-slate-500">· {plural(phase.steps.length, "step")}</span>
           </h2>
           {phase.steps.length === 0 && <p className="text-sm text-slate-500">Nothing to do in this phase.</p>}
           <ul className="divide-y divide-slate-100">
@@ -95,8 +99,8 @@ export const PlanReview = memo(function PlanReview({ plan }: { plan: RunPlan }) 
                     <span className="w-40 shrink-0 truncate font-mono text-xs">{s.host ?? "cluster"}</span>
                     <span className="flex-1">{s.title}</span>
                     <span className="text-xs text-slate-500">
-                      {s.files.length ? `${s.files.length} file${s.files.length === 1 ? "" : "s"} · ` : ""}
-                      {s.commands.length} command{s.commands.length === 1 ? "" : "s"}
+                      {s.files.length ? `${plural(s.files.length, "file")} · ` : ""}
+                      {s.commands.length ? plural(s.commands.length, "command") : "no commands"}
                     </span>
                   </button>
                   {isOpen && (
