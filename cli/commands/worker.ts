@@ -11,10 +11,14 @@ export const worker: Command = {
     const w = getEngineWorker();
     w.start();
     console.log(`engine worker ${w.workerId} is running; Ctrl-C stops it (its runs resume on the next worker)`);
+    // The engine's timers do not hold the process open (they must not keep a dashboard from exiting),
+    // so an idle worker would exit at once: this one waits for a signal.
+    const idle = setInterval(() => undefined, 60_000);
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
       process.once("SIGTERM", resolve);
     });
+    clearInterval(idle);
     w.stop();
     return 0;
   },

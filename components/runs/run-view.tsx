@@ -17,6 +17,7 @@ import { PlanReview, planSize } from "./plan-review";
 import { runTypeTitle, StatusBadge } from "./run-status";
 import { StepDetails, WaitingLines } from "./step-details";
 import { useRunEvents } from "./use-run-events";
+import { LiveTables } from "../clusters/live-tables";
 
 export function RunView({ runId }: { runId: string }) {
   const queryClient = useQueryClient();
@@ -34,6 +35,11 @@ export function RunView({ runId }: { runId: string }) {
   }, [status]);
   const start = useMutation({ mutationFn: () => api(`/api/runs/${runId}/start`, { method: "POST" }), onSettled: () => queryClient.invalidateQueries({ queryKey: key }) });
   const cancel = useMutation({ mutationFn: () => api(`/api/runs/${runId}/cancel`, { method: "POST" }) });
+  const canRetry = useCan("run:retry");
+  const retry = useMutation({
+    mutationFn: (body: { host?: string; step?: string }) => api(`/api/runs/${runId}/retry`, { method: "POST", body }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
+  });
 
   if (q.isPending) return <p className="text-sm text-slate-500">Loading run…</p>;
   if (q.isError) return <p className="text-sm text-red-600">Could not load the run: {q.error.message}</p>;
@@ -49,6 +55,11 @@ export function RunView({ runId }: { runId: string }) {
               Confirm and start: {size.steps} step{size.steps === 1 ? "" : "s"} on {size.hosts} host{size.hosts === 1 ? "" : "s"}
             </button>
           )}
+          {(run.status === "failed" || run.status === "cancelled") && canRetry && (
+            <button className="btn" data-testid="run-retry" disabled={retry.isPending} onClick={() => retry.mutate({})}>
+              Retry {run.status === "failed" ? "all failures" : "from where it stopped"}
+            </button>
+          )}
           {(run.status === "running" || run.status === "planned") && canCancel && (
             <button className="btn" data-testid="run-cancel" disabled={cancel.isPending || run.cancelRequested} onClick={() => cancel.mutate()}>
               {run.cancelRequested ? "Cancelling…" : "Cancel"}
@@ -58,12 +69,19 @@ export function RunView({ runId }: { runId: string }) {
       </div>
       {start.isError && <p className="text-sm text-red-600">{start.error.message}</p>}
       {cancel.isError && <p className="text-sm text-red-600">{cancel.error.message}</p>}
+      {retry.isError && <p className="text-sm text-red-600">Could not retry: {retry.error.message}</p>}
       {run.summary?.message ? (
         <p className={`text-sm ${run.status === "succeeded" ? "text-green-700" : "text-red-700"}`} data-testid="run-summary">
           {String(run.summary.message)}
         </p>
       ) : null}
-      {run.status === "planned" ? <PlanReview plan={run.plan} /> : <Rollout run={run} now={now} />}
+      {run.status === "planned" ? <PlanReview plan={run.plan} /> : <Rollout run={run} now={now} onRetry={canRetry && (run.status === "failed" || run.status === "cancelled") ? (b) => retry.mutate(b) : undefined} />}
+      {run.status !== "planned" && (run.type === "bootstrap" || run.type === "join") && (
+        <section className="card">
+          <h2 className="mb-2 font-semibold">Pods and nodes</h2>
+          <LiveTables clusterId={run.clusterId} />
+        </section>
+      )}
     </div>
   );
 }
@@ -104,7 +122,7 @@ function RunHeader({ run, now }: { run: Run; now: number }) {
   );
 }
 
-function Rollout({ run, now }: { run: Run; now: number }) {
+function Rollout({ run, now, onRetry }: { run: Run; now: number; onRetry?: (body: { host?: string; step?: string }) => void }) {
   const grid: Grid = useMemo(() => buildGrid(run), [run]);
   const planned = useMemo(() => new Map<string, PlannedStep>(run.plan.phases.flatMap((p) => p.steps.map((s) => [s.key, s] as const))), [run.plan]);
   const [filter, setFilter] = useState<GridFilter>(allRows);
@@ -117,7 +135,7 @@ function Rollout({ run, now }: { run: Run; now: number }) {
       <WaitingLines steps={run.steps} now={now} />
       <HostGrid grid={grid} filter={filter} onFilter={setFilter} selected={selected} onSelect={setPicked} now={now} />
       {found ? (
-        <StepDetails row={found.row} cell={found.cell} phaseTitle={grid.phases.find((p) => p.id === found.cell.phase)?.title ?? found.cell.phase} planned={planned} now={now} />
+        <StepDetails row={found.row} cell={found.cell} phaseTitle={grid.phases.find((p) => p.id === found.cell.phase)?.title ?? found.cell.phase} planned={planned} now={now} onRetry={onRetry} />
       ) : (
         <p className="text-sm text-slate-500">Click a cell to see its step: status, attempts, exit code, error, hint and output.</p>
       )}

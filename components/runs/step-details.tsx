@@ -8,13 +8,45 @@ import { cellDuration } from "./host-grid";
 import { PlannedStepBody } from "./plan-review";
 import { StatusBadge } from "./run-status";
 
-export function StepDetails({ row, cell, phaseTitle, planned, now }: { row: GridRow; cell: GridCell; phaseTitle: string; planned: ReadonlyMap<string, PlannedStep>; now: number }) {
+export function StepDetails({
+  row,
+  cell,
+  phaseTitle,
+  planned,
+  now,
+  onRetry,
+}: {
+  row: GridRow;
+  cell: GridCell;
+  phaseTitle: string;
+  planned: ReadonlyMap<string, PlannedStep>;
+  now: number;
+  /** Given when the user may retry and the run is over. */
+  onRetry?: (body: { host?: string; step?: string }) => void;
+}) {
+  const failed = cell.steps.filter((s) => s.status === "failed");
   return (
     <section className="card space-y-3" data-testid="step-details">
-      <h2 className="font-semibold">
-        {phaseTitle} on {row.host ?? "the cluster"}
-        {row.address && <span className="ml-2 text-sm font-normal text-slate-500">{row.address}</span>}
-      </h2>
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h2 className="font-semibold">
+          {phaseTitle} on {row.host ?? "the cluster"}
+          {row.address && <span className="ml-2 text-sm font-normal text-slate-500">{row.address}</span>}
+        </h2>
+        {onRetry && failed.length > 0 && (
+          <div className="flex gap-2">
+            {failed.map((s) => (
+              <button key={s.id} className="btn" data-testid={`retry-step-${s.key}`} onClick={() => onRetry({ step: s.key })}>
+                Retry this step
+              </button>
+            ))}
+            {row.host && (
+              <button className="btn" data-testid={`retry-host-${row.host}`} onClick={() => onRetry({ host: row.host ?? undefined })}>
+                Retry {row.host}
+              </button>
+            )}
+          </div>
+        )}
+      </div>
       {cell.steps.map((s) => (
         <StepDetail key={s.id} step={s} planned={planned.get(s.key)} now={now} />
       ))}

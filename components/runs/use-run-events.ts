@@ -30,6 +30,8 @@ export function applyEvent(run: RunView, e: RunEvent): RunView {
       const waiting = { what: String(d.what ?? ""), host: d.host ?? null, since: String(d.since ?? e.at), deadline: String(d.deadline ?? "") };
       return { ...patchStep({ status: "waiting", waiting }), lastSeq: e.seq };
     }
+    case "step.wait-ended":
+      return { ...patchStep({ status: "running", waiting: null }), lastSeq: e.seq };
     case "step.finished":
       return { ...patchStep({ status: "done", finishedAt: e.at, error: null, hint: null, waiting: null }), lastSeq: e.seq };
     case "step.failed":
@@ -59,7 +61,8 @@ export function useRunEvents(runId: string, enabled: boolean): void {
         }
         return applyEvent(run, e);
       });
-      if (gap) void queryClient.invalidateQueries({ queryKey: key });
+      // A retry puts steps back to pending: take a fresh snapshot rather than guess.
+      if (gap || e.type === "run.retried") void queryClient.invalidateQueries({ queryKey: key });
       if (e.type === "run.finished") {
         source.close();
         void queryClient.invalidateQueries({ queryKey: key });
@@ -68,7 +71,7 @@ export function useRunEvents(runId: string, enabled: boolean): void {
         if (clusterId) void queryClient.invalidateQueries({ queryKey: queryKeys.cluster(clusterId) });
       }
     };
-    const types = ["run.planned", "run.started", "run.cancel-requested", "run.finished", "phase.started", "phase.finished", "step.started", "step.waiting", "step.finished", "step.failed", "step.cancelled", "step.output", "host.key-pinned"];
+    const types = ["run.planned", "run.retried", "run.started", "run.cancel-requested", "run.finished", "phase.started", "phase.finished", "step.started", "step.waiting", "step.wait-ended", "step.progress", "step.finished", "step.failed", "step.cancelled", "step.output", "host.key-pinned"];
     for (const t of types) source.addEventListener(t, onMessage as EventListener);
     return () => source.close();
   }, [runId, enabled, queryClient]);

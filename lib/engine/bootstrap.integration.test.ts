@@ -3,7 +3,7 @@
 // replaced; one worker has swap on, so preflight stops it, and it joins after the fault is fixed and
 // the host retried. Brings up its own lab ("boot"), since the bootstrap leaves kubelets running.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { labClusterDefinition } from "../../lab/cluster-yaml";
@@ -27,8 +27,13 @@ const t0 = Date.now();
 
 function startWorker(): ChildProcess {
   const child = spawn(path.resolve(__dirname, "../../bin/bootdeck"), ["worker"], { env: process.env, stdio: ["ignore", "pipe", "pipe"] });
-  child.stdout?.on("data", (b: Buffer) => log.push(b.toString()));
-  child.stderr?.on("data", (b: Buffer) => log.push(b.toString()));
+  const keep = (b: Buffer) => {
+    log.push(b.toString());
+    appendFileSync(path.join(db.dir, "workers.log"), b);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  child.once("exit", (code, signal) => keep(Buffer.from(`--- worker ${child.pid} exited (${signal ?? code}) ---\n`)));
   return child;
 }
 

@@ -221,7 +221,8 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
         await abortableSleep(opts.intervalMs, signal);
       }
     } finally {
-      await db.step.updateMany({ where: { id: stepId, status: "waiting" }, data: { status: "running" } });
+      const back = await db.step.updateMany({ where: { id: stepId, status: "waiting" }, data: { status: "running" } });
+      if (back.count) await emit("step.wait-ended", { key: planned.key, what });
     }
   }
 }

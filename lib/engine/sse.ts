@@ -15,6 +15,8 @@ export async function runEventStream({ runId, afterSeq, signal }: { runId: strin
   let last = afterSeq;
   let wake: (() => void) | undefined;
   const unsubscribe = onRunEvent(runId, () => wake?.());
+  // One listener for the stream's life (not one per poll, which would pile up).
+  signal.addEventListener("abort", () => wake?.(), { once: true });
   const format = (e: StoredRunEvent) => `id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 
   return new ReadableStream<Uint8Array>({
@@ -41,7 +43,6 @@ export async function runEventStream({ runId, afterSeq, signal }: { runId: strin
               clearTimeout(t);
               resolve();
             };
-            signal.addEventListener("abort", () => resolve(), { once: true });
           });
         }
       } catch {
