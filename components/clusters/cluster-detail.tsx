@@ -9,6 +9,8 @@ import { queryKeys } from "@/lib/clusters/schemas";
 import { api, ApiError } from "../api-client";
 import { useCan } from "../current-user";
 import { ClusterRuns } from "../runs/cluster-runs";
+import { HostActions } from "../runs/host-actions";
+import { LiveTables } from "./live-tables";
 
 export function ClusterDetail({ id }: { id: string }) {
   const q = useQuery({ queryKey: queryKeys.cluster(id), queryFn: () => api<ClusterView>(`/api/clusters/${id}`) });
@@ -69,7 +71,7 @@ export function ClusterDetail({ id }: { id: string }) {
         <table className="min-w-full text-sm" data-testid="detail-hosts">
           <thead className="text-left text-xs uppercase text-slate-500">
             <tr>
-              <th className="p-1">Name</th><th className="p-1">Address</th><th className="p-1">SSH</th><th className="p-1">Role</th><th className="p-1">Host key</th>
+              <th className="p-1">Name</th><th className="p-1">Address</th><th className="p-1">SSH</th><th className="p-1">Role</th><th className="p-1">Host key</th><th className="p-1">Actions</th>
             </tr>
           </thead>
           <tbody>
@@ -80,6 +82,9 @@ export function ClusterDetail({ id }: { id: string }) {
                 <td className="p-1">{h.sshPort}</td>
                 <td className="p-1">{h.role}</td>
                 <td className="p-1 font-mono text-xs">{h.hostKeyFingerprint ?? <span className="text-slate-400">not yet seen (pinned on first contact)</span>}</td>
+                <td className="p-1">
+                  <HostActions clusterId={c.id} host={h.name} role={h.role === "master" ? "master" : "worker"} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -98,6 +103,7 @@ export function ClusterDetail({ id }: { id: string }) {
         </ul>
       </section>
       <ClusterRuns clusterId={c.id} />
+      <ClusterLive clusterId={c.id} />
       {canWrite && <DeleteCluster id={c.id} name={c.name} />}
     </div>
   );
@@ -127,6 +133,26 @@ function DeleteCluster({ id, name }: { id: string; name: string }) {
         </button>
       </div>
       {del.isError && <p className="mt-2 text-sm text-red-600">{del.error.message}</p>}
+    </section>
+  );
+}
+
+/** Pods and nodes on demand: watching opens SSH connections to the masters, so it starts when asked. */
+function ClusterLive({ clusterId }: { clusterId: string }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <section className="card">
+      <div className="flex items-center justify-between">
+        <h2 className="font-semibold">Pods and nodes</h2>
+        <button className="btn" data-testid="toggle-live" onClick={() => setOpen(!open)}>
+          {open ? "Stop watching" : "Watch pods and nodes"}
+        </button>
+      </div>
+      {open && (
+        <div className="mt-3">
+          <LiveTables clusterId={clusterId} />
+        </div>
+      )}
     </section>
   );
 }

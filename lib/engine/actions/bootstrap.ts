@@ -213,9 +213,9 @@ export const bootstrapActions: Record<string, Action> = {
       const leftovers = bootstrapLeftovers(ctx.resources.assetPaths);
       const bootstrapGone = !(await listPods(ctx).catch(() => [] as PodLike[])).some((p) => (p.metadata?.name ?? "").startsWith("bootstrap-kube-apiserver"));
       if (!bootstrapGone) {
-        await ctx.wait(`self-hosted control plane Running and Ready (${CONTROL_PLANE_COMPONENTS.join(", ")}) and ${first.name} Ready`, { timeoutMs: 8 * 60_000, intervalMs: 2_000 }, async () => {
+        await ctx.wait(`self-hosted control plane started (${CONTROL_PLANE_COMPONENTS.join(", ")}) and ${first.name} Ready`, { timeoutMs: 8 * 60_000, intervalMs: 2_000 }, async () => {
           const pods = await listPods(ctx);
-          const missing = controlPlaneMissing(pods, CONTROL_PLANE_COMPONENTS);
+          const missing = controlPlaneMissing(pods, CONTROL_PLANE_COMPONENTS, { beforePivot: true });
           if (missing.length) {
             const seen = pods.filter((p) => missing.some((m) => (p.metadata?.name ?? "").startsWith(`${m}-`))).map(podLine);
             return { ok: false, why: `not yet Running and Ready: ${missing.join(", ")}${seen.length ? ` (seen: ${seen.join("; ")})` : ""}` };

@@ -37,11 +37,20 @@ export const isMirrorPod = (pod: PodLike) => pod.metadata?.ownerReferences?.some
 
 /**
  * The self-hosted control plane is up when every required component has a Running and Ready pod that is
- * not a bootstrap static pod. Returns what is still missing.
+ * not a bootstrap static pod. Returns what is still missing. Before the pivot the self-hosted
+ * kube-apiserver cannot bind the port the bootstrap one holds, so it crash-loops by design (bootkube
+ * #135): `beforePivot` accepts it Running (scheduled, started, restarting) without Ready.
  */
-export function controlPlaneMissing(pods: PodLike[], components: readonly string[]): string[] {
+export function controlPlaneMissing(pods: PodLike[], components: readonly string[], opts: { beforePivot?: boolean } = {}): string[] {
   return components.filter(
-    (c) => !pods.some((p) => p.metadata?.namespace === "kube-system" && (p.metadata?.name ?? "").startsWith(`${c}-`) && !(p.metadata?.name ?? "").startsWith("bootstrap-") && podReady(p)),
+    (c) =>
+      !pods.some(
+        (p) =>
+          p.metadata?.namespace === "kube-system" &&
+          (p.metadata?.name ?? "").startsWith(`${c}-`) &&
+          !(p.metadata?.name ?? "").startsWith("bootstrap-") &&
+          (podReady(p) || (opts.beforePivot === true && c === "kube-apiserver" && p.status?.phase === "Running")),
+      ),
   );
 }
 
