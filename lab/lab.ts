@@ -5,7 +5,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { ensureBaseImage } from "./base-image";
-import { prepareHostRuntime, startMirror, stopMirror } from "./cluster/host-runtime";
+import { prepareHostRuntime, startMirror, startVirtualNodes, stopMirror, stopVirtualNodes } from "./cluster/host-runtime";
 import {
   bridgeName,
   FIRST_HOST_OCTET,
@@ -253,6 +253,7 @@ export function labDown(name: string, log: Log): void {
   for (const ns of namespaces) tryRun("ip", ["netns", "del", ns]);
   if (tryRun("ip", ["link", "show", bridgeName(name)])) tryRun("ip", ["link", "del", bridgeName(name)]);
   stopMirror(dir); // lab cluster (issue 5)
+  stopVirtualNodes(dir);
   fs.rmSync(dir, { recursive: true, force: true });
   if (namespaces.length || mounts.length) log(`lab "${name}" is down (${namespaces.length} hosts removed)`);
   else log(`lab "${name}" was not up; nothing left to clean`);
@@ -387,4 +388,13 @@ export async function labStatus(name: string): Promise<{ state: LabState; hosts:
     }),
   );
   return { state, hosts };
+}
+
+/** Starts (or, with 0, stops) N virtual nodes against the lab cluster whose admin kubeconfig is given. */
+export function labVirtualNodes(name: string, kubeconfig: string, count: number): { pid: number; log: string } {
+  requireRoot();
+  mustState(name);
+  if (!fs.existsSync(kubeconfig)) throw new Error(`no kubeconfig at ${kubeconfig}: copy the cluster's admin kubeconfig (auth/kubeconfig) there first`);
+  const dir = labDir(name);
+  return { pid: startVirtualNodes(dir, path.resolve(kubeconfig), count), log: path.join(dir, "virtual-nodes.log") };
 }

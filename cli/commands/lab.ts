@@ -6,6 +6,7 @@ import {
   labHeal,
   labRekey,
   labSwap,
+  labVirtualNodes,
   labSlow,
   labStartSshd,
   labStatus,
@@ -24,6 +25,9 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
   stop-sshd HOST | start-sshd HOST
   rekey HOST                   new host key (as after a reinstall), sshd restarted
   swap HOST on|off             swap as the host sees it (/proc/swaps), for preflight's swap check
+  virtual-nodes N --kubeconfig FILE
+                               N KWOK-style nodes (no host behind them) in a bootstrapped lab cluster, for scale
+                               tests; 0 stops them (so does down)
 
 Labs: dev → 10.237.10.0/24, test → 10.237.20.0/24, others → 10.237.30.0/24 and up.
 State: /run/bootdeck-lab/NAME/state.json`;
@@ -89,6 +93,14 @@ export const lab: Command = {
         const [, delay, loss] = rest;
         if (!delay) throw new Error("usage: bootdeck lab slow HOST 200ms 5%");
         labSlow(name, host(), delay, loss ?? "0%", log);
+        return 0;
+      }
+      case "virtual-nodes": {
+        const kubeconfig = takeOption(rest, "--kubeconfig");
+        const n = count(rest[0], "N");
+        if (n === undefined || !kubeconfig) throw new Error("usage: bootdeck lab virtual-nodes N --kubeconfig FILE [--name LAB]");
+        const r = labVirtualNodes(name, kubeconfig, n);
+        console.log(n ? `${n} virtual nodes registering in the background (pid ${r.pid}); log: ${r.log}; \`lab virtual-nodes 0\` or \`lab down\` stops them` : "virtual nodes stopped");
         return 0;
       }
       case "swap": {

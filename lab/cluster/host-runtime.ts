@@ -58,3 +58,33 @@ export function stopMirror(labDir: string): void {
     /* already gone */
   }
 }
+
+/**
+ * KWOK-style virtual nodes (issue 5's scale tests) against a lab cluster's API, in the background:
+ * one process registers `count` Nodes and keeps them Ready. Stopped by `lab down` (or again with 0).
+ */
+export function startVirtualNodes(labDir: string, kubeconfig: string, count: number): number {
+  stopVirtualNodes(labDir);
+  if (count <= 0) return 0;
+  const log = fs.openSync(path.join(labDir, "virtual-nodes.log"), "a");
+  const child = spawn(process.execPath, ["--import", path.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs"), path.join(REPO_ROOT, "lab/cluster/main.ts"), "virtual-nodes", `--kubeconfig=${kubeconfig}`, `--count=${count}`], {
+    detached: true,
+    stdio: ["ignore", log, log],
+  });
+  child.unref();
+  fs.closeSync(log);
+  fs.writeFileSync(path.join(labDir, "virtual-nodes.pid"), String(child.pid));
+  return child.pid ?? 0;
+}
+
+export function stopVirtualNodes(labDir: string): void {
+  const f = path.join(labDir, "virtual-nodes.pid");
+  if (!fs.existsSync(f)) return;
+  const pid = Number(fs.readFileSync(f, "utf8"));
+  try {
+    if (pid > 0 && fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("virtual-nodes")) process.kill(pid, "SIGTERM");
+  } catch {
+    // already gone
+  }
+  fs.rmSync(f, { force: true });
+}
