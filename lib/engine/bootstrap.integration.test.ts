@@ -55,17 +55,17 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms: numb
   }
 }
 
-/** Waits until a step of the phase is running or waiting, then kills the worker with SIGKILL and starts another. */
-async function killDuring(runId: string, phase: string): Promise<string> {
-  const step = await until(
-    `a ${phase} step in flight`,
-    async () => (await getDb().step.findFirst({ where: { runId, phase, status: { in: ["running", "waiting"] } }, select: { key: true } }))?.key,
-    8 * 60_000,
-  );
+/**
+ * Waits until a step of the phase is running or waiting, then kills the worker with SIGKILL and starts
+ * another. Returns every step that was in flight at the kill (they may run again; nothing else may).
+ */
+async function killDuring(runId: string, phase: string): Promise<string[]> {
+  await until(`a ${phase} step in flight`, async () => (await getDb().step.findFirst({ where: { runId, phase, status: { in: ["running", "waiting"] } }, select: { key: true } }))?.key, 8 * 60_000);
   await kill9(worker);
-  log.push(`\n--- killed during ${step} at ${Math.round((Date.now() - t0) / 1000)} s ---\n`);
+  const inFlight = (await getDb().step.findMany({ where: { runId, status: { in: ["running", "waiting"] } }, select: { key: true } })).map((s) => s.key);
+  log.push(`\n--- killed during ${inFlight.join(", ")} at ${Math.round((Date.now() - t0) / 1000)} s ---\n`);
   worker = startWorker();
-  return step;
+  return inFlight;
 }
 
 async function finished(runId: string, ms: number): Promise<string> {
@@ -99,8 +99,13 @@ describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
     runId = await planRun({ clusterId, body: { type: "bootstrap" } });
     await startRun({ runId });
     worker = startWorker();
-    const killed = [await killDuring(runId, "kubelet"), await killDuring(runId, "pivot"), await killDuring(runId, "join")];
-    expect(killed[1]).toBe("pivot/cluster");
+    const killedKubelet = await killDuring(runId, "kubelet");
+    const killedPivot = await killDuring(runId, "pivot");
+    const killedJoin = await killDuring(runId, "join");
+    expect(killedKubelet.every((k) => k.startsWith("kubelet/"))).toBe(true);
+    expect(killedPivot).toEqual(["pivot/cluster"]);
+    expect(killedJoin.every((k) => k.startsWith("join/"))).toBe(true);
+    const killed = [...killedKubelet, ...killedPivot, ...killedJoin];
     expect(await finished(runId, 12 * 60_000)).toBe("failed");
 
     const steps = await getDb().step.findMany({ where: { runId }, include: { host: true }, orderBy: { ordinal: "asc" } });
