@@ -50,6 +50,9 @@ export function RunView({ runId }: { runId: string }) {
       <div className="flex items-start justify-between gap-4">
         <RunHeader run={run} now={now} />
         <div className="flex shrink-0 gap-2">
+          <a className="btn" href={`/api/runs/${runId}/bundle`} download data-testid="run-bundle">
+            Download support bundle
+          </a>
           {run.status === "planned" && canStart && (
             <button className="btn-primary" data-testid="run-start" disabled={start.isPending} onClick={() => start.mutate()}>
               Confirm and start: {size.steps} step{size.steps === 1 ? "" : "s"} on {size.hosts} host{size.hosts === 1 ? "" : "s"}
@@ -135,7 +138,7 @@ function Rollout({ run, now, onRetry }: { run: Run; now: number; onRetry?: (body
       <WaitingLines steps={run.steps} now={now} />
       <HostGrid grid={grid} filter={filter} onFilter={setFilter} selected={selected} onSelect={setPicked} now={now} />
       {found ? (
-        <StepDetails row={found.row} cell={found.cell} phaseTitle={grid.phases.find((p) => p.id === found.cell.phase)?.title ?? found.cell.phase} planned={planned} now={now} onRetry={onRetry} />
+        <StepDetails clusterId={run.clusterId} row={found.row} cell={found.cell} phaseTitle={grid.phases.find((p) => p.id === found.cell.phase)?.title ?? found.cell.phase} planned={planned} now={now} onRetry={onRetry} />
       ) : (
         <p className="text-sm text-slate-500">Click a cell to see its step: status, attempts, exit code, error, hint and output.</p>
       )}

@@ -4,11 +4,13 @@ import type { PlannedStep } from "@/lib/engine/plan";
 import type { StepView } from "@/lib/engine/queries";
 import { waitingText } from "./eta";
 import type { GridCell, GridRow } from "./grid-model";
+import { HostDiagnostics } from "./host-diagnostics";
 import { cellDuration } from "./host-grid";
 import { PlannedStepBody } from "./plan-review";
 import { StatusBadge } from "./run-status";
 
 export function StepDetails({
+  clusterId,
   row,
   cell,
   phaseTitle,
@@ -16,6 +18,7 @@ export function StepDetails({
   now,
   onRetry,
 }: {
+  clusterId: string;
   row: GridRow;
   cell: GridCell;
   phaseTitle: string;
@@ -50,6 +53,7 @@ export function StepDetails({
       {cell.steps.map((s) => (
         <StepDetail key={s.id} step={s} planned={planned.get(s.key)} now={now} />
       ))}
+      {row.host && <HostDiagnostics key={row.host} clusterId={clusterId} host={row.host} />}
     </section>
   );
 }
