@@ -1,4 +1,4 @@
-// Usage: tsx lab/write-cluster-yaml.ts LAB-NAME > cluster.yaml
+// Usage: tsx lab/write-cluster-yaml.ts LAB-NAME [KUBERNETES-VERSION] > cluster.yaml
 import { readState } from "./state";
 import { labClusterYaml } from "./cluster-yaml";
 
@@ -8,4 +8,4 @@ if (!state) {
   console.error(`no lab named "${name}" is up (bin/bootdeck lab up … --name ${name})`);
   process.exit(1);
 }
-process.stdout.write(labClusterYaml(state));
+process.stdout.write(labClusterYaml(state, undefined, process.argv[3]));
