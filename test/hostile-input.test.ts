@@ -91,10 +91,12 @@ export const templates: Record<string, (s: string) => unknown[]> = {
   // Start and cancel read no body; they run against a finished run (409), so no host is contacted.
   "POST /api/runs/:id/start": (s) => [{ note: s }],
   "POST /api/runs/:id/cancel": (s) => [{ note: s }],
+  // Diagnostics read no body; the host "x" is not in the cluster (404), so no host is contacted.
+  "POST /api/clusters/:id/hosts/:host/diagnostics": (s) => [{ note: s }],
 };
 
 /** Routes that read no body: a malformed one changes nothing about their answer. */
-const bodyless = new Set(["POST /api/auth/logout", "POST /api/runs/:id/start", "POST /api/runs/:id/cancel"]);
+const bodyless = new Set(["POST /api/auth/logout", "POST /api/runs/:id/start", "POST /api/runs/:id/cancel", "POST /api/clusters/:id/hosts/:host/diagnostics"]);
 
 /** Bodies that are wrong as a whole. */
 const structural: { name: string; body: string; expect: number[] }[] = [
