@@ -87,7 +87,9 @@ export const templates: Record<string, (s: string) => unknown[]> = {
   ],
   "PATCH /api/users/:id": (s) => [{ displayName: s }, { role: s }, { disabled: s }],
   "POST /api/users/:id/password": (s) => [{ password: s }],
-  "POST /api/clusters/:id/runs": (s) => [{ type: s }],
+  "POST /api/clusters/:id/runs": (s) => [{ type: s }, { type: "join", hosts: [s] }, { type: "reset", hosts: [s], confirm: true }],
+  // Retry against a run that did not fail (409) or with a step/host that is not in it: nothing runs.
+  "POST /api/runs/:id/retry": (s) => [{ step: s }, { host: s }],
   // Start and cancel read no body; they run against a finished run (409), so no host is contacted.
   "POST /api/runs/:id/start": (s) => [{ note: s }],
   "POST /api/runs/:id/cancel": (s) => [{ note: s }],

@@ -10,12 +10,14 @@ import { labClusterDefinition } from "../../lab/cluster-yaml";
 import { labDown, labSwap, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
 import { createTempDb, type TempDb } from "../../test/temp-db";
+import { execFileSync } from "node:child_process";
 import { validateClusterDefinition } from "../cluster/definition";
 import { createCluster } from "../clusters/repository";
 import { getDb } from "../db/client";
 import { listRunEvents } from "./events";
 import { planRun } from "./plan-run";
-import { retryRun, startRun } from "./runs";
+import { requestCancel, retryRun, startRun } from "./runs";
+import { executeRun } from "./runner";
 
 const LAB = "boot";
 let lab: LabState;
@@ -140,4 +142,38 @@ describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
     const summary = events.filter((e) => e.type === "step.finished" && e.data.key === "verify/cluster").at(-1)?.data.summary;
     expect(summary).toMatch(/^6 nodes Ready/);
   }, 10 * 60_000);
+
+  it("resets every host, then bootstraps the 1.5 legacy profile on them; a cancel stops it, refuses a second run meanwhile, and a retry finishes it", async () => {
+    await kill9(worker);
+    worker = undefined;
+    const hosts = lab.hosts.map((h) => h.name);
+    const reset = await planRun({ clusterId, body: { type: "reset", hosts, confirm: true } });
+    await startRun({ runId: reset });
+    expect(await executeRun(reset, { workerId: "test" })).toBe("succeeded");
+    const ssh = (host: string, script: string) =>
+      execFileSync("ssh", ["-i", lab.adminKeyPath, "-o", "UserKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "LogLevel=error", `root@${lab.hosts.find((h) => h.name === host)!.address}`, script], { encoding: "utf8" });
+    expect(ssh("master-1", "ss -ltnH | awk '{print $4}' | grep -c ':6443$\\|:2379$' || true").trim()).toBe("0");
+    expect(ssh("master-1", "ls /etc/kubernetes /var/lib/etcd 2>&1 || true")).toMatch(/No such file/);
+
+    const v = validateClusterDefinition(labClusterDefinition(lab, "boot-legacy", "v1.5.3").definition);
+    if (!v.ok) throw new Error(JSON.stringify(v.errors));
+    const { id: legacy } = await createCluster({ definition: v.definition, secrets: { "lab-admin": { privateKey: readFileSync(lab.adminKeyPath, "utf8") } } });
+    const runId = await planRun({ clusterId: legacy, body: { type: "bootstrap" } });
+    await startRun({ runId });
+    const running = executeRun(runId, { workerId: "test" });
+    await until("the control plane wait", async () => (await getDb().step.findFirst({ where: { runId, phase: "control-plane", status: "waiting" } })) ?? undefined, 5 * 60_000);
+    const second = await planRun({ clusterId: legacy, body: { type: "check" } });
+    await expect(startRun({ runId: second })).rejects.toMatchObject({ status: 409 });
+    await requestCancel({ runId });
+    expect(await running).toBe("cancelled");
+    expect(ssh("master-1", "cat /var/lib/bootdeck/run.lock 2>/dev/null || echo unlocked").trim()).toBe("unlocked");
+    expect((await getDb().step.findFirstOrThrow({ where: { runId, phase: "control-plane" } })).status).toBe("cancelled");
+
+    await retryRun({ runId });
+    expect(await executeRun(runId, { workerId: "test" })).toBe("succeeded");
+    const events = await listRunEvents({ runId, limit: 100_000 });
+    expect(events.filter((e) => e.type === "step.finished" && e.data.key === "verify/cluster").at(-1)?.data.summary).toMatch(/^6 nodes Ready/);
+    expect(ssh("worker-1", "/usr/bin/hyperkube --version 2>&1 || true")).toBeDefined();
+    expect(ssh("worker-1", "sha256sum /usr/bin/hyperkube")).toContain(v.definition.spec.binaries.kubelet.sha256);
+  }, 12 * 60_000);
 });
