@@ -2,7 +2,8 @@
 // the database (no lab, no SSH): one planned, one halfway through (done, failed, running, waiting and
 // pending steps). Nothing here reaches a host: the running run's lease is held by a made-up worker far
 // into the future, so the dashboard's engine never resumes it. Run with the e2e environment:
-//   node --conditions=react-server --import tsx e2e/seed-large-run.ts seed [hosts]     → prints ids (JSON)
+//   node --conditions=react-server --import tsx e2e/seed-large-run.ts seed [hosts] [pending] → prints ids (JSON)
+//     ("pending": the running run has every step still pending, for bench/live.ts to stream events into)
 //   … e2e/seed-large-run.ts wait <runId> <stepKey> <what> <seconds>                     → a step.waiting event
 //   … e2e/seed-large-run.ts finish <runId> <stepKey>                                    → the step finishes
 import { utils } from "ssh2";
@@ -74,7 +75,7 @@ function privateKey(): string {
   }
 }
 
-async function seed(count: number): Promise<void> {
+async function seed(count: number, progress: "halfway" | "pending"): Promise<void> {
   const def = exampleDefinition({ name: `grid-${count}`, hosts: 3 });
   const hosts: (Host & { address: string })[] = Array.from({ length: count }, (_, i) => {
     const role = i < 3 ? ("master" as const) : ("worker" as const);
@@ -103,7 +104,7 @@ async function seed(count: number): Promise<void> {
     group.set(k, g);
   };
   const phaseNo = new Map<string, number>(phases.map(([id], i) => [id, i]));
-  for (const r of rows) {
+  for (const r of progress === "halfway" ? rows : []) {
     const p = phaseNo.get(r.phase) ?? 99;
     const host = r.host?.name ?? null;
     const i = host ? (index.get(host) ?? 0) : 0;
@@ -149,10 +150,10 @@ async function finish(runId: string, key: string): Promise<void> {
 
 async function main(cmd: string | undefined, args: string[]): Promise<void> {
   try {
-    if (cmd === "seed") await seed(Number(args[0] ?? 500));
+    if (cmd === "seed") await seed(Number(args[0] ?? 500), args[1] === "pending" ? "pending" : "halfway");
     else if (cmd === "wait") await wait(args[0]!, args[1]!, args[2]!, Number(args[3]));
     else if (cmd === "finish") await finish(args[0]!, args[1]!);
-    else throw new Error(`unknown command ${cmd ?? "(none)"}: seed [hosts] | wait <runId> <stepKey> <what> <seconds> | finish <runId> <stepKey>`);
+    else throw new Error(`unknown command ${cmd ?? "(none)"}: seed [hosts] [pending] | wait <runId> <stepKey> <what> <seconds> | finish <runId> <stepKey>`);
   } finally {
     await disconnectDb();
   }
