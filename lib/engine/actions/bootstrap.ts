@@ -92,8 +92,6 @@ async function waitForApi(ctx: ActionContext, what: string, timeoutMs = API_WAIT
   });
 }
 
-const isNotFound = (err: unknown) => err instanceof k8s.ApiException && err.code === 404;
-
 /** Every object of the rendered self-hosted manifests, in the order they must be created. */
 export function selfHostedObjects(ctx: Pick<ActionContext, "resources">): { path: string; object: K8sObject }[] {
   const files = ctx.resources.assetPaths
@@ -166,9 +164,18 @@ export const bootstrapActions: Record<string, Action> = {
     let created = 0;
     let present = 0;
     let crdsPending: string[] = [];
+    // Kinds in order (Namespaces, CRDs, RBAC, …); the objects of one kind go in parallel. Creating is
+    // the check: 409 means the object is there already (a resumed step), so nothing is applied twice.
+    const groups: K8sObject[][] = [];
     for (const { object } of objects) {
+      const last = groups[groups.length - 1];
+      if (last && last[0]?.kind === object.kind) last.push(object);
+      else groups.push([object]);
+    }
+    for (const group of groups) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
-      if (object.kind !== "CustomResourceDefinition" && object.kind !== "Namespace" && crdsPending.length) {
+      const kind = group[0]?.kind;
+      if (kind !== "CustomResourceDefinition" && kind !== "Namespace" && crdsPending.length) {
         const pending = crdsPending;
         await ctx.wait(`custom resource definitions served (${pending.join(", ")})`, { timeoutMs: 60_000, intervalMs: 1_000 }, async () => {
           for (const name of pending) {
@@ -179,20 +186,22 @@ export const bootstrapActions: Record<string, Action> = {
         });
         crdsPending = [];
       }
-      try {
-        await client.read({ apiVersion: object.apiVersion, kind: object.kind, metadata: { name: object.metadata.name, namespace: object.metadata.namespace } });
-        present++;
-      } catch (err) {
-        if (!isNotFound(err)) return failure(new Error(`reading ${objectName(object)}: ${describeApiError(err)}`));
-        try {
-          await client.create(object as k8s.KubernetesObject);
-          created++;
-          if (object.kind === "CustomResourceDefinition") crdsPending.push(object.metadata.name);
-        } catch (e) {
-          if (!(e instanceof k8s.ApiException && e.code === 409)) return failure(new Error(`creating ${objectName(object)}: ${describeApiError(e)}`));
-          present++;
-        }
-      }
+      const results = await Promise.all(
+        group.map(async (object) => {
+          try {
+            await client.create(object as k8s.KubernetesObject);
+            if (object.kind === "CustomResourceDefinition") crdsPending.push(object.metadata.name);
+            return "created" as const;
+          } catch (e) {
+            if (e instanceof k8s.ApiException && e.code === 409) return "present" as const;
+            return new Error(`creating ${objectName(object)}: ${describeApiError(e)}`);
+          }
+        }),
+      );
+      const error = results.find((r): r is Error => r instanceof Error);
+      if (error) return failure(error);
+      created += results.filter((r) => r === "created").length;
+      present += results.filter((r) => r === "present").length;
     }
     // The scheduler places control-plane pods by the master role; the first master gets it now.
     const first = ctx.resources.firstMaster.name;
