@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     console.error(
       `bench:live: --writer ${writer} is not available: the dashboard's engine appends events only while it runs a real run, and ` +
         "driving it from outside would need a test-only route. Only --writer other-process (this process appending to the server's database, " +
-        "as a separate `bootdeck worker` does) is measured; its split (event → SSE arrival, arrival → DOM) bounds the same-process case.",
+        "as a separate `bootdeck worker` does) is measured; its split (event → SSE arrival, arrival → DOM) shows how much of the latency is the poll.",
     );
     process.exit(2);
   }
