@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     if (!v.ok) throw new Error(JSON.stringify(v.errors));
     const { id: clusterId } = await createCluster({ definition: v.definition, secrets: { "lab-admin": { privateKey: readFileSync(lab.adminKeyPath, "utf8") } } });
     const renderStart = Date.now();
-    const runId = await planRun({ clusterId, body: { type: "bootstrap" } });
+    const runId = await planRun({ clusterId, body: { type: "bootstrap", acceptWarnings: true }, by: "bench" });
     const planMs = Date.now() - renderStart;
     await startRun({ runId });
     let peak = process.memoryUsage().rss;

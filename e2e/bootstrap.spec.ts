@@ -1,7 +1,8 @@
 // A whole bootstrap from the browser against lab hosts, with a fault: a worker has swap on. The admin
-// reviews the plan, confirms, watches the grid fill in (reloading the page mid-run), sees the faulty
-// worker's row fail with its output and hint while the others finish and the pod table fills with
-// Running and Ready pods, fixes the fault, retries the host, and the run ends green.
+// reviews the plan, confirms, accepts the preflight warnings, watches the grid fill in (reloading the
+// page mid-run), sees the faulty worker's row fail with its output and hint while the others finish
+// and the pod table fills with Running and Ready pods, fixes the fault, retries the host, and the run
+// ends green.
 // Needs root (the lab); the suite runs as root.
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -47,12 +48,22 @@ test("an admin bootstraps the lab cluster, sees a faulty worker fail, fixes it a
   await page.screenshot({ path: shot("20-bootstrap-plan.png"), fullPage: true });
   await run.start.click();
 
+  // Preflight: this machine's cgroup v1 is a warning on every host, and warnings stop a bootstrap
+  // until an admin accepts them; worker-2's swap is an error that no acceptance overrides.
+  await expect(run.status).toHaveText("failed", { timeout: 120_000 });
+  await expect(run.cell("master-1", "preflight")).toHaveAttribute("data-status", "failed");
+  await run.cell("master-1", "preflight").getByRole("button").click();
+  await expect(run.details).toContainText("need an admin's decision");
+  await expect(run.details).toContainText("cgroup v1");
+  await page.screenshot({ path: shot("21-bootstrap-warnings.png"), fullPage: true });
+  await page.getByTestId("run-accept-warnings").click();
+
   // Live: the grid fills in. A reload mid-run loses nothing and doubles nothing.
   await expect(run.cell("master-1", "kubelet")).toHaveAttribute("data-status", "done", { timeout: 180_000 });
   await page.reload();
   await expect(run.rows()).toHaveCount(4); // cluster row + 3 hosts
   await expect(run.cell("master-1", "kubelet")).toHaveAttribute("data-status", "done");
-  await page.screenshot({ path: shot("21-bootstrap-grid.png"), fullPage: true });
+  await page.screenshot({ path: shot("22-bootstrap-grid.png"), fullPage: true });
 
   // The worker with swap on fails preflight; the others go on to the end.
   await expect(run.status).toHaveText("failed", { timeout: 420_000 });
@@ -64,7 +75,7 @@ test("an admin bootstraps the lab cluster, sees a faulty worker fail, fixes it a
   await expect(run.details).toContainText("swapoff -a");
   await expect(page.getByTestId("node-master-1")).toContainText("Ready", { timeout: 60_000 });
   await expect(page.getByTestId("node-worker-1")).toContainText("Ready");
-  await page.screenshot({ path: shot("22-bootstrap-failed-worker.png"), fullPage: true });
+  await page.screenshot({ path: shot("23-bootstrap-failed-worker.png"), fullPage: true });
 
   // Fixed on the host, retried from the page: the run ends green, every pod Running and Ready.
   bootdeck("lab", "swap", "worker-2", "off", "--name", lab);
@@ -75,7 +86,7 @@ test("an admin bootstraps the lab cluster, sees a faulty worker fail, fixes it a
   await expect(page.getByTestId("node-worker-2")).toContainText("Ready", { timeout: 60_000 });
   await expect(page.getByTestId("live-state")).toContainText("live");
   await expect(page.getByTestId("pods-summary")).toHaveText(/^\((\d+) of \1 Running and Ready\)$/, { timeout: 60_000 });
-  await page.screenshot({ path: shot("23-bootstrap-green.png"), fullPage: true });
+  await page.screenshot({ path: shot("24-bootstrap-green.png"), fullPage: true });
 
   // The cluster page keeps the history.
   await page.getByTestId("run-cluster").click();

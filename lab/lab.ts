@@ -167,6 +167,8 @@ function createHost(state: LabState, subnet: number, index: number, name: string
   run("ip", ["-n", ns, "addr", "add", `${address}/24`, "dev", IFACE]);
   run("ip", ["-n", ns, "link", "set", IFACE, "up"]);
   run("ip", ["-n", ns, "link", "set", "lo", "up"]);
+  // Prepared as for Kubernetes: IPv4 forwarding on (per network namespace; preflight checks it).
+  run("ip", ["netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1"]);
   run("ip", ["link", "set", veth, "master", state.bridge, "up"]);
 
   const logFd = fs.openSync(path.join(dir, "init.log"), "a");

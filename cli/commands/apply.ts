@@ -12,12 +12,14 @@ import { AppError } from "../../lib/http/errors";
 import type { Command } from "./command";
 import { importFile } from "./import";
 
-const USAGE = `Usage: bootdeck apply --config cluster.yaml [--dry-run] [--yes] [--verbose]
+const USAGE = `Usage: bootdeck apply --config cluster.yaml [--dry-run] [--yes] [--accept-warnings] [--verbose]
 
 Saves the cluster (as bootdeck import --replace does), plans its bootstrap (phases × hosts, with every
 file's checksum and every command), prints the plan, and runs it once confirmed.
   --dry-run   print the plan and stop; the planned run stays in the dashboard to confirm there
   --yes       do not ask for confirmation (needed when stdin is not a terminal)
+  --accept-warnings
+              go on past preflight warnings (without it they stop the run, as errors always do)
   --verbose   print every file and command of the plan, and the commands' output while they run
 Ctrl-C cancels the run (commands in flight are stopped); running it again resumes from what is done.`;
 
@@ -97,7 +99,7 @@ export const apply: Command = {
     try {
       const saved = await importFile(file, { replace: true, via: "cli apply" });
       if (!saved.ok) return 1;
-      const runId = await planRun({ clusterId: saved.id, body: { type: "bootstrap" } });
+      const runId = await planRun({ clusterId: saved.id, body: { type: "bootstrap", acceptWarnings: argv.includes("--accept-warnings") }, by: `cli:${process.env.USER ?? "?"}` });
       console.log(planText(await getRunPlan(runId), verbose));
       if (dryRun) {
         console.log(`\ndry run: nothing was changed on the hosts. The plan is saved as run ${runId}; confirm it in the dashboard, or run this again with --yes.`);

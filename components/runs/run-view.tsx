@@ -7,7 +7,7 @@ import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 import type { PlannedStep } from "@/lib/engine/plan";
 import type { RunView as Run } from "@/lib/engine/queries";
-import { runQueryKeys } from "@/lib/engine/schemas";
+import { runQueryKeys, WARNINGS_NEED_DECISION } from "@/lib/engine/schemas";
 import { api } from "../api-client";
 import { useCan } from "../current-user";
 import { estimateRemainingMs, formatDuration } from "./eta";
@@ -37,7 +37,7 @@ export function RunView({ runId }: { runId: string }) {
   const cancel = useMutation({ mutationFn: () => api(`/api/runs/${runId}/cancel`, { method: "POST" }) });
   const canRetry = useCan("run:retry");
   const retry = useMutation({
-    mutationFn: (body: { host?: string; step?: string }) => api(`/api/runs/${runId}/retry`, { method: "POST", body }),
+    mutationFn: (body: { host?: string; step?: string; acceptWarnings?: boolean }) => api(`/api/runs/${runId}/retry`, { method: "POST", body }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
   });
 
@@ -56,6 +56,17 @@ export function RunView({ runId }: { runId: string }) {
           {run.status === "planned" && canStart && (
             <button className="btn-primary" data-testid="run-start" disabled={start.isPending} onClick={() => start.mutate()}>
               Confirm and start: {size.steps} step{size.steps === 1 ? "" : "s"} on {size.hosts} host{size.hosts === 1 ? "" : "s"}
+            </button>
+          )}
+          {run.status === "failed" && canStart && run.steps.some((s) => s.status === "failed" && s.error?.includes(WARNINGS_NEED_DECISION)) && (
+            <button
+              className="btn-primary"
+              data-testid="run-accept-warnings"
+              disabled={retry.isPending}
+              onClick={() => retry.mutate({ acceptWarnings: true })}
+              title="The preflight warnings are acceptable on these hosts: record that you accept them and run the failed steps again"
+            >
+              Accept warnings and retry
             </button>
           )}
           {(run.status === "failed" || run.status === "cancelled") && canRetry && (

@@ -50,20 +50,29 @@ export function useRunEvents(runId: string, enabled: boolean): void {
     const key = runQueryKeys.run(runId);
     const snapshot = queryClient.getQueryData<RunView>(key);
     const source = new EventSource(`/api/runs/${runId}/events?after=${snapshot?.lastSeq ?? 0}`);
-    const onMessage = (msg: MessageEvent<string>) => {
-      const e = JSON.parse(msg.data) as RunEvent;
+    // Events arrive in bursts (a poll finds many at once): they are applied together, once per frame.
+    let queued: RunEvent[] = [];
+    let frame: number | undefined;
+    const flush = () => {
+      frame = undefined;
+      const batch = queued;
+      queued = [];
       let gap = false;
       queryClient.setQueryData<RunView>(key, (run) => {
-        if (!run || e.seq <= run.lastSeq) return run; // replayed or already applied: nothing doubles
-        if (e.seq !== run.lastSeq + 1) {
-          gap = true;
-          return run;
+        let next = run;
+        for (const e of batch) {
+          if (!next || e.seq <= next.lastSeq) continue; // replayed or already applied: nothing doubles
+          if (e.seq !== next.lastSeq + 1) {
+            gap = true;
+            break;
+          }
+          next = applyEvent(next, e);
         }
-        return applyEvent(run, e);
+        return next;
       });
       // A retry puts steps back to pending: take a fresh snapshot rather than guess.
-      if (gap || e.type === "run.retried") void queryClient.invalidateQueries({ queryKey: key });
-      if (e.type === "run.finished") {
+      if (gap || batch.some((e) => e.type === "run.retried")) void queryClient.invalidateQueries({ queryKey: key });
+      if (batch.some((e) => e.type === "run.finished")) {
         source.close();
         void queryClient.invalidateQueries({ queryKey: key });
         // A run changes its cluster (pinned keys, facts, history): pages showing it must reload it.
@@ -71,8 +80,15 @@ export function useRunEvents(runId: string, enabled: boolean): void {
         if (clusterId) void queryClient.invalidateQueries({ queryKey: queryKeys.cluster(clusterId) });
       }
     };
+    const onMessage = (msg: MessageEvent<string>) => {
+      queued.push(JSON.parse(msg.data) as RunEvent);
+      frame ??= requestAnimationFrame(flush);
+    };
     const types = ["run.planned", "run.retried", "run.started", "run.cancel-requested", "run.finished", "phase.started", "phase.finished", "step.started", "step.waiting", "step.wait-ended", "step.progress", "step.finished", "step.failed", "step.cancelled", "step.output", "host.key-pinned"];
     for (const t of types) source.addEventListener(t, onMessage as EventListener);
-    return () => source.close();
+    return () => {
+      if (frame !== undefined) cancelAnimationFrame(frame);
+      source.close();
+    };
   }, [runId, enabled, queryClient]);
 }

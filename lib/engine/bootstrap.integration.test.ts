@@ -98,7 +98,8 @@ describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
 
   it("survives SIGKILL of its worker in phases 5, 8 and 9, and stops only the worker with swap on", async () => {
     labSwap(LAB, "worker-3", true);
-    runId = await planRun({ clusterId, body: { type: "bootstrap" } });
+    // This machine's cgroup v1 is a preflight warning on every lab host: accepted up front, as an admin would.
+    runId = await planRun({ clusterId, body: { type: "bootstrap", acceptWarnings: true }, by: "test" });
     await startRun({ runId });
     worker = startWorker();
     const killedKubelet = await killDuring(runId, "kubelet");
@@ -158,7 +159,7 @@ describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
     const v = validateClusterDefinition(labClusterDefinition(lab, "boot-legacy", "v1.5.3").definition);
     if (!v.ok) throw new Error(JSON.stringify(v.errors));
     const { id: legacy } = await createCluster({ definition: v.definition, secrets: { "lab-admin": { privateKey: readFileSync(lab.adminKeyPath, "utf8") } } });
-    const runId = await planRun({ clusterId: legacy, body: { type: "bootstrap" } });
+    const runId = await planRun({ clusterId: legacy, body: { type: "bootstrap", acceptWarnings: true }, by: "test" });
     await startRun({ runId });
     const running = executeRun(runId, { workerId: "test" });
     await until("the control plane wait", async () => (await getDb().step.findFirst({ where: { runId, phase: "control-plane", status: "waiting" } })) ?? undefined, 5 * 60_000);

@@ -6,7 +6,7 @@ import { unprocessable, notFound } from "../http/errors";
 import { newId } from "../ids";
 import type { RunPlan } from "./plan";
 import { buildBootstrapPlan, buildCheckPlan, buildJoinPlan, buildResetPlan, PlanError, type AssetIndex } from "./plans";
-import { createRun } from "./runs";
+import { acceptRunWarnings, createRun } from "./runs";
 import type { CreateRunBody } from "./schemas";
 
 /** The cluster's latest asset set; a bootstrap or join with none renders one first (RSA keys, default validity). */
@@ -20,7 +20,7 @@ async function latestAssets(clusterId: string, renderIfNone: boolean): Promise<{
 }
 
 /** Plans a run for a cluster from its stored definition; the run waits for confirmation. */
-export async function planRun({ clusterId, body, createdById }: { clusterId: string; body: CreateRunBody; createdById?: string }): Promise<string> {
+export async function planRun({ clusterId, body, createdById, by }: { clusterId: string; body: CreateRunBody; createdById?: string; by?: string }): Promise<string> {
   const cluster = await getDb().cluster.findUnique({ where: { id: clusterId }, select: { definition: true } });
   if (!cluster) throw notFound("Cluster");
   const definition = JSON.parse(cluster.definition) as ClusterDefinition;
@@ -36,5 +36,7 @@ export async function planRun({ clusterId, body, createdById }: { clusterId: str
     if (err instanceof PlanError) throw unprocessable(err.message);
     throw err;
   }
-  return createRun({ id, clusterId, type: body.type, plan, createdById, assetSetId: assets?.id });
+  const runId = await createRun({ id, clusterId, type: body.type, plan, createdById, assetSetId: assets?.id });
+  if ("acceptWarnings" in body && body.acceptWarnings) await acceptRunWarnings({ runId, by: by ?? "unknown" });
+  return runId;
 }

@@ -157,7 +157,7 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
     try {
       if (!action) throw new Error(`no action "${planned.action}" in this version of Bootdeck`);
       const emit = (type: string, data: Record<string, unknown>) => appendRunEvent({ runId, type, stepId: row.id, hostId: host?.id, data }).then(() => undefined);
-      outcome = await action({ runId, planned, host, hosts, executor, signal, resources, emit, wait: (what, opts, check) => waitFor(row.id, planned, host, signal, emit, what, opts, check) });
+      outcome = await action({ runId, runType: run.type, planned, host, hosts, executor, signal, resources, emit, wait: (what, opts, check) => waitFor(row.id, planned, host, signal, emit, what, opts, check) });
     } catch (err) {
       if (isSshError(err) && err.detail.kind === "command-failed") exitCode = err.detail.exitCode;
       const message = err instanceof Error ? err.message : String(err);

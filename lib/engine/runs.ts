@@ -130,3 +130,8 @@ export async function retryRun({ runId, step, host }: { runId: string; step?: st
   await appendRunEvent({ runId, type: "run.started", data: { retry: true } });
   return again.length;
 }
+
+/** An admin accepts a run's preflight warnings: recorded in its event log, read by the preflight steps. */
+export async function acceptRunWarnings({ runId, by }: { runId: string; by: string }): Promise<void> {
+  await appendRunEvent({ runId, type: "run.warnings-accepted", data: { by } });
+}

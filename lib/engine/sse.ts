@@ -6,7 +6,9 @@ import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
 import { listRunEvents, onRunEvent, type StoredRunEvent } from "./events";
 
-const POLL_MS = 1_000;
+// A primary-key read of Run.lastSeq every 100 ms finds events appended by another process (a separate
+// engine worker) quickly; the events themselves are read only when there are new ones.
+const POLL_MS = 100;
 const KEEPALIVE_MS = 15_000;
 
 export async function runEventStream({ runId, afterSeq, signal }: { runId: string; afterSeq: number; signal: AbortSignal }): Promise<ReadableStream<Uint8Array>> {
@@ -37,13 +39,18 @@ export async function runEventStream({ runId, afterSeq, signal }: { runId: strin
             controller.enqueue(encoder.encode(": keep-alive\n\n"));
             lastWrite = Date.now();
           }
-          await new Promise<void>((resolve) => {
-            const t = setTimeout(resolve, POLL_MS);
-            wake = () => {
-              clearTimeout(t);
-              resolve();
-            };
-          });
+          for (;;) {
+            await new Promise<void>((resolve) => {
+              const t = setTimeout(resolve, POLL_MS);
+              wake = () => {
+                clearTimeout(t);
+                resolve();
+              };
+            });
+            if (signal.aborted || Date.now() - lastWrite >= KEEPALIVE_MS) break;
+            const run = await getDb().run.findUnique({ where: { id: runId }, select: { lastSeq: true } });
+            if (!run || run.lastSeq > last) break;
+          }
         }
       } catch {
         // The client went away mid-write; nothing to do.

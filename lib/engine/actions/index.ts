@@ -7,6 +7,7 @@ import type { EngineHost } from "../targets";
 import { bootstrapActions } from "./bootstrap";
 import { FACTS_SCRIPT, parseFacts, type HostFacts } from "./facts";
 import { evaluateCluster, evaluateHost, parsePreflight, PREFLIGHT_SCRIPT, type Finding } from "./preflight";
+import { WARNINGS_NEED_DECISION } from "../schemas";
 import { needHost, type Action, type ActionContext, type ActionOutcome } from "./types";
 
 export type { Action, ActionContext, ActionOutcome } from "./types";
@@ -16,7 +17,16 @@ async function storedFacts(hosts: EngineHost[]): Promise<{ name: string; facts: 
   return rows.filter((r) => r.facts).map((r) => ({ name: r.name, facts: JSON.parse(r.facts!) as HostFacts }));
 }
 
-function outcomeOf(findings: Finding[], where: string): ActionOutcome {
+/** Runs that change hosts stop on preflight warnings until an admin accepts them (a run event). */
+const CHANGING_RUNS = new Set(["bootstrap", "join"]);
+
+async function warningsDecision(ctx: ActionContext): Promise<"accepted" | "needed" | "not-needed"> {
+  if (!CHANGING_RUNS.has(ctx.runType)) return "not-needed";
+  const accepted = await getDb().runEvent.findFirst({ where: { runId: ctx.runId, type: "run.warnings-accepted" }, select: { seq: true } });
+  return accepted ? "accepted" : "needed";
+}
+
+function outcomeOf(findings: Finding[], where: string, decision: "accepted" | "needed" | "not-needed"): ActionOutcome {
   const errors = findings.filter((f) => f.severity === "error");
   const warnings = findings.filter((f) => f.severity === "warning");
   if (errors.length)
@@ -26,7 +36,15 @@ function outcomeOf(findings: Finding[], where: string): ActionOutcome {
       hint: errors.map((e) => e.hint).filter(Boolean).join(" · ") || undefined,
       data: { findings },
     };
-  return { ok: true, summary: warnings.length ? `${warnings.length} warning(s): ${warnings.map((w) => w.message).join("; ")}` : "all checks passed", data: { findings } };
+  const listed = warnings.map((w) => w.message).join("; ");
+  if (warnings.length && decision === "needed")
+    return {
+      ok: false,
+      error: `preflight on ${where}: ${warnings.length} warning${warnings.length === 1 ? "" : "s"} ${WARNINGS_NEED_DECISION}: ${listed}`,
+      hint: `${warnings.map((w) => w.hint).filter(Boolean).join(" · ")} — or, if they are acceptable here, accept the warnings and retry (an admin or lead; bootdeck apply --accept-warnings)`,
+      data: { findings },
+    };
+  return { ok: true, summary: warnings.length ? `${warnings.length} warning${warnings.length === 1 ? "" : "s"}${decision === "accepted" ? " (accepted)" : ""}: ${listed}` : "all checks passed", data: { findings } };
 }
 
 export const actions: Record<string, Action> = {
@@ -44,12 +62,12 @@ export const actions: Record<string, Action> = {
   async preflight(ctx) {
     const host = needHost(ctx);
     const r = await ctx.executor.run(host.target, shellScript(PREFLIGHT_SCRIPT, [], "bootdeck-preflight"), { step: ctx.planned.key, signal: ctx.signal, quiet: true, timeoutMs: ctx.planned.timeoutMs });
-    return outcomeOf(evaluateHost(parsePreflight(r.stdout.toString("utf8")), host.role), host.name);
+    return outcomeOf(evaluateHost(parsePreflight(r.stdout.toString("utf8")), host.role), host.name, await warningsDecision(ctx));
   },
 
   /** Checks across hosts, from the facts phase 1 stored. */
   async "preflight-cluster"(ctx) {
-    return outcomeOf(evaluateCluster(await storedFacts(ctx.hosts)), "the cluster");
+    return outcomeOf(evaluateCluster(await storedFacts(ctx.hosts)), "the cluster", await warningsDecision(ctx));
   },
 
   ...bootstrapActions,

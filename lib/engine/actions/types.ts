@@ -9,6 +9,8 @@ export type WaitCheck<T> = { ok: true; value: T } | { ok: false; why: string };
 
 export type ActionContext = {
   runId: string;
+  /** check, bootstrap, join or reset. */
+  runType: string;
   planned: PlannedStep;
   host: EngineHost | undefined;
   hosts: EngineHost[];

@@ -11,7 +11,7 @@ export const GET = route({ permission: "cluster:read", params: clusterIdParams }
 // POST /api/clusters/:id/runs — plan a run; it starts only when confirmed.
 export const POST = route({ permission: "run:start", params: clusterIdParams }, async ({ req, params, user, ip }) => {
   const body = await readJson(req, createRunBody);
-  const runId = await planRun({ clusterId: params.id, body, createdById: user.id });
+  const runId = await planRun({ clusterId: params.id, body, createdById: user.id, by: user.username });
   await recordAudit({ action: "run.plan", userId: user.id, username: user.username, ip, target: runId, details: { clusterId: params.id, type: body.type, ...("hosts" in body ? { hosts: body.hosts } : {}) } });
   return json({ id: runId }, { status: 201 });
 });
