@@ -45,17 +45,17 @@ test("an admin bootstraps the lab cluster, sees a faulty worker fail, fixes it a
   await run.planStep("kubelet/worker-1").getByRole("button").click();
   await expect(run.planStep("kubelet/worker-1")).toContainText("/etc/kubernetes/bootstrap-kubelet.conf");
   await expect(run.planStep("kubelet/worker-1")).toContainText("systemctl daemon-reload");
-  await page.screenshot({ path: shot("20-bootstrap-plan.png"), fullPage: true });
+  await page.screenshot({ path: shot("30-bootstrap-plan.png"), fullPage: true });
   await run.start.click();
 
   // Preflight: this machine's cgroup v1 is a warning on every host, and warnings stop a bootstrap
   // until an admin accepts them; worker-2's swap is an error that no acceptance overrides.
   await expect(run.status).toHaveText("failed", { timeout: 120_000 });
   await expect(run.cell("master-1", "preflight")).toHaveAttribute("data-status", "failed");
-  await run.cell("master-1", "preflight").getByRole("button").click();
+  await run.cell("master-1", "preflight").click();
   await expect(run.details).toContainText("need an admin's decision");
   await expect(run.details).toContainText("cgroup v1");
-  await page.screenshot({ path: shot("21-bootstrap-warnings.png"), fullPage: true });
+  await page.screenshot({ path: shot("31-bootstrap-warnings.png"), fullPage: true });
   await page.getByTestId("run-accept-warnings").click();
 
   // Live: the grid fills in. A reload mid-run loses nothing and doubles nothing.
@@ -63,19 +63,19 @@ test("an admin bootstraps the lab cluster, sees a faulty worker fail, fixes it a
   await page.reload();
   await expect(run.rows()).toHaveCount(4); // cluster row + 3 hosts
   await expect(run.cell("master-1", "kubelet")).toHaveAttribute("data-status", "done");
-  await page.screenshot({ path: shot("22-bootstrap-grid.png"), fullPage: true });
+  await page.screenshot({ path: shot("32-bootstrap-grid.png"), fullPage: true });
 
   // The worker with swap on fails preflight; the others go on to the end.
   await expect(run.status).toHaveText("failed", { timeout: 420_000 });
   await expect(run.cell("worker-2", "preflight")).toHaveAttribute("data-status", "failed");
   await expect(run.cell("worker-1", "join")).toHaveAttribute("data-status", "done");
   await expect(page.getByTestId("run-summary")).toHaveText("failed on 1 of 3 hosts: worker-2");
-  await run.cell("worker-2", "preflight").getByRole("button").click();
+  await run.cell("worker-2", "preflight").click();
   await expect(run.details).toContainText("swap is on");
   await expect(run.details).toContainText("swapoff -a");
   await expect(page.getByTestId("node-master-1")).toContainText("Ready", { timeout: 60_000 });
   await expect(page.getByTestId("node-worker-1")).toContainText("Ready");
-  await page.screenshot({ path: shot("23-bootstrap-failed-worker.png"), fullPage: true });
+  await page.screenshot({ path: shot("33-bootstrap-failed-worker.png"), fullPage: true });
 
   // Fixed on the host, retried from the page: the run ends green, every pod Running and Ready.
   bootdeck("lab", "swap", "worker-2", "off", "--name", lab);
@@ -86,7 +86,7 @@ test("an admin bootstraps the lab cluster, sees a faulty worker fail, fixes it a
   await expect(page.getByTestId("node-worker-2")).toContainText("Ready", { timeout: 60_000 });
   await expect(page.getByTestId("live-state")).toContainText("live");
   await expect(page.getByTestId("pods-summary")).toHaveText(/^\((\d+) of \1 Running and Ready\)$/, { timeout: 60_000 });
-  await page.screenshot({ path: shot("24-bootstrap-green.png"), fullPage: true });
+  await page.screenshot({ path: shot("34-bootstrap-green.png"), fullPage: true });
 
   // The cluster page keeps the history.
   await page.getByTestId("run-cluster").click();

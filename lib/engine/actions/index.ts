@@ -40,7 +40,7 @@ function outcomeOf(findings: Finding[], where: string, decision: "accepted" | "n
   if (warnings.length && decision === "needed")
     return {
       ok: false,
-      error: `preflight on ${where}: ${warnings.length} warning${warnings.length === 1 ? "" : "s"} ${WARNINGS_NEED_DECISION}: ${listed}`,
+      error: `preflight on ${where}: warnings ${WARNINGS_NEED_DECISION}: ${listed}`,
       hint: `${warnings.map((w) => w.hint).filter(Boolean).join(" · ")} — or, if they are acceptable here, accept the warnings and retry (an admin or lead; bootdeck apply --accept-warnings)`,
       data: { findings },
     };
