@@ -146,6 +146,8 @@ function GridRowView({
         return (
           <div key={phase} role="gridcell" className="flex p-0.5">
             <button
+              // Scrolled into view (keyboard focus, find), a cell stops below the sticky header, not under it.
+              style={{ scrollMarginTop: HEADER_HEIGHT }}
               className={`flex flex-1 items-center justify-center gap-1 rounded text-xs ${statusStyle[cell.status] ?? ""} ${isSelected ? "ring-2 ring-indigo-500" : "hover:ring-1 hover:ring-slate-400"}`}
               data-testid={`cell-${row.id}-${phase}`}
               data-status={cell.status}
