@@ -89,8 +89,11 @@ export function HostGrid({
               Host
             </div>
             {grid.phases.map((p, i) => (
-              <div key={p.id} className="flex items-center justify-center px-1 text-center leading-tight" title={p.title} role="columnheader">
-                {i + 1}. {p.title}
+              // The phase's short id fits the fixed-height header; its full title is the tooltip.
+              <div key={p.id} className="flex items-center justify-center overflow-hidden px-1 text-center leading-tight" title={p.title} aria-label={`${i + 1}. ${p.title}`} role="columnheader">
+                <span className="truncate">
+                  {i + 1}. {p.id.replace(/-/g, " ")}
+                </span>
               </div>
             ))}
           </div>
