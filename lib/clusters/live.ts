@@ -56,6 +56,7 @@ class ClusterLive {
   }
 
   private async start(): Promise<void> {
+    if (this.stopped) return;
     try {
       const cluster = await getDb().cluster.findUnique({ where: { id: this.clusterId }, select: { definition: true } });
       if (!cluster) throw notFound("Cluster");
@@ -81,11 +82,16 @@ class ClusterLive {
 
   private async watch(): Promise<void> {
     if (!this.resources || this.stopped) return;
+    // The informers swallow a failed first list; ask the API once so "connected" means it answered.
+    const probe = await this.resources.api().request("/api/v1/namespaces/kube-system", { timeoutMs: 8_000 });
+    if (probe.status !== 200) throw new Error(`the API answered HTTP ${probe.status}`);
+    let broken = false;
     const kc = await this.resources.api().kubeConfig();
     const core = kc.makeApiClient(k8s.CoreV1Api);
     const pods = k8s.makeInformer(kc, "/api/v1/pods", () => core.listPodForAllNamespaces());
     const nodes = k8s.makeInformer(kc, "/api/v1/nodes", () => core.listNode());
     const failed = (err: unknown) => {
+      broken = true;
       const why = this.resources?.api().lastTunnelError ?? (err instanceof Error ? err.message : String(err ?? "watch ended"));
       this.setApi("unreachable", why);
       void this.stopInformers().then(() => this.scheduleRestart());
@@ -116,7 +122,7 @@ class ClusterLive {
     for (const uid of [...this.pods.keys()]) if (!livePods.has(uid)) this.pods.delete(uid) && this.emit({ type: "pod", op: "delete", uid });
     const liveNodes = new Set(nodes.list().map((n) => n.metadata?.name ?? ""));
     for (const name of [...this.nodes.keys()]) if (!liveNodes.has(name)) this.nodes.delete(name) && this.emit({ type: "node", op: "delete", name });
-    this.setApi("connected");
+    if (!broken) this.setApi("connected");
   }
 
   private upsertPod(p: k8s.V1Pod): void {
@@ -135,11 +141,8 @@ class ClusterLive {
     if (this.stopped || this.restartTimer) return;
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;
-      if (!this.resources) void this.start();
-      else void this.watch().catch((err: unknown) => {
-        this.setApi("unreachable", err instanceof Error ? err.message : String(err));
-        this.scheduleRestart();
-      });
+      // From scratch: the hosts' keys may have been pinned (or credentials changed) since the last try.
+      void this.release().then(() => this.start());
     }, RESTART_MS);
     this.restartTimer.unref?.();
   }
@@ -150,12 +153,18 @@ class ClusterLive {
     await Promise.all(informers.map((i) => i.stop().catch(() => undefined)));
   }
 
-  async close(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.restartTimer);
+  private async release(): Promise<void> {
     await this.stopInformers();
     await this.resources?.close();
     await this.executor?.close();
+    this.resources = undefined;
+    this.executor = undefined;
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.restartTimer);
+    await this.release();
     this.onClosed();
   }
 }

@@ -7,7 +7,7 @@ import { appendFileSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { labClusterDefinition } from "../../lab/cluster-yaml";
-import { labDown, labSwap, labUp } from "../../lab/lab";
+import { labCut, labDown, labHeal, labSwap, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { execFileSync } from "node:child_process";
@@ -95,6 +95,7 @@ afterAll(async () => {
 
 describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
   let runId: string;
+  let legacy: string;
 
   it("survives SIGKILL of its worker in phases 5, 8 and 9, and stops only the worker with swap on", async () => {
     labSwap(LAB, "worker-3", true);
@@ -158,7 +159,7 @@ describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
 
     const v = validateClusterDefinition(labClusterDefinition(lab, "boot-legacy", "v1.5.3").definition);
     if (!v.ok) throw new Error(JSON.stringify(v.errors));
-    const { id: legacy } = await createCluster({ definition: v.definition, secrets: { "lab-admin": { privateKey: readFileSync(lab.adminKeyPath, "utf8") } } });
+    ({ id: legacy } = await createCluster({ definition: v.definition, secrets: { "lab-admin": { privateKey: readFileSync(lab.adminKeyPath, "utf8") } } }));
     const runId = await planRun({ clusterId: legacy, body: { type: "bootstrap", acceptWarnings: true }, by: "test" });
     await startRun({ runId });
     const running = executeRun(runId, { workerId: "test" });
@@ -177,4 +178,34 @@ describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
     expect(ssh("worker-1", "/usr/bin/hyperkube --version 2>&1 || true")).toBeDefined();
     expect(ssh("worker-1", "sha256sum /usr/bin/hyperkube")).toContain(v.definition.spec.binaries.kubelet.sha256);
   }, 12 * 60_000);
+
+  it("joins reset workers to the running cluster; one cut off mid-join fails fast with a clear error while the other joins", async () => {
+    const reset = await planRun({ clusterId: legacy, body: { type: "reset", hosts: ["worker-2", "worker-3"], confirm: true } });
+    await startRun({ runId: reset });
+    expect(await executeRun(reset, { workerId: "test" })).toBe("succeeded");
+    const resetSteps = await getDb().step.findMany({ where: { runId: reset } });
+    const summaries = (await listRunEvents({ runId: reset })).filter((e) => e.type === "step.finished").map((e) => String(e.data.summary));
+    expect(resetSteps.every((s) => s.status === "done")).toBe(true);
+    expect(summaries.every((m) => m.includes("Node object deleted"))).toBe(true);
+
+    const join = await planRun({ clusterId: legacy, body: { type: "join", hosts: ["worker-2", "worker-3"], acceptWarnings: true }, by: "test" });
+    await startRun({ runId: join });
+    const running = executeRun(join, { workerId: "test" });
+    await until("worker-3's kubelet started", async () => ((await getDb().step.findFirst({ where: { runId: join, key: "kubelet/worker-3", status: "done" } })) ? true : undefined), 5 * 60_000);
+    labCut(LAB, "worker-3");
+    const cutAt = Date.now();
+    try {
+      expect(await running).toBe("failed");
+    } finally {
+      labHeal(LAB, "worker-3");
+    }
+    const steps = await getDb().step.findMany({ where: { runId: join } });
+    const failedJoin = steps.find((s) => s.key === "join/worker-3")!;
+    expect(failedJoin.status).toBe("failed");
+    expect(failedJoin.error).toMatch(/worker-3 stopped answering while it joined/);
+    expect(Date.now() - cutAt).toBeLessThan(90_000); // not the 5-minute deadline
+    expect(steps.find((s) => s.key === "join/worker-2")?.status).toBe("done");
+    const run = await getDb().run.findUniqueOrThrow({ where: { id: join } });
+    expect(JSON.parse(run.summary!).message).toBe("failed on 1 of 2 hosts: worker-3");
+  }, 10 * 60_000);
 });

@@ -8,7 +8,7 @@ import { getDb } from "../db/client";
 import { abortableSleep } from "../ssh/backoff";
 import { isSshError, Executor, shellScript, type OutputLine } from "../ssh";
 import { UNLOCK_SCRIPT } from "./actions/host-scripts";
-import type { WaitCheck } from "./actions/types";
+import { WaitAbandoned, type WaitCheck } from "./actions/types";
 import { actions } from "./actions";
 import { appendRunEvent } from "./events";
 import { hintFor } from "./hints";
@@ -108,6 +108,8 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
   const failed = steps.filter((s) => s.status === "failed");
   const status = cancelled ? "cancelled" : failed.length || stopAll ? "failed" : "succeeded";
   const failedHostNames = [...failedHosts];
+  // The hosts this run works on (a join or reset names some of the cluster's).
+  const runHosts = new Set(plan.phases.flatMap((p) => p.steps.map((st) => st.host).filter(Boolean))).size;
   await finishRun({
     runId,
     status,
@@ -116,7 +118,7 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
       done: steps.filter((s) => s.status === "done").length,
       failed: failed.length,
       failedHosts: failedHostNames,
-      message: status === "succeeded" ? `all ${hosts.length} hosts done` : status === "cancelled" ? "cancelled by a user" : `failed on ${failedHostNames.length} of ${hosts.length} hosts${failedHostNames.length ? `: ${failedHostNames.join(", ")}` : ""}`,
+      message: status === "succeeded" ? `all ${runHosts} hosts done` : status === "cancelled" ? "cancelled by a user" : `failed on ${failedHostNames.length} of ${runHosts} hosts${failedHostNames.length ? `: ${failedHostNames.join(", ")}` : ""}`,
     },
   });
   return status;
@@ -212,6 +214,7 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
           why = r.why;
         } catch (err) {
           if (signal.aborted) throw signal.reason;
+          if (err instanceof WaitAbandoned) throw err;
           why = err instanceof Error ? err.message : String(err);
         }
         if (Date.now() + opts.intervalMs > deadline.getTime()) {

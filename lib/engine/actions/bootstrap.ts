@@ -13,7 +13,7 @@ import type { EngineHost } from "../targets";
 import { BINARY_SCRIPT, JOURNAL_SCRIPT, KUBELET_START_SCRIPT, LOCKED_EXIT, PACKAGES_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./host-scripts";
 import { CONTROL_PLANE_COMPONENTS, controlPlaneMissing, isMirrorPod, nodeReady, podLine, podReady, rolePatch, type NodeLike, type PodLike } from "./kube";
 import { packagePairs } from "./preflight";
-import { needHost, type Action, type ActionContext, type ActionOutcome } from "./types";
+import { needHost, WaitAbandoned, type Action, type ActionContext, type ActionOutcome } from "./types";
 
 const API_WAIT_MS = 5 * 60_000;
 /** How long phase 5 watches a started kubelet for a crash loop (seconds). */
@@ -276,8 +276,11 @@ export const bootstrapActions: Record<string, Action> = {
   /** Phase 9: the host's node registered and Ready (its kubelet joined with the bootstrap token), then its role. */
   async join(ctx) {
     const host = needHost(ctx);
+    let polls = 0;
     try {
       await ctx.wait(`${host.name} to register and be Ready`, { timeoutMs: 5 * 60_000, intervalMs: 2_000 }, async () => {
+        // Every 10 s, the host itself: a host that went away mid-join fails now, not at the deadline.
+        if (polls++ % 5 === 4) await assertReachable(ctx, host);
         const node = (await listNodes(ctx)).find((n) => n.metadata?.name === host.name);
         if (!node) return { ok: false, why: `${host.name} has not registered (is its kubelet running and can it reach ${ctx.resources.api().endpoint}?)` };
         const r = nodeReady(node);
@@ -330,13 +333,33 @@ export const bootstrapActions: Record<string, Action> = {
     const paths = resetPaths(ctx.resources.definition, host, ctx.resources.assetPaths);
     try {
       const r = await runLocked(ctx, RESET_SCRIPT, paths);
-      return { ok: true, summary: r.stdout.toString("utf8").trim() || "reset" };
+      // Its Node object goes too (now that no kubelet re-registers it), so that a later join waits for
+      // a fresh registration instead of a stale Ready. Best effort: a cluster reset whole has no API.
+      let node = "";
+      if (ctx.resources.hasAsset("auth/kubeconfig")) {
+        try {
+          const del = await ctx.resources.api().request(`/api/v1/nodes/${encodeURIComponent(host.name)}`, { method: "DELETE", timeoutMs: 5_000, signal: ctx.signal });
+          node = del.status === 200 || del.status === 202 ? "; Node object deleted" : del.status === 404 ? "" : `; Node object not deleted (HTTP ${del.status})`;
+        } catch (e) {
+          node = `; Node object not deleted (${e instanceof Error ? e.message : String(e)})`;
+        }
+      }
+      return { ok: true, summary: `${r.stdout.toString("utf8").trim() || "reset"}${node}` };
     } catch (err) {
       if (isSshError(err)) throw err;
       return failure(err);
     }
   },
 };
+
+/** Ends a wait at once when the host no longer answers over SSH (other errors: keep waiting). */
+async function assertReachable(ctx: ActionContext, host: EngineHost): Promise<void> {
+  try {
+    await ctx.executor.run(host.target, ["true"], { step: ctx.planned.key, quiet: true, timeoutMs: 10_000, signal: ctx.signal });
+  } catch (err) {
+    if (isSshError(err) && ["unreachable", "timeout", "refused"].includes(err.detail.kind)) throw new WaitAbandoned(`${host.name} stopped answering while it joined: ${err.message}`);
+  }
+}
 
 /** Gives a node its role's labels and taint through the API (kubelets may not self-label from 1.16). */
 async function setRole(ctx: ActionContext, name: string, role: "master" | "worker"): Promise<boolean> {

@@ -33,3 +33,6 @@ export function needHost(ctx: ActionContext): EngineHost {
   if (!ctx.host) throw new Error(`step ${ctx.planned.key} needs a host`);
   return ctx.host;
 }
+
+/** Thrown by a wait's check when waiting longer cannot help (the host is gone): the wait ends at once. */
+export class WaitAbandoned extends Error {}
