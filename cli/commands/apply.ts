@@ -60,6 +60,8 @@ export function progressLine(e: StoredRunEvent, startedAt: number, verbose: bool
     }
     case "step.finished":
       return `${t} ✔ ${String(d.key)} (${(Number(d.durationMs) / 1000).toFixed(1)} s) ${String(d.summary ?? "")}`;
+    case "step.retrying":
+      return `${t} ↻ ${String(d.key)}: ${String(d.error)} — attempt ${String(d.attempt)} of ${String(d.of)} in ${Math.round(Number(d.inMs) / 1000)} s`;
     case "step.failed":
       return `${t} ✘ ${String(d.key)}: ${String(d.error)}${d.hint ? `\n         hint: ${String(d.hint)}` : ""}`;
     case "step.output":

@@ -84,7 +84,7 @@ export function useRunEvents(runId: string, enabled: boolean): void {
       queued.push(JSON.parse(msg.data) as RunEvent);
       frame ??= requestAnimationFrame(flush);
     };
-    const types = ["run.planned", "run.retried", "run.started", "run.cancel-requested", "run.finished", "phase.started", "phase.finished", "step.started", "step.waiting", "step.wait-ended", "step.progress", "step.finished", "step.failed", "step.cancelled", "step.output", "host.key-pinned"];
+    const types = ["run.planned", "run.retried", "run.started", "run.cancel-requested", "run.finished", "phase.started", "phase.finished", "step.started", "step.waiting", "step.wait-ended", "step.progress", "step.retrying", "step.finished", "step.failed", "step.cancelled", "step.output", "host.key-pinned"];
     for (const t of types) source.addEventListener(t, onMessage as EventListener);
     return () => {
       if (frame !== undefined) cancelAnimationFrame(frame);

@@ -18,7 +18,10 @@ export const plannedStep = z.object({
   commands: z.array(z.string()).default([]),
   /** Steps whose failure makes this one pointless (keys); failed dependencies mark it skipped. */
   dependsOn: z.array(z.string()).default([]),
+  /** Per attempt. */
   timeoutMs: z.number().int().positive(),
+  /** Attempts after a failure, with back-off (downloads and package installs: a mirror or repository blip). */
+  retries: z.number().int().min(0).max(5).optional(),
 });
 
 export const plannedPhase = z.object({ id: z.string(), title: z.string(), steps: z.array(plannedStep) });

@@ -73,8 +73,8 @@ export class PlanError extends Error {}
 
 const MIN = 60_000;
 
-function step(s: Omit<PlannedStep, "files" | "commands" | "dependsOn"> & Partial<Pick<PlannedStep, "files" | "commands" | "dependsOn">>): PlannedStep {
-  return { files: [], commands: [], dependsOn: [], ...s };
+function step(s: Omit<PlannedStep, "files" | "commands" | "dependsOn" | "retries"> & Partial<Pick<PlannedStep, "files" | "commands" | "dependsOn" | "retries">>): PlannedStep {
+  return { files: [], commands: [], dependsOn: [], retries: 0, ...s };
 }
 
 /** The run's id and an empty takeover slot: the first two arguments of every locked host script. */
@@ -96,13 +96,13 @@ function installPhases(def: ClusterDefinition, runId: string, hosts: EffectiveHo
     {
       id: "packages",
       title: "Install the kubelet's host packages that are missing",
-      steps: hosts.map((h) => step({ key: `packages/${h.name}`, phase: "packages", action: "packages", title: `Host packages on ${h.name}`, host: h.name, commands: [locked(runId, PACKAGES_SCRIPT, pairs)], timeoutMs: 15 * MIN })),
+      steps: hosts.map((h) => step({ key: `packages/${h.name}`, phase: "packages", action: "packages", title: `Host packages on ${h.name}`, host: h.name, commands: [locked(runId, PACKAGES_SCRIPT, pairs)], timeoutMs: 15 * MIN, retries: 2 })),
     },
     {
       id: "binaries",
       title: "Install kubelet and kubectl from the binary mirror (checksums verified)",
       steps: hosts.map((h) =>
-        step({ key: `binaries/${h.name}`, phase: "binaries", action: "binaries", title: `Binaries on ${h.name}`, host: h.name, commands: binaryDownloads(def).map((b) => locked(runId, BINARY_SCRIPT, [b.url, b.sha256, b.dest])), timeoutMs: 10 * MIN }),
+        step({ key: `binaries/${h.name}`, phase: "binaries", action: "binaries", title: `Binaries on ${h.name}`, host: h.name, commands: binaryDownloads(def).map((b) => locked(runId, BINARY_SCRIPT, [b.url, b.sha256, b.dest])), timeoutMs: 10 * MIN, retries: 2 }),
       ),
     },
     {

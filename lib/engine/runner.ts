@@ -153,17 +153,27 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
     const claimed = await db.step.updateMany({ where: { id: row.id, status: { in: ["pending", "running", "waiting"] } }, data: { status: "running", attempts: { increment: 1 }, startedAt, finishedAt: null } });
     if (claimed.count === 0) return { failed: false, critical };
     await appendRunEvent({ runId, type: "step.started", stepId: row.id, hostId: host?.id, data: { key: planned.key, attempt: row.attempts + 1, resumed: row.status === "running" || row.status === "waiting" } });
-    const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(planned.timeoutMs)]);
-    let outcome: Awaited<ReturnType<NonNullable<typeof action>>>;
+    let outcome: Awaited<ReturnType<NonNullable<typeof action>>> = { ok: false, error: "not run" };
     let exitCode: number | null = null;
-    try {
-      if (!action) throw new Error(`no action "${planned.action}" in this version of Bootdeck`);
-      const emit = (type: string, data: Record<string, unknown>) => appendRunEvent({ runId, type, stepId: row.id, hostId: host?.id, data }).then(() => undefined);
-      outcome = await action({ runId, runType: run.type, planned, host, hosts, executor, signal, resources, emit, wait: (what, opts, check) => waitFor(row.id, planned, host, signal, emit, what, opts, check) });
-    } catch (err) {
-      if (isSshError(err) && err.detail.kind === "command-failed") exitCode = err.detail.exitCode;
-      const message = err instanceof Error ? err.message : String(err);
-      outcome = { ok: false, error: message, hint: hintFor(message) };
+    const emit = (type: string, data: Record<string, unknown>) => appendRunEvent({ runId, type, stepId: row.id, hostId: host?.id, data }).then(() => undefined);
+    for (let retry = 0; ; retry++) {
+      const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(planned.timeoutMs)]);
+      exitCode = null;
+      try {
+        if (!action) throw new Error(`no action "${planned.action}" in this version of Bootdeck`);
+        outcome = await action({ runId, runType: run.type, planned, host, hosts, executor, signal, resources, emit, wait: (what, opts, check) => waitFor(row.id, planned, host, signal, emit, what, opts, check) });
+      } catch (err) {
+        if (isSshError(err) && err.detail.kind === "command-failed") exitCode = err.detail.exitCode;
+        const message = err instanceof Error ? err.message : String(err);
+        outcome = { ok: false, error: message, hint: hintFor(message) };
+      }
+      if (outcome.ok || controller.signal.aborted || retry >= (planned.retries ?? 0)) break;
+      // The step's retry policy: idempotent steps (downloads, package installs) try again after a pause.
+      const inMs = 2_000 * 2 ** retry;
+      await emit("step.retrying", { key: planned.key, attempt: retry + 2, of: (planned.retries ?? 0) + 1, error: outcome.error, inMs });
+      await abortableSleep(inMs, controller.signal).catch(() => undefined);
+      if (controller.signal.aborted) break;
+      await db.step.update({ where: { id: row.id }, data: { attempts: { increment: 1 } } });
     }
     const finishedAt = new Date();
     const durationMs = finishedAt.getTime() - startedAt.getTime();
