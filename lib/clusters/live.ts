@@ -82,16 +82,27 @@ class ClusterLive {
 
   private async watch(): Promise<void> {
     if (!this.resources || this.stopped) return;
-    // The informers swallow a failed first list; ask the API once so "connected" means it answered.
-    const probe = await this.resources.api().request("/api/v1/namespaces/kube-system", { timeoutMs: 8_000 });
-    if (probe.status !== 200) throw new Error(`the API answered HTTP ${probe.status}`);
-    let broken = false;
     const kc = await this.resources.api().kubeConfig();
     const core = kc.makeApiClient(k8s.CoreV1Api);
+    // A list of our own first: it proves the API answers (the informers swallow a failed list) and,
+    // after a gap, replaces every row at once with what the API has now.
+    const [podList, nodeList] = await Promise.all([core.listPodForAllNamespaces(), core.listNode()]);
+    this.pods.clear();
+    this.nodes.clear();
+    for (const p of podList.items) {
+      const row = podRow(p as never);
+      this.pods.set(row.uid, row);
+    }
+    for (const n of nodeList.items) {
+      const row = nodeRow(n as never);
+      this.nodes.set(row.name, row);
+    }
+    this.api = { state: "connected", since: new Date().toISOString() };
+    this.emit({ type: "snapshot", pods: [...this.pods.values()], nodes: [...this.nodes.values()], api: this.api });
+
     const pods = k8s.makeInformer(kc, "/api/v1/pods", () => core.listPodForAllNamespaces());
     const nodes = k8s.makeInformer(kc, "/api/v1/nodes", () => core.listNode());
     const failed = (err: unknown) => {
-      broken = true;
       const why = this.resources?.api().lastTunnelError ?? (err instanceof Error ? err.message : String(err ?? "watch ended"));
       this.setApi("unreachable", why);
       void this.stopInformers().then(() => this.scheduleRestart());
@@ -111,18 +122,8 @@ class ClusterLive {
     pods.on("error", failed);
     nodes.on("error", failed);
     this.informers = [pods, nodes];
-    try {
-      await Promise.all([pods.start(), nodes.start()]);
-    } catch (err) {
-      failed(err);
-      return;
-    }
-    // A relist after a gap: drop rows the API no longer has.
-    const livePods = new Set(pods.list().map((p) => podRow(p as never).uid));
-    for (const uid of [...this.pods.keys()]) if (!livePods.has(uid)) this.pods.delete(uid) && this.emit({ type: "pod", op: "delete", uid });
-    const liveNodes = new Set(nodes.list().map((n) => n.metadata?.name ?? ""));
-    for (const name of [...this.nodes.keys()]) if (!liveNodes.has(name)) this.nodes.delete(name) && this.emit({ type: "node", op: "delete", name });
-    if (!broken) this.setApi("connected");
+    // Not awaited: start() resolves only once a watch is established, which can wait for a first change.
+    void Promise.all([pods.start(), nodes.start()]).catch(failed);
   }
 
   private upsertPod(p: k8s.V1Pod): void {
