@@ -8,7 +8,8 @@ import type { ApiState, LiveMessage, NodeRow, PodRow } from "@/lib/clusters/live
 
 type Live = { pods: Record<string, PodRow>; nodes: Record<string, NodeRow>; api: ApiState | null };
 const empty: Live = { pods: {}, nodes: {}, api: null };
-const liveKey = (clusterId: string) => ["clusters", clusterId, "live"] as const;
+// Not under ["clusters", id]: invalidating a cluster (after a run) must not reset what the stream built.
+const liveKey = (clusterId: string) => ["live", clusterId] as const;
 
 export function applyLive(live: Live, m: LiveMessage): Live {
   switch (m.type) {
@@ -34,7 +35,8 @@ export function applyLive(live: Live, m: LiveMessage): Live {
 function useClusterLive(clusterId: string): Live {
   const queryClient = useQueryClient();
   const key = liveKey(clusterId);
-  const q = useQuery({ queryKey: key, queryFn: () => empty, initialData: empty, staleTime: Infinity });
+  // The stream is the only source: a refetch keeps what is cached.
+  const q = useQuery({ queryKey: key, queryFn: () => queryClient.getQueryData<Live>(key) ?? empty, initialData: empty, staleTime: Infinity });
   useEffect(() => {
     const source = new EventSource(`/api/clusters/${clusterId}/live`);
     const onMessage = (e: MessageEvent<string>) => queryClient.setQueryData<Live>(key, (old) => applyLive(old ?? empty, JSON.parse(e.data) as LiveMessage));
