@@ -73,6 +73,9 @@ test("an admin bootstraps the lab cluster, sees a faulty worker fail, fixes it a
   await run.cell("worker-2", "preflight").click();
   await expect(run.details).toContainText("swap is on");
   await expect(run.details).toContainText("swapoff -a");
+  // The node inspector: the host's facts and its preflight findings with their hints.
+  await expect(page.getByTestId("host-facts")).toContainText("Debian");
+  await expect(page.getByTestId("host-findings")).toContainText("swap is on");
   await expect(page.getByTestId("node-master-1")).toContainText("Ready", { timeout: 60_000 });
   await expect(page.getByTestId("node-worker-1")).toContainText("Ready");
   await page.screenshot({ path: shot("33-bootstrap-failed-worker.png"), fullPage: true });
@@ -86,6 +89,8 @@ test("an admin bootstraps the lab cluster, sees a faulty worker fail, fixes it a
   await expect(page.getByTestId("node-worker-2")).toContainText("Ready", { timeout: 60_000 });
   await expect(page.getByTestId("live-state")).toContainText("live");
   await expect(page.getByTestId("pods-summary")).toHaveText(/^\((\d+) of \1 Running and Ready\)$/, { timeout: 60_000 });
+  await run.cell("worker-2", "join").click();
+  await expect(page.getByTestId("host-pods")).toContainText("kube-flannel/");
   await page.screenshot({ path: shot("34-bootstrap-green.png"), fullPage: true });
 
   // The cluster page keeps the history.

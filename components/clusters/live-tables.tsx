@@ -32,11 +32,18 @@ export function applyLive(live: Live, m: LiveMessage): Live {
   }
 }
 
-function useClusterLive(clusterId: string): Live {
+/** What the cluster's live stream has put in the cache (another component on the page holds the stream). */
+export function useLiveCache(clusterId: string): Live {
   const queryClient = useQueryClient();
   const key = liveKey(clusterId);
   // The stream is the only source: a refetch keeps what is cached.
-  const q = useQuery({ queryKey: key, queryFn: () => queryClient.getQueryData<Live>(key) ?? empty, initialData: empty, staleTime: Infinity });
+  return useQuery({ queryKey: key, queryFn: () => queryClient.getQueryData<Live>(key) ?? empty, initialData: empty, staleTime: Infinity }).data;
+}
+
+function useClusterLive(clusterId: string): Live {
+  const queryClient = useQueryClient();
+  const key = liveKey(clusterId);
+  const live = useLiveCache(clusterId);
   useEffect(() => {
     const source = new EventSource(`/api/clusters/${clusterId}/live`);
     const onMessage = (e: MessageEvent<string>) => queryClient.setQueryData<Live>(key, (old) => applyLive(old ?? empty, JSON.parse(e.data) as LiveMessage));
@@ -45,7 +52,7 @@ function useClusterLive(clusterId: string): Live {
     // key is derived from clusterId
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [clusterId, queryClient]);
-  return q.data;
+  return live;
 }
 
 export function age(iso: string | null, now: number): string {

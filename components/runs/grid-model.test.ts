@@ -34,7 +34,7 @@ function step(phase: string, host: string | null, status: string, times: Partial
   };
 }
 
-function run(steps: StepView[]): Pick<RunView, "plan" | "steps" | "hosts"> {
+function run(steps: StepView[]): Parameters<typeof buildGrid>[0] {
   return { plan: { runType: "bootstrap", phases: phases.map((p) => ({ ...p, steps: [] })) }, steps, hosts };
 }
 

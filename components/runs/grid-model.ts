@@ -1,7 +1,7 @@
 // The run page's host × phase grid as plain data: one row per host (plus a "cluster" row for
 // cluster-wide steps), one cell per phase. No React here, so the rules (what a cell's status is, which
 // rows come first, what a filter keeps) are unit-tested on their own.
-import type { RunView, StepView } from "@/lib/engine/queries";
+import type { RunHost, RunView, StepView } from "@/lib/engine/queries";
 
 export type CellStatus = "pending" | "running" | "waiting" | "done" | "skipped" | "failed" | "cancelled";
 
@@ -52,7 +52,7 @@ export function combineStatus(statuses: readonly string[]): CellStatus {
 const CLUSTER = "cluster";
 
 /** Rows: the cluster row first, then hosts with a failure, then the rest in definition order. */
-export function buildGrid(run: Pick<RunView, "plan" | "steps" | "hosts">): Grid {
+export function buildGrid(run: Pick<RunView, "plan" | "steps"> & { hosts: Pick<RunHost, "name" | "role" | "address">[] }): Grid {
   const phases = run.plan.phases.map((p) => ({ id: p.id, title: p.title }));
   const phaseIndex = new Map(phases.map((p, i) => [p.id, i]));
   const byHost = new Map<string | null, StepView[][]>();

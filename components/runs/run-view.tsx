@@ -149,7 +149,8 @@ function Rollout({ run, now, onRetry }: { run: Run; now: number; onRetry?: (body
       <WaitingLines steps={run.steps} now={now} />
       <HostGrid grid={grid} filter={filter} onFilter={setFilter} selected={selected} onSelect={setPicked} now={now} />
       {found ? (
-        <StepDetails clusterId={run.clusterId} row={found.row} cell={found.cell} phaseTitle={grid.phases.find((p) => p.id === found.cell.phase)?.title ?? found.cell.phase} planned={planned} now={now} onRetry={onRetry} />
+        <StepDetails
+          hostInfo={run.hosts.find((h) => h.name === found.row.host)} clusterId={run.clusterId} row={found.row} cell={found.cell} phaseTitle={grid.phases.find((p) => p.id === found.cell.phase)?.title ?? found.cell.phase} planned={planned} now={now} onRetry={onRetry} />
       ) : (
         <p className="text-sm text-slate-500">Click a cell to see its step: status, attempts, exit code, error, hint and output.</p>
       )}

@@ -1,10 +1,11 @@
 "use client";
 // The details of the grid's selected cell (usually one step), and the run's "waiting for …" lines.
 import type { PlannedStep } from "@/lib/engine/plan";
-import type { StepView } from "@/lib/engine/queries";
+import type { RunHost, StepView } from "@/lib/engine/queries";
 import { waitingText } from "./eta";
 import type { GridCell, GridRow } from "./grid-model";
 import { HostDiagnostics } from "./host-diagnostics";
+import { HostInspector } from "./host-inspector";
 import { cellDuration } from "./host-grid";
 import { PlannedStepBody } from "./plan-review";
 import { StatusBadge } from "./run-status";
@@ -17,8 +18,11 @@ export function StepDetails({
   planned,
   now,
   onRetry,
+  hostInfo,
 }: {
   clusterId: string;
+  /** The selected row's host (facts, preflight findings), for the inspector. */
+  hostInfo?: RunHost;
   row: GridRow;
   cell: GridCell;
   phaseTitle: string;
@@ -53,6 +57,7 @@ export function StepDetails({
       {cell.steps.map((s) => (
         <StepDetail key={s.id} step={s} planned={planned.get(s.key)} now={now} />
       ))}
+      {hostInfo && <HostInspector clusterId={clusterId} host={hostInfo} />}
       {row.host && <HostDiagnostics key={row.host} clusterId={clusterId} host={row.host} />}
     </section>
   );

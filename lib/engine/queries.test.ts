@@ -44,10 +44,10 @@ describe("getRunView", () => {
   test("lists the cluster's hosts in definition order with role and address", async () => {
     const view = await getRunView({ id: await createRun({ clusterId, type: "bootstrap", plan }) });
     expect(view.hosts).toEqual([
-      { name: "master-1", role: "master", address: "192.0.2.11" },
-      { name: "master-2", role: "master", address: "192.0.2.12" },
-      { name: "master-3", role: "master", address: "192.0.2.13" },
-      { name: "worker-1", role: "worker", address: "192.0.2.14" },
+      { name: "master-1", role: "master", address: "192.0.2.11", facts: null, findings: null },
+      { name: "master-2", role: "master", address: "192.0.2.12", facts: null, findings: null },
+      { name: "master-3", role: "master", address: "192.0.2.13", facts: null, findings: null },
+      { name: "worker-1", role: "worker", address: "192.0.2.14", facts: null, findings: null },
     ]);
     expect(view.steps.map((s) => s.waiting)).toEqual([null, null]);
   });
@@ -91,5 +91,16 @@ describe("listClusterRuns", () => {
       [null, null],
       [null, null],
     ]);
+  });
+
+  test("gives each host the findings of this run's latest preflight result", async () => {
+    const runId = await createRun({ clusterId, type: "check", plan: { runType: "check", phases: [{ id: "preflight", title: "Preflight", steps: [{ key: "preflight/worker-1", phase: "preflight", action: "preflight", title: "Preflight on worker-1", host: "worker-1", files: [], commands: [], dependsOn: [], timeoutMs: 1000 }] }] } });
+    const step = await getDb().step.findFirstOrThrow({ where: { runId } });
+    const swap = { check: "swap", severity: "error", message: "swap is on (2048 MiB)", hint: "swapoff -a" };
+    await appendRunEvent({ runId, type: "step.failed", stepId: step.id, data: { key: step.key, error: "x", findings: [swap] } });
+    await appendRunEvent({ runId, type: "step.finished", stepId: step.id, data: { key: step.key, findings: [{ ...swap, severity: "ok", message: "swap is off" }] } });
+    const view = await getRunView({ id: runId });
+    expect(view.hosts.find((h) => h.name === "worker-1")?.findings).toEqual([{ check: "swap", severity: "ok", message: "swap is off", hint: "swapoff -a" }]);
+    expect(view.hosts.find((h) => h.name === "master-1")?.findings).toBeNull();
   });
 });

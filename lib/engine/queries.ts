@@ -2,6 +2,8 @@ import "server-only";
 // Read models of runs for the API and the pages.
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
+import type { HostFacts } from "./actions/facts";
+import type { Finding } from "./actions/preflight";
 import { runPlan, type RunPlan } from "./plan";
 import type { StepWaitingEvent } from "./schemas";
 
@@ -26,7 +28,8 @@ export type StepView = {
   waiting: StepWaiting | null;
 };
 
-export type RunHost = { name: string; role: string; address: string };
+/** A host as the node inspector shows it: facts from phase 1, findings of this run's preflight. */
+export type RunHost = { name: string; role: string; address: string; facts: HostFacts | null; findings: Finding[] | null };
 
 export type RunView = {
   id: string;
@@ -51,12 +54,13 @@ export async function getRunView({ id }: { id: string }): Promise<RunView> {
   const run = await getDb().run.findUnique({
     where: { id },
     include: {
-      cluster: { select: { name: true, hosts: { orderBy: { position: "asc" }, select: { name: true, role: true, address: true } } } },       createdBy: { select: { username: true } },
+      cluster: { select: { name: true, hosts: { orderBy: { position: "asc" }, select: { name: true, role: true, address: true, facts: true } } } },       createdBy: { select: { username: true } },
       steps: { orderBy: { ordinal: "asc" }, include: { host: { select: { name: true } } } },
     },
   });
   if (!run) throw notFound("Run");
   const waiting = await listOpenWaits({ runId: id, steps: run.steps });
+  const findings = await preflightFindings(id, run.steps);
   return {
     id: run.id,
     clusterId: run.clusterId,
@@ -71,7 +75,7 @@ export async function getRunView({ id }: { id: string }): Promise<RunView> {
     lastSeq: run.lastSeq,
     summary: run.summary ? (JSON.parse(run.summary) as Record<string, unknown>) : null,
     plan: runPlan.parse(JSON.parse(run.plan)),
-    hosts: run.cluster.hosts,
+    hosts: run.cluster.hosts.map((h) => ({ name: h.name, role: h.role, address: h.address, facts: h.facts ? (JSON.parse(h.facts) as HostFacts) : null, findings: findings.get(h.name) ?? null })),
     steps: run.steps.map((s) => ({
       id: s.id,
       key: s.key,
@@ -132,3 +136,17 @@ export async function listClusterRuns({ clusterId }: { clusterId: string }) {
 }
 
 export type ClusterRunRow = Awaited<ReturnType<typeof listClusterRuns>>[number];
+
+/** Each host's findings from this run's latest preflight result (they travel in the step's event). */
+async function preflightFindings(runId: string, steps: { id: string; key: string; host: { name: string } | null }[]): Promise<Map<string, Finding[]>> {
+  const preflight = new Map(steps.filter((s) => s.key.startsWith("preflight/") && s.host).map((s) => [s.id, s.host!.name]));
+  const out = new Map<string, Finding[]>();
+  if (preflight.size === 0) return out;
+  const events = await getDb().runEvent.findMany({ where: { runId, stepId: { in: [...preflight.keys()] }, type: { in: ["step.finished", "step.failed"] } }, orderBy: { seq: "asc" }, select: { stepId: true, data: true } });
+  for (const e of events) {
+    const data = JSON.parse(e.data) as { findings?: Finding[] };
+    const host = e.stepId ? preflight.get(e.stepId) : undefined;
+    if (host && data.findings) out.set(host, data.findings);
+  }
+  return out;
+}
