@@ -43,6 +43,8 @@ export function buildKillCommand(pid: string, user: string): string {
 }
 
 export type ExecContext = {
+  /** host:port as configured, for errors. */
+  address?: string;
   client: Client;
   hostId: string;
   user: string;
@@ -188,6 +190,10 @@ export async function execOnClient(ctx: ExecContext, argv: readonly string[], op
       if (stopped === "cancelled") return reject(new SshError({ kind: "cancelled", ...base }));
       if (exitCode !== 0 && ctx.user !== "root" && isSudoPasswordPrompt(stderrText)) {
         return reject(new SshError({ kind: "sudo-needs-password", ...base, user: ctx.user }));
+      }
+      // No exit status and no signal: the channel closed under the command because the connection died.
+      if (exitCode === null && exitSignal === undefined) {
+        return reject(new SshError({ kind: "unreachable", host: ctx.hostId, address: ctx.address ?? ctx.hostId, cause: `the connection was lost while ${step ? `step ${step}` : "a command"} ran; it may have run partly` }));
       }
       if (exitCode === 0 || (opts.allowFailure && exitCode !== null)) {
         return resolve({

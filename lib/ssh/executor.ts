@@ -164,7 +164,7 @@ export class Executor {
       try {
         return await (entry?.channels ?? new Semaphore(1)).use(() =>
           execOnClient(
-            { client, hostId: host.id, user: host.user, sink: this.sink, redactor: this.redactor, defaultTimeoutMs: this.opts.commandTimeoutMs },
+            { client, hostId: host.id, address: `${host.address}:${host.port ?? 22}`, user: host.user, sink: this.sink, redactor: this.redactor, defaultTimeoutMs: this.opts.commandTimeoutMs },
             argv,
             opts,
           ),
