@@ -91,6 +91,8 @@ test("an admin bootstraps the lab cluster, sees a faulty worker fail, fixes it a
   await expect(page.getByTestId("pods-summary")).toHaveText(/^\((\d+) of \1 Running and Ready\)$/, { timeout: 60_000 });
   await run.cell("worker-2", "join").click();
   await expect(page.getByTestId("host-pods")).toContainText("kube-flannel/");
+  await page.getByTestId("toggle-timeline").click();
+  await expect(page.getByTestId("timeline-row-worker-2")).toBeVisible();
   await page.screenshot({ path: shot("34-bootstrap-green.png"), fullPage: true });
 
   // The cluster page keeps the history.

@@ -15,6 +15,7 @@ import { allRows, buildGrid, findCell, progressOf, type Grid, type GridFilter } 
 import { HostGrid, type CellRef } from "./host-grid";
 import { PlanReview, planSize } from "./plan-review";
 import { runTypeTitle, StatusBadge } from "./run-status";
+import { RunTimeline } from "./run-timeline";
 import { StepDetails, WaitingLines } from "./step-details";
 import { useRunEvents } from "./use-run-events";
 import { LiveTables } from "../clusters/live-tables";
@@ -154,6 +155,7 @@ function Rollout({ run, now, onRetry }: { run: Run; now: number; onRetry?: (body
       ) : (
         <p className="text-sm text-slate-500">Click a cell to see its step: status, attempts, exit code, error, hint and output.</p>
       )}
+      <RunTimeline grid={grid} now={now} />
     </>
   );
 }
