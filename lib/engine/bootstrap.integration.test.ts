@@ -70,6 +70,13 @@ async function killDuring(runId: string, phase: string): Promise<string[]> {
   return inFlight;
 }
 
+/** The run's status, with every failed step's error and output tail attached when it is not the expected one. */
+async function outcome(runId: string, status: string): Promise<string> {
+  if (status === "succeeded") return status;
+  const failed = await getDb().step.findMany({ where: { runId, status: "failed" }, select: { key: true, error: true, output: true } });
+  return `${status}: ${failed.map((f) => `${f.key}: ${f.error}\n${(f.output ?? "").split("\n").slice(-15).join("\n")}`).join("\n---\n")}`;
+}
+
 async function finished(runId: string, ms: number): Promise<string> {
   return until("the run to finish", async () => {
     const r = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } });
@@ -135,7 +142,7 @@ describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
     labSwap(LAB, "worker-3", false);
     const again = await retryRun({ runId, host: "worker-3" });
     expect(again).toBeGreaterThanOrEqual(6);
-    expect(await finished(runId, 8 * 60_000)).toBe("succeeded");
+    expect(await outcome(runId, await finished(runId, 8 * 60_000))).toBe("succeeded");
     const run = await getDb().run.findUniqueOrThrow({ where: { id: runId } });
     expect(JSON.parse(run.summary!).message).toBe("all 6 hosts done");
     const verify = await getDb().step.findFirstOrThrow({ where: { runId, key: "verify/cluster" } });
@@ -151,7 +158,7 @@ describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
     const hosts = lab.hosts.map((h) => h.name);
     const reset = await planRun({ clusterId, body: { type: "reset", hosts, confirm: true } });
     await startRun({ runId: reset });
-    expect(await executeRun(reset, { workerId: "test" })).toBe("succeeded");
+    expect(await outcome(reset, await executeRun(reset, { workerId: "test" }))).toBe("succeeded");
     const ssh = (host: string, script: string) =>
       execFileSync("ssh", ["-i", lab.adminKeyPath, "-o", "UserKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "LogLevel=error", `root@${lab.hosts.find((h) => h.name === host)!.address}`, script], { encoding: "utf8" });
     expect(ssh("master-1", "ss -ltnH | awk '{print $4}' | grep -c ':6443$\\|:2379$' || true").trim()).toBe("0");
@@ -172,7 +179,7 @@ describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
     expect((await getDb().step.findFirstOrThrow({ where: { runId, phase: "control-plane" } })).status).toBe("cancelled");
 
     await retryRun({ runId });
-    expect(await executeRun(runId, { workerId: "test" })).toBe("succeeded");
+    expect(await outcome(runId, await executeRun(runId, { workerId: "test" }))).toBe("succeeded");
     const events = await listRunEvents({ runId, limit: 100_000 });
     expect(events.filter((e) => e.type === "step.finished" && e.data.key === "verify/cluster").at(-1)?.data.summary).toMatch(/^6 nodes Ready/);
     expect(ssh("worker-1", "/usr/bin/hyperkube --version 2>&1 || true")).toBeDefined();
@@ -182,7 +189,7 @@ describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
   it("joins reset workers to the running cluster; one cut off mid-join fails fast with a clear error while the other joins", async () => {
     const reset = await planRun({ clusterId: legacy, body: { type: "reset", hosts: ["worker-2", "worker-3"], confirm: true } });
     await startRun({ runId: reset });
-    expect(await executeRun(reset, { workerId: "test" })).toBe("succeeded");
+    expect(await outcome(reset, await executeRun(reset, { workerId: "test" }))).toBe("succeeded");
     const resetSteps = await getDb().step.findMany({ where: { runId: reset } });
     const summaries = (await listRunEvents({ runId: reset })).filter((e) => e.type === "step.finished").map((e) => String(e.data.summary));
     expect(resetSteps.every((s) => s.status === "done")).toBe(true);
