@@ -5,7 +5,7 @@ import type { ClusterDefinition } from "../cluster/definition";
 import { effectiveHost, type EffectiveHost } from "../cluster/derive";
 import { shellCommand, shellScript } from "../ssh/quote";
 import { FACTS_SCRIPT } from "./actions/facts";
-import { BINARY_SCRIPT, KUBELET_START_SCRIPT, PACKAGES_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./actions/host-scripts";
+import { BINARY_SCRIPT, KUBELET_START_SCRIPT, PACKAGES_SCRIPT, PRESENT_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./actions/host-scripts";
 import { packagePairs, PREFLIGHT_SCRIPT } from "./actions/preflight";
 import { binaryDownloads, bootstrapLeftovers, controlPlaneFiles, kubeletFiles, missingAssets, resetPaths, type HostFile } from "./host-files";
 import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
@@ -190,7 +190,7 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
             action: "pivot",
             title: "Pivot to the self-hosted control plane",
             host: null,
-            commands: [locked(runId, REMOVE_SCRIPT, leftovers)],
+            commands: [asSent(shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present")), locked(runId, REMOVE_SCRIPT, leftovers)],
             timeoutMs: 16 * MIN,
           }),
         ],

@@ -11,7 +11,7 @@ import { apiMessage } from "../cluster-api";
 import { hintFor } from "../hints";
 import { binaryDownloads, bootstrapLeftovers, controlPlaneFiles, kubeletFiles, resetPaths, type HostFile } from "../host-files";
 import type { EngineHost } from "../targets";
-import { BINARY_SCRIPT, JOURNAL_SCRIPT, KUBELET_START_SCRIPT, LOCKED_EXIT, PACKAGES_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./host-scripts";
+import { BINARY_SCRIPT, JOURNAL_SCRIPT, KUBELET_START_SCRIPT, LOCKED_EXIT, PACKAGES_SCRIPT, PRESENT_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./host-scripts";
 import { CONTROL_PLANE_COMPONENTS, controlPlaneMissing, isMirrorPod, nodeReady, podLine, podReady, rolePatch, type NodeLike, type PodLike } from "./kube";
 import { packagePairs } from "./preflight";
 import { needHost, WaitAbandoned, type Action, type ActionContext, type ActionOutcome } from "./types";
@@ -221,7 +221,11 @@ export const bootstrapActions: Record<string, Action> = {
     const marker = `bootdeck-pivot-${ctx.runId.slice(4).toLowerCase().replace(/[^a-z0-9-]/g, "")}`;
     try {
       const leftovers = bootstrapLeftovers(ctx.resources.assetPaths);
-      const bootstrapGone = !(await listPods(ctx).catch(() => [] as PodLike[])).some((p) => (p.metadata?.name ?? "").startsWith("bootstrap-kube-apiserver"));
+      // Whether an earlier attempt already removed the bootstrap control plane is read from the host
+      // (its manifests), never from the API: a mirror pod can lag behind a kubelet's registration, and
+      // removing the bootstrap control plane before the self-hosted one started kills the cluster.
+      const probe = await ctx.executor.run(first.target, shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { step: ctx.planned.key, signal: ctx.signal, quiet: true, timeoutMs: 30_000 });
+      const bootstrapGone = !probe.stdout.toString("utf8").includes("present");
       if (!bootstrapGone) {
         await ctx.wait(`self-hosted control plane started (${CONTROL_PLANE_COMPONENTS.join(", ")}) and ${first.name} Ready`, { timeoutMs: 8 * 60_000, intervalMs: 2_000 }, async () => {
           const pods = await listPods(ctx);

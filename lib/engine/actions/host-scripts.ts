@@ -87,6 +87,10 @@ exit 1`;
 export const REMOVE_SCRIPT = `${LOCK}for p in "$@"; do rm -rf -- "$p"; done
 echo "bootdeck-removed $#"`;
 
+/** Read-only: prints "present" for each of $@ that exists. */
+export const PRESENT_SCRIPT = `for p in "$@"; do [ -e "$p" ] && echo "present $p"; done
+exit 0`;
+
 /** The kubelet's recent journal, for failures. $1 = lines. */
 export const JOURNAL_SCRIPT = `journalctl -u kubelet -n "$1" --no-pager 2>&1 || true`;
 
