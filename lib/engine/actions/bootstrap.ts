@@ -203,6 +203,9 @@ export const bootstrapActions: Record<string, Action> = {
       if (error) return failure(error);
       created += results.filter((r) => r === "created").length;
       present += results.filter((r) => r === "present").length;
+      // Before 1.24 a pod gets its service account's token only if the token controller has issued it
+      // (seed 004's flannel without a token): workloads wait until every service account has one.
+      if (kind === "ServiceAccount" && ctx.resources.caps.minor < 24) await waitForTokens(ctx, group);
     }
     // The scheduler places control-plane pods by the master role; the first master gets it now.
     const first = ctx.resources.firstMaster.name;
@@ -356,6 +359,16 @@ export const bootstrapActions: Record<string, Action> = {
     }
   },
 };
+
+async function waitForTokens(ctx: ActionContext, accounts: K8sObject[]): Promise<void> {
+  await ctx.wait(`service account tokens issued by the controller-manager (${accounts.map((a) => a.metadata.name).join(", ")})`, { timeoutMs: 3 * 60_000, intervalMs: 1_000 }, async () => {
+    for (const a of accounts) {
+      const sa = await ctx.resources.api().getJson<{ secrets?: unknown[] }>(`/api/v1/namespaces/${a.metadata.namespace ?? "default"}/serviceaccounts/${a.metadata.name}`, ctx.signal);
+      if (!sa?.secrets?.length) return { ok: false, why: `${a.metadata.namespace}/${a.metadata.name} has no token yet (is kube-controller-manager running?)` };
+    }
+    return { ok: true, value: undefined };
+  });
+}
 
 /** Ends a wait at once when the host no longer answers over SSH (other errors: keep waiting). */
 async function assertReachable(ctx: ActionContext, host: EngineHost): Promise<void> {
