@@ -167,6 +167,9 @@ export const bootstrapActions: Record<string, Action> = {
     let crdsPending: string[] = [];
     // Kinds in order (Namespaces, CRDs, RBAC, …); the objects of one kind go in parallel. Creating is
     // the check: 409 means the object is there already (a resumed step), so nothing is applied twice.
+    // The bootstrap controller-manager must be working first (it makes service accounts and, before
+    // 1.24, their tokens; pods created before that get none): kube-system's default account shows it.
+    await waitForTokens(ctx, [{ apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default", namespace: "kube-system" } }]);
     const groups: K8sObject[][] = [];
     for (const { object } of objects) {
       const last = groups[groups.length - 1];
@@ -361,10 +364,12 @@ export const bootstrapActions: Record<string, Action> = {
 };
 
 async function waitForTokens(ctx: ActionContext, accounts: K8sObject[]): Promise<void> {
-  await ctx.wait(`service account tokens issued by the controller-manager (${accounts.map((a) => a.metadata.name).join(", ")})`, { timeoutMs: 3 * 60_000, intervalMs: 1_000 }, async () => {
+  await ctx.wait(`service accounts${ctx.resources.caps.minor < 24 ? " and their tokens" : ""} made by the controller-manager (${accounts.map((a) => a.metadata.name).join(", ")})`, { timeoutMs: 3 * 60_000, intervalMs: 1_000 }, async () => {
     for (const a of accounts) {
       const sa = await ctx.resources.api().getJson<{ secrets?: unknown[] }>(`/api/v1/namespaces/${a.metadata.namespace ?? "default"}/serviceaccounts/${a.metadata.name}`, ctx.signal);
-      if (!sa?.secrets?.length) return { ok: false, why: `${a.metadata.namespace}/${a.metadata.name} has no token yet (is kube-controller-manager running?)` };
+      if (!sa) return { ok: false, why: `${a.metadata.namespace}/${a.metadata.name} does not exist yet (is kube-controller-manager running?)` };
+      // Token secrets exist only before 1.24; later, tokens are issued per pod.
+      if (ctx.resources.caps.minor < 24 && !sa.secrets?.length) return { ok: false, why: `${a.metadata.namespace}/${a.metadata.name} has no token yet (is kube-controller-manager running?)` };
     }
     return { ok: true, value: undefined };
   });
