@@ -165,7 +165,7 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
       } catch (err) {
         if (isSshError(err) && err.detail.kind === "command-failed") exitCode = err.detail.exitCode;
         const message = err instanceof Error ? err.message : String(err);
-        outcome = { ok: false, error: message, hint: hintFor(message) };
+        outcome = { ok: false, error: message };
       }
       if (outcome.ok || controller.signal.aborted || retry >= (planned.retries ?? 0)) break;
       // The step's retry policy: idempotent steps (downloads, package installs) try again after a pause.
@@ -178,6 +178,8 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
     const finishedAt = new Date();
     const durationMs = finishedAt.getTime() - startedAt.getTime();
     const journal = Array.isArray(outcome.data?.journal) ? (outcome.data.journal as string[]) : [];
+    // Every failure gets a hint for a known cause, from its message and the kubelet's journal.
+    if (!outcome.ok && !outcome.hint) outcome = { ...outcome, hint: hintFor([outcome.error, ...journal].join("\n")) };
     const output = [...(tails.get(planned.key) ?? []), ...(journal.length ? ["--- kubelet journal (last lines) ---", ...journal] : [])].join("\n") || null;
     if (outcome.ok) {
       await db.step.update({ where: { id: row.id }, data: { status: "done", finishedAt, output, error: null, hint: null, exitCode: 0 } });

@@ -121,6 +121,13 @@ export async function readText(req: Request, limit = defaultBodyLimit): Promise<
 
 const tooLarge = (limit: number) => new AppError(413, "too_large", `The request body is larger than ${Math.round(limit / 1024)} KiB`);
 
+/** A Server-Sent Events response; no-transform keeps compression (and any proxy) from buffering it. */
+export function eventStream(stream: ReadableStream<Uint8Array>): Response {
+  return new Response(stream, {
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no", connection: "keep-alive" },
+  });
+}
+
 export function json(data: unknown, init: ResponseInit = {}): Response {
   return Response.json(data, { ...init, headers: { "cache-control": "no-store", ...init.headers } });
 }

@@ -8,7 +8,6 @@ import type { K8sObject } from "../../assets/yaml-out";
 import { getDb } from "../../db/client";
 import { isSshError, shellScript, type ExecResult } from "../../ssh";
 import { apiMessage } from "../cluster-api";
-import { hintFor } from "../hints";
 import { binaryDownloads, bootstrapLeftovers, controlPlaneFiles, kubeletFiles, resetPaths, type HostFile } from "../host-files";
 import type { EngineHost } from "../targets";
 import { BINARY_SCRIPT, JOURNAL_SCRIPT, KUBELET_START_SCRIPT, LOCKED_EXIT, PACKAGES_SCRIPT, PRESENT_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./host-scripts";
@@ -63,7 +62,7 @@ async function journalTail(ctx: ActionContext, lines = 60): Promise<string[]> {
 function failure(error: unknown, extra: Record<string, unknown> = {}): ActionOutcome {
   const message = error instanceof Error ? error.message : String(error);
   const journal = (error as { journal?: string[] }).journal;
-  return { ok: false, error: message, hint: hintFor(`${message}\n${journal?.join("\n") ?? ""}`), data: { ...extra, ...(journal?.length ? { journal } : {}) } };
+  return { ok: false, error: message, data: { ...extra, ...(journal?.length ? { journal } : {}) } };
 }
 
 function fileSpecs(ctx: ActionContext, files: HostFile[]) {

@@ -1,20 +1,12 @@
 import { runIdParams } from "@/lib/engine/schemas";
 import { runEventStream } from "@/lib/engine/sse";
-import { route } from "@/lib/http/route";
+import { eventStream, route } from "@/lib/http/route";
 
 // GET /api/runs/:id/events — Server-Sent Events: replay after Last-Event-ID (or ?after=N), then live.
 export const GET = route({ permission: "cluster:read", params: runIdParams }, async ({ req, params }) => {
   const url = new URL(req.url);
   const after = Number(req.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0");
   const stream = await runEventStream({ runId: params.id, afterSeq: Number.isInteger(after) && after > 0 ? after : 0, signal: req.signal });
-  return new Response(stream, {
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      // no-transform keeps compression (and any proxy) from buffering the stream.
-      "cache-control": "no-cache, no-transform",
-      "x-accel-buffering": "no",
-      connection: "keep-alive",
-    },
-  });
+  return eventStream(stream);
 });
 export const dynamic = "force-dynamic";
