@@ -55,7 +55,13 @@ function chooseSubnet(name: string): number {
   throw new Error("no free lab subnet left in 10.237.30.0–10.237.254.0");
 }
 
-export type UpOptions = { name: string; masters?: number; workers?: number; hosts?: number; log: Log };
+export type UpOptions = { name: string; masters?: number; workers?: number; hosts?: number; virtualNodes?: number; log: Log };
+
+/** Where the first master's kubelet finds its kubeconfig (1.8+, then older), seen from this machine. */
+export function firstMasterKubeconfigs(state: LabState): string[] {
+  const first = state.hosts.find((h) => h.role === "master") ?? state.hosts[0];
+  return first ? ["etc/kubernetes/kubelet.conf", "etc/kubernetes/kubeconfig"].map((p) => path.join(first.root, p)) : [];
+}
 
 function hostNames(o: UpOptions): { name: string; role: LabHostState["role"] }[] {
   if (o.hosts !== undefined) return Array.from({ length: o.hosts }, (_, i) => ({ name: `host-${i + 1}`, role: "host" as const }));
@@ -125,6 +131,12 @@ export async function labUp(o: UpOptions): Promise<LabState> {
     // lab cluster (issue 5): the binary mirror with the kubelet stand-in and kubectl, on the bridge.
     state.mirrorUrl = startMirror(dir, gateway);
     writeState(state);
+    // KWOK-style nodes join whatever cluster is bootstrapped on these hosts later, with the credentials
+    // the first master's kubelet gets (the admin kubeconfig on masters).
+    if (o.virtualNodes) {
+      startVirtualNodes(dir, firstMasterKubeconfigs(state), o.virtualNodes, { wait: true });
+      o.log(`${o.virtualNodes} virtual nodes will register once a cluster's API answers on ${state.hosts.find((h) => h.role === "master")?.name ?? state.hosts[0]?.name} (log: ${path.join(dir, "virtual-nodes.log")})`);
+    }
     o.log(`lab "${name}" is up: ${state.hosts.length} hosts`);
     return state;
   } catch (err) {
@@ -398,5 +410,5 @@ export function labVirtualNodes(name: string, kubeconfig: string, count: number)
   mustState(name);
   if (!fs.existsSync(kubeconfig)) throw new Error(`no kubeconfig at ${kubeconfig}: copy the cluster's admin kubeconfig (auth/kubeconfig) there first`);
   const dir = labDir(name);
-  return { pid: startVirtualNodes(dir, path.resolve(kubeconfig), count), log: path.join(dir, "virtual-nodes.log") };
+  return { pid: startVirtualNodes(dir, [path.resolve(kubeconfig)], count), log: path.join(dir, "virtual-nodes.log") };
 }

@@ -18,6 +18,8 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
 
   up N                         start N hosts host-1..host-N
   up --masters M --workers W   start master-1..M and worker-1..W
+     [--virtual-nodes V]       plus V KWOK-style nodes that register once a cluster is bootstrapped on the
+                               hosts (credentials from the first master's kubelet kubeconfig)
   down                         remove the lab (safe to re-run, also after a crash)
   status                       hosts, addresses, state, and how to ssh to each
   cut HOST | heal HOST         take the host's link down / bring it back (heal also clears slow)
@@ -68,11 +70,12 @@ export const lab: Command = {
       case "up": {
         const masters = count(takeOption(rest, "--masters"), "--masters");
         const workers = count(takeOption(rest, "--workers"), "--workers");
+        const virtualNodes = count(takeOption(rest, "--virtual-nodes"), "--virtual-nodes");
         const hosts = count(rest[0], "N");
         if (hosts === undefined && masters === undefined && workers === undefined) {
           throw new Error("lab up needs N or --masters M --workers W");
         }
-        const state = await labUp({ name, hosts, masters, workers, log });
+        const state = await labUp({ name, hosts, masters, workers, virtualNodes, log });
         console.log(`state: /run/bootdeck-lab/${state.name}/state.json`);
         return printStatus(name);
       }

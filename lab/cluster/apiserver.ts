@@ -184,8 +184,12 @@ export class ApiServer {
   async stop(): Promise<void> {
     if (this.crdTimer) clearInterval(this.crdTimer);
     for (const close of this.openWatches) close();
-    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
-    this.server?.closeAllConnections();
+    // Kept-alive client connections would hold close() open forever: cut them once it stops listening.
+    await new Promise<void>((r) => {
+      if (!this.server) return r();
+      this.server.close(() => r());
+      this.server.closeAllConnections();
+    });
   }
 
   get port(): number {

@@ -62,12 +62,13 @@ export function stopMirror(labDir: string): void {
 /**
  * KWOK-style virtual nodes (issue 5's scale tests) against a lab cluster's API, in the background:
  * one process registers `count` Nodes and keeps them Ready. Stopped by `lab down` (or again with 0).
+ * With `wait`, the process waits for the first of `kubeconfigs` to exist and answer (a cluster bootstrapped later).
  */
-export function startVirtualNodes(labDir: string, kubeconfig: string, count: number): number {
+export function startVirtualNodes(labDir: string, kubeconfigs: readonly string[], count: number, opts: { wait?: boolean } = {}): number {
   stopVirtualNodes(labDir);
   if (count <= 0) return 0;
   const log = fs.openSync(path.join(labDir, "virtual-nodes.log"), "a");
-  const child = spawn(process.execPath, ["--import", path.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs"), path.join(REPO_ROOT, "lab/cluster/main.ts"), "virtual-nodes", `--kubeconfig=${kubeconfig}`, `--count=${count}`], {
+  const child = spawn(process.execPath, ["--import", path.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs"), path.join(REPO_ROOT, "lab/cluster/main.ts"), "virtual-nodes", ...kubeconfigs.map((k) => `--kubeconfig=${k}`), `--count=${count}`, ...(opts.wait ? ["--wait"] : [])], {
     detached: true,
     stdio: ["ignore", log, log],
   });
