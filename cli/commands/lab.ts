@@ -13,6 +13,7 @@ import {
   labStopSshd,
   labUp,
 } from "../../lab/lab";
+import { labHostMemory } from "../../lab/memory";
 
 const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; runs as root)
 
@@ -136,10 +137,12 @@ export const lab: Command = {
 async function printStatus(name: string): Promise<number> {
   const { state, hosts } = await labStatus(name);
   console.log(`lab "${state.name}": ${state.subnet} on ${state.bridge}, ${hosts.length} hosts`);
-  console.log(`${"HOST".padEnd(12)}${"ADDRESS".padEnd(16)}${"INIT".padEnd(8)}${"LINK".padEnd(6)}${"SSHD".padEnd(6)}HOST KEY`);
+  const memory = new Map(labHostMemory(state.hosts).map((m) => [m.name, m]));
+  console.log(`${"HOST".padEnd(12)}${"ADDRESS".padEnd(16)}${"INIT".padEnd(8)}${"LINK".padEnd(6)}${"SSHD".padEnd(6)}${"MEM (PSS)".padEnd(11)}HOST KEY`);
   for (const h of hosts) {
+    const mem = `${Math.round((memory.get(h.name)?.pssBytes ?? 0) / 1048576)} MiB`;
     console.log(
-      `${h.name.padEnd(12)}${h.address.padEnd(16)}${(h.running ? "up" : "dead").padEnd(8)}${h.link.padEnd(6)}${(h.sshd ? "yes" : "no").padEnd(6)}${h.hostKeyFingerprint}`,
+      `${h.name.padEnd(12)}${h.address.padEnd(16)}${(h.running ? "up" : "dead").padEnd(8)}${h.link.padEnd(6)}${(h.sshd ? "yes" : "no").padEnd(6)}${mem.padEnd(11)}${h.hostKeyFingerprint}`,
     );
   }
   console.log(`\nusers: root, ${state.users.sudo} (NOPASSWD sudo), ${state.users.sudoWithPassword} (sudo asks a password)`);
