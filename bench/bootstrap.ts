@@ -1,10 +1,21 @@
-// npm run bench:bootstrap -- --masters 3 --workers 5 [--version v1.32.9] [--keep]
+// npm run bench:bootstrap -- --masters 3 --workers 5 [--version v1.32.9] [--virtual-nodes 500] [--keep]
 // A whole bootstrap on a fresh lab (its own, "bench"): wall time per phase and in total, and the
 // engine's peak memory (RSS of this process, which runs the engine, sampled every 100 ms).
+// Then the lab's cost (issue 5): memory per lab host (PSS of each host's processes, and this machine's
+// memory in use before the lab and after the bootstrap, divided by the hosts). With --virtual-nodes V,
+// V KWOK-style nodes join the bootstrapped cluster: the time until all are Ready and until every pod
+// (their DaemonSet pods too) is Running, the API servers' and the virtual nodes' memory, `kubectl get
+// nodes`, and the dashboard's live watcher (its first full snapshot through the SSH tunnel).
 // Needs root. The lab's own processes (stand-in kubelets, etcd) are not counted in the engine's memory.
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
 import { labClusterDefinition } from "../lab/cluster-yaml";
-import { labDown, labUp } from "../lab/lab";
+import { firstMasterKubeconfigs, labDown, labUp, labVirtualNodes } from "../lab/lab";
+import { KubeClient } from "../lab/cluster/kube-client";
+import { labHostMemory, machineMemoryUsed } from "../lab/memory";
+import { labDir } from "../lab/config";
+import { subscribeClusterLive } from "../lib/clusters/live";
 import { createTempDb } from "../test/temp-db";
 import { validateClusterDefinition } from "../lib/cluster/definition";
 import { createCluster } from "../lib/clusters/repository";
@@ -26,7 +37,10 @@ async function main(): Promise<void> {
   const LAB = "bench";
   const mib = (b: number) => `${Math.round(b / 1048576)} MiB`;
   console.log(`bench:bootstrap: lab of ${masters} masters + ${workers} workers…`);
+  const virtualNodes = Number(arg("virtual-nodes", "0"));
   labDown(LAB, () => undefined);
+  // This process grows too (it runs the engine): its growth is taken out of the machine's.
+  const usedBefore = machineMemoryUsed() - process.memoryUsage().rss;
   const lab = await labUp({ name: LAB, masters, workers, log: () => undefined });
   const db = await createTempDb();
   try {
@@ -61,10 +75,90 @@ async function main(): Promise<void> {
     console.log(`engine peak RSS  ${mib(peak)}`);
     for (const f of failed) console.log(`failed: ${f.key}: ${f.error}`);
     if (status !== "succeeded") process.exitCode = 1;
+
+    // The lab's cost per host, once everything runs.
+    const memory = labHostMemory(lab.hosts);
+    const perRole = (role: string) => memory.filter((m) => m.role === role);
+    const stats = (ms: typeof memory) => (ms.length ? `mean ${mib(ms.reduce((a, m) => a + m.pssBytes, 0) / ms.length)}, max ${mib(Math.max(...ms.map((m) => m.pssBytes)))} (${ms.length} hosts)` : "none");
+    const used = machineMemoryUsed() - process.memoryUsage().rss - usedBefore;
+    console.log(`\nlab memory per host (PSS of its processes): masters ${stats(perRole("master"))}; workers ${stats(perRole("worker"))}`);
+    console.log(`lab memory, all hosts: ${mib(memory.reduce((a, m) => a + m.pssBytes, 0))} PSS, ${mib(memory.reduce((a, m) => a + m.rssBytes, 0))} RSS; this machine's memory in use (less this process) grew by ${mib(used)} since before lab up (${mib(used / lab.hosts.length)} per host)`);
+
+    if (virtualNodes > 0 && status === "succeeded") await benchVirtualNodes(LAB, lab.hosts.length, virtualNodes, clusterId, mib);
   } finally {
     await db.cleanup();
     if (!process.argv.includes("--keep")) labDown(LAB, () => undefined);
   }
 }
 
-void main();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, ms: number): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}`);
+    await sleep(250);
+  }
+}
+
+const rssOf = (pid: string) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+const cmdline = (pid: string) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+  } catch {
+    return "";
+  }
+};
+
+async function benchVirtualNodes(labName: string, hosts: number, count: number, clusterId: string, mib: (b: number) => string): Promise<void> {
+  const { readState } = await import("../lab/state");
+  const state = readState(labName);
+  if (!state) throw new Error(`lab ${labName} is gone`);
+  const [kubeconfig] = firstMasterKubeconfigs(state);
+  if (!kubeconfig) throw new Error("no master");
+  const api = KubeClient.fromKubeconfig(kubeconfig);
+  type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const t0 = Date.now();
+  labVirtualNodes(labName, kubeconfig, count);
+  const ready = (n: Obj) => n.status?.conditions?.some((c: Obj) => c.type === "Ready" && c.status === "True");
+  await until(`${count} virtual nodes Ready`, async () => {
+    const nodes = (await api.get("/api/v1/nodes?labelSelector=type%3Dvirtual")).items as Obj[];
+    return nodes.filter(ready).length >= count ? true : undefined;
+  }, 600_000);
+  const registered = Date.now() - t0;
+  const pods = await until("every pod Running", async () => {
+    const all = (await api.get("/api/v1/pods")).items as Obj[];
+    const onVirtual = all.filter((p) => String(p.spec?.nodeName ?? "").startsWith("vnode-")).length;
+    return onVirtual >= count && all.every((p) => p.status?.phase === "Running") ? { all: all.length, onVirtual } : undefined;
+  }, 600_000);
+  const podsRunning = Date.now() - t0;
+  console.log(`\n${count} virtual nodes Ready ${(registered / 1000).toFixed(1)} s after start; every pod Running after ${(podsRunning / 1000).toFixed(1)} s (${pods.all} pods, ${pods.onVirtual} on virtual nodes)`);
+
+  const pids = readdirSync("/proc").filter((p) => /^\d+$/.test(p));
+  const apiservers = pids.filter((p) => cmdline(p).includes("main.ts kube-apiserver "));
+  console.log(`API server processes: ${apiservers.map((p) => mib(rssOf(p))).join(", ") || "none found"} RSS`);
+  const vnPid = readFileSync(path.join(labDir(labName), "virtual-nodes.pid"), "utf8").trim();
+  console.log(`virtual nodes process: ${mib(rssOf(vnPid))} RSS`);
+
+  for (const what of ["nodes", "pods"]) {
+    const k0 = Date.now();
+    const out = execFileSync("kubectl", ["--kubeconfig", kubeconfig, "get", what, ...(what === "pods" ? ["-A", "-o", "wide"] : []), "--no-headers"], { encoding: "utf8", maxBuffer: 64 << 20 });
+    console.log(`kubectl get ${what}${what === "pods" ? " -A -o wide" : ""}: ${out.trim().split("\n").length} rows in ${((Date.now() - k0) / 1000).toFixed(2)} s`);
+  }
+
+  // The dashboard's live watcher, in this process: the first snapshot with every node, through the tunnel.
+  const l0 = Date.now();
+  const snapshot = await new Promise<{ nodes: number; pods: number; bytes: number }>((resolve) => {
+    const stop = subscribeClusterLive(clusterId, (m) => {
+      if (m.type === "snapshot" && m.api.state === "connected" && m.nodes.length >= hosts + count) {
+        resolve({ nodes: m.nodes.length, pods: m.pods.length, bytes: JSON.stringify(m).length });
+        stop();
+      }
+    });
+  });
+  console.log(`dashboard live watcher: first snapshot (${snapshot.nodes} nodes, ${snapshot.pods} pods, ${Math.round(snapshot.bytes / 1024)} KiB as sent) in ${((Date.now() - l0) / 1000).toFixed(2)} s; engine process RSS now ${mib(process.memoryUsage().rss)}`);
+}
+
+void main().then(() => process.exit());
