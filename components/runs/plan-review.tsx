@@ -1,8 +1,16 @@
 "use client";
 // The plan of a run that has not started: every phase, and per host what exactly the step will write
-// (files) and run (commands). Collapsed by default; "Expand all" opens every step at once.
-import { memo, useState } from "react";
+// (files) and run (commands). Collapsed by default; "Expand all" opens every step at once. The rows
+// (phase headings and steps, from plan-model.ts) are virtualized like the host grid: a 500-host plan
+// has 3 000+ steps, and only the rows in view (plus a few) are in the DOM. Small plans render every
+// row, so find-in-page still finds any host in them.
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { PlannedStep, RunPlan } from "@/lib/engine/plan";
+import { allCollapsed, estimateRowHeight, phaseRowIndex, planRows, plural, rowSizeKey, stepSummary, toggleAll, toggleStep, type Expansion, type PlanRow } from "./plan-model";
+
+/** Up to this many rows (about 35 hosts of a bootstrap) every row is rendered; above it, a screenful. */
+const RENDER_ALL_UP_TO = 250;
 
 /** A file's mode as the host shows it: 0644. */
 export function octalMode(mode: number): string {
@@ -13,10 +21,6 @@ export function formatBytes(size: number): string {
   if (size < 1024) return `${size} B`;
   if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} KiB`;
   return `${(size / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
 /** What one step sends: its files and its exact commands. Also shown in a step's details once the run started. */
@@ -59,61 +63,95 @@ export function PlannedStepBody({ step }: { step: PlannedStep }) {
 
 /** Memoized: the run page re-renders on every event, the plan never changes. */
 export const PlanReview = memo(function PlanReview({ plan }: { plan: RunPlan }) {
-  const [expandAll, setExpandAll] = useState(false);
-  const [open, setOpen] = useState<ReadonlySet<string>>(() => new Set());
-  const toggle = (key: string) =>
-    setOpen((prev) => {
-      const next = new Set(prev);
-      if (next.has(key)) next.delete(key);
-      else next.add(key);
-      return next;
-    });
+  const [expansion, setExpansion] = useState<Expansion>(allCollapsed);
+  const rows = useMemo(() => planRows(plan, expansion), [plan, expansion]);
+  const phaseAt = useMemo(() => phaseRowIndex(rows), [rows]);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const getItemKey = useCallback((i: number) => (rows[i] ? rowSizeKey(rows[i]) : i), [rows]);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: (i) => estimateRowHeight(rows[i]),
+    overscan: rows.length <= RENDER_ALL_UP_TO ? rows.length : 10,
+    getItemKey,
+    useFlushSync: false,
+  });
+  const onToggle = useCallback((key: string) => setExpansion((e) => toggleStep(e, key)), []);
+  // "Expand all" / "Collapse all" change every row's height: keep the row at the top of the list in place
+  // (the pixel offset alone would land somewhere else in a 3 000-row list).
+  const anchor = useRef<number | null>(null);
+  const onToggleAll = () => {
+    const offset = virtualizer.scrollOffset ?? 0;
+    anchor.current = offset > 0 ? (virtualizer.getVirtualItemForOffset(offset)?.index ?? null) : null;
+    setExpansion(toggleAll);
+  };
+  useLayoutEffect(() => {
+    if (anchor.current === null) return;
+    virtualizer.scrollToIndex(anchor.current, { align: "start" });
+    anchor.current = null;
+  }, [expansion.all, virtualizer]);
+
   return (
     <div className="space-y-3" data-testid="plan-review">
-      <div className="flex items-center justify-between">
+      <div className="flex items-center justify-between gap-3">
         <p className="text-sm text-slate-600">This is the plan. Nothing has been sent to any host yet; review the files and commands, then confirm.</p>
-        <button
-          className="btn"
-          data-testid="plan-expand-all"
-          onClick={() => {
-            setExpandAll(!expandAll);
-            setOpen(new Set());
-          }}
-        >
-          {expandAll ? "Collapse all" : "Expand all"}
+        <button className="btn shrink-0" data-testid="plan-expand-all" onClick={onToggleAll}>
+          {expansion.all ? "Collapse all" : "Expand all"}
         </button>
       </div>
-      {plan.phases.map((phase, i) => (
-        <section key={phase.id} className="card" data-testid={`plan-phase-${phase.id}`}>
-          <h2 className="mb-2 font-semibold">
-            {i + 1}. {phase.title} <span className="text-sm font-normal text-slate-500">· {plural(phase.steps.length, "step")}</span>
-          </h2>
-          {phase.steps.length === 0 && <p className="text-sm text-slate-500">Nothing to do in this phase.</p>}
-          <ul className="divide-y divide-slate-100">
-            {phase.steps.map((s) => {
-              const isOpen = expandAll !== open.has(s.key); // "expand all" inverts each step's own toggle
-              return (
-                <li key={s.key} data-testid={`plan-step-${s.key}`}>
-                  <button className="flex w-full items-center gap-2 py-1 text-left text-sm hover:bg-slate-50" aria-expanded={isOpen} onClick={() => toggle(s.key)}>
-                    <span className="w-3 text-slate-400">{isOpen ? "▾" : "▸"}</span>
-                    <span className="w-40 shrink-0 truncate font-mono text-xs">{s.host ?? "cluster"}</span>
-                    <span className="flex-1">{s.title}</span>
-                    <span className="text-xs text-slate-500">
-                      {s.files.length ? `${plural(s.files.length, "file")} · ` : ""}
-                      {s.commands.length ? plural(s.commands.length, "command") : "no commands"}
-                    </span>
-                  </button>
-                  {isOpen && (
-                    <div className="mb-2 ml-5">
-                      <PlannedStepBody step={s} />
-                    </div>
-                  )}
-                </li>
-              );
-            })}
-          </ul>
-        </section>
-      ))}
+      <nav className="flex flex-wrap gap-1.5 text-xs" aria-label="Phases of the plan">
+        {plan.phases.map((phase, i) => (
+          // Every phase with its step count, always on screen; a click scrolls the list to its heading.
+          <button
+            key={phase.id}
+            className="rounded border border-slate-200 px-2 py-0.5 hover:bg-slate-50"
+            data-testid={`plan-phase-${phase.id}`}
+            onClick={() => virtualizer.scrollToIndex(phaseAt.get(phase.id) ?? 0, { align: "start" })}
+          >
+            {i + 1}. {phase.title} <span className="text-slate-500">· {plural(phase.steps.length, "step")}</span>
+          </button>
+        ))}
+      </nav>
+      <div ref={scrollRef} className="card max-h-[70vh] overflow-auto py-0" data-testid="plan-scroll">
+        <div className="relative" style={{ height: virtualizer.getTotalSize() }}>
+          {virtualizer.getVirtualItems().map((v) => {
+            const row = rows[v.index];
+            if (!row) return null;
+            return (
+              // Keyed by the row, not by its size key, so opening a step keeps its button (and focus).
+              <div key={row.key} ref={virtualizer.measureElement} data-index={v.index} className="absolute left-0 top-0 w-full" style={{ transform: `translateY(${v.start}px)` }}>
+                <PlanRowView row={row} onToggle={onToggle} />
+              </div>
+            );
+          })}
+        </div>
+      </div>
+    </div>
+  );
+});
+
+const PlanRowView = memo(function PlanRowView({ row, onToggle }: { row: PlanRow; onToggle: (key: string) => void }) {
+  if (row.kind === "phase")
+    return (
+      <h2 className="pb-1 pt-3 font-semibold" data-testid={`plan-heading-${row.id}`}>
+        {row.number}. {row.title} <span className="text-sm font-normal text-slate-500">· {plural(row.steps, "step")}</span>
+      </h2>
+    );
+  if (row.kind === "empty") return <p className="pb-1 text-sm text-slate-500">Nothing to do in this phase.</p>;
+  const s = row.step;
+  return (
+    <div className="border-b border-slate-100" data-testid={`plan-step-${s.key}`}>
+      <button className="flex w-full items-center gap-2 py-1 text-left text-sm hover:bg-slate-50" aria-expanded={row.open} onClick={() => onToggle(s.key)}>
+        <span className="w-3 text-slate-400">{row.open ? "▾" : "▸"}</span>
+        <span className="w-40 shrink-0 truncate font-mono text-xs">{s.host ?? "cluster"}</span>
+        <span className="flex-1">{s.title}</span>
+        <span className="text-xs text-slate-500">{stepSummary(s)}</span>
+      </button>
+      {row.open && (
+        <div className="ml-5 pb-2">
+          <PlannedStepBody step={s} />
+        </div>
+      )}
     </div>
   );
 });
