@@ -1,7 +1,9 @@
 // The live tables apply stream messages in place: a snapshot replaces, upserts change one row, deletes remove it.
-import { describe, expect, it } from "vitest";
+import { QueryClient } from "@tanstack/react-query";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { PodRow } from "@/lib/clusters/live-rows";
-import { age, applyLive, filterPods } from "./live-tables";
+import { FakeEventSource, fakeImpl } from "@/test/fake-event-source";
+import { age, applyLive, filterPods, followClusterLive } from "./live-tables";
 
 const pod = (uid: string, over: Partial<PodRow> = {}): PodRow => ({ uid, namespace: "kube-system", name: uid, ready: 1, containers: 1, status: "Running", restarts: 0, createdAt: null, ip: null, node: "m1", ...over });
 
@@ -27,5 +29,30 @@ describe("live tables", () => {
     expect(age("2026-11-30T11:59:30Z", now)).toBe("30s");
     expect(age("2026-11-30T11:00:00Z", now)).toBe("60m");
     expect(age("2026-11-29T00:00:00Z", now)).toBe("36h");
+  });
+});
+
+describe("the live stream", () => {
+  beforeEach(() => {
+    FakeEventSource.instances = [];
+    vi.useFakeTimers();
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it("opens again after an HTTP error closed it, and the new snapshot replaces the rows", () => {
+    const queryClient = new QueryClient();
+    const stop = followClusterLive({ clusterId: "cl_1", queryClient, EventSourceImpl: fakeImpl });
+    const first = FakeEventSource.instances[0]!;
+    expect(first.url).toBe("/api/clusters/cl_1/live");
+    first.opened();
+    first.emit("snapshot", { type: "snapshot", pods: [pod("a"), pod("b")], nodes: [], api: { state: "connected", since: "t" } });
+    first.httpError();
+    vi.advanceTimersByTime(1_000);
+    const second = FakeEventSource.instances[1]!;
+    second.opened();
+    second.emit("snapshot", { type: "snapshot", pods: [pod("b")], nodes: [], api: { state: "connected", since: "t" } });
+    expect(Object.keys(queryClient.getQueryData<{ pods: Record<string, PodRow> }>(["live", "cl_1"])!.pods)).toEqual(["b"]);
+    stop();
+    expect(second.readyState).toBe(2);
   });
 });

@@ -2,9 +2,10 @@
 // The cluster's pods and nodes, live: like `kubectl get pods -o wide -A` and `kubectl get nodes -o wide`,
 // fed by the cluster's live stream into the react-query cache. Rows change in place; while the API does
 // not answer, the last known state stays with a banner saying so.
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 import type { ApiState, LiveMessage, NodeRow, PodRow } from "@/lib/clusters/live-rows";
+import { openReconnectingEventSource } from "../reconnecting-event-source";
 
 type Live = { pods: Record<string, PodRow>; nodes: Record<string, NodeRow>; api: ApiState | null };
 const empty: Live = { pods: {}, nodes: {}, api: null };
@@ -40,18 +41,26 @@ export function useLiveCache(clusterId: string): Live {
   return useQuery({ queryKey: key, queryFn: () => queryClient.getQueryData<Live>(key) ?? empty, initialData: empty, staleTime: Infinity }).data;
 }
 
+/**
+ * Follows the cluster's live stream into the cache until the returned function is called. Every
+ * (re)connection starts with a snapshot that replaces what is cached, so a stream closed by an HTTP
+ * error is simply opened again (reconnecting-event-source.ts).
+ */
+export function followClusterLive({ clusterId, queryClient, EventSourceImpl }: { clusterId: string; queryClient: QueryClient; EventSourceImpl?: typeof EventSource }): () => void {
+  const key = liveKey(clusterId);
+  const onMessage = (e: MessageEvent<string>) => queryClient.setQueryData<Live>(key, (old) => applyLive(old ?? empty, JSON.parse(e.data) as LiveMessage));
+  const stream = openReconnectingEventSource({
+    url: () => `/api/clusters/${clusterId}/live`,
+    listeners: Object.fromEntries(["snapshot", "api", "pod", "node"].map((type) => [type, onMessage])),
+    EventSourceImpl,
+  });
+  return () => stream.close();
+}
+
 function useClusterLive(clusterId: string): Live {
   const queryClient = useQueryClient();
-  const key = liveKey(clusterId);
   const live = useLiveCache(clusterId);
-  useEffect(() => {
-    const source = new EventSource(`/api/clusters/${clusterId}/live`);
-    const onMessage = (e: MessageEvent<string>) => queryClient.setQueryData<Live>(key, (old) => applyLive(old ?? empty, JSON.parse(e.data) as LiveMessage));
-    for (const type of ["snapshot", "api", "pod", "node"]) source.addEventListener(type, onMessage as EventListener);
-    return () => source.close();
-    // key is derived from clusterId
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [clusterId, queryClient]);
+  useEffect(() => followClusterLive({ clusterId, queryClient }), [clusterId, queryClient]);
   return live;
 }
 
