@@ -1,42 +1,146 @@
 // A whole bootstrap from the browser against lab hosts, with a fault: a worker has swap on. The admin
-// reviews the plan, confirms, accepts the preflight warnings, watches the grid fill in (reloading the
-// page mid-run), sees the faulty worker's row fail with its output and hint while the others finish
-// and the pod table fills with Running and Ready pods, fixes the fault, retries the host, and the run
-// ends green.
+// creates the cluster in the wizard (the lab's hosts pasted as lines, its admin key, the mirror's URL
+// and the SHA-256 sums from its SHA256SUMS), reviews the plan, confirms, accepts the preflight
+// warnings, watches the grid fill in — reloading the page mid-run, and losing the connection to the
+// dashboard twice (every socket cut, new connections first refused, then answered 502 by a proxy in
+// front, for a few seconds) — sees the faulty worker's row fail with its output and hint while the
+// others finish and the pod table fills with Running and Ready pods, fixes the fault, retries the
+// host, and the run ends green. The browser reaches the dashboard through a TCP proxy the test
+// controls (tcp-proxy.ts).
 // Needs root (the lab); the suite runs as root.
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
-import { e2eEnv } from "./env";
+import { expect, test, type Page } from "@playwright/test";
+import type { RunView } from "../lib/engine/queries";
+import { findVersionProfile } from "../lib/cluster/versions";
+import { readState, type LabState } from "../lab/state";
+import { buildGrid, progressOf } from "../components/runs/grid-model";
+import { e2eEnv, e2ePort } from "./env";
 import { signIn } from "./pages/login-page";
 import { RunPage } from "./pages/run-page";
+import { WizardPage } from "./pages/wizard-page";
+import { recordedEventSources, recordEventSources, type RecordedEventSource } from "./sse-recorder";
+import { TcpProxy } from "./tcp-proxy";
 
 const lab = "e2eboot";
+const clusterName = `lab-${lab}`;
 const root = path.resolve(__dirname, "..");
 const bootdeck = (...args: string[]) => execFileSync(path.join(root, "bin/bootdeck"), args, { env: { ...process.env, ...e2eEnv }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 const shot = (name: string) => path.join("test-results", "screenshots", name);
+// Below the ephemeral port range, so that re-listening after a "refuse" outage cannot collide with
+// an outgoing connection's local port.
+const proxy = new TcpProxy({ host: "127.0.0.1", port: e2ePort }, e2ePort + 2);
 
 test.describe.configure({ mode: "serial", timeout: 600_000 });
 
-test.beforeAll(() => {
+test.beforeAll(async () => {
   bootdeck("lab", "down", "--name", lab);
   bootdeck("lab", "up", "--masters", "1", "--workers", "2", "--name", lab);
-  const yaml = execFileSync(process.execPath, ["--conditions=react-server", "--import", path.join(root, "node_modules/tsx/dist/loader.mjs"), path.join(root, "lab/write-cluster-yaml.ts"), lab], { encoding: "utf8" });
-  const file = path.join(e2eEnv.BOOTDECK_DATA_DIR!, `lab-${lab}.cluster.yaml`);
-  writeFileSync(file, yaml);
-  bootdeck("import", file, "--replace");
   bootdeck("lab", "swap", "worker-2", "on", "--name", lab);
+  await proxy.start();
 });
 
-test.afterAll(() => {
+test.afterAll(async () => {
+  await proxy.stop();
   bootdeck("lab", "down", "--name", lab);
 });
 
-test("an admin bootstraps the lab cluster, sees a faulty worker fail, fixes it and retries it to green", async ({ page }) => {
+/** The run as the server has it, fetched with the page's session. */
+async function serverRun(page: Page, runId: string): Promise<RunView> {
+  const res = await page.request.get(`${proxy.url}/api/runs/${runId}`);
+  expect(res.status()).toBe(200);
+  return (await res.json()) as RunView;
+}
+
+/** The header's steps finished/total and every cell's status are the server's. */
+async function expectPageShowsServerRun(run: RunPage, server: RunView): Promise<void> {
+  const p = progressOf(server.steps);
+  await expect(run.progress).toContainText(`${p.finished}/${p.total} steps`);
+  const grid = buildGrid(server);
+  for (const row of grid.rows)
+    for (const [i, cell] of row.cells.entries()) if (cell) await expect(run.cell(row.id, grid.phases[i]!.id), `${row.id} ${grid.phases[i]!.id}`).toHaveAttribute("data-status", cell.status);
+}
+
+/** Every run event that reached the page, over all its connections: none twice, in order. */
+function expectEachEventOnce(sources: RecordedEventSource[]): number[] {
+  const seqs = sources.flatMap((s) => s.events.map((e) => Number(e.id)));
+  expect(seqs.every((n) => Number.isInteger(n) && n > 0)).toBe(true);
+  const repeated = seqs.filter((n, i) => seqs.indexOf(n) !== i);
+  expect(repeated, "event sequence numbers the page received twice").toEqual([]);
+  expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+  return seqs;
+}
+
+/** The mirror's base URL for the version picked in the wizard, and the sums an admin reads off its SHA256SUMS. */
+async function mirrorFor(state: LabState, version: string): Promise<{ baseUrl: string; kubelet: string; kubectl: string }> {
+  expect(state.mirrorUrl, "the lab serves its binary mirror").toBeTruthy();
+  const baseUrl = `${state.mirrorUrl!.replace(/\/v\d+\.\d+\.\d+$/, "")}/${version}`;
+  const res = await fetch(`${baseUrl}/SHA256SUMS`);
+  expect(res.status).toBe(200);
+  const sums = new Map((await res.text()).trim().split("\n").map((l) => { const [sha, name] = l.split(/\s+/); return [name!, sha!] as const; }));
+  // Up to 1.18 the kubelet is the hyperkube binary.
+  const kubelet = sums.get(findVersionProfile(version)?.hyperkube ? "hyperkube" : "kubelet");
+  const kubectl = sums.get("kubectl");
+  expect(kubelet).toMatch(/^[0-9a-f]{64}$/);
+  expect(kubectl).toMatch(/^[0-9a-f]{64}$/);
+  return { baseUrl, kubelet: kubelet!, kubectl: kubectl! };
+}
+
+test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faulty worker fail, fixes it and retries it to green", async ({ page }) => {
+  const state = readState(lab);
+  expect(state, `lab ${lab} is up`).toBeDefined();
   const run = new RunPage(page);
-  await signIn(page);
-  await page.getByTestId(`cluster-row-lab-${lab}`).getByRole("link").click();
+  await recordEventSources(page);
+  await signIn(page, undefined, undefined, proxy.url);
+
+  // The wizard, filled in as an admin would for these hosts.
+  await page.getByTestId("new-cluster").click();
+  const wizard = new WizardPage(page);
+  await wizard.expectStep("basics");
+  await wizard.field("name").fill(clusterName);
+  await expect(wizard.field("api-type")).toHaveValue("first-master");
+  await page.screenshot({ path: shot("25-bootstrap-wizard-basics.png"), fullPage: true });
+  const version = await wizard.field("version").inputValue();
+  await wizard.next();
+
+  await wizard.expectStep("network");
+  await page.screenshot({ path: shot("26-bootstrap-wizard-network.png"), fullPage: true });
+  await wizard.next();
+
+  await wizard.expectStep("hosts");
+  const hosts = state!.hosts;
+  await wizard.pasteHosts(hosts.map((h) => `${h.address}${h.port === 22 ? "" : `:${h.port}`} ${h.role}`));
+  await expect(page.getByTestId("host-count")).toContainText("(3: 1 masters)");
+  // The wizard names pasted IP addresses role-N, in order: the lab's own names.
+  for (const [i, h] of hosts.entries()) {
+    await expect(wizard.host(i, "name")).toHaveValue(h.name);
+    await expect(wizard.host(i, "address")).toHaveValue(h.address);
+  }
+  await wizard.setPrivateKey(readFileSync(state!.adminKeyPath, "utf8"));
+  await page.screenshot({ path: shot("27-bootstrap-wizard-hosts.png"), fullPage: true });
+  await wizard.next();
+
+  await wizard.expectStep("binaries");
+  const mirror = await mirrorFor(state!, version);
+  await wizard.field("base-url").fill(mirror.baseUrl);
+  await wizard.field("kubelet-sha").fill(mirror.kubelet);
+  await wizard.field("kubectl-sha").fill(mirror.kubectl);
+  await page.screenshot({ path: shot("28-bootstrap-wizard-binaries.png"), fullPage: true });
+  await wizard.next();
+
+  await wizard.expectStep("review");
+  await expect(page.getByTestId("review-problems")).toHaveCount(0);
+  await expect(wizard.review("api-endpoint")).toHaveText(`https://${hosts[0]!.address}:6443`);
+  await expect(wizard.review("hosts")).toHaveText("1 masters, 2 workers");
+  await expect(wizard.review("binaries")).toHaveText(mirror.baseUrl);
+  await page.screenshot({ path: shot("29-bootstrap-wizard-review.png"), fullPage: true });
+  await wizard.save();
+  await expect(page.getByTestId("cluster-name")).toHaveText(clusterName);
+  await expect(page.getByTestId("detail-hosts").locator("tbody tr")).toHaveCount(3);
+
+  await page.goto(`${proxy.url}/clusters`);
+  await page.getByTestId(`cluster-row-${clusterName}`).getByRole("link").click();
   await page.getByTestId("plan-bootstrap").click();
 
   // The plan: every phase, the exact files (with checksums) and commands, before anything runs.
@@ -47,6 +151,7 @@ test("an admin bootstraps the lab cluster, sees a faulty worker fail, fixes it a
   await expect(run.planStep("kubelet/worker-1")).toContainText("systemctl daemon-reload");
   await page.screenshot({ path: shot("30-bootstrap-plan.png"), fullPage: true });
   await run.start.click();
+  const runId = run.runId;
 
   // Preflight: this machine's cgroup v1 is a warning on every host, and warnings stop a bootstrap
   // until an admin accepts them; worker-2's swap is an error that no acceptance overrides.
@@ -65,11 +170,42 @@ test("an admin bootstraps the lab cluster, sees a faulty worker fail, fixes it a
   await expect(run.cell("master-1", "kubelet")).toHaveAttribute("data-status", "done");
   await page.screenshot({ path: shot("32-bootstrap-grid.png"), fullPage: true });
 
+  // Dropped connections mid-run, while steps are still finishing: the grid must go on to the end.
+  const eventsUrl = `/api/runs/${runId}/events`;
+  const received = async () => (await recordedEventSources(page, eventsUrl)).flatMap((s) => s.events);
+  for (const kind of ["refuse", "bad-gateway"] as const) {
+    await expect(run.status).toHaveText("running");
+    expect((await serverRun(page, runId)).status, `the run is still going before the ${kind} outage`).toBe("running");
+    const before = (await received()).length;
+    // Long enough that both streams (the run's, retrying after 2 s; the pods', after 3 s) try during it.
+    await proxy.outage(kind, 5_000);
+    // The stream comes back by itself and brings the steps finished meanwhile and after.
+    await expect.poll(async () => (await received()).slice(before).filter((e) => e.type.startsWith("step.")).length, { message: `step events after the ${kind} outage`, timeout: 60_000 }).toBeGreaterThan(0);
+    const server = await serverRun(page, runId);
+    await expect.poll(async () => Number(/^(\d+)\//.exec((await run.progress.textContent()) ?? "")?.[1] ?? -1), { message: "the page caught up with the server" }).toBeGreaterThanOrEqual(progressOf(server.steps).finished);
+  }
+  expect(proxy.answered502, "the proxy answered requests with 502 during its outage").toBeGreaterThan(0);
+  // The browser retried after the cut and the refusals by itself (readyState 0), but a 502 closed
+  // each stream for good (readyState 2): the page opened a new one, which is what kept it live.
+  for (const [what, urlPart] of [["run events", eventsUrl], ["pods and nodes", "/live"]] as const) {
+    const sources = await recordedEventSources(page, urlPart);
+    expect(sources.flatMap((s) => s.errors), `the ${what} stream was retried by the browser, then closed by a 502`).toEqual(expect.arrayContaining([0, 2]));
+    await expect.poll(async () => (await recordedEventSources(page, urlPart)).filter((s) => s.opens > 0).length, { message: `the ${what} stream was opened again` }).toBeGreaterThan(1);
+  }
+  const sourcesAfterOutages = await recordedEventSources(page, eventsUrl);
+  const liveSources = await recordedEventSources(page, "/live");
+  // For the record: how each stream opened, failed (readyState 0: the browser retried; 2: closed) and what it got.
+  const summary = (sources: RecordedEventSource[]) => sources.map((s) => `${s.url.replace(/^.*\/api\//, "")}: opens ${s.opens}, errors [${s.errors.join(",")}], events ${s.events.length}`).join("; ");
+  console.log(`run streams after the outages: ${summary(sourcesAfterOutages)}\nlive streams: ${summary(liveSources)}\nproxy: ${proxy.accepted} connections accepted, ${proxy.answered502} answered 502`);
+
   // The worker with swap on fails preflight; the others go on to the end.
   await expect(run.status).toHaveText("failed", { timeout: 420_000 });
   await expect(run.cell("worker-2", "preflight")).toHaveAttribute("data-status", "failed");
   await expect(run.cell("worker-1", "join")).toHaveAttribute("data-status", "done");
   await expect(page.getByTestId("run-summary")).toHaveText("failed on 1 of 3 hosts: worker-2");
+  // Nothing lost, nothing doubled: what the page shows is the server's run, and no event reached it twice.
+  await expectPageShowsServerRun(run, await serverRun(page, runId));
+  expectEachEventOnce(await recordedEventSources(page, eventsUrl));
   await run.cell("worker-2", "preflight").click();
   await expect(run.details).toContainText("swap is on");
   await expect(run.details).toContainText("swapoff -a");
@@ -89,6 +225,15 @@ test("an admin bootstraps the lab cluster, sees a faulty worker fail, fixes it a
   await expect(page.getByTestId("node-worker-2")).toContainText("Ready", { timeout: 60_000 });
   await expect(page.getByTestId("live-state")).toContainText("live");
   await expect(page.getByTestId("pods-summary")).toHaveText(/^\((\d+) of \1 Running and Ready\)$/, { timeout: 60_000 });
+  const final = await serverRun(page, runId);
+  await expectPageShowsServerRun(run, final);
+  const seqs = expectEachEventOnce(await recordedEventSources(page, eventsUrl));
+  expect(seqs.at(-1)).toBe(final.lastSeq);
+  // A finished step's output in its details is exactly the server's.
+  const withOutput = final.steps.find((s) => s.host === "worker-1" && s.status === "done" && s.output);
+  expect(withOutput, "a finished step on worker-1 with output").toBeDefined();
+  await run.cell("worker-1", withOutput!.phase).click();
+  expect(await run.stepOutput(withOutput!.key).textContent()).toBe(withOutput!.output);
   await run.cell("worker-2", "join").click();
   await expect(page.getByTestId("host-pods")).toContainText("kube-flannel/");
   await page.getByTestId("toggle-timeline").click();

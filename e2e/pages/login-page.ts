@@ -1,8 +1,9 @@
 import type { Page } from "@playwright/test";
 import { e2eAdminPassword } from "../env";
 
-export async function signIn(page: Page, username = "admin", password = e2eAdminPassword): Promise<void> {
-  await page.goto("/login");
+/** Signs in on the test server, or through another origin that leads to it (`origin`, e.g. a proxy). */
+export async function signIn(page: Page, username = "admin", password = e2eAdminPassword, origin = ""): Promise<void> {
+  await page.goto(`${origin}/login`);
   await page.getByTestId("login-username").fill(username);
   await page.getByTestId("login-password").fill(password);
   await page.getByTestId("login-submit").click();

@@ -43,6 +43,15 @@ export class RunPage {
   async filter(by: "role" | "state", value: string): Promise<void> {
     await this.page.getByTestId(`grid-filter-${by}`).selectOption(value);
   }
+  stepOutput(key: string): Locator {
+    return this.page.getByTestId(`step-output-${key}`);
+  }
+  /** The run's id, from the page's URL. */
+  get runId(): string {
+    const id = /\/runs\/([^/?#]+)/.exec(this.page.url())?.[1];
+    if (!id) throw new Error(`not on a run page: ${this.page.url()}`);
+    return id;
+  }
   /** Milliseconds since the page's navigation started (the browser's clock). */
   async sinceNavigation(): Promise<number> {
     return this.page.evaluate(() => performance.now());

@@ -20,6 +20,13 @@ export class WizardPage {
     await this.page.getByTestId("paste-hosts").fill(lines.join("\n"));
     await this.page.getByTestId("paste-add").click();
   }
+  /** A field of the i-th host row (name, address, port, user, credential, labels, bastion). */
+  host(i: number, field: string): Locator {
+    return this.page.getByTestId(`host-${i}-${field}`);
+  }
+  review(label: string): Locator {
+    return this.page.getByTestId(`review-${label}`);
+  }
   async setPrivateKey(pem: string): Promise<void> {
     await this.page.locator("#cred-0-key").fill(pem);
   }
