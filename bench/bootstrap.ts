@@ -1,11 +1,12 @@
-// npm run bench:bootstrap -- --masters 3 --workers 5 [--version v1.32.9] [--virtual-nodes 500] [--keep]
+// npm run bench:bootstrap -- --masters 3 --workers 5 [--version v1.32.9] [--virtual-nodes 500 [--browser]] [--keep]
 // A whole bootstrap on a fresh lab (its own, "bench"): wall time per phase and in total, and the
 // engine's peak memory (RSS of this process, which runs the engine, sampled every 100 ms).
 // Then the lab's cost (issue 5): memory per lab host (PSS of each host's processes, and this machine's
 // memory in use before the lab and after the bootstrap, divided by the hosts). With --virtual-nodes V,
 // V KWOK-style nodes join the bootstrapped cluster: the time until all are Ready and until every pod
 // (their DaemonSet pods too) is Running, the API servers' and the virtual nodes' memory, `kubectl get
-// nodes`, and the dashboard's live watcher (its first full snapshot through the SSH tunnel).
+// nodes`, and the dashboard's live watcher (its first full snapshot through the SSH tunnel). With
+// --browser (needs `npx next build`), the cluster page's pods and nodes tables in Chromium as well.
 // Needs root. The lab's own processes (stand-in kubelets, etcd) are not counted in the engine's memory.
 import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
@@ -16,10 +17,12 @@ import { KubeClient } from "../lab/cluster/kube-client";
 import { labHostMemory, machineMemoryUsed } from "../lab/memory";
 import { labDir } from "../lab/config";
 import { subscribeClusterLive } from "../lib/clusters/live";
+import { randomBytes } from "node:crypto";
+import { launchChromium, requireBuild, signIn, startDashboard } from "./dashboard";
 import { createTempDb } from "../test/temp-db";
 import { validateClusterDefinition } from "../lib/cluster/definition";
 import { createCluster } from "../lib/clusters/repository";
-import { getDb } from "../lib/db/client";
+import { disconnectDb, getDb } from "../lib/db/client";
 import { listRunEvents } from "../lib/engine/events";
 import { planRun } from "../lib/engine/plan-run";
 import { executeRun } from "../lib/engine/runner";
@@ -38,6 +41,8 @@ async function main(): Promise<void> {
   const mib = (b: number) => `${Math.round(b / 1048576)} MiB`;
   console.log(`bench:bootstrap: lab of ${masters} masters + ${workers} workers…`);
   const virtualNodes = Number(arg("virtual-nodes", "0"));
+  const browser = process.argv.includes("--browser");
+  if (browser) requireBuild("bench:bootstrap --browser");
   labDown(LAB, () => undefined);
   // This process grows too (it runs the engine): its growth is taken out of the machine's.
   const usedBefore = machineMemoryUsed() - process.memoryUsage().rss;
@@ -84,7 +89,10 @@ async function main(): Promise<void> {
     console.log(`\nlab memory per host (PSS of its processes): masters ${stats(perRole("master"))}; workers ${stats(perRole("worker"))}`);
     console.log(`lab memory, all hosts: ${mib(memory.reduce((a, m) => a + m.pssBytes, 0))} PSS, ${mib(memory.reduce((a, m) => a + m.rssBytes, 0))} RSS; this machine's memory in use (less this process) grew by ${mib(used)} since before lab up (${mib(used / lab.hosts.length)} per host)`);
 
-    if (virtualNodes > 0 && status === "succeeded") await benchVirtualNodes(LAB, lab.hosts.length, virtualNodes, clusterId, mib);
+    if (virtualNodes > 0 && status === "succeeded") {
+      await benchVirtualNodes(LAB, lab.hosts.length, virtualNodes, clusterId, mib);
+      if (browser) await benchLiveTables(clusterId, db.dir, lab.hosts.length + virtualNodes);
+    }
   } finally {
     await db.cleanup();
     if (!process.argv.includes("--keep")) labDown(LAB, () => undefined);
@@ -128,13 +136,18 @@ async function benchVirtualNodes(labName: string, hosts: number, count: number, 
     return nodes.filter(ready).length >= count ? true : undefined;
   }, 600_000);
   const registered = Date.now() - t0;
-  const pods = await until("every pod Running", async () => {
+  // Done when every DaemonSet has a ready pod on every node it wants (virtual ones included) and every pod runs.
+  const pods = await until("every DaemonSet's pods Running on every node", async () => {
+    const sets = (await api.get("/apis/apps/v1/daemonsets")).items as Obj[];
+    const everywhere = sets.filter((d) => !d.spec?.template?.spec?.nodeSelector);
+    if (!everywhere.every((d) => d.status?.desiredNumberScheduled >= count) || !sets.every((d) => d.status?.numberReady === d.status?.desiredNumberScheduled)) return undefined;
     const all = (await api.get("/api/v1/pods")).items as Obj[];
     const onVirtual = all.filter((p) => String(p.spec?.nodeName ?? "").startsWith("vnode-")).length;
-    return onVirtual >= count && all.every((p) => p.status?.phase === "Running") ? { all: all.length, onVirtual } : undefined;
-  }, 600_000);
+    const perSet = sets.map((d) => `${d.metadata.name} ${d.status.numberReady}`).join(", ");
+    return all.every((p) => p.status?.phase === "Running") ? { all: all.length, onVirtual, perSet } : undefined;
+  }, 900_000);
   const podsRunning = Date.now() - t0;
-  console.log(`\n${count} virtual nodes Ready ${(registered / 1000).toFixed(1)} s after start; every pod Running after ${(podsRunning / 1000).toFixed(1)} s (${pods.all} pods, ${pods.onVirtual} on virtual nodes)`);
+  console.log(`\n${count} virtual nodes Ready ${(registered / 1000).toFixed(1)} s after start; every pod Running after ${(podsRunning / 1000).toFixed(1)} s (${pods.all} pods, ${pods.onVirtual} on virtual nodes; DaemonSets ready: ${pods.perSet})`);
 
   const pids = readdirSync("/proc").filter((p) => /^\d+$/.test(p));
   const apiservers = pids.filter((p) => cmdline(p).includes("main.ts kube-apiserver "));
@@ -159,6 +172,48 @@ async function benchVirtualNodes(labName: string, hosts: number, count: number, 
     });
   });
   console.log(`dashboard live watcher: first snapshot (${snapshot.nodes} nodes, ${snapshot.pods} pods, ${Math.round(snapshot.bytes / 1024)} KiB as sent) in ${((Date.now() - l0) / 1000).toFixed(2)} s; engine process RSS now ${mib(process.memoryUsage().rss)}`);
+}
+
+/** The cluster page's pods and nodes tables, served by the production dashboard on this bench's database. */
+async function benchLiveTables(clusterId: string, dataDir: string, nodes: number): Promise<void> {
+  const password = randomBytes(12).toString("base64url");
+  const env = { BOOTDECK_DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ?? "", BOOTDECK_MASTER_KEY: process.env.BOOTDECK_MASTER_KEY ?? "", BOOTDECK_ADMIN_PASSWORD: password };
+  // `bootdeck setup` (the server's first step) migrates, which waits for every other connection to let go.
+  await disconnectDb();
+  const server = await startDashboard(3219, env, path.join(dataDir, "server.log"));
+  const chromium = await launchChromium();
+  try {
+    const page = await (await chromium.newContext({ baseURL: server.base, viewport: { width: 1600, height: 1000 } })).newPage();
+    await signIn(page, password);
+    await page.goto(`/clusters/${clusterId}`);
+    await page.getByTestId("toggle-live").waitFor();
+    // Long tasks (> 50 ms) on the main thread, from here on.
+    await page.evaluate(() => {
+      const w = window as unknown as { __long: number[] };
+      w.__long = [];
+      new PerformanceObserver((l) => l.getEntries().forEach((e) => w.__long.push(e.duration))).observe({ type: "longtask", buffered: false });
+    });
+    const t0 = Date.now();
+    await page.getByTestId("toggle-live").click();
+    await page.locator('[data-testid="nodes-table"] tbody tr').nth(nodes - 1).waitFor({ timeout: 120_000 });
+    await page.getByTestId("pods-summary").filter({ hasText: /^\((\d+) of \1 Running and Ready\)$/ }).waitFor({ timeout: 120_000 });
+    const shown = Date.now() - t0;
+    const rows = { nodes: await page.locator('[data-testid="nodes-table"] tbody tr').count(), pods: await page.getByTestId("pod-row").count() };
+    const longDuringLoad = await page.evaluate(() => (window as unknown as { __long: number[] }).__long.splice(0));
+    await sleep(10_000); // live and idle: what the page costs while it only ticks its ages
+    const longIdle = await page.evaluate(() => (window as unknown as { __long: number[] }).__long.splice(0));
+    const f0 = Date.now();
+    await page.getByPlaceholder(/filter/i).fill("vnode-0499");
+    await page.getByTestId("pod-row").nth(2).waitFor({ state: "detached", timeout: 30_000 });
+    const filtered = Date.now() - f0;
+    const max = (xs: number[]) => (xs.length ? `${Math.round(Math.max(...xs))} ms` : "none");
+    console.log(`\ncluster page (Chromium): ${rows.nodes} node rows and ${rows.pods} pod rows, all Running and Ready, ${(shown / 1000).toFixed(2)} s after "Watch pods and nodes"`);
+    console.log(`  long tasks while loading: ${longDuringLoad.length}, longest ${max(longDuringLoad)}; in 10 s live and idle: ${longIdle.length}, longest ${max(longIdle)}`);
+    console.log(`  filter "vnode-0499": ${filtered} ms until the table shows only its pods`);
+  } finally {
+    await chromium.close().catch(() => undefined);
+    server.stop();
+  }
 }
 
 void main().then(() => process.exit());

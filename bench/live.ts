@@ -11,16 +11,17 @@
 // compared with the event's `at` from the event log. Prints p50/p95/max and the page's first render.
 //
 // The writer is this process, appending to the server's SQLite file: the "engine in another worker"
-// deployment (`bootdeck worker`), which the SSE stream hears through its 1 s database poll. The
+// deployment (`bootdeck worker`), which the SSE stream hears through its 100 ms database poll. The
 // dashboard's own engine (same process, woken by the in-process bus) cannot be driven from outside
 // without a route for it, and the product gets no test-only routes; see docs/benchmarks.md.
-// Hold /tmp/bootdeck-next.lock while it runs (it reads the shared .next build).
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+// Hold /tmp/bootdeck-heavy.lock while it runs (it reads the shared .next build).
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { launchChromium, requireBuild, signIn, startDashboard, type Dashboard } from "./dashboard";
 
 const root = path.resolve(__dirname, "..");
 
@@ -49,21 +50,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-async function waitForServer(url: string, server: ChildProcess, logFile: string): Promise<void> {
-  const deadline = Date.now() + 180_000;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode}); its log:\n${readFileSync(logFile, "utf8").slice(-3000)}`);
-    try {
-      const res = await fetch(url);
-      if (res.ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await sleep(500);
-  }
-  throw new Error(`the server did not answer ${url} within 180 s; log: ${logFile}`);
 }
 
 /** Runs in the page before any of its scripts: stamps SSE arrivals, cell changes and the grid's first row.
@@ -116,10 +102,7 @@ async function main(): Promise<void> {
     );
     process.exit(2);
   }
-  if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
-    console.error("bench:live: no production build in .next: run `npx next build` first (under /tmp/bootdeck-next.lock).");
-    process.exit(2);
-  }
+  requireBuild("bench:live");
   const dataDir = mkdtempSync(path.join(tmpdir(), "bootdeck-bench-live-"));
   const password = randomBytes(12).toString("base64url");
   const env: Record<string, string> = {
@@ -131,19 +114,12 @@ async function main(): Promise<void> {
   };
   Object.assign(process.env, env); // this process's getDb() opens the same file
   const logFile = path.join(dataDir, "server.log");
-  const base = `http://127.0.0.1:${port}`;
-  let server: ChildProcess | undefined;
+  let server: Dashboard | undefined;
   let browser: Browser | undefined;
   const load0 = loadavg();
 
   const cleanup = () => {
-    if (server?.pid && server.exitCode === null) {
-      try {
-        process.kill(-server.pid, "SIGTERM"); // the setup shell and next start: the group this bench started
-      } catch {
-        /* gone */
-      }
-    }
+    server?.stop();
     if (!keep) rmSync(dataDir, { recursive: true, force: true });
   };
   process.once("SIGINT", () => {
@@ -153,15 +129,9 @@ async function main(): Promise<void> {
 
   try {
     console.log(`bench:live: ${hostCount} hosts, ${phaseCount} phases, ${rate} events/s, ${concurrency} steps running at once, writer ${writer}, data ${dataDir}`);
-    const log = openSync(logFile, "a");
-    server = spawn("sh", ["-c", `bin/bootdeck setup && exec node_modules/.bin/next start -H 127.0.0.1 -p ${port}`], {
-      cwd: root,
-      env: { ...process.env, ...env },
-      detached: true,
-      stdio: ["ignore", log, log],
-    });
     const serverStart = Date.now();
-    await waitForServer(`${base}/login`, server, logFile);
+    server = await startDashboard(port, env, logFile);
+    const base = server.base;
     console.log(`server up on ${base} in ${((Date.now() - serverStart) / 1000).toFixed(1)} s`);
 
     const seeded = JSON.parse(
@@ -178,16 +148,12 @@ async function main(): Promise<void> {
     const db = getDb();
     const steps = await db.step.findMany({ where: { runId: seeded.runId, phase: { in: hostPhases.slice(0, phaseCount) } }, select: { id: true, key: true, phase: true, hostId: true, host: { select: { name: true } } }, orderBy: { ordinal: "asc" } });
 
-    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"] });
+    browser = await launchChromium();
     // "all": tall enough that the virtualized grid keeps every host's row in the DOM (its scroller is 70vh).
     const height = viewport === "all" ? Math.ceil(((hostCount + 1) * 36 + 40 + 40) / 0.7) : 900;
     const context = await browser.newContext({ baseURL: base, viewport: { width: 1600, height } });
     const page = await context.newPage();
-    await page.goto("/login");
-    await page.getByTestId("login-username").fill("admin");
-    await page.getByTestId("login-password").fill(password);
-    await page.getByTestId("login-submit").click();
-    await page.waitForURL("**/clusters");
+    await signIn(page, password);
     await page.addInitScript({ content: instrumentPage });
     const navStart = Date.now();
     await page.goto(`/clusters/${seeded.clusterId}/runs/${seeded.runId}`);

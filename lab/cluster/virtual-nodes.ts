@@ -78,7 +78,7 @@ export class VirtualNodes {
 
   /** Creates the Node (a 409 means it is there) and reports it Ready. */
   private async register(name: string, i: number): Promise<void> {
-    await this.client.create("/api/v1/nodes", { metadata: { name, labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", type: "virtual" } } }).catch((e) => {
+    await this.client.create("/api/v1/nodes", { metadata: { name, labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", "beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64", type: "virtual" } } }).catch((e) => {
       if (!(e instanceof ApiError && e.code === 409)) throw e;
     });
     await this.client.patch(`/api/v1/nodes/${name}/status`, { status: this.status(i) });
