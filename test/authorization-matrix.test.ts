@@ -47,6 +47,7 @@ export const rules: Record<string, Rule> = {
   "POST /api/runs/:id/cancel": RUNNERS,
   "POST /api/runs/:id/retry": ALL,
   "GET /api/runs/:id/bundle": ALL,
+  "GET /api/runs/:id/steps/:key/output": ALL,
   "GET /api/users": ADMIN,
   "POST /api/users": ADMIN,
   "GET /api/users/:id": ADMIN,

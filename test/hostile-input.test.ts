@@ -183,6 +183,30 @@ describe.each(entries)("$key", (e) => {
   });
 });
 
+/**
+ * Read routes whose path carries free text (a step key): the corpus in that segment, as Next.js hands it
+ * over (decoded). The fixture run has no steps, so every answer must be a clear 404, never a 500.
+ */
+export const pathTemplates: Record<string, (s: string) => Record<string, string>> = {
+  "GET /api/runs/:id/steps/:key/output": (s) => ({ key: s }),
+};
+
+describe.each(Object.keys(pathTemplates))("%s with hostile path segments", (key) => {
+  test("hostile strings in the path: a clear 4xx, never a 500", async () => {
+    const route = listApiRoutes().find((r) => `GET ${r.path}` === key);
+    expect(route, `${key} exists`).toBeDefined();
+    const handler = ((await import(route!.file)) as Record<string, Handler>).GET!;
+    const bad: string[] = [];
+    for (const s of hostileStrings) {
+      const params = { id: ids.run!, ...pathTemplates[key]!(s) };
+      const res = await call(handler, { method: "GET", path: key.slice(4), params, signed });
+      const json = (await res.json().catch(() => undefined)) as { error?: { code?: unknown } } | undefined;
+      if (res.status < 400 || res.status >= 500 || typeof json?.error?.code !== "string") bad.push(`${res.status} for ${JSON.stringify(s).slice(0, 40)}`);
+    }
+    expect(bad).toEqual([]);
+  });
+});
+
 describe("nothing unsanitised is stored where it matters", () => {
   test("user names and display names", async () => {
     for (const u of await getDb().user.findMany()) {

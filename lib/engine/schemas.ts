@@ -29,8 +29,17 @@ export const retryRunBody = z.strictObject({
 
 export const runIdParams = z.strictObject({ id: z.string().regex(/^run_[A-Za-z0-9_-]{16}$/) });
 
+/**
+ * GET /api/runs/:id/steps/:key/output: the step key is one path segment (its "/" encoded as %2F). Keys
+ * are a phase and a host name: printable ASCII only (a lone surrogate or NUL never reaches the database).
+ */
+export const stepOutputParams = z.strictObject({ id: runIdParams.shape.id, key: z.string().min(1).max(600).regex(/^[\x21-\x7e]+$/) });
+
 export const runQueryKeys = {
   run: (id: string) => ["runs", id] as const,
+  /** Every step output of a run (the prefix of `stepOutput`), to refetch them together. */
+  stepOutputs: (runId: string) => ["runs", runId, "step-output"] as const,
+  stepOutput: (runId: string, stepKey: string) => ["runs", runId, "step-output", stepKey] as const,
   clusterRuns: (clusterId: string) => ["clusters", clusterId, "runs"] as const,
 };
 
@@ -42,3 +51,42 @@ export type StepWaitingEvent = { key: string; what: string; host: string | null;
 
 /** In a preflight step's error when its warnings stop a bootstrap or join until an admin accepts them. */
 export const WARNINGS_NEED_DECISION = "need an admin's decision";
+
+/** Between a failed step's stored output tail and the kubelet journal the engine appended to it. */
+export const JOURNAL_MARKER = "--- kubelet journal (last lines) ---";
+
+/** One line of a step's output: `note` lines are Bootdeck's own (a later attempt starts). */
+export type StepOutputLine = { seq: number; stream: "stdout" | "stderr" | "note"; line: string };
+
+/** A step's whole output (GET /api/runs/:id/steps/:key/output; lib/engine/step-output.ts). */
+export type StepOutput = {
+  key: string;
+  status: string;
+  /** The run's last event when this was read: live `step.output` events after it continue the lines. */
+  lastSeq: number;
+  /** Oldest first; at most 20 000 (the last ones). */
+  lines: StepOutputLine[];
+  /** Earlier lines were left out. */
+  truncated: boolean;
+  /** The kubelet journal the engine fetched for a failed step (after the live lines). */
+  journal: string[];
+  /** "tail": the event log had no line for this step, so the stored last 200 lines stand in. */
+  source: "events" | "tail";
+};
+
+/**
+ * The note a step's own event adds to its output, or null: where a later attempt starts (a retry run,
+ * a resumed step, the step's retry policy). Shared by the server's full output and the page's live lines.
+ */
+export function stepOutputNote(type: string, data: Record<string, unknown>): string | null {
+  if (type === "step.started") {
+    const attempt = Number(data.attempt ?? 1);
+    if (attempt > 1) return `── attempt ${attempt}${data.resumed ? " (resumed after a worker stopped)" : ""} ──`;
+    return data.resumed ? "── resumed after a worker stopped ──" : null;
+  }
+  if (type === "step.retrying") {
+    const inS = Math.round(Number(data.inMs ?? 0) / 1000);
+    return `── ${String(data.error ?? "failed")}; attempt ${String(data.attempt ?? "?")} of ${String(data.of ?? "?")} in ${inS} s ──`;
+  }
+  return null;
+}
