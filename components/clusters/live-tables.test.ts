@@ -3,7 +3,8 @@ import { QueryClient } from "@tanstack/react-query";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { PodRow } from "@/lib/clusters/live-rows";
 import { FakeEventSource, fakeImpl } from "@/test/fake-event-source";
-import { age, applyLive, filterPods, followClusterLive } from "./live-tables";
+import type { LiveMessage } from "@/lib/clusters/live-rows";
+import { age, applyLive, applyLiveBatch, filterPods, followClusterLive } from "./live-tables";
 
 const pod = (uid: string, over: Partial<PodRow> = {}): PodRow => ({ uid, namespace: "kube-system", name: uid, ready: 1, containers: 1, status: "Running", restarts: 0, createdAt: null, ip: null, node: "m1", ...over });
 
@@ -15,6 +16,21 @@ describe("live tables", () => {
     live = applyLive(live, { type: "api", api: { state: "unreachable", since: "t2", message: "refused" } });
     expect(Object.values(live.pods)).toEqual([pod("a", { status: "CrashLoopBackOff", restarts: 3 })]);
     expect(live.api?.state).toBe("unreachable");
+  });
+
+  it("applies a batch of messages exactly as one after another, without touching what the batch leaves alone", () => {
+    const start = applyLive({ pods: {}, nodes: {}, api: null }, { type: "snapshot", pods: [pod("a"), pod("b")], nodes: [{ name: "m1", ready: true, status: "Ready", roles: ["control-plane"], createdAt: null, version: "v1.32.9", addresses: [] }], api: { state: "connected", since: "t" } });
+    const batch: LiveMessage[] = [
+      { type: "pod", op: "upsert", row: pod("c") },
+      { type: "pod", op: "delete", uid: "a" },
+      { type: "pod", op: "upsert", row: pod("b", { restarts: 1 }) },
+      { type: "api", api: { state: "unreachable", since: "t2" } },
+    ];
+    const together = applyLiveBatch(start, batch);
+    expect(together).toEqual(batch.reduce(applyLive, start));
+    expect(Object.keys(together.pods).sort()).toEqual(["b", "c"]);
+    expect(together.nodes).toBe(start.nodes); // unchanged maps keep their identity: nothing re-renders for them
+    expect(start.pods.a).toBeDefined(); // the previous state is not mutated
   });
 
   it("filters on namespace, name, node and status, and sorts", () => {
@@ -51,6 +67,7 @@ describe("the live stream", () => {
     const second = FakeEventSource.instances[1]!;
     second.opened();
     second.emit("snapshot", { type: "snapshot", pods: [pod("b")], nodes: [], api: { state: "connected", since: "t" } });
+    vi.advanceTimersByTime(16); // messages are applied once per frame
     expect(Object.keys(queryClient.getQueryData<{ pods: Record<string, PodRow> }>(["live", "cl_1"])!.pods)).toEqual(["b"]);
     stop();
     expect(second.readyState).toBe(2);

@@ -3,7 +3,8 @@
 // fed by the cluster's live stream into the react-query cache. Rows change in place; while the API does
 // not answer, the last known state stays with a banner saying so.
 import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
-import { useEffect, useMemo, useState } from "react";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { Fragment, memo, useEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from "react";
 import type { ApiState, LiveMessage, NodeRow, PodRow } from "@/lib/clusters/live-rows";
 import { openReconnectingEventSource } from "../reconnecting-event-source";
 
@@ -13,24 +14,37 @@ const empty: Live = { pods: {}, nodes: {}, api: null };
 const liveKey = (clusterId: string) => ["live", clusterId] as const;
 
 export function applyLive(live: Live, m: LiveMessage): Live {
-  switch (m.type) {
-    case "snapshot":
-      return { pods: Object.fromEntries(m.pods.map((p) => [p.uid, p])), nodes: Object.fromEntries(m.nodes.map((n) => [n.name, n])), api: m.api };
-    case "api":
-      return { ...live, api: m.api };
-    case "pod": {
-      const pods = { ...live.pods };
-      if (m.op === "upsert") pods[m.row.uid] = m.row;
-      else delete pods[m.uid];
-      return { ...live, pods };
-    }
-    case "node": {
-      const nodes = { ...live.nodes };
-      if (m.op === "upsert") nodes[m.row.name] = m.row;
-      else delete nodes[m.name];
-      return { ...live, nodes };
+  return applyLiveBatch(live, [m]);
+}
+
+/** Several messages at once, copying the pod and node maps once rather than once per message. */
+export function applyLiveBatch(live: Live, batch: readonly LiveMessage[]): Live {
+  let pods: Record<string, PodRow> | undefined;
+  let nodes: Record<string, NodeRow> | undefined;
+  let { api } = live;
+  for (const m of batch) {
+    switch (m.type) {
+      case "snapshot":
+        pods = Object.fromEntries(m.pods.map((p) => [p.uid, p]));
+        nodes = Object.fromEntries(m.nodes.map((n) => [n.name, n]));
+        api = m.api;
+        break;
+      case "api":
+        api = m.api;
+        break;
+      case "pod":
+        pods ??= { ...live.pods };
+        if (m.op === "upsert") pods[m.row.uid] = m.row;
+        else delete pods[m.uid];
+        break;
+      case "node":
+        nodes ??= { ...live.nodes };
+        if (m.op === "upsert") nodes[m.row.name] = m.row;
+        else delete nodes[m.name];
+        break;
     }
   }
+  return { pods: pods ?? live.pods, nodes: nodes ?? live.nodes, api };
 }
 
 /** What the cluster's live stream has put in the cache (another component on the page holds the stream). */
@@ -48,13 +62,30 @@ export function useLiveCache(clusterId: string): Live {
  */
 export function followClusterLive({ clusterId, queryClient, EventSourceImpl }: { clusterId: string; queryClient: QueryClient; EventSourceImpl?: typeof EventSource }): () => void {
   const key = liveKey(clusterId);
-  const onMessage = (e: MessageEvent<string>) => queryClient.setQueryData<Live>(key, (old) => applyLive(old ?? empty, JSON.parse(e.data) as LiveMessage));
+  // A thousand pods changing at once arrive as a thousand messages: applied together, once per frame.
+  const nextFrame = typeof requestAnimationFrame === "function" ? requestAnimationFrame : (cb: () => void) => setTimeout(cb, 16) as unknown as number;
+  const cancelFrame = typeof cancelAnimationFrame === "function" ? cancelAnimationFrame : (id: number) => clearTimeout(id);
+  let queued: LiveMessage[] = [];
+  let frame: number | undefined;
+  const flush = () => {
+    frame = undefined;
+    const batch = queued;
+    queued = [];
+    queryClient.setQueryData<Live>(key, (old) => applyLiveBatch(old ?? empty, batch));
+  };
+  const onMessage = (e: MessageEvent<string>) => {
+    queued.push(JSON.parse(e.data) as LiveMessage);
+    frame ??= nextFrame(flush);
+  };
   const stream = openReconnectingEventSource({
     url: () => `/api/clusters/${clusterId}/live`,
     listeners: Object.fromEntries(["snapshot", "api", "pod", "node"].map((type) => [type, onMessage])),
     EventSourceImpl,
   });
-  return () => stream.close();
+  return () => {
+    if (frame !== undefined) cancelFrame(frame);
+    stream.close();
+  };
 }
 
 function useClusterLive(clusterId: string): Live {
@@ -115,6 +146,65 @@ export function filterPods(pods: PodRow[], filter: string, sort: PodSort): PodRo
 
 const th = "px-2 py-1 text-left font-medium text-slate-600";
 const td = "px-2 py-1 whitespace-nowrap";
+const ROW_HEIGHT = 29;
+
+/**
+ * Rows of a table in a scroll box, only those in view (plus some) in the DOM: a 550-node cluster has
+ * over a thousand pods. Spacer rows above and below keep the scroll height and the columns aligned.
+ */
+function VirtualBody<T>({ items, scrollRef, columns, rowKey, render }: { items: T[]; scrollRef: RefObject<HTMLDivElement | null>; columns: number; rowKey: (t: T) => string; render: (t: T) => ReactNode }) {
+  const virtualizer = useVirtualizer({ count: items.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 10, getItemKey: (i) => (items[i] ? rowKey(items[i]) : i), useFlushSync: false });
+  const rows = virtualizer.getVirtualItems();
+  const top = rows[0]?.start ?? 0;
+  const bottom = virtualizer.getTotalSize() - (rows.at(-1)?.end ?? 0);
+  return (
+    <tbody>
+      {top > 0 && (
+        <tr aria-hidden style={{ height: top }}>
+          <td colSpan={columns} />
+        </tr>
+      )}
+      {rows.map((r) => (items[r.index] === undefined ? null : <Fragment key={r.key}>{render(items[r.index] as T)}</Fragment>))}
+      {bottom > 0 && (
+        <tr aria-hidden style={{ height: bottom }}>
+          <td colSpan={columns} />
+        </tr>
+      )}
+    </tbody>
+  );
+}
+
+// Memoized on the row and its age text: the clock ticks every second, but a row re-renders only when
+// what it shows changes.
+const NodeLine = memo(function NodeLine({ n, age }: { n: NodeRow; age: string }) {
+  return (
+    <tr className="border-b last:border-0" style={{ height: ROW_HEIGHT }} data-testid={`node-${n.name}`}>
+      <td className={`${td} font-mono`}>{n.name}</td>
+      <td className={`${td} ${n.ready ? "text-green-700" : "text-red-700"}`}>{n.status}</td>
+      <td className={td}>{n.roles.join(",") || "<none>"}</td>
+      <td className={td}>{age}</td>
+      <td className={td}>{n.version}</td>
+      <td className={`${td} font-mono`}>{n.addresses.join(", ")}</td>
+    </tr>
+  );
+});
+
+const PodLine = memo(function PodLine({ p, age }: { p: PodRow; age: string }) {
+  return (
+    <tr className="border-b last:border-0" style={{ height: ROW_HEIGHT }} data-testid="pod-row">
+      <td className={td}>{p.namespace}</td>
+      <td className={`${td} font-mono`}>{p.name}</td>
+      <td className={td}>
+        {p.ready}/{p.containers}
+      </td>
+      <td className={`${td} ${p.status === "Running" && p.ready === p.containers ? "text-green-700" : p.status === "Running" ? "text-amber-700" : "text-red-700"}`}>{p.status}</td>
+      <td className={td}>{p.restarts}</td>
+      <td className={td}>{age}</td>
+      <td className={`${td} font-mono`}>{p.ip}</td>
+      <td className={`${td} font-mono`}>{p.node}</td>
+    </tr>
+  );
+});
 
 export function LiveTables({ clusterId }: { clusterId: string }) {
   const live = useClusterLive(clusterId);
@@ -124,7 +214,9 @@ export function LiveTables({ clusterId }: { clusterId: string }) {
   const pods = useMemo(() => filterPods(Object.values(live.pods), filter, sort), [live.pods, filter, sort]);
   const nodes = useMemo(() => Object.values(live.nodes).sort((a, b) => a.name.localeCompare(b.name)), [live.nodes]);
   const total = Object.keys(live.pods).length;
-  const ready = Object.values(live.pods).filter((p) => p.status === "Running" && p.ready === p.containers).length;
+  const ready = useMemo(() => Object.values(live.pods).filter((p) => p.status === "Running" && p.ready === p.containers).length, [live.pods]);
+  const nodesScroll = useRef<HTMLDivElement>(null);
+  const podsScroll = useRef<HTMLDivElement>(null);
   const sortHeader = (key: PodSort, label: string) => (
     <th className={th}>
       <button type="button" onClick={() => setSort(key)} className={sort === key ? "underline" : ""}>
@@ -137,31 +229,25 @@ export function LiveTables({ clusterId }: { clusterId: string }) {
       <ApiBanner api={live.api} now={now} />
       <div>
         <h3 className="mb-1 font-semibold">
-          Nodes <span className="font-normal text-slate-500">({nodes.filter((n) => n.ready).length} of {nodes.length} Ready)</span>
+          Nodes{" "}
+          <span className="font-normal text-slate-500" data-testid="nodes-summary">
+            ({nodes.filter((n) => n.ready).length} of {nodes.length} Ready)
+          </span>
         </h3>
-        <table className="w-full text-sm" data-testid="nodes-table">
-          <thead>
-            <tr className="border-b">
-              {["Name", "Status", "Roles", "Age", "Version", "Addresses"].map((h) => (
-                <th key={h} className={th}>
-                  {h}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {nodes.map((n) => (
-              <tr key={n.name} className="border-b last:border-0" data-testid={`node-${n.name}`}>
-                <td className={`${td} font-mono`}>{n.name}</td>
-                <td className={`${td} ${n.ready ? "text-green-700" : "text-red-700"}`}>{n.status}</td>
-                <td className={td}>{n.roles.join(",") || "<none>"}</td>
-                <td className={td}>{age(n.createdAt, now)}</td>
-                <td className={td}>{n.version}</td>
-                <td className={`${td} font-mono`}>{n.addresses.join(", ")}</td>
+        <div ref={nodesScroll} className="max-h-[20rem] overflow-auto">
+          <table className="w-full text-sm" data-testid="nodes-table">
+            <thead className="sticky top-0 bg-white">
+              <tr className="border-b">
+                {["Name", "Status", "Roles", "Age", "Version", "Addresses"].map((h) => (
+                  <th key={h} className={th}>
+                    {h}
+                  </th>
+                ))}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <VirtualBody items={nodes} scrollRef={nodesScroll} columns={6} rowKey={(n) => n.name} render={(n) => <NodeLine n={n} age={age(n.createdAt, now)} />} />
+          </table>
+        </div>
       </div>
       <div>
         <div className="mb-1 flex items-center gap-3">
@@ -169,8 +255,13 @@ export function LiveTables({ clusterId }: { clusterId: string }) {
             Pods <span className="font-normal text-slate-500" data-testid="pods-summary">({ready} of {total} Running and Ready)</span>
           </h3>
           <input aria-label="Filter pods" placeholder="filter: namespace, name, node, status" value={filter} onChange={(e) => setFilter(e.target.value)} className="rounded border px-2 py-0.5 text-sm" />
+          {filter && (
+            <span className="text-xs text-slate-500" data-testid="pods-shown">
+              {pods.length} shown
+            </span>
+          )}
         </div>
-        <div className="max-h-[32rem] overflow-auto">
+        <div ref={podsScroll} className="max-h-[32rem] overflow-auto">
           <table className="w-full text-sm" data-testid="pods-table">
             <thead className="sticky top-0 bg-white">
               <tr className="border-b">
@@ -184,22 +275,7 @@ export function LiveTables({ clusterId }: { clusterId: string }) {
                 {sortHeader("node", "Node")}
               </tr>
             </thead>
-            <tbody>
-              {pods.map((p) => (
-                <tr key={p.uid} className="border-b last:border-0" data-testid="pod-row">
-                  <td className={td}>{p.namespace}</td>
-                  <td className={`${td} font-mono`}>{p.name}</td>
-                  <td className={td}>
-                    {p.ready}/{p.containers}
-                  </td>
-                  <td className={`${td} ${p.status === "Running" && p.ready === p.containers ? "text-green-700" : p.status === "Running" ? "text-amber-700" : "text-red-700"}`}>{p.status}</td>
-                  <td className={td}>{p.restarts}</td>
-                  <td className={td}>{age(p.createdAt, now)}</td>
-                  <td className={`${td} font-mono`}>{p.ip}</td>
-                  <td className={`${td} font-mono`}>{p.node}</td>
-                </tr>
-              ))}
-            </tbody>
+            <VirtualBody items={pods} scrollRef={podsScroll} columns={8} rowKey={(p) => p.uid} render={(p) => <PodLine p={p} age={age(p.createdAt, now)} />} />
           </table>
         </div>
       </div>
