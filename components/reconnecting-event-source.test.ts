@@ -61,4 +61,30 @@ describe("openReconnectingEventSource", () => {
     vi.advanceTimersByTime(60_000);
     expect(FakeEventSource.instances).toHaveLength(1);
   });
+
+  test("reports its state: connecting, open, reconnecting after a network error or an HTTP error, open again, closed", () => {
+    const states: string[] = [];
+    const stream = openReconnectingEventSource({ url: () => "/s", listeners: {}, onStateChange: (s) => states.push(s), EventSourceImpl: fakeImpl });
+    expect(states).toEqual(["connecting"]);
+    const first = FakeEventSource.instances[0]!;
+    first.opened();
+    first.networkError(); // the browser retries
+    first.networkError(); // and again: no repeat
+    first.opened();
+    first.httpError(); // closed for good: reopened after the back-off
+    vi.advanceTimersByTime(1_000);
+    FakeEventSource.instances[1]!.opened();
+    stream.close();
+    stream.close();
+    expect(states).toEqual(["connecting", "open", "reconnecting", "open", "reconnecting", "open", "closed"]);
+  });
+
+  test("a failure before the first open stays connecting", () => {
+    const states: string[] = [];
+    openReconnectingEventSource({ url: () => "/s", listeners: {}, onStateChange: (s) => states.push(s), EventSourceImpl: fakeImpl });
+    FakeEventSource.instances[0]!.httpError();
+    vi.advanceTimersByTime(1_000);
+    FakeEventSource.instances[1]!.opened();
+    expect(states).toEqual(["connecting", "open"]);
+  });
 });

@@ -7,6 +7,13 @@
 
 export type StreamListener = (e: MessageEvent<string>) => void;
 
+/**
+ * `connecting`: the first open is under way. `open`: events flow. `reconnecting`: the connection was
+ * lost and the browser (a network error) or this (an HTTP error) is opening it again. `closed`: closed
+ * by its owner.
+ */
+export type StreamState = "connecting" | "open" | "reconnecting" | "closed";
+
 export type ReconnectingEventSourceOptions = {
   /** The URL for each (re)open. */
   url: () => string;
@@ -14,6 +21,8 @@ export type ReconnectingEventSourceOptions = {
   listeners: Record<string, StreamListener>;
   /** Called when a source this opened after a CLOSED one is open: what was missed may need a refetch. */
   onReopened?: () => void;
+  /** Called when the state changes (not repeated for the same state). */
+  onStateChange?: (state: StreamState) => void;
   /** Wait before the n-th reopen in a row (n from 0): 1 s, 2 s, 4 s … at most 15 s. */
   backoffMs?: (n: number) => number;
   /** For tests; defaults to the browser's EventSource. */
@@ -33,6 +42,12 @@ export function openReconnectingEventSource(opts: ReconnectingEventSourceOptions
   let failures = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let source: EventSource | undefined;
+  let state: StreamState | undefined;
+  const setState = (next: StreamState) => {
+    if (next === state) return;
+    state = next;
+    opts.onStateChange?.(next);
+  };
 
   const open = (reopened: boolean) => {
     const url = opts.url();
@@ -41,7 +56,9 @@ export function openReconnectingEventSource(opts: ReconnectingEventSourceOptions
     source = s;
     for (const [type, listener] of Object.entries(opts.listeners)) s.addEventListener(type, listener as EventListener);
     s.addEventListener("open", () => {
+      if (closed || s !== source) return;
       failures = 0;
+      setState("open");
       if (reopened) {
         reopened = false;
         opts.onReopened?.();
@@ -49,18 +66,24 @@ export function openReconnectingEventSource(opts: ReconnectingEventSourceOptions
     });
     s.addEventListener("error", () => {
       // CONNECTING: the browser is already retrying. CLOSED: it never will.
-      if (closed || s !== source || s.readyState !== CLOSED) return;
+      if (closed || s !== source) return;
+      // Before the first open, an error is still "connecting"; after it, the stream is being recovered.
+      if (state !== "connecting") setState("reconnecting");
+      if (s.readyState !== CLOSED) return;
       timer = setTimeout(() => {
         timer = undefined;
         if (!closed) open(true);
       }, backoff(failures++));
     });
   };
+  setState("connecting");
   open(false);
 
   return {
     close: () => {
+      if (closed) return;
       closed = true;
+      setState("closed");
       if (timer !== undefined) clearTimeout(timer);
       source?.close();
     },

@@ -17,18 +17,25 @@ import { PlanReview, planSize } from "./plan-review";
 import { runTypeTitle, StatusBadge } from "./run-status";
 import { RunTimeline } from "./run-timeline";
 import { StepDetails, WaitingLines } from "./step-details";
-import { useRunEvents } from "./use-run-events";
+import { carryLiveOutput, useRunEvents } from "./use-run-events";
+import type { StreamState } from "../reconnecting-event-source";
 import { LiveTables } from "../clusters/live-tables";
 
 export function RunView({ runId }: { runId: string }) {
   const queryClient = useQueryClient();
   const key = runQueryKeys.run(runId);
-  const q = useQuery({ queryKey: key, queryFn: () => api<Run>(`/api/runs/${runId}`) });
+  // A fresh snapshot keeps the live output lines the page already has (the server does not send them).
+  // After a failed refetch the page keeps its data and tries again every 5 s until the dashboard answers.
+  const q = useQuery({
+    queryKey: key,
+    queryFn: async () => carryLiveOutput(queryClient.getQueryData<Run>(key), await api<Run>(`/api/runs/${runId}`)),
+    refetchInterval: (query) => (query.state.status === "error" && query.state.data !== undefined ? 5_000 : false),
+  });
   const canStart = useCan("run:start");
   const canCancel = useCan("run:cancel");
   const [now, setNow] = useState(() => Date.now());
   const status = q.data?.status;
-  useRunEvents(runId, status === "running" || status === "planned");
+  const stream = useRunEvents(runId, status === "running" || status === "planned");
   useEffect(() => {
     if (status !== "running") return;
     const t = setInterval(() => setNow(Date.now()), 500);
@@ -43,13 +50,14 @@ export function RunView({ runId }: { runId: string }) {
   });
 
   if (q.isPending) return <p className="text-sm text-slate-500">Loading run…</p>;
-  if (q.isError) return <p className="text-sm text-red-600">Could not load the run: {q.error.message}</p>;
+  // A failed refetch keeps the page that has data (react-query keeps it): only the first load can fail whole.
+  if (q.data === undefined) return <p className="text-sm text-red-600">Could not load the run: {q.error?.message ?? "no answer"}</p>;
   const run = q.data;
   const size = planSize(run.plan);
   return (
     <div className="space-y-4">
       <div className="flex items-start justify-between gap-4">
-        <RunHeader run={run} now={now} />
+        <RunHeader run={run} now={now} stream={stream} />
         <div className="flex shrink-0 gap-2">
           <a className="btn" href={`/api/runs/${runId}/bundle`} download data-testid="run-bundle">
             Download support bundle
@@ -82,6 +90,11 @@ export function RunView({ runId }: { runId: string }) {
           )}
         </div>
       </div>
+      {q.isError && (
+        <p className="rounded border border-amber-200 bg-amber-50 px-2 py-1 text-sm text-amber-900" data-testid="run-lost-contact" title={q.error.message}>
+          Lost contact with the dashboard, retrying…
+        </p>
+      )}
       {start.isError && <p className="text-sm text-red-600">{start.error.message}</p>}
       {cancel.isError && <p className="text-sm text-red-600">{cancel.error.message}</p>}
       {retry.isError && <p className="text-sm text-red-600">Could not retry: {retry.error.message}</p>}
@@ -101,7 +114,7 @@ export function RunView({ runId }: { runId: string }) {
   );
 }
 
-function RunHeader({ run, now }: { run: Run; now: number }) {
+function RunHeader({ run, now, stream }: { run: Run; now: number; stream: StreamState | null }) {
   const progress = progressOf(run.steps);
   const end = run.finishedAt ? Date.parse(run.finishedAt) : now;
   const eta = run.status === "running" ? estimateRemainingMs({ steps: run.steps, startedAt: run.startedAt, now }) : null;
@@ -120,6 +133,11 @@ function RunHeader({ run, now }: { run: Run; now: number }) {
         {run.createdBy ? `by ${run.createdBy}` : "by an unknown user"}
         {" · "}
         {run.startedAt ? `elapsed ${formatDuration(end - Date.parse(run.startedAt))}` : "not started"}
+        {run.status === "running" && stream && stream !== "closed" && (
+          <span className={`ml-2 ${stream === "open" ? "text-green-700" : "text-amber-700"}`} data-testid="run-live" data-state={stream}>
+            {stream === "open" ? "● live" : stream === "connecting" ? "○ connecting…" : "○ reconnecting…"}
+          </span>
+        )}
       </p>
       {run.status !== "planned" && (
         <div className="flex items-center gap-3 pt-1">
@@ -151,6 +169,7 @@ function Rollout({ run, now, onRetry }: { run: Run; now: number; onRetry?: (body
       <HostGrid grid={grid} filter={filter} onFilter={setFilter} selected={selected} onSelect={setPicked} now={now} />
       {found ? (
         <StepDetails
+          runId={run.id}
           hostInfo={run.hosts.find((h) => h.name === found.row.host)} clusterId={run.clusterId} row={found.row} cell={found.cell} phaseTitle={grid.phases.find((p) => p.id === found.cell.phase)?.title ?? found.cell.phase} planned={planned} now={now} onRetry={onRetry} />
       ) : (
         <p className="text-sm text-slate-500">Click a cell to see its step: status, attempts, exit code, error, hint and output.</p>

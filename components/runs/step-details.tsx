@@ -7,10 +7,12 @@ import type { GridCell, GridRow } from "./grid-model";
 import { HostDiagnostics } from "./host-diagnostics";
 import { HostInspector } from "./host-inspector";
 import { cellDuration } from "./host-grid";
+import { LogViewer } from "./log-viewer";
 import { PlannedStepBody } from "./plan-review";
 import { StatusBadge } from "./run-status";
 
 export function StepDetails({
+  runId,
   clusterId,
   row,
   cell,
@@ -20,6 +22,7 @@ export function StepDetails({
   onRetry,
   hostInfo,
 }: {
+  runId: string;
   clusterId: string;
   /** The selected row's host (facts, preflight findings), for the inspector. */
   hostInfo?: RunHost;
@@ -55,7 +58,7 @@ export function StepDetails({
         )}
       </div>
       {cell.steps.map((s) => (
-        <StepDetail key={s.id} step={s} planned={planned.get(s.key)} now={now} />
+        <StepDetail key={s.id} runId={runId} step={s} planned={planned.get(s.key)} now={now} />
       ))}
       {hostInfo && <HostInspector clusterId={clusterId} host={hostInfo} />}
       {row.host && <HostDiagnostics key={row.host} clusterId={clusterId} host={row.host} />}
@@ -63,7 +66,7 @@ export function StepDetails({
   );
 }
 
-function StepDetail({ step, planned, now }: { step: StepView; planned: PlannedStep | undefined; now: number }) {
+function StepDetail({ runId, step, planned, now }: { runId: string; step: StepView; planned: PlannedStep | undefined; now: number }) {
   return (
     <div className="space-y-2 border-t border-slate-100 pt-2 first:border-0 first:pt-0" data-testid={`step-${step.key}`}>
       <div className="flex flex-wrap items-center gap-2 text-sm">
@@ -82,13 +85,7 @@ function StepDetail({ step, planned, now }: { step: StepView; planned: PlannedSt
           {step.hint && <div className="mt-1 text-slate-700">Try: {step.hint}</div>}
         </div>
       )}
-      {step.output ? (
-        <pre className="max-h-80 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-2 font-mono text-xs" data-testid={`step-output-${step.key}`}>
-          {step.output}
-        </pre>
-      ) : (
-        <p className="text-xs text-slate-500">No output{step.status === "pending" ? " yet" : ""}.</p>
-      )}
+      <LogViewer runId={runId} step={step} />
       {planned && (
         <details className="text-sm">
           <summary className="cursor-pointer text-xs text-indigo-700">What this step sends</summary>

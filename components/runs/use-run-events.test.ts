@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import type { RunView, StepView } from "@/lib/engine/queries";
 import { runQueryKeys } from "@/lib/engine/schemas";
 import { FakeEventSource, fakeImpl } from "@/test/fake-event-source";
-import { applyEvent, followRunEvents, type RunEvent } from "./use-run-events";
+import { applyEvent, carryLiveOutput, followRunEvents, MAX_LIVE_LINES, type RunEvent } from "./use-run-events";
 
 const step: StepView = {
   id: "step_1",
@@ -43,6 +43,57 @@ describe("applyEvent", () => {
     const next = applyEvent(waiting, event(6, type, { key: step.key, error: "timed out", attempt: 2 }));
     expect(next.steps[0]!.waiting).toBeNull();
     expect(next.steps[0]!.status).not.toBe("waiting");
+  });
+});
+
+describe("applyEvent: live output", () => {
+  const output = (seq: number, key: string, ...lines: [string, string][]) => event(seq, "step.output", { step: key, lines: lines.map(([stream, line]) => ({ stream, line })) }, null);
+
+  test("step.output appends its lines, with the event's seq, to the step named by data.step", () => {
+    let next = applyEvent(run, output(5, step.key, ["stdout", "one"], ["stderr", "two"]));
+    next = applyEvent(next, output(6, "control-plane/master-2/wait-apiserver", ["stdout", "other"]));
+    next = applyEvent(next, output(7, step.key, ["stdout", "three"]));
+    expect(next.lastSeq).toBe(7);
+    expect(next.steps[0]!.liveOutput).toEqual([
+      { seq: 5, stream: "stdout", line: "one" },
+      { seq: 5, stream: "stderr", line: "two" },
+      { seq: 7, stream: "stdout", line: "three" },
+    ]);
+    expect(next.steps[1]!.liveOutput).toEqual([{ seq: 6, stream: "stdout", line: "other" }]);
+    expect(run.steps[0]!.liveOutput).toBeUndefined(); // the snapshot given is not changed
+  });
+
+  test(`keeps the last ${MAX_LIVE_LINES} lines of a step`, () => {
+    let next = run;
+    for (let i = 0; i < 6; i++) next = applyEvent(next, output(5 + i, step.key, ...Array.from({ length: 1_000 }, (_, j) => ["stdout", `${i}.${j}`] as [string, string])));
+    const live = next.steps[0]!.liveOutput!;
+    expect(live).toHaveLength(MAX_LIVE_LINES);
+    expect(live[0]!.line).toBe("1.0");
+    expect(live.at(-1)!.line).toBe("5.999");
+  });
+
+  test("a later attempt starts with a note, as in the server's full output; the first does not", () => {
+    let next = applyEvent(run, event(5, "step.started", { key: step.key, attempt: 1 }));
+    next = applyEvent(next, output(6, step.key, ["stdout", "one"]));
+    next = applyEvent(next, event(7, "step.retrying", { key: step.key, attempt: 2, of: 3, error: "download failed", inMs: 2_000 }));
+    next = applyEvent(next, event(8, "step.started", { key: step.key, attempt: 3 }));
+    expect(next.steps[0]!.liveOutput!.map((l) => [l.seq, l.stream, l.line])).toEqual([
+      [6, "stdout", "one"],
+      [7, "note", "── download failed; attempt 2 of 3 in 2 s ──"],
+      [8, "note", "── attempt 3 ──"],
+    ]);
+  });
+
+  test("a refetched snapshot keeps the live lines the page had", () => {
+    const live = applyEvent(run, output(5, step.key, ["stdout", "one"]));
+    const fresh = { ...run, lastSeq: 9, steps: run.steps.map((s) => ({ ...s, status: "done" })) } as RunView;
+    const kept = carryLiveOutput(live, fresh);
+    expect(kept.lastSeq).toBe(9);
+    expect(kept.steps.map((s) => [s.status, s.liveOutput?.length ?? 0])).toEqual([
+      ["done", 1],
+      ["done", 0],
+    ]);
+    expect(carryLiveOutput(undefined, fresh)).toBe(fresh);
   });
 });
 
@@ -101,6 +152,43 @@ describe("followRunEvents", () => {
     vi.advanceTimersByTime(16);
     expect(snapshot()).toMatchObject({ lastSeq: 6, steps: [{ status: "done" }, { status: "running" }] });
     stop();
+  });
+
+  test("a refetched snapshot (here after a gap) is followed by a refetch of the open step outputs, not before", async () => {
+    const { queryClient, send, fetches, stop } = setup();
+    let snapshotDone = false;
+    const order: string[] = [];
+    fetches.mockImplementation(async () => {
+      await Promise.resolve();
+      snapshotDone = true;
+      order.push("snapshot");
+      return queryClient.getQueryData<RunView>(runQueryKeys.run("run_1"))!;
+    });
+    const outputFetch = vi.fn(async () => (order.push(`output after snapshot: ${snapshotDone}`), { lines: [] }));
+    const unsubscribe = new QueryObserver(queryClient, { queryKey: runQueryKeys.stepOutput("run_1", step.key), queryFn: outputFetch, staleTime: Infinity }).subscribe(() => undefined);
+    await vi.waitFor(() => expect(outputFetch).toHaveBeenCalledTimes(1));
+    order.length = 0;
+    const source = FakeEventSource.instances[0]!;
+    source.opened();
+    send(source, event(7, "step.finished", { key: step.key })); // 5 and 6 never came
+    vi.advanceTimersByTime(16);
+    await vi.waitFor(() => expect(outputFetch).toHaveBeenCalledTimes(2));
+    expect(order).toEqual(["snapshot", "output after snapshot: true"]);
+    unsubscribe();
+    stop();
+  });
+
+  test("reports the stream's state for the page's live line", () => {
+    const queryClient = new QueryClient();
+    queryClient.setQueryData(runQueryKeys.run("run_1"), run);
+    const states: string[] = [];
+    const stop = followRunEvents({ runId: "run_1", queryClient, EventSourceImpl: fakeImpl, onStateChange: (s) => states.push(s) });
+    const source = FakeEventSource.instances[0]!;
+    source.opened();
+    source.networkError();
+    source.opened();
+    stop();
+    expect(states).toEqual(["connecting", "open", "reconnecting", "open", "closed"]);
   });
 
   test("a network error is left to the browser, which resumes from Last-Event-ID", () => {

@@ -3,13 +3,40 @@
 // after a network error and resends Last-Event-ID, so nothing is lost; after an HTTP error, which
 // closes it for good, a new one is opened from the snapshot's sequence number and the snapshot is
 // refetched (reconnecting-event-source.ts). A gap in the sequence refetches the snapshot instead of
-// guessing.
+// guessing. `step.output` events become the step's live lines (the log viewer follows them); whenever
+// the snapshot is refetched, the open log viewers' full output is refetched after it.
 import { useQueryClient, type QueryClient } from "@tanstack/react-query";
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import type { RunView, StepView } from "@/lib/engine/queries";
 import { queryKeys } from "@/lib/clusters/schemas";
-import { runQueryKeys, type StepWaitingEvent } from "@/lib/engine/schemas";
-import { openReconnectingEventSource } from "../reconnecting-event-source";
+import { runQueryKeys, stepOutputNote, type StepOutputLine, type StepWaitingEvent } from "@/lib/engine/schemas";
+import { openReconnectingEventSource, type StreamState } from "../reconnecting-event-source";
+
+/** Live output lines kept per step in the page (the oldest go first); the full output is a fetch away. */
+export const MAX_LIVE_LINES = 5_000;
+
+function appendLive(step: StepView, lines: readonly StepOutputLine[]): StepView {
+  if (lines.length === 0) return step;
+  const all = [...(step.liveOutput ?? []), ...lines];
+  return { ...step, liveOutput: all.length > MAX_LIVE_LINES ? all.slice(all.length - MAX_LIVE_LINES) : all };
+}
+
+/** A step's `step.output` event data as lines with the event's seq. */
+function outputLines(e: RunEvent): StepOutputLine[] {
+  if (!Array.isArray(e.data.lines)) return [];
+  return (e.data.lines as { stream?: unknown; line?: unknown }[]).map((l) => ({ seq: e.seq, stream: l.stream === "stderr" ? "stderr" : "stdout", line: String(l.line ?? "") }));
+}
+
+/**
+ * A fresh snapshot keeps the live lines the page already had (the server does not send them): a
+ * refetch mid-run must not empty an open log viewer. Steps are matched by id.
+ */
+export function carryLiveOutput(prev: RunView | undefined, next: RunView): RunView {
+  if (!prev) return next;
+  const live = new Map(prev.steps.filter((s) => s.liveOutput?.length).map((s) => [s.id, s.liveOutput!]));
+  if (live.size === 0) return next;
+  return { ...next, steps: next.steps.map((s) => (live.has(s.id) ? { ...s, liveOutput: live.get(s.id) } : s)) };
+}
 
 export type RunEvent = { seq: number; type: string; stepId: string | null; data: Record<string, unknown>; at: string };
 
@@ -18,6 +45,9 @@ export function applyEvent(run: RunView, e: RunEvent): RunView {
   const key = typeof e.data.key === "string" ? e.data.key : undefined;
   const isStep = (s: StepView) => (e.stepId ? s.id === e.stepId : s.key === key);
   const patchStep = (patch: Partial<StepView>) => ({ ...run, steps: run.steps.map((s) => (isStep(s) ? { ...s, ...patch } : s)) });
+  // Where a later attempt starts, as in the server's full output (lib/engine/step-output.ts).
+  const note = stepOutputNote(e.type, e.data);
+  const noted = (r: RunView): RunView => (note === null ? r : { ...r, steps: r.steps.map((s) => (isStep(s) ? appendLive(s, [{ seq: e.seq, stream: "note", line: note }]) : s)) });
   const next = { ...run, lastSeq: e.seq };
   switch (e.type) {
     case "run.started":
@@ -27,7 +57,14 @@ export function applyEvent(run: RunView, e: RunEvent): RunView {
     case "run.finished":
       return { ...next, status: String(e.data.status), finishedAt: e.at, summary: (e.data.summary as RunView["summary"]) ?? null };
     case "step.started":
-      return { ...patchStep({ status: "running", startedAt: e.at, finishedAt: null, attempts: Number(e.data.attempt ?? 1), waiting: null }), lastSeq: e.seq };
+      return noted({ ...patchStep({ status: "running", startedAt: e.at, finishedAt: null, attempts: Number(e.data.attempt ?? 1), waiting: null }), lastSeq: e.seq });
+    case "step.retrying":
+      return noted(next);
+    case "step.output": {
+      // No stepId: the step's key is data.step. Lines were redacted by the executor.
+      const lines = outputLines(e);
+      return { ...next, steps: run.steps.map((s) => (s.key === e.data.step ? appendLive(s, lines) : s)) };
+    }
     case "step.waiting": {
       const d = e.data as Partial<StepWaitingEvent>;
       const waiting = { what: String(d.what ?? ""), host: d.host ?? null, since: String(d.since ?? e.at), deadline: String(d.deadline ?? "") };
@@ -50,8 +87,22 @@ export function applyEvent(run: RunView, e: RunEvent): RunView {
  * Follows a run's events into its snapshot in the react-query cache until the run finishes or the
  * returned function is called. The hook's body, outside React so it can be tested.
  */
-export function followRunEvents({ runId, queryClient, EventSourceImpl }: { runId: string; queryClient: QueryClient; EventSourceImpl?: typeof EventSource }): () => void {
+export function followRunEvents({
+  runId,
+  queryClient,
+  EventSourceImpl,
+  onStateChange,
+}: {
+  runId: string;
+  queryClient: QueryClient;
+  EventSourceImpl?: typeof EventSource;
+  /** The stream's state, for the page's "live" / "reconnecting…" line. */
+  onStateChange?: (state: StreamState) => void;
+}): () => void {
   const key = runQueryKeys.run(runId);
+  // The snapshot, then the open log viewers' full output: read after the snapshot, each covers up to a
+  // sequence number at least the snapshot's, so the live lines applied after it continue without a hole.
+  const refetch = () => void queryClient.invalidateQueries({ queryKey: key }).then(() => queryClient.invalidateQueries({ queryKey: runQueryKeys.stepOutputs(runId) }));
   // Events arrive in bursts (a poll finds many at once): they are applied together, once per frame.
   let queued: RunEvent[] = [];
   let frame: number | undefined;
@@ -73,10 +124,10 @@ export function followRunEvents({ runId, queryClient, EventSourceImpl }: { runId
       return next;
     });
     // A retry puts steps back to pending: take a fresh snapshot rather than guess.
-    if (gap || batch.some((e) => e.type === "run.retried")) void queryClient.invalidateQueries({ queryKey: key });
+    if (gap || batch.some((e) => e.type === "run.retried")) refetch();
     if (batch.some((e) => e.type === "run.finished")) {
       stream.close();
-      void queryClient.invalidateQueries({ queryKey: key });
+      refetch();
       // A run changes its cluster (pinned keys, facts, history): pages showing it must reload it.
       const clusterId = queryClient.getQueryData<RunView>(key)?.clusterId;
       if (clusterId) void queryClient.invalidateQueries({ queryKey: queryKeys.cluster(clusterId) });
@@ -99,7 +150,8 @@ export function followRunEvents({ runId, queryClient, EventSourceImpl }: { runId
     },
     listeners: Object.fromEntries(types.map((t) => [t, onMessage])),
     // Events replay from the sequence number, but what they do not carry (step output) changed too.
-    onReopened: () => void queryClient.invalidateQueries({ queryKey: key }),
+    onReopened: refetch,
+    onStateChange,
     EventSourceImpl,
   });
   return () => {
@@ -108,10 +160,17 @@ export function followRunEvents({ runId, queryClient, EventSourceImpl }: { runId
   };
 }
 
-export function useRunEvents(runId: string, enabled: boolean): void {
+/** Follows the run while `enabled`; returns the stream's state (null while not following). */
+export function useRunEvents(runId: string, enabled: boolean): StreamState | null {
   const queryClient = useQueryClient();
+  const [state, setState] = useState<StreamState | null>(null);
   useEffect(() => {
     if (!enabled) return;
-    return followRunEvents({ runId, queryClient });
+    const stop = followRunEvents({ runId, queryClient, onStateChange: setState });
+    return () => {
+      stop();
+      setState(null);
+    };
   }, [runId, enabled, queryClient]);
+  return state;
 }

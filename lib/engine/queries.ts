@@ -5,7 +5,7 @@ import { notFound } from "../http/errors";
 import type { HostFacts } from "./actions/facts";
 import type { Finding } from "./actions/preflight";
 import { runPlan, type RunPlan } from "./plan";
-import type { StepWaitingEvent } from "./schemas";
+import type { StepOutputLine, StepWaitingEvent } from "./schemas";
 
 /** What a waiting step waits for (from its latest `step.waiting` event), e.g. kube-apiserver on master-1. */
 export type StepWaiting = Omit<StepWaitingEvent, "key">;
@@ -26,6 +26,11 @@ export type StepView = {
   finishedAt: string | null;
   /** Set while the step waits (status "waiting"); null otherwise. */
   waiting: StepWaiting | null;
+  /**
+   * The page's own: output lines received live as `step.output` events (components/runs/use-run-events.ts),
+   * with their seq, at most the last 5 000. Never sent by the server.
+   */
+  liveOutput?: StepOutputLine[];
 };
 
 /** A host as the node inspector shows it: facts from phase 1, findings of this run's preflight. */
