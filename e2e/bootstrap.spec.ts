@@ -13,6 +13,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import type { RunView } from "../lib/engine/queries";
+import type { StepOutput } from "../lib/engine/schemas";
+import { mergeOutput } from "../components/runs/log-model";
 import { findVersionProfile } from "../lib/cluster/versions";
 import { readState, type LabState } from "../lab/state";
 import { buildGrid, progressOf } from "../components/runs/grid-model";
@@ -51,6 +53,13 @@ async function serverRun(page: Page, runId: string): Promise<RunView> {
   const res = await page.request.get(`${proxy.url}/api/runs/${runId}`);
   expect(res.status()).toBe(200);
   return (await res.json()) as RunView;
+}
+
+/** A step's whole output as the server has it (GET /api/runs/:id/steps/:key/output). */
+async function serverStepOutput(page: Page, runId: string, key: string): Promise<StepOutput> {
+  const res = await page.request.get(`${proxy.url}/api/runs/${runId}/steps/${encodeURIComponent(key)}/output`);
+  expect(res.status()).toBe(200);
+  return (await res.json()) as StepOutput;
 }
 
 /** The header's steps finished/total and every cell's status are the server's. */
@@ -163,6 +172,31 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   await page.screenshot({ path: shot("31-bootstrap-warnings.png"), fullPage: true });
   await page.getByTestId("run-accept-warnings").click();
 
+  // The node inspector follows a running step: worker-1's kubelet step, opened before it starts, shows
+  // no output while it runs, then its lines arrive through the run's event stream — the viewer fetched
+  // the full output once (when the step started) and not again.
+  const outputRequests: string[] = [];
+  page.on("request", (r) => {
+    if (r.url().includes("/steps/kubelet%2Fworker-1/output")) outputRequests.push(r.url());
+  });
+  await run.cell("worker-1", "kubelet").click();
+  await expect(run.cell("worker-1", "kubelet")).toHaveAttribute("data-status", "running", { timeout: 120_000 });
+  await expect(page.getByTestId("step-status-kubelet/worker-1")).toHaveText("running");
+  await expect(run.noOutput("kubelet/worker-1")).toHaveText("No output yet.");
+  await expect(run.outputLines("kubelet/worker-1").filter({ hasText: "bootdeck-kubelet state=active" })).toHaveCount(1, { timeout: 30_000 });
+  expect(outputRequests, "the kubelet step's output was fetched once, when it started; its lines came live").toHaveLength(1);
+  await expect(run.stepOutput("kubelet/worker-1")).toHaveAttribute("data-following", "true");
+  // Search: the matching lines only, a count, the match highlighted.
+  const kubeletLines = await run.outputLines("kubelet/worker-1").count();
+  await run.outputSearch("kubelet/worker-1").fill("STATE=");
+  await expect(run.outputMatches("kubelet/worker-1")).toHaveText("1 match");
+  await expect(run.outputLines("kubelet/worker-1")).toHaveCount(1);
+  await expect(run.stepOutput("kubelet/worker-1").locator("mark")).toHaveText("state=");
+  await expect(run.outputShown("kubelet/worker-1")).toHaveText(`1 of ${kubeletLines} line${kubeletLines === 1 ? "" : "s"} matches`);
+  await page.screenshot({ path: shot("31b-bootstrap-live-output.png"), fullPage: true });
+  await run.outputSearch("kubelet/worker-1").fill("");
+  await expect(run.outputLines("kubelet/worker-1")).toHaveCount(kubeletLines);
+
   // Live: the grid fills in. A reload mid-run loses nothing and doubles nothing.
   await expect(run.cell("master-1", "kubelet")).toHaveAttribute("data-status", "done", { timeout: 180_000 });
   await page.reload();
@@ -229,11 +263,17 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   await expectPageShowsServerRun(run, final);
   const seqs = expectEachEventOnce(await recordedEventSources(page, eventsUrl));
   expect(seqs.at(-1)).toBe(final.lastSeq);
-  // A finished step's output in its details is exactly the server's.
+  // A finished step's output in its details is exactly the server's whole output (from the event log),
+  // and the tail the step row keeps ("! " marks stderr) is its end.
   const withOutput = final.steps.find((s) => s.host === "worker-1" && s.status === "done" && s.output);
   expect(withOutput, "a finished step on worker-1 with output").toBeDefined();
+  const full = await serverStepOutput(page, runId, withOutput!.key);
+  expect(full.source).toBe("events");
+  const streamed = full.lines.filter((l) => l.stream !== "note").map((l) => `${l.stream === "stderr" ? "! " : ""}${l.line}`);
+  const tail = withOutput!.output!.split("\n");
+  expect(streamed.slice(-tail.length), "the stored tail is the end of the streamed output").toEqual(tail);
   await run.cell("worker-1", withOutput!.phase).click();
-  expect(await run.stepOutput(withOutput!.key).textContent()).toBe(withOutput!.output);
+  await expect(run.outputLines(withOutput!.key)).toHaveText(mergeOutput(full, []).map((l) => l.text));
   await run.cell("worker-2", "join").click();
   await expect(page.getByTestId("host-pods")).toContainText("kube-flannel/");
   await page.getByTestId("toggle-timeline").click();

@@ -66,6 +66,7 @@ test("drawnLines draws the last lines beyond the limit", () => {
 test("shownText says how many lines there are, match, are drawn, and that earlier ones were left out", () => {
   expect(shownText({ total: 1, kept: 1, drawn: 1, query: "", truncated: false })).toBe("1 line");
   expect(shownText({ total: 120, kept: 3, drawn: 3, query: "err", truncated: false })).toBe("3 of 120 lines match");
+  expect(shownText({ total: 1, kept: 1, drawn: 1, query: "err", truncated: false })).toBe("1 of 1 line matches");
   expect(shownText({ total: 15_000, kept: 15_000, drawn: 2_000, query: "", truncated: true })).toBe("15,000 lines; showing the last 2,000; earlier lines were left out (the viewer loads the last 20,000)");
 });
 

@@ -1,7 +1,7 @@
 // The log viewer's rules, without React: which lines a step's output has (the fetched full output, the
 // live lines after it, the kubelet journal), which of them a search keeps, what is highlighted, how
 // many are drawn, and the line that says so.
-import { JOURNAL_MARKER, type StepOutput, type StepOutputLine } from "@/lib/engine/schemas";
+import { JOURNAL_MARKER, type StepOutput, type StepOutputLine } from "../../lib/engine/schemas";
 
 /** A line as the viewer draws it: its number in the whole output and how it is styled. */
 export type LogLine = { n: number; kind: "stdout" | "stderr" | "note" | "journal"; text: string };
@@ -53,11 +53,11 @@ export function drawnLines(kept: readonly LogLine[], limit = RENDER_LIMIT): LogL
   return kept.length > limit ? kept.slice(kept.length - limit) : [...kept];
 }
 
-/** "12 lines", "3 of 120 lines match", "showing the last 2 000 of 15 000 lines", and whether earlier output was dropped. */
+/** "12 lines", "3 of 120 lines match", "1 of 120 lines matches", "showing the last 2 000 of 15 000 lines", and whether earlier output was dropped. */
 export function shownText({ total, kept, drawn, query, truncated }: { total: number; kept: number; drawn: number; query: string; truncated: boolean }): string {
   const n = (x: number) => x.toLocaleString("en-US");
   const lines = (x: number) => `${n(x)} line${x === 1 ? "" : "s"}`;
-  let text = query.trim() ? `${n(kept)} of ${lines(total)} match` : lines(total);
+  let text = query.trim() ? `${n(kept)} of ${lines(total)} ${kept === 1 ? "matches" : "match"}` : lines(total);
   if (drawn < kept) text += `; showing the last ${n(drawn)}`;
   if (truncated) text += "; earlier lines were left out (the viewer loads the last 20,000)";
   return text;

@@ -43,8 +43,26 @@ export class RunPage {
   async filter(by: "role" | "state", value: string): Promise<void> {
     await this.page.getByTestId(`grid-filter-${by}`).selectOption(value);
   }
+  /** The log viewer's box of a step's output (its lines are `outputLines`). */
   stepOutput(key: string): Locator {
     return this.page.getByTestId(`step-output-${key}`);
+  }
+  /** The drawn lines of a step's output, each one element (line numbers are not in their text). */
+  outputLines(key: string): Locator {
+    return this.stepOutput(key).locator("[data-line]");
+  }
+  outputSearch(key: string): Locator {
+    return this.page.getByTestId(`step-output-search-${key}`);
+  }
+  outputMatches(key: string): Locator {
+    return this.page.getByTestId(`step-output-matches-${key}`);
+  }
+  /** "12 lines", "1 of 12 lines match" … */
+  outputShown(key: string): Locator {
+    return this.page.getByTestId(`step-output-shown-${key}`);
+  }
+  noOutput(key: string): Locator {
+    return this.page.getByTestId(`step-no-output-${key}`);
   }
   /** The run's id, from the page's URL. */
   get runId(): string {
