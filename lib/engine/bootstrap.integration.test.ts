@@ -150,6 +150,11 @@ describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
     const events = await listRunEvents({ runId, limit: 100_000 });
     const summary = events.filter((e) => e.type === "step.finished" && e.data.key === "verify/cluster").at(-1)?.data.summary;
     expect(summary).toMatch(/^6 nodes Ready/);
+    // Every step's output is in the log before its end, so a page following the run has it all by then.
+    const ends = new Map(events.filter((e) => e.type === "step.finished" || e.type === "step.failed").map((e) => [e.data.key, e.seq]));
+    const outputs = events.filter((e) => e.type === "step.output");
+    expect(outputs.length).toBeGreaterThan(0);
+    for (const o of outputs) expect(o.seq, String(o.data.step)).toBeLessThan(ends.get(o.data.step) ?? 0);
   }, 10 * 60_000);
 
   it("resets every host, then bootstraps the 1.5 legacy profile on them; a cancel stops it, refuses a second run meanwhile, and a retry finishes it", async () => {

@@ -41,29 +41,18 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
     pending.set(line.step, [...(pending.get(line.step) ?? []), line]);
   };
   const executor = options.executor ?? new Executor({ sink });
-  const flush = async () => {
-    const batches = [...pending.entries()];
-    pending.clear();
-    for (const [step, lines] of batches) await appendRunEvent({ runId, type: "step.output", data: { step, lines: lines.map((l) => ({ stream: l.stream, line: l.line })) } });
-  };
+  // Flushes run one after another, so a step's lines reach the log in the order they were printed.
+  let flushing: Promise<void> = Promise.resolve();
+  const flush = () =>
+    (flushing = flushing.catch(() => undefined).then(async () => {
+      const batches = [...pending.entries()];
+      pending.clear();
+      for (const [step, lines] of batches) await appendRunEvent({ runId, type: "step.output", data: { step, lines: lines.map((l) => ({ stream: l.stream, line: l.line })) } });
+    }));
 
   const controller = new AbortController();
   let cancelled = false;
   let lostLease = false;
-  const timer = setInterval(() => {
-    void (async () => {
-      await flush();
-      const r = await db.run.findUnique({ where: { id: runId }, select: { cancelRequested: true } });
-      if (r?.cancelRequested && !cancelled) {
-        cancelled = true;
-        controller.abort(new Error("cancelled by a user"));
-      }
-      if (!(await claimRun({ runId, workerId: options.workerId, staleMs }))) {
-        lostLease = true;
-        controller.abort(new Error("another worker took over this run"));
-      }
-    })().catch(() => undefined);
-  }, Math.min(options.heartbeatMs ?? 1_000, OUTPUT_FLUSH_MS * 4));
 
   const hosts = await loadEngineHosts({
     clusterId: run.clusterId,
@@ -82,6 +71,21 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
   const finished = new Map<string, Promise<unknown>>();
   const mutates = plan.phases.some((p) => !["facts", "preflight"].includes(p.id));
 
+  // Timers start here, next to the try that stops them: nothing before it may leave them running.
+  const timer = setInterval(() => {
+    void (async () => {
+      const r = await db.run.findUnique({ where: { id: runId }, select: { cancelRequested: true } });
+      if (r?.cancelRequested && !cancelled) {
+        cancelled = true;
+        controller.abort(new Error("cancelled by a user"));
+      }
+      if (!(await claimRun({ runId, workerId: options.workerId, staleMs }))) {
+        lostLease = true;
+        controller.abort(new Error("another worker took over this run"));
+      }
+    })().catch(() => undefined);
+  }, options.heartbeatMs ?? 1_000);
+  const outputTimer = setInterval(() => void flush().catch(() => undefined), OUTPUT_FLUSH_MS);
   try {
     for (const phase of plan.phases) {
       if (stopAll || controller.signal.aborted) break;
@@ -94,6 +98,7 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
     }
   } finally {
     clearInterval(timer);
+    clearInterval(outputTimer);
     await flush();
     // The worker that took over holds the same locks (they name the run, not the worker).
     if (mutates && !lostLease) await releaseHostLocks();
@@ -175,6 +180,8 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
       if (controller.signal.aborted) break;
       await db.step.update({ where: { id: row.id }, data: { attempts: { increment: 1 } } });
     }
+    // The step's last lines go in the log before its end does.
+    await flush();
     const finishedAt = new Date();
     const durationMs = finishedAt.getTime() - startedAt.getTime();
     const journal = Array.isArray(outcome.data?.journal) ? (outcome.data.journal as string[]) : [];
