@@ -12,10 +12,10 @@ import { getDb } from "../db/client";
 import { Redactor, REDACTED } from "../ssh/redact";
 import { listRunEvents } from "./events";
 import { getRunView, type StepView } from "./queries";
+import { JOURNAL_MARKER } from "./schemas";
 
 export type BundleFile = { path: string; content: string };
 
-const JOURNAL_MARKER = "--- kubelet journal (last lines) ---";
 const EVENT_PAGE = 1000;
 
 const PEM_BLOCK = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|(?![\s\S]))/g;

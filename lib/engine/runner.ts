@@ -16,6 +16,7 @@ import type { PlannedStep } from "./plan";
 import { claimRun, finishRun, getRunPlan } from "./runs";
 import { loadRunResources } from "./run-resources";
 import { loadEngineHosts, type EngineHost } from "./targets";
+import { JOURNAL_MARKER } from "./schemas";
 
 export type RunnerOptions = { workerId: string; staleMs?: number; heartbeatMs?: number; executor?: Executor };
 
@@ -187,7 +188,7 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
     const journal = Array.isArray(outcome.data?.journal) ? (outcome.data.journal as string[]) : [];
     // Every failure gets a hint for a known cause, from its message and the kubelet's journal.
     if (!outcome.ok && !outcome.hint) outcome = { ...outcome, hint: hintFor([outcome.error, ...journal].join("\n")) };
-    const output = [...(tails.get(planned.key) ?? []), ...(journal.length ? ["--- kubelet journal (last lines) ---", ...journal] : [])].join("\n") || null;
+    const output = [...(tails.get(planned.key) ?? []), ...(journal.length ? [JOURNAL_MARKER, ...journal] : [])].join("\n") || null;
     if (outcome.ok) {
       await db.step.update({ where: { id: row.id }, data: { status: "done", finishedAt, output, error: null, hint: null, exitCode: 0 } });
       await appendRunEvent({ runId, type: "step.finished", stepId: row.id, hostId: host?.id, data: { key: planned.key, durationMs, summary: outcome.summary, ...outcome.data } });
