@@ -12,6 +12,17 @@ describe("openReconnectingEventSource", () => {
   });
   afterEach(() => vi.useRealTimers());
 
+  test("says when the server closed the stream (so a plain request can find out why), not when the network dropped it", () => {
+    const onClosedByServer = vi.fn();
+    openReconnectingEventSource({ url: () => "/s", listeners: {}, onClosedByServer, EventSourceImpl: fakeImpl });
+    const first = FakeEventSource.instances[0]!;
+    first.opened();
+    first.networkError();
+    expect(onClosedByServer).not.toHaveBeenCalled();
+    first.httpError();
+    expect(onClosedByServer).toHaveBeenCalledTimes(1);
+  });
+
   test("after an HTTP error closes the source, a new one opens after 1 s, 2 s, 4 s … with a fresh URL, and reports that it is open again", () => {
     let n = 0;
     const onReopened = vi.fn();

@@ -21,6 +21,11 @@ export type ReconnectingEventSourceOptions = {
   listeners: Record<string, StreamListener>;
   /** Called when a source this opened after a CLOSED one is open: what was missed may need a refetch. */
   onReopened?: () => void;
+  /**
+   * Called each time the server closed the stream with an HTTP error (before the back-off). The stream
+   * cannot say which error; a plain request can: an expired session answers 401, which signs the user out.
+   */
+  onClosedByServer?: () => void;
   /** Called when the state changes (not repeated for the same state). */
   onStateChange?: (state: StreamState) => void;
   /** Wait before the n-th reopen in a row (n from 0): 1 s, 2 s, 4 s … at most 15 s. */
@@ -70,6 +75,7 @@ export function openReconnectingEventSource(opts: ReconnectingEventSourceOptions
       // Before the first open, an error is still "connecting"; after it, the stream is being recovered.
       if (state !== "connecting") setState("reconnecting");
       if (s.readyState !== CLOSED) return;
+      opts.onClosedByServer?.();
       timer = setTimeout(() => {
         timer = undefined;
         if (!closed) open(true);

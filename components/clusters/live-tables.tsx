@@ -6,6 +6,7 @@ import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-quer
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { Fragment, memo, useEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from "react";
 import type { ApiState, LiveMessage, NodeRow, PodRow } from "@/lib/clusters/live-rows";
+import { api } from "../api-client";
 import { openReconnectingEventSource } from "../reconnecting-event-source";
 
 type Live = { pods: Record<string, PodRow>; nodes: Record<string, NodeRow>; api: ApiState | null };
@@ -80,6 +81,8 @@ export function followClusterLive({ clusterId, queryClient, EventSourceImpl }: {
   const stream = openReconnectingEventSource({
     url: () => `/api/clusters/${clusterId}/live`,
     listeners: Object.fromEntries(["snapshot", "api", "pod", "node"].map((type) => [type, onMessage])),
+    // Why it was closed, a plain request finds out: an expired session answers 401, which signs out.
+    onClosedByServer: () => void api(`/api/clusters/${clusterId}`).catch(() => undefined),
     EventSourceImpl,
   });
   return () => {

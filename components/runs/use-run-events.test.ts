@@ -135,19 +135,19 @@ describe("followRunEvents", () => {
     stop();
   });
 
-  test("after an HTTP error closes the stream, it reopens from what the page applied (queued events first) and refetches the snapshot once open", async () => {
+  test("after an HTTP error closes the stream, it asks for the snapshot (an expired session signs out there), reopens from what the page applied (queued events first) and refetches once open", async () => {
     const { send, snapshot, fetches, stop } = setup();
     const first = FakeEventSource.instances[0]!;
     first.opened();
     send(first, event(5, "step.started", { key: step.key, attempt: 1 }));
-    first.httpError(); // e.g. a reverse proxy's 502 while the dashboard restarts
+    first.httpError(); // e.g. a reverse proxy's 502 while the dashboard restarts, or a 401
+    await vi.waitFor(() => expect(fetches).toHaveBeenCalledTimes(1));
     vi.advanceTimersByTime(1_000);
     const second = FakeEventSource.instances[1]!;
     expect(second.url).toBe("/api/runs/run_1/events?after=5");
     expect(snapshot().lastSeq).toBe(5);
-    expect(fetches).not.toHaveBeenCalled();
     second.opened();
-    await vi.waitFor(() => expect(fetches).toHaveBeenCalledTimes(1));
+    await vi.waitFor(() => expect(fetches).toHaveBeenCalledTimes(2));
     send(second, event(6, "step.finished", { key: step.key }));
     vi.advanceTimersByTime(16);
     expect(snapshot()).toMatchObject({ lastSeq: 6, steps: [{ status: "done" }, { status: "running" }] });

@@ -138,19 +138,26 @@ export function followRunEvents({
     frame ??= requestAnimationFrame(flush);
   };
   const types = ["run.planned", "run.retried", "run.started", "run.cancel-requested", "run.finished", "phase.started", "phase.finished", "step.started", "step.waiting", "step.wait-ended", "step.progress", "step.retrying", "step.finished", "step.failed", "step.cancelled", "step.output", "host.key-pinned"];
+  const applyQueued = () => {
+    if (frame === undefined) return;
+    cancelAnimationFrame(frame);
+    flush();
+  };
   const stream = openReconnectingEventSource({
     // A reopened stream (after an HTTP error closed the last one) starts after what is applied: apply
     // what is queued first, so the URL's sequence number is the page's own.
     url: () => {
-      if (frame !== undefined) {
-        cancelAnimationFrame(frame);
-        flush();
-      }
+      applyQueued();
       return `/api/runs/${runId}/events?after=${queryClient.getQueryData<RunView>(key)?.lastSeq ?? 0}`;
     },
     listeners: Object.fromEntries(types.map((t) => [t, onMessage])),
     // Events replay from the sequence number, but what they do not carry (step output) changed too.
     onReopened: refetch,
+    // Why it was closed, the snapshot's request finds out: an expired session answers 401 and signs out.
+    onClosedByServer: () => {
+      applyQueued();
+      void queryClient.invalidateQueries({ queryKey: key });
+    },
     onStateChange,
     EventSourceImpl,
   });
