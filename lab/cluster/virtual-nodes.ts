@@ -1,5 +1,5 @@
 // KWOK-style virtual nodes for UI scale tests: Node objects with no host behind them (no SSH, no
-// processes). One process registers M nodes, renews their Leases and Ready condition, and reports the
+// processes). One process registers M nodes, renews their Leases (as a kubelet heartbeats), and reports the
 // pods bound to them as Running, so a dashboard sees a 500-node cluster on this machine.
 // Run: node --import tsx lab/cluster/main.ts virtual-nodes --kubeconfig=auth/kubeconfig --count=500
 // With --wait the kubeconfig may not exist yet (`lab up --virtual-nodes M` starts before any cluster
