@@ -9,6 +9,7 @@
 // --browser (needs `npx next build`), the cluster page's pods and nodes tables in Chromium as well.
 // Needs root. The lab's own processes (stand-in kubelets, etcd) are not counted in the engine's memory.
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { labClusterDefinition } from "../lab/cluster-yaml";
@@ -17,7 +18,7 @@ import { KubeClient } from "../lab/cluster/kube-client";
 import { labHostMemory, machineMemoryUsed } from "../lab/memory";
 import { labDir } from "../lab/config";
 import { subscribeClusterLive } from "../lib/clusters/live";
-import { randomBytes } from "node:crypto";
+import { readState } from "../lab/state";
 import { launchChromium, requireBuild, signIn, startDashboard } from "./dashboard";
 import { createTempDb } from "../test/temp-db";
 import { validateClusterDefinition } from "../lib/cluster/definition";
@@ -121,7 +122,6 @@ const cmdline = (pid: string) => {
 };
 
 async function benchVirtualNodes(labName: string, hosts: number, count: number, clusterId: string, mib: (b: number) => string): Promise<void> {
-  const { readState } = await import("../lab/state");
   const state = readState(labName);
   if (!state) throw new Error(`lab ${labName} is gone`);
   const [kubeconfig] = firstMasterKubeconfigs(state);

@@ -14,10 +14,12 @@ const nsOf = (pid: string | number): string | undefined => {
   }
 };
 
-/** Sums the `Rss:` and `Pss:` lines of /proc/PID/smaps_rollup, in bytes. */
+/** A `Field:   123 kB` line of a /proc file, in bytes (0 when missing). */
+const kbField = (text: string, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? 0) * 1024;
+
+/** The `Rss:` and `Pss:` lines of /proc/PID/smaps_rollup, in bytes. */
 export function parseSmapsRollup(text: string): { rss: number; pss: number } {
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? 0) * 1024;
-  return { rss: kb("Rss"), pss: kb("Pss") };
+  return { rss: kbField(text, "Rss"), pss: kbField(text, "Pss") };
 }
 
 export function labHostMemory(hosts: readonly LabHostState[]): HostMemory[] {
@@ -44,6 +46,5 @@ export function labHostMemory(hosts: readonly LabHostState[]): HostMemory[] {
 /** This machine's memory in use (MemTotal − MemAvailable), in bytes. */
 export function machineMemoryUsed(): number {
   const text = fs.readFileSync("/proc/meminfo", "utf8");
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? 0) * 1024;
-  return kb("MemTotal") - kb("MemAvailable");
+  return kbField(text, "MemTotal") - kbField(text, "MemAvailable");
 }

@@ -7,6 +7,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { Fragment, memo, useEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from "react";
 import type { ApiState, LiveMessage, NodeRow, PodRow } from "@/lib/clusters/live-rows";
 import { api } from "../api-client";
+import { frameBatch } from "../frame-batch";
 import { openReconnectingEventSource } from "../reconnecting-event-source";
 
 type Live = { pods: Record<string, PodRow>; nodes: Record<string, NodeRow>; api: ApiState | null };
@@ -64,20 +65,8 @@ export function useLiveCache(clusterId: string): Live {
 export function followClusterLive({ clusterId, queryClient, EventSourceImpl }: { clusterId: string; queryClient: QueryClient; EventSourceImpl?: typeof EventSource }): () => void {
   const key = liveKey(clusterId);
   // A thousand pods changing at once arrive as a thousand messages: applied together, once per frame.
-  const nextFrame = typeof requestAnimationFrame === "function" ? requestAnimationFrame : (cb: () => void) => setTimeout(cb, 16) as unknown as number;
-  const cancelFrame = typeof cancelAnimationFrame === "function" ? cancelAnimationFrame : (id: number) => clearTimeout(id);
-  let queued: LiveMessage[] = [];
-  let frame: number | undefined;
-  const flush = () => {
-    frame = undefined;
-    const batch = queued;
-    queued = [];
-    queryClient.setQueryData<Live>(key, (old) => applyLiveBatch(old ?? empty, batch));
-  };
-  const onMessage = (e: MessageEvent<string>) => {
-    queued.push(JSON.parse(e.data) as LiveMessage);
-    frame ??= nextFrame(flush);
-  };
+  const batch = frameBatch<LiveMessage>((messages) => queryClient.setQueryData<Live>(key, (old) => applyLiveBatch(old ?? empty, messages)));
+  const onMessage = (e: MessageEvent<string>) => batch.push(JSON.parse(e.data) as LiveMessage);
   const stream = openReconnectingEventSource({
     url: () => `/api/clusters/${clusterId}/live`,
     listeners: Object.fromEntries(["snapshot", "api", "pod", "node"].map((type) => [type, onMessage])),
@@ -86,7 +75,7 @@ export function followClusterLive({ clusterId, queryClient, EventSourceImpl }: {
     EventSourceImpl,
   });
   return () => {
-    if (frame !== undefined) cancelFrame(frame);
+    batch.cancel();
     stream.close();
   };
 }

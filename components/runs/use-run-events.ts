@@ -10,6 +10,7 @@ import { useEffect, useState } from "react";
 import type { RunView, StepView } from "@/lib/engine/queries";
 import { queryKeys } from "@/lib/clusters/schemas";
 import { runQueryKeys, stepOutputNote, type StepOutputLine, type StepWaitingEvent } from "@/lib/engine/schemas";
+import { frameBatch } from "../frame-batch";
 import { openReconnectingEventSource, type StreamState } from "../reconnecting-event-source";
 
 /** Live output lines kept per step in the page (the oldest go first); the full output is a fetch away. */
@@ -104,12 +105,7 @@ export function followRunEvents({
   // sequence number at least the snapshot's, so the live lines applied after it continue without a hole.
   const refetch = () => void queryClient.invalidateQueries({ queryKey: key }).then(() => queryClient.invalidateQueries({ queryKey: runQueryKeys.stepOutputs(runId) }));
   // Events arrive in bursts (a poll finds many at once): they are applied together, once per frame.
-  let queued: RunEvent[] = [];
-  let frame: number | undefined;
-  const flush = () => {
-    frame = undefined;
-    const batch = queued;
-    queued = [];
+  const apply = (batch: RunEvent[]) => {
     let gap = false;
     queryClient.setQueryData<RunView>(key, (run) => {
       let next = run;
@@ -133,21 +129,14 @@ export function followRunEvents({
       if (clusterId) void queryClient.invalidateQueries({ queryKey: queryKeys.cluster(clusterId) });
     }
   };
-  const onMessage = (msg: MessageEvent<string>) => {
-    queued.push(JSON.parse(msg.data) as RunEvent);
-    frame ??= requestAnimationFrame(flush);
-  };
+  const queue = frameBatch(apply);
+  const onMessage = (msg: MessageEvent<string>) => queue.push(JSON.parse(msg.data) as RunEvent);
   const types = ["run.planned", "run.retried", "run.started", "run.cancel-requested", "run.finished", "phase.started", "phase.finished", "step.started", "step.waiting", "step.wait-ended", "step.progress", "step.retrying", "step.finished", "step.failed", "step.cancelled", "step.output", "host.key-pinned"];
-  const applyQueued = () => {
-    if (frame === undefined) return;
-    cancelAnimationFrame(frame);
-    flush();
-  };
   const stream = openReconnectingEventSource({
     // A reopened stream (after an HTTP error closed the last one) starts after what is applied: apply
     // what is queued first, so the URL's sequence number is the page's own.
     url: () => {
-      applyQueued();
+      queue.flushNow();
       return `/api/runs/${runId}/events?after=${queryClient.getQueryData<RunView>(key)?.lastSeq ?? 0}`;
     },
     listeners: Object.fromEntries(types.map((t) => [t, onMessage])),
@@ -155,14 +144,14 @@ export function followRunEvents({
     onReopened: refetch,
     // Why it was closed, the snapshot's request finds out: an expired session answers 401 and signs out.
     onClosedByServer: () => {
-      applyQueued();
+      queue.flushNow();
       void queryClient.invalidateQueries({ queryKey: key });
     },
     onStateChange,
     EventSourceImpl,
   });
   return () => {
-    if (frame !== undefined) cancelAnimationFrame(frame);
+    queue.cancel();
     stream.close();
   };
 }

@@ -7,7 +7,7 @@ import type { ApiServer } from "./apiserver";
 import { ControllerManager } from "./controller-manager";
 import { KubeClient } from "./kube-client";
 import { Scheduler } from "./scheduler";
-import { adminKubeconfig, renderLoopbackCluster, startApiServer, startEtcd, type Etcd, type RenderedDir } from "./testenv";
+import { adminKubeconfig, renderLoopbackCluster, startApiServer, startEtcd, waitFor, type Etcd, type RenderedDir } from "./testenv";
 import { parseAllDocuments } from "yaml";
 
 let assets: RenderedDir;
@@ -19,16 +19,6 @@ let sched: Scheduler;
 const beating = new Set<string>();
 let beat: NodeJS.Timeout | undefined;
 const logs: string[] = [];
-
-const waitFor = async <T>(what: string, fn: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-};
 
 const readyNode = (name: string, labels: Record<string, string> = {}, taints: object[] = []) => ({
   metadata: { name, labels: { "kubernetes.io/hostname": name, ...labels } },

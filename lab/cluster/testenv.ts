@@ -129,3 +129,14 @@ export function adminKubeconfig(assets: string, port: number, file = "auth/kubec
   fs.writeFileSync(out, src.replace(/server: https:\/\/[^\s]+/, `server: https://127.0.0.1:${port}`), { mode: 0o600 });
   return out;
 }
+
+/** Polls `fn` until it returns something truthy (errors count as not yet), or fails after `ms`. */
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 60_000, everyMs = 100): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

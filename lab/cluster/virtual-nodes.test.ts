@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiServer } from "./apiserver";
 import { KubeClient } from "./kube-client";
-import { adminKubeconfig, freePort, renderLoopbackCluster, startApiServer, startEtcd, type Etcd, type RenderedDir } from "./testenv";
+import { adminKubeconfig, freePort, renderLoopbackCluster, startApiServer, startEtcd, waitFor, type Etcd, type RenderedDir } from "./testenv";
 import { VirtualNodes, virtualNodeNames, waitForCluster } from "./virtual-nodes";
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -16,16 +16,6 @@ let api: ApiServer | undefined;
 let port: number;
 const running: VirtualNodes[] = [];
 const quiet = () => undefined;
-
-const waitFor = async <T>(what: string, fn: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 beforeAll(async () => {
   assets = await renderLoopbackCluster();
