@@ -8,17 +8,37 @@ import { run, runStreaming } from "./sh";
 
 /** PID 1 of each host: mounts its pseudo filesystems, starts sshd, then reaps orphans until stopped. */
 export const HOST_INIT = `#!/bin/sh
-# bootdeck lab host init (PID 1 in the host's pid namespace)
+# bootdeck lab host init (PID 1 in the host's pid, mount and cgroup namespaces)
+# Mounts as on a machine of its own: shared propagation (the kubelet and containerd need it), /proc,
+# /sys with every cgroup hierarchy (the host's own, through its cgroup namespace), a private /dev.
 mount -t proc proc /proc
+# This machine's root, left behind by pivot_root: the host sees only its own.
+umount -l /.bootdeck-oldroot && rmdir /.bootdeck-oldroot
+mount --make-rshared /
 echo "$1" > /proc/sys/kernel/hostname
 mount -t sysfs sysfs /sys 2>/dev/null || true
+if grep -qv '^0::' /proc/self/cgroup; then
+  mount -t tmpfs -o mode=755 cgroup /sys/fs/cgroup
+  while IFS=: read -r id ctrls rest; do
+    case "$ctrls" in
+      "") mkdir -p /sys/fs/cgroup/unified && mount -t cgroup2 cgroup2 /sys/fs/cgroup/unified ;;
+      name=*) d=\${ctrls#name=}; mkdir -p "/sys/fs/cgroup/$d" && mount -t cgroup -o "none,$ctrls" cgroup "/sys/fs/cgroup/$d" ;;
+      *) mkdir -p "/sys/fs/cgroup/$ctrls" && mount -t cgroup -o "$ctrls" cgroup "/sys/fs/cgroup/$ctrls"
+         case "$ctrls" in *,*) for c in $(echo "$ctrls" | tr , ' '); do ln -s "$ctrls" "/sys/fs/cgroup/$c"; done ;; esac ;;
+    esac
+  done < /proc/self/cgroup
+else
+  mount -t cgroup2 cgroup2 /sys/fs/cgroup
+fi
 mount -t tmpfs -o mode=755 tmpfs /run
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=755 tmpfs /dev
 mknod -m 666 /dev/null c 1 3; mknod -m 666 /dev/zero c 1 5; mknod -m 666 /dev/full c 1 7
 mknod -m 666 /dev/random c 1 8; mknod -m 666 /dev/urandom c 1 9; mknod -m 666 /dev/tty c 5 0
+mknod -m 600 /dev/kmsg c 1 11
 mkdir -p /dev/pts /dev/shm /run/sshd /run/lock
 mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts /dev/pts
+mount -t tmpfs -o mode=1777 shm /dev/shm
 ln -s pts/ptmx /dev/ptmx; ln -s /proc/self/fd /dev/fd
 ln -s /proc/self/fd/0 /dev/stdin; ln -s /proc/self/fd/1 /dev/stdout; ln -s /proc/self/fd/2 /dev/stderr
 /usr/sbin/sshd -E /var/log/sshd.log

@@ -1,13 +1,12 @@
-// Writes a cluster.yaml for a running lab: its hosts, its admin key, its binary mirror. The
-// dashboard's "Try it" imports it, so a newcomer can bootstrap without hardware. Test bed only.
-import { createHash } from "node:crypto";
+// Writes a cluster.yaml for a running lab: its hosts, its admin key, its binary mirror and image
+// registry, exactly as an air-gapped site would describe its own. The dashboard's "Try it" imports it,
+// so a newcomer can bootstrap without hardware. Test bed only.
+import fs from "node:fs";
 import { stringify } from "yaml";
 import { API_VERSION, type ClusterDefinitionInput } from "../lib/cluster/definition";
 import { defaultKubernetesVersion, findVersionProfile } from "../lib/cluster/versions";
-import { mirrorFiles } from "./cluster/mirror";
+import { GITHUB_PATH, K8S_RELEASE_PATH } from "./cluster/mirror";
 import type { LabState } from "./state";
-
-const sha256 = (b: Buffer | undefined) => createHash("sha256").update(b ?? "").digest("hex");
 
 export function labClusterDefinition(state: LabState, name = `lab-${state.name}`, version = defaultKubernetesVersion): { definition: ClusterDefinitionInput; notes: string[] } {
   const notes: string[] = [];
@@ -19,28 +18,34 @@ export function labClusterDefinition(state: LabState, name = `lab-${state.name}`
     // Hosts named host-N (lab up N) become one master and then workers.
     role: h.role === "host" ? (i === 0 && masters.length === 0 ? ("master" as const) : ("worker" as const)) : h.role,
   }));
-  // The mirror serves every supported version under /kubernetes/<version>/.
-  const mirror = `${(state.mirrorUrl ?? `http://${state.gateway}:8780/kubernetes/${defaultKubernetesVersion}`).replace(/\/v\d+\.\d+\.\d+$/, "")}/${version}`;
+  const mirror = state.mirrorUrl ?? `http://${state.gateway}:8780`;
   if (!state.mirrorUrl) notes.push(`this lab was started without its binary mirror; restart it (lab down, lab up) to serve ${mirror}`);
-  // The sums of exactly what the lab's mirror serves (lab/cluster/mirror.ts).
-  const files = mirrorFiles(version);
-  const hyperkube = findVersionProfile(version)?.hyperkube === true;
+  const legacy = findVersionProfile(version)?.hyperkube === true;
+  const registry = state.registry;
+  if (!legacy && !registry) notes.push("this lab runs no image registry (lab up … without images): the cluster's images cannot be pulled");
+  const credentials: NonNullable<ClusterDefinitionInput["spec"]["credentials"]> = [{ name: "lab-admin", type: "privateKey", privateKeyFile: state.adminKeyPath }];
+  if (!legacy && registry) credentials.push({ name: "lab-registry", type: "password", passwordFile: registry.passwordFile });
   const definition: ClusterDefinitionInput = {
     apiVersion: API_VERSION,
     kind: "Cluster",
     metadata: { name },
     spec: {
-      kubernetes: { version, controlPlane: "self-hosted" },
+      // Lab hosts may run on a cgroup v1 machine: allowed, and preflight says so when it is.
+      kubernetes: { version, controlPlane: "self-hosted", ...(legacy ? {} : { allowCgroupV1: true }) },
       apiEndpoint: { type: "first-master", port: 6443 },
-      network: { podCidr: "10.2.0.0/16", serviceCidr: "10.3.0.0/24", clusterDomain: "cluster.local", provider: "flannel" },
-      binaries: {
-        baseUrl: mirror,
-        // Up to 1.18 the kubelet is the hyperkube binary.
-        kubelet: { sha256: sha256(files?.get(hyperkube ? "hyperkube" : "kubelet")) },
-        kubectl: { sha256: sha256(files?.get("kubectl")) },
-      },
+      // flannel's VXLAN on the lab link (the hosts' default route leads nowhere: see docs/lab.md).
+      network: { podCidr: "10.2.0.0/16", serviceCidr: "10.3.0.0/24", clusterDomain: "cluster.local", provider: "flannel", ...(legacy ? {} : { flannel: { iface: "eth0" } }) },
+      // No checksums pinned: each file's published .sha256 is checked.
+      binaries: { baseUrl: `${mirror}${K8S_RELEASE_PATH}` },
+      ...(legacy
+        ? {}
+        : {
+            // Lab hosts run no systemd as init: the cgroupfs driver, as on any such host.
+            runtime: { source: "mirror" as const, mirrorUrl: `${mirror}${GITHUB_PATH}`, cgroupDriver: "cgroupfs" as const },
+            ...(registry ? { images: { registry: registry.address, ca: fs.readFileSync(registry.caFile, "utf8"), auth: { username: registry.username, credential: "lab-registry" } } } : {}),
+          }),
       ssh: { user: "root", port: 22, credential: "lab-admin" },
-      credentials: [{ name: "lab-admin", type: "privateKey", privateKeyFile: state.adminKeyPath }],
+      credentials,
       hosts,
     },
   };

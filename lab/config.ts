@@ -3,6 +3,8 @@ import path from "node:path";
 
 export const CACHE_DIR = process.env.BOOTDECK_LAB_CACHE ?? "/var/cache/bootdeck-lab";
 export const RUN_DIR = process.env.BOOTDECK_LAB_RUN ?? "/run/bootdeck-lab";
+/** The hosts' disks for container images (/var/lib/containerd): on disk, not in RAM. */
+export const LAB_DISK_DIR = process.env.BOOTDECK_LAB_DISK ?? "/var/lib/bootdeck-lab";
 export const SUITE = "bookworm";
 export const MIRROR = process.env.BOOTDECK_LAB_MIRROR ?? "http://deb.debian.org/debian";
 

@@ -1,16 +1,22 @@
 // The test lab: hosts as network namespaces on a bridge, each with its own hostname, mounts, process
 // tree and overlay root, running sshd. Test bed only; product code never imports this.
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { ensureBaseImage } from "./base-image";
+import { createHostCgroups, removeLabCgroups } from "./cgroups";
+import { defaultKubernetesVersion } from "../lib/cluster/versions";
+import { ensureClusterImages, pushImages } from "./upstream/images";
+import { startRegistry, stopRegistry } from "./upstream/registry";
 import { prepareHostRuntime, startMirror, startVirtualNodes, stopMirror, stopVirtualNodes } from "./cluster/host-runtime";
 import {
   bridgeName,
   FIRST_HOST_OCTET,
   FIXED_SUBNETS,
   LAB_PASSWORD,
+  LAB_DISK_DIR,
   labDir,
   MAX_HOSTS,
   netnsName,
@@ -55,7 +61,18 @@ function chooseSubnet(name: string): number {
   throw new Error("no free lab subnet left in 10.237.30.0–10.237.254.0");
 }
 
-export type UpOptions = { name: string; masters?: number; workers?: number; hosts?: number; virtualNodes?: number; log: Log };
+export type UpOptions = {
+  name: string;
+  masters?: number;
+  workers?: number;
+  hosts?: number;
+  virtualNodes?: number;
+  /** Kubernetes versions whose images the registry must hold (default: the default version); their binaries are built when missing. */
+  kubernetesVersions?: string[];
+  /** false: no registry and no images (SSH-only tests). */
+  images?: boolean;
+  log: Log;
+};
 
 /** Where the first master's kubelet finds its kubeconfig (1.8+, then older), seen from this machine. */
 export function firstMasterKubeconfigs(state: LabState): string[] {
@@ -107,6 +124,7 @@ export async function labUp(o: UpOptions): Promise<LabState> {
     users: { root: "root", sudo: USERS.sudo, sudoWithPassword: USERS.sudoWithPassword },
     password: LAB_PASSWORD,
     mirrorUrl: null,
+    registry: null,
     createdAt: new Date().toISOString(),
     hosts: [],
   };
@@ -128,9 +146,20 @@ export async function labUp(o: UpOptions): Promise<LabState> {
       writeState(state);
     }
     await Promise.all(state.hosts.map((h) => waitForSsh(h.address, h.port, 20_000)));
-    // lab cluster (issue 5): the binary mirror with the kubelet stand-in and kubectl, on the bridge.
+    // The binary mirror and the image registry on the bridge, filled with upstream components.
     state.mirrorUrl = startMirror(dir, gateway);
     writeState(state);
+    if (o.images !== false) {
+      const reg = await startRegistry(dir, gateway, o.log);
+      const passwordFile = path.join(dir, "registry-password");
+      fs.writeFileSync(passwordFile, `${reg.password}\n`, { mode: 0o600 });
+      state.registry = { address: reg.address, caFile: reg.caFile, username: reg.username, passwordFile };
+      writeState(state);
+      for (const version of o.kubernetesVersions ?? [defaultKubernetesVersion]) {
+        const layout = await ensureClusterImages(version, o.log);
+        await pushImages(layout, reg.address, reg.caFile, { username: reg.username, password: reg.password }, o.log);
+      }
+    }
     // KWOK-style nodes join whatever cluster is bootstrapped on these hosts later, with the credentials
     // the first master's kubelet gets (the admin kubeconfig on masters).
     if (o.virtualNodes) {
@@ -156,6 +185,13 @@ function createHost(state: LabState, subnet: number, index: number, name: string
   // lab cluster (issue 5): Node and this repository read-only at /opt/bootdeck-lab, stand-in commands.
   prepareHostRuntime(root);
 
+  // A disk of its own for container images and snapshots: containerd's overlayfs snapshotter cannot
+  // put its layers on the host's root, itself an overlay (overlayfs refuses an overlay upper layer).
+  const disk = path.join(LAB_DISK_DIR, state.name, name);
+  fs.mkdirSync(disk, { recursive: true });
+  fs.mkdirSync(path.join(root, "var/lib/containerd"), { recursive: true });
+  run("mount", ["--bind", disk, path.join(root, "var/lib/containerd")]);
+  fs.writeFileSync(path.join(root, "etc/machine-id"), `${randomBytes(16).toString("hex")}\n`);
   fs.writeFileSync(path.join(root, "etc/hostname"), `${name}\n`);
   fs.writeFileSync(path.join(root, "etc/hosts"), `${etcHosts}\n`);
   const fp = generateHostKey(root, name);
@@ -179,15 +215,31 @@ function createHost(state: LabState, subnet: number, index: number, name: string
   run("ip", ["-n", ns, "addr", "add", `${address}/24`, "dev", IFACE]);
   run("ip", ["-n", ns, "link", "set", IFACE, "up"]);
   run("ip", ["-n", ns, "link", "set", "lo", "up"]);
+  // A default route, as every real host has (route lookups for Service IPs must succeed before
+  // kube-proxy's DNAT), into a bridge with no ports: traffic for anything outside the lab goes nowhere.
+  run("ip", ["-n", ns, "link", "add", "nowhere0", "type", "bridge"]);
+  run("ip", ["-n", ns, "link", "set", "nowhere0", "up"]);
+  run("ip", ["-n", ns, "route", "add", "default", "dev", "nowhere0", "metric", "1000"]);
   // Prepared as for Kubernetes: IPv4 forwarding on (per network namespace; preflight checks it).
   run("ip", ["netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1"]);
   run("ip", ["link", "set", veth, "master", state.bridge, "up"]);
 
   const logFd = fs.openSync(path.join(dir, "init.log"), "a");
+  // The shell moves itself into the host's cgroups, then becomes the host: its cgroup namespace is
+  // rooted there, so the host sees those cgroups as its /sys/fs/cgroup.
+  const cgroupProcs = createHostCgroups(state.name, name);
   const child = spawn(
-    "ip",
-    ["netns", "exec", ns, "unshare", "--mount", "--uts", "--ipc", "--pid", "--fork", "--propagation", "private", "chroot", root, "/sbin/bootdeck-lab-init", name],
-    { detached: true, stdio: ["ignore", logFd, logFd] },
+    "sh",
+    [
+      "-c",
+      'for p in $BOOTDECK_CGROUP_PROCS; do echo $$ > "$p"; done; exec "$@"',
+      "bootdeck-lab-host",
+      ...["ip", "netns", "exec", ns, "unshare", "--mount", "--uts", "--ipc", "--pid", "--cgroup", "--fork", "--propagation", "private"],
+      // pivot_root, not chroot: the host's root must be the root of its mount namespace, or a process that
+      // joins a container's mount namespace (runc exec, kubectl exec) lands on this machine's root instead.
+      ...["sh", "-c", 'cd "$1" && mkdir -p .bootdeck-oldroot && pivot_root . .bootdeck-oldroot && exec /sbin/bootdeck-lab-init "$2"', "bootdeck-lab-pivot", root, name],
+    ],
+    { detached: true, stdio: ["ignore", logFd, logFd], env: { ...process.env, BOOTDECK_CGROUP_PROCS: cgroupProcs.join(" ") } },
   );
   child.unref();
   fs.closeSync(logFd);
@@ -265,8 +317,12 @@ export function labDown(name: string, log: Log): void {
     .sort((a, b) => b.length - a.length);
   for (const m of mounts) if (!tryRun("umount", [m])) tryRun("umount", ["-l", m]);
   for (const ns of namespaces) tryRun("ip", ["netns", "del", ns]);
+  removeLabCgroups(name);
+  // Container images and snapshots of the lab's hosts (their disks), unmounted above.
+  fs.rmSync(path.join(LAB_DISK_DIR, name), { recursive: true, force: true });
   if (tryRun("ip", ["link", "show", bridgeName(name)])) tryRun("ip", ["link", "del", bridgeName(name)]);
-  stopMirror(dir); // lab cluster (issue 5)
+  stopMirror(dir);
+  stopRegistry(dir);
   stopVirtualNodes(dir);
   fs.rmSync(dir, { recursive: true, force: true });
   if (namespaces.length || mounts.length) log(`lab "${name}" is down (${namespaces.length} hosts removed)`);
@@ -304,13 +360,12 @@ export function labHeal(name: string, host: string): void {
 export function labSwap(name: string, host: string, on: boolean): void {
   requireRoot();
   const h = findHost(mustState(name), host);
-  // Paths as the host's mount namespace sees them before its chroot (libmount under -r gets them wrong).
-  const target = path.join(h.root, "proc", "swaps");
-  tryRun("nsenter", ["-t", String(h.initPid), "-m", "umount", target]);
+  // In the host's mount namespace and root (the host's root is its namespace's root: see createHost).
+  const inMounts = (argv: string[]) => ["-t", String(h.initPid), "-m", "-r", "-w", ...argv];
+  tryRun("nsenter", inMounts(["umount", "/proc/swaps"]));
   if (!on) return;
-  const file = path.join(h.root, "var", "lib", "bootdeck-lab-swaps");
-  fs.writeFileSync(file, "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/swapfile                               file\t\t2097148\t\t0\t\t-2\n");
-  run("nsenter", ["-t", String(h.initPid), "-m", "mount", "--bind", file, target]);
+  fs.writeFileSync(path.join(h.root, "var", "lib", "bootdeck-lab-swaps"), "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/swapfile                               file\t\t2097148\t\t0\t\t-2\n");
+  run("nsenter", inMounts(["mount", "--bind", "/var/lib/bootdeck-lab-swaps", "/proc/swaps"]));
 }
 
 function clearSlow(h: LabHostState): void {

@@ -31,8 +31,10 @@ export type LabState = {
   users: { root: string; sudo: string; sudoWithPassword: string };
   /** Lab-only password of root and the users (password-auth tests). */
   password: string;
-  /** Base URL of an HTTP package mirror reachable from the hosts; the lab runs none yet. */
+  /** Base URL of the lab's binary mirror on the bridge (upstream layouts under /dl.k8s.io and /github.com). */
   mirrorUrl: string | null;
+  /** The lab's image registry on the bridge (TLS with the lab's CA, one user). */
+  registry: { address: string; caFile: string; username: string; passwordFile: string } | null;
   createdAt: string;
   hosts: LabHostState[];
 };

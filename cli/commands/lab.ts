@@ -1,5 +1,6 @@
 // bootdeck lab — test hosts on this machine (network namespaces + sshd). See docs/lab.md.
 import type { Command } from "./command";
+import { defaultKubernetesVersion } from "../../lib/cluster/versions";
 import {
   labCut,
   labDown,
@@ -14,11 +15,14 @@ import {
   labUp,
 } from "../../lab/lab";
 import { labHostMemory } from "../../lab/memory";
+import { ensureBinaries, realVersions } from "../../lab/upstream";
 
 const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; runs as root)
 
   up N                         start N hosts host-1..host-N
   up --masters M --workers W   start master-1..M and worker-1..W
+     [--kubernetes V1,V2]      the Kubernetes versions whose images its registry serves (default: the default
+                               version; components are built first when missing, see binaries)
      [--virtual-nodes V]       plus V KWOK-style nodes that register once a cluster is bootstrapped on the
                                hosts (credentials from the first master's kubelet kubeconfig)
   down                         remove the lab (safe to re-run, also after a crash)
@@ -28,6 +32,10 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
   stop-sshd HOST | start-sshd HOST
   rekey HOST                   new host key (as after a reinstall), sshd restarted
   swap HOST on|off             swap as the host sees it (/proc/swaps), for preflight's swap check
+  binaries [--version V | --all]
+                               build the upstream components a cluster of Kubernetes V runs (kube-apiserver,
+                               kubelet, etcd, containerd, runc, CNI plugins, flannel, CoreDNS, …) from Go
+                               modules into /var/cache/bootdeck-lab/upstream; cached ones are used at once
   virtual-nodes N --kubeconfig FILE
                                N KWOK-style nodes (no host behind them) in a bootstrapped lab cluster, for scale
                                tests; 0 stops them (so does down)
@@ -72,13 +80,20 @@ export const lab: Command = {
         const masters = count(takeOption(rest, "--masters"), "--masters");
         const workers = count(takeOption(rest, "--workers"), "--workers");
         const virtualNodes = count(takeOption(rest, "--virtual-nodes"), "--virtual-nodes");
+        const kubernetesVersions = takeOption(rest, "--kubernetes")?.split(",").filter(Boolean);
         const hosts = count(rest[0], "N");
         if (hosts === undefined && masters === undefined && workers === undefined) {
           throw new Error("lab up needs N or --masters M --workers W");
         }
-        const state = await labUp({ name, hosts, masters, workers, virtualNodes, log });
+        const state = await labUp({ name, hosts, masters, workers, virtualNodes, kubernetesVersions, log });
         console.log(`state: /run/bootdeck-lab/${state.name}/state.json`);
         return printStatus(name);
+      }
+      case "binaries": {
+        const version = takeOption(rest, "--version");
+        const versions = rest.includes("--all") ? realVersions() : [version ?? defaultKubernetesVersion];
+        await ensureBinaries(versions, log);
+        return 0;
       }
       case "down":
         labDown(name, log);

@@ -4,9 +4,10 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { defaultKubernetesVersion } from "../../lib/cluster/versions";
 
 export const LAB_RUNTIME = "/opt/bootdeck-lab";
+/** The lab mirror's port on the bridge (lab/cluster/mirror.ts serves it). */
+export const MIRROR_PORT = 8780;
 export const REPO_ROOT = path.resolve(__dirname, "..", "..");
 
 /** The command line (inside a host) that runs a stand-in component. */
@@ -29,7 +30,7 @@ export function prepareHostRuntime(root: string): void {
 }
 
 /** Starts the binary mirror for a lab (a detached process on the lab bridge); returns its base URL. */
-export function startMirror(labDir: string, gateway: string, port = 8780): string {
+export function startMirror(labDir: string, gateway: string, port = MIRROR_PORT): string {
   const log = fs.openSync(path.join(labDir, "mirror.log"), "a");
   const child = spawn(process.execPath, ["--import", path.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs"), path.join(REPO_ROOT, "lab/cluster/mirror.ts"), gateway, String(port)], {
     detached: true,
@@ -38,10 +39,10 @@ export function startMirror(labDir: string, gateway: string, port = 8780): strin
   child.unref();
   fs.closeSync(log);
   fs.writeFileSync(path.join(labDir, "mirror.pid"), String(child.pid));
-  const base = `http://${gateway}:${port}/kubernetes/${defaultKubernetesVersion}`;
-  // Ready when it serves the sums (starting Node with tsx takes seconds on a busy machine).
+  const base = `http://${gateway}:${port}`;
+  // Ready when it answers (starting Node with tsx takes seconds on a busy machine).
   const deadline = Date.now() + 60_000;
-  while (spawnSync("curl", ["-sf", "-o", "/dev/null", "--max-time", "2", `${base}/SHA256SUMS`]).status !== 0) {
+  while (spawnSync("curl", ["-sf", "-o", "/dev/null", "--max-time", "2", `${base}/healthz`]).status !== 0) {
     if (Date.now() > deadline) throw new Error(`the lab binary mirror did not answer on ${base} (see ${path.join(labDir, "mirror.log")})`);
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
   }

@@ -29,11 +29,13 @@ export type Unit = {
   restartSec: number;
   conditionPathExists: string[];
   wantedBy: string[];
+  /** control-group (the default): stop kills the whole process group; process: the main process only (containerd's shims live on). */
+  killMode: string;
 };
 
 /** Parses a unit file and its drop-ins (later assignments win; an empty ExecStart= resets the list). */
 export function parseUnit(name: string, texts: { path: string; text: string }[]): Unit {
-  const u: Unit = { name, description: name, path: texts[0]?.path ?? "", dropIns: texts.slice(1).map((t) => t.path), execStartPre: [], execStart: [], environment: {}, environmentFiles: [], restart: "no", restartSec: 0.1, conditionPathExists: [], wantedBy: [] };
+  const u: Unit = { name, description: name, path: texts[0]?.path ?? "", dropIns: texts.slice(1).map((t) => t.path), execStartPre: [], execStart: [], environment: {}, environmentFiles: [], restart: "no", restartSec: 0.1, conditionPathExists: [], wantedBy: [], killMode: "control-group" };
   for (const { text } of texts) {
     const joined = text.replace(/\\\r?\n/g, " ");
     for (const raw of joined.split("\n")) {
@@ -76,6 +78,9 @@ export function parseUnit(name: string, texts: { path: string; text: string }[])
           break;
         case "WantedBy":
           u.wantedBy.push(...value.split(/\s+/));
+          break;
+        case "KillMode":
+          u.killMode = value;
           break;
       }
     }
@@ -312,15 +317,16 @@ class Manager {
     if (child?.pid) {
       s.active = "deactivating";
       this.journal(name, "systemd[1]", `Stopping ${name} - ${s.unit?.description ?? name}...`);
+      const target = s.unit?.killMode === "process" ? child.pid : -child.pid;
       try {
-        process.kill(-child.pid, "SIGTERM");
+        process.kill(target, "SIGTERM");
       } catch {
         /* gone */
       }
       const done = new Promise((r) => child.once("exit", r));
       const t = setTimeout(() => {
         try {
-          if (child.pid) process.kill(-child.pid, "SIGKILL");
+          if (child.pid) process.kill(s.unit?.killMode === "process" ? child.pid : -child.pid, "SIGKILL");
         } catch {
           /* gone */
         }
@@ -554,6 +560,8 @@ function journalLines(unit: string, n: number): string[] {
 }
 
 export async function runJournalctl(argv: string[]): Promise<number> {
+  // A reader that stops early (| head, grep -m) closes the pipe: that ends journalctl, as the real one.
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => process.exit(e.code === "EPIPE" ? 0 : 1));
   let unit: string | undefined;
   let n = -1;
   let follow = false;

@@ -1,0 +1,29 @@
+// `bootdeck lab binaries`: the upstream components a lab cluster of a Kubernetes version runs, built
+// once and cached. Test bed only.
+import { versionProfiles } from "../../lib/cluster/versions";
+import { cacheSize, ensureComponent, type BuiltComponent, type Log } from "./build";
+import { componentKey, componentsForCluster, registryComponent, type Component } from "./components";
+
+/** The Kubernetes versions the lab can run with real binaries (every profile but the hyperkube era). */
+export const realVersions = (): string[] => versionProfiles.filter((p) => !p.hyperkube).map((p) => p.defaultVersion);
+
+/** Builds (or finds cached) everything for the given Kubernetes versions; one line per component. */
+export async function ensureBinaries(versions: readonly string[], log: Log): Promise<Map<string, BuiltComponent>> {
+  const wanted = new Map<string, Component>();
+  for (const v of versions) for (const c of componentsForCluster(v)) wanted.set(componentKey(c), c);
+  const registry = registryComponent();
+  wanted.set(componentKey(registry), registry);
+  const started = Date.now();
+  const built = new Map<string, BuiltComponent>();
+  let i = 0;
+  for (const [key, c] of wanted) {
+    i++;
+    const t = Date.now();
+    const b = await ensureComponent(c, (l) => log(`[${i}/${wanted.size}] ${l}`));
+    built.set(key, b);
+    log(`[${i}/${wanted.size}] ${key}: ${b.cached ? "cached" : `built in ${((Date.now() - t) / 1000).toFixed(0)} s`} (${Object.keys(b.binaries).sort().join(", ")})`);
+  }
+  const fresh = [...built.values()].filter((b) => !b.cached).length;
+  log(`${built.size} components ready (${fresh} built) in ${((Date.now() - started) / 1000).toFixed(1)} s; cache ${(cacheSize() / 2 ** 30).toFixed(2)} GiB`);
+  return built;
+}
