@@ -2,6 +2,7 @@
 import { apply } from "./apply";
 import type { Command } from "./command";
 import { exportCommand } from "./export";
+import { images } from "./images";
 import { importCommand } from "./import";
 import { setup } from "./setup";
 import { validate } from "./validate";
@@ -15,6 +16,7 @@ export const commands: Record<string, Command> = {
   apply,
   export: exportCommand,
   import: importCommand,
+  images,
   setup,
   validate,
   worker,

@@ -128,7 +128,12 @@ export function toDefinition(d: Draft): ClusterDefinitionInput {
         ...(opt(d.dnsServiceIp) ? { dnsServiceIp: opt(d.dnsServiceIp) } : {}),
         provider: d.provider,
       },
-      binaries: { baseUrl: d.baseUrl.trim(), kubelet: { sha256: d.kubeletSha256.trim() }, kubectl: { sha256: d.kubectlSha256.trim() } },
+      binaries: {
+        baseUrl: d.baseUrl.trim(),
+        // A checksum left empty is not pinned: the host then checks the file's published .sha256.
+        ...(d.kubeletSha256.trim() ? { kubelet: { sha256: d.kubeletSha256.trim().toLowerCase() } } : {}),
+        ...(d.kubectlSha256.trim() ? { kubectl: { sha256: d.kubectlSha256.trim().toLowerCase() } } : {}),
+      },
       ssh: { user: d.sshUser.trim(), port: num(d.sshPort) ?? 22, ...(opt(d.sshCredential) ? { credential: opt(d.sshCredential) } : {}) },
       credentials: d.credentials.map((c) => ({ name: c.name.trim(), type: c.type })),
       hosts: d.hosts.map((h) => {
@@ -179,8 +184,8 @@ export function fromDefinition(def: ClusterDefinition, stored: { name: string; f
     dnsServiceIp: s.network.dnsServiceIp ?? "",
     provider: s.network.provider,
     baseUrl: s.binaries.baseUrl,
-    kubeletSha256: s.binaries.kubelet.sha256,
-    kubectlSha256: s.binaries.kubectl.sha256,
+    kubeletSha256: s.binaries.kubelet?.sha256 ?? "",
+    kubectlSha256: s.binaries.kubectl?.sha256 ?? "",
     sshUser: s.ssh.user,
     sshPort: String(s.ssh.port),
     sshCredential: s.ssh.credential ?? "",

@@ -167,7 +167,7 @@ export function ClusterWizard({ initial, clusterId }: Props) {
             Hosts download <code>kubelet</code> and <code>kubectl</code> from this mirror (<code>BASE/kubelet</code>, <code>BASE/kubectl</code>) and refuse a file whose SHA-256 differs — so air-gapped sites can serve their own copies.
           </p>
           <Field label="Mirror base URL" htmlFor="base-url" errors={errorsAt("spec.binaries.baseUrl")}>
-            <input id="base-url" data-testid="field-base-url" className={inputClass(errorsAt("spec.binaries.baseUrl"))} placeholder="https://mirror.example.com/kubernetes/v1.32.9/bin/linux/amd64" value={draft.baseUrl} onChange={(e) => update({ baseUrl: e.target.value })} />
+            <input id="base-url" data-testid="field-base-url" className={inputClass(errorsAt("spec.binaries.baseUrl"))} placeholder="https://mirror.example.com/dl.k8s.io/release" value={draft.baseUrl} onChange={(e) => update({ baseUrl: e.target.value })} />
           </Field>
           <Field label="kubelet SHA-256" htmlFor="kubelet-sha" errors={errorsAt("spec.binaries.kubelet.sha256")}>
             <input id="kubelet-sha" data-testid="field-kubelet-sha" className={`${inputClass(errorsAt("spec.binaries.kubelet.sha256"))} font-mono`} value={draft.kubeletSha256} onChange={(e) => update({ kubeletSha256: e.target.value })} />

@@ -19,7 +19,7 @@ describe("live tables", () => {
   });
 
   it("applies a batch of messages exactly as one after another, without touching what the batch leaves alone", () => {
-    const start = applyLive({ pods: {}, nodes: {}, api: null }, { type: "snapshot", pods: [pod("a"), pod("b")], nodes: [{ name: "m1", ready: true, status: "Ready", roles: ["control-plane"], createdAt: null, version: "v1.32.9", addresses: [] }], api: { state: "connected", since: "t" } });
+    const start = applyLive({ pods: {}, nodes: {}, api: null }, { type: "snapshot", pods: [pod("a"), pod("b")], nodes: [{ name: "m1", ready: true, status: "Ready", roles: ["control-plane"], createdAt: null, version: "v1.36.3", addresses: [] }], api: { state: "connected", since: "t" } });
     const batch: LiveMessage[] = [
       { type: "pod", op: "upsert", row: pod("c") },
       { type: "pod", op: "delete", uid: "a" },

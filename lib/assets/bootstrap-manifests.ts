@@ -2,7 +2,7 @@
 // read secrets from a host directory the engine fills (see bootstrapSecretFiles) and are removed,
 // with that directory, once the self-hosted control plane runs.
 import { BOOTSTRAP_SECRETS_HOST_DIR, SECRETS_DIR, type ManifestFile, type RenderContext } from "./context";
-import { apiserverCommand, controllerManagerCommand, podIpEnv, schedulerCommand } from "./manifests/flags";
+import { apiserverCommand, apiserverProbes, componentProbe, CONTROLLER_MANAGER_PORT, controllerManagerCommand, podIpEnv, SCHEDULER_PORT, schedulerCommand } from "./manifests/flags";
 import type { K8sObject } from "./yaml-out";
 
 /** Asset path → path inside /etc/kubernetes/bootstrap-secrets. Plans are data: the engine copies exactly these. */
@@ -10,26 +10,27 @@ export function bootstrapSecretFiles(assetPaths: readonly string[]): Record<stri
   const out: Record<string, string> = {};
   for (const p of assetPaths) {
     if (p.startsWith("tls/")) out[p] = p.slice("tls/".length);
-    else if (p === "auth/kubeconfig-controller-manager" || p === "auth/kubeconfig-scheduler" || p === "auth/known-tokens.csv")
-      out[p] = p.slice("auth/".length);
+    else if (p === "auth/kubeconfig-controller-manager" || p === "auth/kubeconfig-scheduler" || p === "auth/known-tokens.csv" || p === "apiserver/authentication-config.yaml")
+      out[p] = p.slice(p.indexOf("/") + 1);
   }
   return out;
 }
 
-function staticPod(ctx: RenderContext, name: string, image: string, command: string[]): K8sObject {
+function staticPod(ctx: RenderContext, name: string, image: string, command: string[], probes: Record<string, unknown>): K8sObject {
   return {
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name: `bootstrap-${name}`, namespace: "kube-system", labels: { "k8s-app": `bootstrap-${name}`, tier: "control-plane" } },
     spec: {
       hostNetwork: true,
-      priorityClassName: ctx.caps.minor >= 11 ? "system-node-critical" : undefined,
+      priorityClassName: ctx.caps.priorityClasses ? "system-node-critical" : undefined,
       containers: [
         {
           name,
           image,
           command,
           env: name === "kube-apiserver" ? podIpEnv : undefined,
+          ...probes,
           volumeMounts: [
             { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
             { name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true },
@@ -50,22 +51,34 @@ export function bootstrapManifests(ctx: RenderContext): ManifestFile[] {
     {
       path: "bootstrap-manifests/bootstrap-apiserver.yaml",
       purpose: "temporary API server static pod on the first master, until the pivot",
-      objects: [staticPod(ctx, "kube-apiserver", images.apiserver, apiserverCommand(ctx))],
+      objects: [staticPod(ctx, "kube-apiserver", images.apiserver, apiserverCommand(ctx), apiserverProbes(ctx))],
     },
     {
       path: "bootstrap-manifests/bootstrap-controller-manager.yaml",
       purpose: "temporary controller-manager static pod on the first master, until the pivot",
-      objects: [staticPod(ctx, "kube-controller-manager", images.controllerManager, controllerManagerCommand(ctx, `${SECRETS_DIR}/kubeconfig-controller-manager`))],
+      objects: [staticPod(ctx, "kube-controller-manager", images.controllerManager, controllerManagerCommand(ctx, `${SECRETS_DIR}/kubeconfig-controller-manager`), componentProbe(ctx, CONTROLLER_MANAGER_PORT))],
     },
     {
       path: "bootstrap-manifests/bootstrap-scheduler.yaml",
       purpose: "temporary scheduler static pod on the first master, until the pivot",
-      objects: [staticPod(ctx, "kube-scheduler", images.scheduler, schedulerCommand(ctx, `${SECRETS_DIR}/kubeconfig-scheduler`))],
+      objects: [staticPod(ctx, "kube-scheduler", images.scheduler, schedulerCommand(ctx, `${SECRETS_DIR}/kubeconfig-scheduler`), componentProbe(ctx, SCHEDULER_PORT))],
     },
   ];
 }
 
 export const ETCD_HOST_DIR = "/etc/kubernetes/etcd";
+/** etcd's plain-HTTP metrics and health listener, on loopback only (kubeadm's layout). */
+export const ETCD_METRICS_PORT = 2381;
+
+/** etcd 3.6's /livez and /readyz on the metrics listener, as kubeadm probes them. */
+function etcdProbes(): Record<string, unknown> {
+  const get = (path: string) => ({ httpGet: { host: "127.0.0.1", path, port: ETCD_METRICS_PORT, scheme: "HTTP" } });
+  return {
+    livenessProbe: { ...get("/livez"), initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 8 },
+    readinessProbe: { ...get("/readyz"), periodSeconds: 1, timeoutSeconds: 15, failureThreshold: 3 },
+    startupProbe: { ...get("/readyz"), initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 24 },
+  };
+}
 
 /** Asset path → host path of the files an etcd member's static pod reads. */
 export function etcdMemberFiles(member: string): Record<string, string> {
@@ -99,7 +112,7 @@ export function etcdManifests(ctx: RenderContext): ManifestFile[] {
           metadata: { name: "etcd", namespace: "kube-system", labels: { "k8s-app": "etcd", tier: "control-plane" } },
           spec: {
             hostNetwork: true,
-            priorityClassName: ctx.caps.minor >= 11 ? "system-node-critical" : undefined,
+            priorityClassName: ctx.caps.priorityClasses ? "system-node-critical" : undefined,
             containers: [
               {
                 name: "etcd",
@@ -123,7 +136,9 @@ export function etcdManifests(ctx: RenderContext): ManifestFile[] {
                   `--peer-key-file=${d}/peer.key`,
                   `--peer-trusted-ca-file=${d}/ca.crt`,
                   "--peer-client-cert-auth=true",
+                  ...(ctx.caps.etcdHealthEndpoints ? [`--listen-metrics-urls=http://127.0.0.1:${ETCD_METRICS_PORT}`] : []),
                 ],
+                ...(ctx.caps.etcdHealthEndpoints ? etcdProbes() : {}),
                 volumeMounts: [
                   { name: "etcd-data", mountPath: "/var/lib/etcd" },
                   { name: "etcd-certs", mountPath: d, readOnly: true },
@@ -131,7 +146,7 @@ export function etcdManifests(ctx: RenderContext): ManifestFile[] {
               },
             ],
             volumes: [
-              { name: "etcd-data", hostPath: { path: "/var/lib/etcd", type: ctx.caps.minor >= 8 ? "DirectoryOrCreate" : undefined } },
+              { name: "etcd-data", hostPath: { path: "/var/lib/etcd", type: ctx.caps.hostPathTypes ? "DirectoryOrCreate" : undefined } },
               { name: "etcd-certs", hostPath: { path: d } },
             ],
           },

@@ -1,7 +1,8 @@
-// What a Kubernetes minor version serves and accepts, from domain.md's "Kubelet across versions"
-// table and the API removals. Keyed on the minor number, not the profile, so a new profile only
-// has to fit the table.
-import { minorOf } from "../cluster/versions";
+// What a Kubernetes minor version serves and accepts: the one place version differences live. Keyed
+// on the minor number, not the profile, so a new profile only has to fit the table; the rest of the
+// code asks for a named capability, never for a version.
+import { addonVersions } from "../cluster/runtime-versions";
+import { minorOf, profileOf } from "../cluster/versions";
 
 export type Capabilities = {
   minor: number;
@@ -31,6 +32,43 @@ export type Capabilities = {
   insecurePortFlag: boolean;
   /** Upstream flannel runs in its own namespace from v0.20; the 2017 manifests used kube-system. */
   flannelNamespace: string;
+  /** The system-*-critical priority classes exist from 1.11. */
+  priorityClasses: boolean;
+  /** hostPath `type` (DirectoryOrCreate, FileOrCreate) from 1.8. */
+  hostPathTypes: boolean;
+  /** Before 1.24 the token controller issues a Secret per service account, and pods need it. */
+  legacyServiceAccountTokens: boolean;
+  /** Upstream flannel of the 2020s (init containers for the CNI plugin and config, xtables lock). */
+  modernFlannel: boolean;
+  /** CoreDNS with the `ready` plugin and `forward` (1.5's CoreDNS 1.0 has `proxy` only). */
+  modernCoredns: boolean;
+  /**
+   * From 1.35 a kubelet refuses to start on a cgroup v1 host unless its configuration sets
+   * `failCgroupV1: false`; the field exists from 1.31.
+   */
+  failCgroupV1Field: boolean;
+  /**
+   * The API server reads an AuthenticationConfiguration (--authentication-config) whose `anonymous`
+   * section can allow anonymous requests on the health endpoints only (GA in 1.34).
+   */
+  anonymousEndpoints: boolean;
+  /**
+   * How the self-hosted API server comes back when every master restarts at once: bootkube's
+   * pod-checkpointer DaemonSet (1.5 era), or Bootdeck's host checkpoint (a rendered static pod each
+   * master activates when no API server answers; see docs/assets.md).
+   */
+  checkpoint: "pod-checkpointer" | "host";
+  /** The node runs a CRI runtime Bootdeck installs (containerd); 1.5 ran Docker's dockershim. */
+  criRuntime: boolean;
+  /**
+   * --permit-port-sharing (SO_REUSEPORT) from 1.19: the bootstrap, self-hosted and checkpoint API
+   * servers share port 6443 instead of the newcomer crash-looping until the other one leaves.
+   */
+  apiserverPortSharing: boolean;
+  /** From 1.35 the kubelet refuses a cgroup v1 host unless told otherwise (KEP-5573). */
+  cgroupV1Refused: boolean;
+  /** etcd 3.6 (pinned from 1.34) serves /livez and /readyz on its metrics listener. */
+  etcdHealthEndpoints: boolean;
 };
 
 export function capabilitiesFor(version: string): Capabilities {
@@ -53,6 +91,18 @@ export function capabilitiesFor(version: string): Capabilities {
     serviceAccountIssuer: minor >= 20,
     insecurePortFlag: minor < 20,
     flannelNamespace: minor >= 20 ? "kube-flannel" : "kube-system",
+    priorityClasses: minor >= 11,
+    hostPathTypes: minor >= 8,
+    legacyServiceAccountTokens: minor < 24,
+    modernFlannel: minor >= 20,
+    modernCoredns: minor >= 29,
+    failCgroupV1Field: minor >= 31,
+    anonymousEndpoints: minor >= 34,
+    checkpoint: minor >= 24 ? "host" : "pod-checkpointer",
+    criRuntime: minor >= 24,
+    apiserverPortSharing: minor >= 19,
+    cgroupV1Refused: minor >= 35,
+    etcdHealthEndpoints: minor >= 34,
   };
 }
 
@@ -65,28 +115,80 @@ export type Images = {
   coredns: string;
   flannel: string;
   flannelCni: string | undefined;
-  checkpointer: string;
+  /** bootkube's pod-checkpointer, where the profile uses it. */
+  checkpointer: string | undefined;
+  /** The pod sandbox image containerd is configured with, where Bootdeck installs the runtime. */
+  pause: string | undefined;
 };
 
-/** Container images per version. Pinned here so a render is reproducible and reviewable. */
-export function imagesFor(caps: Capabilities): Images {
+/**
+ * Container images per version, as upstream publishes them. Pinned here so a render is reproducible
+ * and reviewable; `registry` (spec.images.registry) replaces each image's registry host (see
+ * mirroredImage).
+ */
+export function imagesFor(caps: Capabilities, registry?: string): Images {
   const v = caps.version;
+  const { pins } = profileOf(v);
   const hyperkube = `quay.io/coreos/hyperkube:${v}_coreos.0`;
   const component = (name: string) => (caps.hyperkube ? hyperkube : `registry.k8s.io/${name}:${v}`);
-  return {
-    apiserver: component("kube-apiserver"),
-    controllerManager: component("kube-controller-manager"),
-    scheduler: component("kube-scheduler"),
-    proxy: component("kube-proxy"),
-    etcd: caps.minor >= 29 ? "registry.k8s.io/etcd:3.5.16-0" : "quay.io/coreos/etcd:v3.1.8",
-    coredns: caps.minor >= 29 ? "registry.k8s.io/coredns/coredns:v1.11.3" : "docker.io/coredns/coredns:1.0.6",
-    flannel: caps.minor >= 20 ? "docker.io/flannel/flannel:v0.26.1" : "quay.io/coreos/flannel:v0.7.1-amd64",
-    flannelCni: caps.minor >= 20 ? "docker.io/flannel/flannel-cni-plugin:v1.6.0-flannel1" : undefined,
-    checkpointer: "quay.io/coreos/pod-checkpointer:83e25e5968391b9eb342042c435d1b3eeddb2be1",
-  };
+  const images: Images = caps.hyperkube
+    ? {
+        apiserver: hyperkube,
+        controllerManager: hyperkube,
+        scheduler: hyperkube,
+        proxy: hyperkube,
+        etcd: `quay.io/coreos/etcd:${pins.etcd}`,
+        coredns: `docker.io/coredns/coredns:${pins.coredns}`,
+        flannel: "quay.io/coreos/flannel:v0.7.1-amd64",
+        flannelCni: undefined,
+        checkpointer: "quay.io/coreos/pod-checkpointer:83e25e5968391b9eb342042c435d1b3eeddb2be1",
+        pause: undefined,
+      }
+    : {
+        apiserver: component("kube-apiserver"),
+        controllerManager: component("kube-controller-manager"),
+        scheduler: component("kube-scheduler"),
+        proxy: component("kube-proxy"),
+        etcd: `registry.k8s.io/etcd:${pins.etcd}`,
+        coredns: `registry.k8s.io/coredns/coredns:${pins.coredns}`,
+        flannel: `ghcr.io/flannel-io/flannel:${addonVersions.flannel}`,
+        flannelCni: `ghcr.io/flannel-io/flannel-cni-plugin:${addonVersions.flannelCniPlugin}`,
+        checkpointer: undefined,
+        pause: `registry.k8s.io/pause:${pins.pause}`,
+      };
+  if (!registry) return images;
+  return Object.fromEntries(Object.entries(images).map(([k, ref]) => [k, ref === undefined ? undefined : mirroredImage(ref, registry)])) as Images;
+}
+
+/**
+ * An image as pulled through a mirror: the registry host is replaced by the mirror prefix and the
+ * repository path is kept (registry.k8s.io/coredns/coredns:v1.14.2 → REGISTRY/coredns/coredns:v1.14.2,
+ * ghcr.io/flannel-io/flannel:v0.28.10 → REGISTRY/flannel-io/flannel:v0.28.10). `crane copy` or
+ * `skopeo copy` to those names fills such a mirror.
+ */
+export function mirroredImage(ref: string, registry: string): string {
+  const slash = ref.indexOf("/");
+  const first = slash > 0 ? ref.slice(0, slash) : "";
+  // The first path element is a registry host when it has a dot or a port, or is localhost (Docker's rule).
+  const repo = /[.:]/.test(first) || first === "localhost" ? ref.slice(slash + 1) : ref.includes("/") ? ref : `library/${ref}`;
+  return `${registry.replace(/\/+$/, "")}/${repo}`;
 }
 
 /** The command a hyperkube image runs a component with, or the component's own binary. */
 export function componentCommand(caps: Capabilities, name: string): string[] {
   return caps.hyperkube ? ["/hyperkube", name.replace(/^kube-/, "")] : [name];
+}
+
+/** Every image a cluster of this version runs, upstream and as pulled (through the mirror when set), without duplicates. */
+export function clusterImages(version: string, registry?: string): { upstream: string; pulled: string }[] {
+  const caps = capabilitiesFor(version);
+  const upstream = imagesFor(caps);
+  const seen = new Set<string>();
+  const out: { upstream: string; pulled: string }[] = [];
+  for (const ref of Object.values(upstream)) {
+    if (ref === undefined || seen.has(ref)) continue;
+    seen.add(ref);
+    out.push({ upstream: ref, pulled: registry ? mirroredImage(ref, registry) : ref });
+  }
+  return out;
 }

@@ -24,7 +24,7 @@ function goldenRender(version: string) {
 }
 
 describe.each([
-  { profile: "v1.32", version: "v1.32.9" },
+  { profile: "v1.36", version: "v1.36.3" },
   { profile: "v1.5", version: "v1.5.3" },
 ])("the $profile templates", ({ profile, version }) => {
   it("render byte for byte the same given the same keys, time and randomness", async () => {

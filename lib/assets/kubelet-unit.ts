@@ -4,6 +4,7 @@
 import type { ClusterDefinition } from "../cluster/definition";
 import type { Derived, EffectiveHost } from "../cluster/derive";
 import type { Capabilities } from "./capabilities";
+import { RUNTIME_ENDPOINT } from "./runtime";
 import { toYaml } from "./yaml-out";
 
 export const KUBELET_PATHS = {
@@ -98,7 +99,7 @@ export function kubeletDropIn(caps: Capabilities, def: ClusterDefinition, derive
   ].join("\n");
 }
 
-export function kubeletConfiguration(def: ClusterDefinition, derived: Derived, role: "master" | "worker"): string {
+export function kubeletConfiguration(caps: Capabilities, def: ClusterDefinition, derived: Derived, role: "master" | "worker"): string {
   return toYaml({
     apiVersion: "kubelet.config.k8s.io/v1beta1",
     kind: "KubeletConfiguration",
@@ -108,10 +109,13 @@ export function kubeletConfiguration(def: ClusterDefinition, derived: Derived, r
       x509: { clientCAFile: KUBELET_PATHS.clientCa },
     },
     authorization: { mode: "Webhook" },
-    cgroupDriver: "systemd",
+    // The same driver containerd is configured with (from 1.36 the kubelet asks containerd for it).
+    cgroupDriver: def.spec.runtime.cgroupDriver,
     clusterDNS: [derived.dnsServiceIp],
     clusterDomain: def.spec.network.clusterDomain,
-    containerRuntimeEndpoint: "unix:///run/containerd/containerd.sock",
+    containerRuntimeEndpoint: RUNTIME_ENDPOINT,
+    // A cgroup v1 host runs the kubelet only where the definition allows it (preflight warns there).
+    ...(caps.failCgroupV1Field ? { failCgroupV1: !def.spec.kubernetes.allowCgroupV1 } : {}),
     failSwapOn: true,
     readOnlyPort: 0,
     rotateCertificates: true,

@@ -36,8 +36,8 @@ const byPath = (assets: RenderedAsset[], path: string): RenderedAsset => {
 };
 
 const cases: { name: string; version: string; keyType: KeyType }[] = [
-  { name: "modern profile, RSA-2048", version: "v1.32.9", keyType: "rsa" },
-  { name: "modern profile, ECDSA P-256", version: "v1.29.15", keyType: "ecdsa" },
+  { name: "modern profile, RSA-2048", version: "v1.36.3", keyType: "rsa" },
+  { name: "oldest modern profile, ECDSA P-256", version: "v1.34.4", keyType: "ecdsa" },
   { name: "legacy 1.5 profile", version: "v1.5.3", keyType: "ecdsa" },
 ];
 
@@ -155,7 +155,8 @@ describe.each(cases)("a render for the $name", ({ version, keyType }) => {
   });
 
   it("renders manifests that parse and validate against the Kubernetes schemas", () => {
-    const manifests = assets.filter((a) => a.path.endsWith(".yaml") && !a.path.startsWith("kubelet/"));
+    // Kubernetes objects (the kubelet's, the runtime's and the API server's own files are not).
+    const manifests = assets.filter((a) => a.path.endsWith(".yaml") && !/^(kubelet|runtime|apiserver)\//.test(a.path));
     expect(manifests.length).toBeGreaterThan(15);
     for (const m of manifests) {
       const objects = parseManifest(m.content);
@@ -226,7 +227,7 @@ describe("kubelet flags across versions", () => {
   let legacy: RenderedAsset[];
   beforeAll(async () => {
     [modern, legacy] = await Promise.all([
-      renderAssets(definition("v1.32.9", 4), { keyType: "ecdsa" }),
+      renderAssets(definition("v1.36.3", 4), { keyType: "ecdsa" }),
       renderAssets(definition("v1.5.3", 4), { keyType: "ecdsa" }),
     ]);
   });
@@ -283,29 +284,31 @@ describe("kubelet flags across versions", () => {
   it("uses the API versions each version serves and per-component images from 1.19", () => {
     const all = (assets: RenderedAsset[]) => assets.filter((a) => a.path.startsWith("manifests/")).map((a) => a.content).join("\n");
     expect(all(modern)).not.toMatch(/policy\/v1beta1|apiextensions\.k8s\.io\/v1beta1|extensions\/v1beta1|hyperkube/);
-    expect(all(modern)).toContain("image: registry.k8s.io/kube-apiserver:v1.32.9");
+    // The example pulls through a mirror: the registry host is replaced, the repository path kept.
+    expect(all(modern)).toContain("image: registry.example.internal/k8s/kube-apiserver:v1.36.3");
+    expect(all(modern)).toContain("image: registry.example.internal/k8s/flannel-io/flannel:v0.28.10");
     expect(all(legacy)).toContain("apiVersion: extensions/v1beta1");
     expect(all(legacy)).toContain("apiVersion: policy/v1beta1");
-    expect(all(legacy)).toContain("quay.io/coreos/hyperkube:v1.5.3_coreos.0");
+    expect(all(legacy)).toContain("registry.example.internal/k8s/coreos/hyperkube:v1.5.3_coreos.0");
     expect(all(legacy)).not.toContain("rbac.authorization.k8s.io");
   });
 });
 
 describe("render inputs", () => {
   it("differs between two real renders in keys, serials and tokens", async () => {
-    const [a, b] = await Promise.all([renderAssets(definition("v1.32.9", 4), { keyType: "ecdsa" }), renderAssets(definition("v1.32.9", 4), { keyType: "ecdsa" })]);
+    const [a, b] = await Promise.all([renderAssets(definition("v1.36.3", 4), { keyType: "ecdsa" }), renderAssets(definition("v1.36.3", 4), { keyType: "ecdsa" })]);
     for (const p of ["tls/ca.key", "tls/apiserver.key", "auth/kubeconfig-kubelet"]) expect(byPath(a, p).content).not.toBe(byPath(b, p).content);
     expect(new X509Certificate(byPath(a, "tls/ca.crt").content).serialNumber).not.toBe(new X509Certificate(byPath(b, "tls/ca.crt").content).serialNumber);
   });
 
   it("fails with field errors for overlapping networks and a cluster without masters", async () => {
-    const overlapping = definition("v1.32.9", 4);
+    const overlapping = definition("v1.36.3", 4);
     overlapping.spec.network.serviceCidr = "10.2.0.0/24";
     await expect(renderAssets(overlapping)).rejects.toMatchObject({
       name: "RenderValidationError",
       problems: expect.arrayContaining([expect.objectContaining({ path: "spec.network.serviceCidr" })]),
     });
-    const noMasters = definition("v1.32.9", 4);
+    const noMasters = definition("v1.36.3", 4);
     noMasters.spec.hosts = noMasters.spec.hosts.map((h) => ({ ...h, role: "worker" as const }));
     const err = await renderAssets(noMasters).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RenderValidationError);
@@ -319,7 +322,7 @@ describe("render inputs", () => {
       expect(made.code).toBe(0);
       const certPem = readFileSync(join(tmp, "ca.crt"), "utf8");
       const keyPem = readFileSync(join(tmp, "ca.key"), "utf8");
-      const assets = await renderAssets(definition("v1.32.9", 4), { keyType: "ecdsa", importedCa: { certPem, keyPem } });
+      const assets = await renderAssets(definition("v1.36.3", 4), { keyType: "ecdsa", importedCa: { certPem, keyPem } });
       expect(byPath(assets, "tls/ca.crt").content).toBe(certPem);
       const dir = writeAssetsToTemp(assets);
       try {
@@ -330,20 +333,20 @@ describe("render inputs", () => {
         rmSync(dir, { recursive: true, force: true });
       }
       const other = run("openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"]).out;
-      await expect(renderAssets(definition("v1.32.9", 4), { importedCa: { certPem, keyPem: other } })).rejects.toThrow(RenderOptionsError);
-      await expect(renderAssets(definition("v1.32.9", 4), { importedCa: { certPem, keyPem: other } })).rejects.toThrow("does not match");
+      await expect(renderAssets(definition("v1.36.3", 4), { importedCa: { certPem, keyPem: other } })).rejects.toThrow(RenderOptionsError);
+      await expect(renderAssets(definition("v1.36.3", 4), { importedCa: { certPem, keyPem: other } })).rejects.toThrow("does not match");
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
   });
 
   it("rejects validity outside 1–36500 days", async () => {
-    await expect(renderAssets(definition("v1.32.9", 4), { leafValidityDays: 0 })).rejects.toThrow(RenderOptionsError);
+    await expect(renderAssets(definition("v1.36.3", 4), { leafValidityDays: 0 })).rejects.toThrow(RenderOptionsError);
   });
 
   it("reports progress up to its total", async () => {
     const seen: [number, number][] = [];
-    await renderAssets(definition("v1.32.9", 4), { keyType: "ecdsa", onProgress: (d, t) => seen.push([d, t]) });
+    await renderAssets(definition("v1.36.3", 4), { keyType: "ecdsa", onProgress: (d, t) => seen.push([d, t]) });
     const last = seen[seen.length - 1];
     expect(last?.[0]).toBe(last?.[1]);
     expect(seen.map(([d]) => d)).toEqual(seen.map((_, i) => i + 1));

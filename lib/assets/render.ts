@@ -10,7 +10,10 @@ import type { ManifestFile, RenderContext } from "./context";
 import { kubeconfig } from "./kubeconfig";
 import { kubeletConfiguration, kubeletDropIn, kubeletHostEnv, kubeletUnit } from "./kubelet-unit";
 import { selfHostedManifests } from "./manifests";
+import { authenticationConfig } from "./manifests/flags";
+import { containerdConfig, containerdUnit, crictlConfig, modulesConf, registryHost, registryHostsToml, RUNTIME_PATHS, sysctlConf } from "./runtime";
 import { generateBootstrapToken } from "./token";
+import { CHECKPOINT_PATHS, checkpointManifest, checkpointScript, checkpointUnit } from "./checkpoint";
 import { RenderOptionsError, RenderValidationError, defaultRenderOptions, type RenderOptions, type RenderedAsset } from "./types";
 import { toYamlDocuments } from "./yaml-out";
 
@@ -92,17 +95,34 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
   add("auth/kubeconfig-controller-manager", kc("system:kube-controller-manager", cert("controller-manager"), loopbackUrl), true, "controller-manager kubeconfig for the bootstrap control plane (API server on loopback)");
   add("auth/kubeconfig-scheduler", kc("system:kube-scheduler", cert("scheduler"), loopbackUrl), true, "scheduler kubeconfig for the bootstrap control plane (API server on loopback)");
   // 1.5 has no bootstrap tokens: the API server knows the kubelets' token from a static file.
+  if (caps.anonymousEndpoints) add("apiserver/authentication-config.yaml", authenticationConfig(), false, "API server authentication configuration: anonymous requests only on /livez, /readyz and /healthz");
   if (!caps.bootstrapTokens) add("auth/known-tokens.csv", `${token.token},kubelet,kubelet,"system:nodes"\n`, true, "API server token file with the kubelets' token (1.5 has no bootstrap tokens)");
 
-  const ctx: RenderContext = { def, derived, caps, images: imagesFor(caps), pki, token, files: new Map(drafts.map((d) => [d.path, d.content])) };
-  const manifestFiles: ManifestFile[] = [...bootstrapManifests(ctx), ...etcdManifests(ctx), ...selfHostedManifests(ctx)];
+  const ctx: RenderContext = { def, derived, caps, images: imagesFor(caps, def.spec.images.registry), pki, token, files: new Map(drafts.map((d) => [d.path, d.content])) };
+  const manifestFiles: ManifestFile[] = [...bootstrapManifests(ctx), ...etcdManifests(ctx), ...selfHostedManifests(ctx), ...(caps.checkpoint === "host" ? [checkpointManifest(ctx)] : [])];
   for (const f of manifestFiles) add(f.path, toYamlDocuments(f.objects), f.sensitive === true, f.purpose);
 
   add("kubelet/kubelet.service", kubeletUnit(caps), false, "kubelet systemd unit (/etc/systemd/system/kubelet.service), Restart=always");
   add("kubelet/10-bootdeck.conf", kubeletDropIn(caps, def, derived), false, "kubelet unit drop-in with the flags valid for this version (kubelet.service.d/10-bootdeck.conf)");
   if (caps.kubeletConfigFile) {
-    add("kubelet/config-master.yaml", kubeletConfiguration(def, derived, "master"), false, "KubeletConfiguration for masters (/var/lib/kubelet/config.yaml; registers with the control-plane taint)");
-    if (derived.workers.length > 0) add("kubelet/config-worker.yaml", kubeletConfiguration(def, derived, "worker"), false, "KubeletConfiguration for workers (/var/lib/kubelet/config.yaml)");
+    add("kubelet/config-master.yaml", kubeletConfiguration(caps, def, derived, "master"), false, "KubeletConfiguration for masters (/var/lib/kubelet/config.yaml; registers with the control-plane taint)");
+    if (derived.workers.length > 0) add("kubelet/config-worker.yaml", kubeletConfiguration(caps, def, derived, "worker"), false, "KubeletConfiguration for workers (/var/lib/kubelet/config.yaml)");
+  }
+  if (caps.checkpoint === "host") {
+    add("checkpoint/bootdeck-checkpoint", checkpointScript(ctx), false, `the checkpoint watchdog on masters (${CHECKPOINT_PATHS.script})`);
+    add("checkpoint/bootdeck-checkpoint.service", checkpointUnit(), false, `its systemd unit (${CHECKPOINT_PATHS.unit})`);
+  }
+  if (caps.criRuntime) {
+    const registry = def.spec.images.registry;
+    add("runtime/containerd-config.toml", containerdConfig(def, ctx.images), false, `containerd configuration (${RUNTIME_PATHS.config}): CRI, ${def.spec.runtime.cgroupDriver} cgroups, sandbox ${ctx.images.pause}`);
+    if (def.spec.runtime.source === "mirror") add("runtime/containerd.service", containerdUnit(), false, `containerd systemd unit (${RUNTIME_PATHS.unit}) for the containerd Bootdeck installs`);
+    add("runtime/crictl.yaml", crictlConfig(), false, `crictl's configuration (${RUNTIME_PATHS.crictl}): containerd's socket`);
+    add("runtime/modules.conf", modulesConf(), false, `kernel modules loaded at boot (${RUNTIME_PATHS.modules})`);
+    add("runtime/sysctl.conf", sysctlConf(), false, `sysctls for pod networking (${RUNTIME_PATHS.sysctl})`);
+    if (registry) {
+      add("runtime/registry-hosts.toml", registryHostsToml(registry, def.spec.images.ca !== undefined), false, `how containerd reaches the image mirror ${registryHost(registry)}`);
+      if (def.spec.images.ca) add("runtime/registry-ca.crt", def.spec.images.ca, false, `the image mirror's CA certificate (trusted for ${registryHost(registry)} only)`);
+    }
   }
   for (const h of [...derived.masters, ...derived.workers])
     add(`kubelet/hosts/${h.name}.env`, kubeletHostEnv(caps, h), false, `kubelet settings for ${h.name} (/etc/default/kubelet: node name, IP, labels)`);

@@ -37,7 +37,7 @@ describe("a cluster definition", () => {
       s.network.podCidr = "10.3.0.0/16";
       s.apiEndpoint.port = 70000;
       s.hosts[4]!.address = "$(reboot)";
-      s.binaries.kubelet.sha256 = "xyz";
+      s.binaries.kubelet = { sha256: "xyz" };
     });
     const paths = errorsOf(def).map((e) => e.path).sort();
     expect(paths).toEqual(
@@ -134,7 +134,7 @@ describe("a cluster definition", () => {
       expect(validateClusterDefinition(withSpec((s) => (s.kubernetes.version = "v1.5.3"))).ok).toBe(true);
     });
     it("rejects a malformed SHA-256", () => {
-      expect(messageAt(withSpec((s) => (s.binaries.kubectl.sha256 = "A".repeat(64))), "spec.binaries.kubectl.sha256")).toMatch(/SHA-256/);
+      expect(messageAt(withSpec((s) => (s.binaries.kubectl = { sha256: "A".repeat(64) })), "spec.binaries.kubectl.sha256")).toMatch(/SHA-256/);
     });
     it("rejects mirror URLs that are not plain http(s) or carry credentials", () => {
       for (const url of ["ftp://x/y", "https://user:pw@mirror/x", "file:///etc/passwd", "https://mirror/x\nrm -rf /", "javascript:alert(1)"])

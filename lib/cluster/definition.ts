@@ -1,7 +1,7 @@
 // The cluster definition: the one schema behind the wizard, the API, `cluster.yaml` and the CLI.
 // Browser-safe (no server-only): the wizard runs the same checks to show messages next to fields.
 import { z } from "zod";
-import { findVersionProfile, versionProfiles } from "./versions";
+import { findVersionProfile, versionProblem } from "./versions";
 import { isDns1123Label, isDnsName, isIP, isIPv4 } from "./net-syntax";
 import { cidrContains, cidrsOverlap, nthAddress, parseCidr, type Cidr } from "./ip";
 
@@ -95,12 +95,34 @@ const credential = z.strictObject({
   privateKeyFile: z.string().max(4096).optional(),
   passphraseEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name").max(128).optional(),
   passwordEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name").max(128).optional(),
+  /** CLI only: a file holding the password (a secrets manager's agent often writes one). */
+  passwordFile: z.string().max(4096).optional(),
   fingerprint: z.string().max(128).optional(),
 });
 
 export const apiEndpointTypes = ["first-master", "dns", "vip"] as const;
 export const networkProviders = ["flannel"] as const;
 export const controlPlaneModes = ["self-hosted"] as const;
+export const runtimeSources = ["mirror", "packages"] as const;
+export const cgroupDrivers = ["systemd", "cgroupfs"] as const;
+
+const httpUrl = z
+  .string()
+  .max(limits.url)
+  .refine(isMirrorUrl, "must be an http:// or https:// URL without credentials, e.g. https://mirror.example.com/dl.k8s.io/release");
+
+/** A registry host[:port] with an optional path prefix, no scheme: registry.example.com:5000/k8s. */
+const registryPrefix = z
+  .string()
+  .max(limits.address)
+  .refine((s) => /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?(\/[a-z0-9._-]+)*$/.test(s) || /^\[[0-9a-f:]+\](:\d{1,5})?(\/[a-z0-9._-]+)*$/.test(s), {
+    message: "must be a registry host with an optional port and path, without a scheme, e.g. registry.example.com:5000/k8s",
+  });
+
+const pemCertificate = z
+  .string()
+  .max(64 * 1024, "must be at most 64 KiB")
+  .refine((s) => /-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/.test(s), "must be a PEM certificate (-----BEGIN CERTIFICATE-----)");
 
 export const clusterDefinitionSchema = z.strictObject({
   apiVersion: z.literal(API_VERSION, { error: `must be ${API_VERSION}` }),
@@ -111,10 +133,16 @@ export const clusterDefinitionSchema = z.strictObject({
       version: z
         .string()
         .max(32)
-        .refine((v) => findVersionProfile(v) !== undefined, {
-          message: `is not a supported Kubernetes version; supported: ${versionProfiles.map((p) => `v${p.minor}.x`).join(", ")}`,
+        .superRefine((v, ctx) => {
+          const problem = findVersionProfile(v) ? undefined : versionProblem(v);
+          if (problem) ctx.addIssue({ code: "custom", message: problem });
         }),
       controlPlane: z.enum(controlPlaneModes, { error: "must be self-hosted" }).default("self-hosted"),
+      /**
+       * From 1.35 the kubelet refuses cgroup v1 hosts unless told otherwise. true: run on v1 anyway
+       * (preflight warns); false: preflight refuses v1 hosts.
+       */
+      allowCgroupV1: z.boolean({ error: "must be true or false" }).default(false),
     }),
     apiEndpoint: z.strictObject({
       type: z.enum(apiEndpointTypes, { error: "must be first-master, dns or vip" }),
@@ -131,15 +159,42 @@ export const clusterDefinitionSchema = z.strictObject({
         .default("cluster.local"),
       dnsServiceIp: z.string().max(15).optional(),
       provider: z.enum(networkProviders, { error: "must be flannel" }).default("flannel"),
+      flannel: z
+        .strictObject({
+          /** The host interface flannel's VXLAN runs over (default: the one with the default route). */
+          iface: z.string().max(15).regex(/^[A-Za-z0-9_.:-]+$/, "must be a network interface name such as eth1").optional(),
+          /** VXLAN UDP port (flannel's default: 8472, the Linux kernel's). */
+          vxlanPort: port.optional(),
+        })
+        .optional(),
     }),
     binaries: z.strictObject({
-      baseUrl: z
-        .string()
-        .max(limits.url)
-        .refine(isMirrorUrl, "must be an http:// or https:// URL without credentials, e.g. https://mirror.example.com/kubernetes/v1.32.9"),
-      kubelet: z.strictObject({ sha256 }),
-      kubectl: z.strictObject({ sha256 }),
+      /** Kubernetes' release layout: BASE/<version>/bin/linux/<arch>/<name>, `.sha256` beside each. */
+      baseUrl: httpUrl,
+      /** Pinned checksums of this version's files; without one, a file's published `.sha256` is used. */
+      kubelet: z.strictObject({ sha256 }).optional(),
+      kubectl: z.strictObject({ sha256 }).optional(),
     }),
+    runtime: z
+      .strictObject({
+        /** mirror: containerd, runc, crictl and the CNI plugins from `mirrorUrl`; packages: from the host's package manager. */
+        source: z.enum(runtimeSources, { error: "must be mirror or packages" }).default("mirror"),
+        /** Where GitHub release files are mirrored: URL/<owner>/<repo>/releases/download/<tag>/<file>. */
+        mirrorUrl: httpUrl.default("https://github.com"),
+        /** Must match how the hosts run: systemd as init, or not (preflight checks). */
+        cgroupDriver: z.enum(cgroupDrivers, { error: "must be systemd or cgroupfs" }).default("systemd"),
+      })
+      .default({ source: "mirror", mirrorUrl: "https://github.com", cgroupDriver: "systemd" }),
+    images: z
+      .strictObject({
+        /** A mirror prefix that replaces the registry of every image Bootdeck renders. */
+        registry: registryPrefix.optional(),
+        /** The mirror's CA certificate (PEM), when a private CA signed it. */
+        ca: pemCertificate.optional(),
+        /** Pull credentials: a user and a `password` credential holding the password. */
+        auth: z.strictObject({ username: z.string().min(1, "is required").max(256), credential: dnsLabel }).optional(),
+      })
+      .default({}),
     ssh: z
       .strictObject({
         user: sshUser.default("root"),
@@ -241,6 +296,16 @@ function crossCheck(input: unknown): { errors: Problem[]; warnings: Problem[] } 
     errors.push({ path: "spec.network.serviceCidr", message: "is too small: it needs at least 16 addresses (the DNS service IP is its 10th)" });
 
   // API endpoint: what `host` must be depends on the type.
+  const images = obj(spec.images);
+  if (images && (images.ca !== undefined || images.auth !== undefined) && !str(images.registry))
+    errors.push({ path: "spec.images.registry", message: "is required when a registry CA or credentials are given" });
+  const registryCredential = str(obj(images?.auth)?.credential);
+  if (registryCredential) {
+    const c = (Array.isArray(spec.credentials) ? spec.credentials : []).map(obj).find((x) => str(x?.name) === registryCredential);
+    if (!c) errors.push({ path: "spec.images.auth.credential", message: `refers to credential "${clip(registryCredential)}", which is not defined under spec.credentials` });
+    else if (str(c.type) !== "password") errors.push({ path: "spec.images.auth.credential", message: `must name a password credential; "${clip(registryCredential)}" is ${str(c.type) ?? "untyped"}` });
+  }
+
   const api = obj(spec.apiEndpoint);
   const apiType = str(api?.type);
   const apiHost = str(api?.host);

@@ -14,10 +14,13 @@ export function exampleDefinition(overrides: { name?: string; hosts?: number } =
       apiEndpoint: { type: "dns", host: "api.example.internal", port: 6443 },
       network: { podCidr: "10.2.0.0/16", serviceCidr: "10.3.0.0/24", clusterDomain: "cluster.local", dnsServiceIp: "10.3.0.10", provider: "flannel" },
       binaries: {
-        baseUrl: "https://mirror.example.internal/kubernetes/v1.32.9/bin/linux/amd64",
+        // Kubernetes' release layout: <baseUrl>/<version>/bin/linux/amd64/<name>.
+        baseUrl: "https://mirror.example.internal/dl.k8s.io/release",
         kubelet: { sha256: "a".repeat(64) },
         kubectl: { sha256: "b".repeat(64) },
       },
+      runtime: { source: "mirror", mirrorUrl: "https://mirror.example.internal/github.com", cgroupDriver: "systemd" },
+      images: { registry: "registry.example.internal/k8s" },
       ssh: { user: "root", port: 22, credential: "admin-key" },
       credentials: [{ name: "admin-key", type: "privateKey" }],
       hosts: Array.from({ length: total }, (_, i) => {

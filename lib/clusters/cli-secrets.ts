@@ -12,12 +12,16 @@ export async function readCredentialSecrets(def: ClusterDefinition, baseDir: str
   for (const [i, c] of def.spec.credentials.entries()) {
     const at = `spec.credentials[${i}]`;
     const s: CredentialSecrets[string] = {};
-    if (c.privateKeyFile) {
-      const file = path.resolve(baseDir, c.privateKeyFile.replace(/^~(?=\/)/, env.HOME ?? "~"));
+    for (const [field, target] of [["privateKeyFile", "privateKey"], ["passwordFile", "password"]] as const) {
+      const name = c[field];
+      if (!name) continue;
+      const file = path.resolve(baseDir, name.replace(/^~(?=\/)/, env.HOME ?? "~"));
       try {
-        s.privateKey = await readFile(file, "utf8");
+        const text = await readFile(file, "utf8");
+        // A password file ends with a newline more often than not; the password does not.
+        s[target] = target === "password" ? text.replace(/\r?\n$/, "") : text;
       } catch (err) {
-        problems.push({ path: `${at}.privateKeyFile`, message: `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}` });
+        problems.push({ path: `${at}.${field}`, message: `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}` });
       }
     }
     for (const [field, target] of [["passphraseEnv", "passphrase"], ["passwordEnv", "password"]] as const) {

@@ -25,9 +25,9 @@ describe("node rows like kubectl get nodes -o wide", () => {
     const row = nodeRow({
       metadata: { name: "master-1", labels: { "node-role.kubernetes.io/control-plane": "", "kubernetes.io/os": "linux" } },
       spec: { unschedulable: true },
-      status: { conditions: [{ type: "Ready", status: "True" }], nodeInfo: { kubeletVersion: "v1.32.9" }, addresses: [{ type: "InternalIP", address: "10.0.0.10" }] },
+      status: { conditions: [{ type: "Ready", status: "True" }], nodeInfo: { kubeletVersion: "v1.36.3" }, addresses: [{ type: "InternalIP", address: "10.0.0.10" }] },
     });
-    expect(row).toMatchObject({ name: "master-1", status: "Ready,SchedulingDisabled", ready: true, roles: ["control-plane"], version: "v1.32.9", addresses: ["10.0.0.10"] });
+    expect(row).toMatchObject({ name: "master-1", status: "Ready,SchedulingDisabled", ready: true, roles: ["control-plane"], version: "v1.36.3", addresses: ["10.0.0.10"] });
     expect(nodeRow({ metadata: { name: "w" }, status: { conditions: [{ type: "Ready", status: "Unknown" }] } }).status).toBe("NotReady");
   });
 });

@@ -4,6 +4,9 @@ import { capabilitiesFor, type Capabilities } from "../assets/capabilities";
 import type { ClusterDefinition } from "../cluster/definition";
 import { bootstrapSecretFiles, etcdMemberFiles, KUBELET_PATHS } from "../assets/render";
 import { BOOTSTRAP_SECRETS_HOST_DIR } from "../assets/context";
+import { registryHost, RUNTIME_PATHS } from "../assets/runtime";
+import { CHECKPOINT_PATHS, checkpointSecretFiles } from "../assets/checkpoint";
+import { runtimeVersions } from "../cluster/runtime-versions";
 
 export type HostFile = { asset: string; path: string; mode: number };
 export type HostRole = { name: string; role: "master" | "worker" };
@@ -52,15 +55,92 @@ export function missingAssets(needed: readonly HostFile[], available: ReadonlySe
   return [...new Set(needed.map((f) => f.asset).filter((a) => !available.has(a)))];
 }
 
-/** Phase 4's downloads: kubelet (hyperkube up to 1.18) and kubectl from the definition's mirror. */
-export function binaryDownloads(def: ClusterDefinition): { url: string; sha256: string; dest: string }[] {
+/**
+ * A file a host downloads and verifies. `sha256` is pinned by the definition; when it is null the host
+ * reads the checksum the mirror publishes beside the file (`sumsUrl`, in sha256sum's format or a bare
+ * digest). `unpack`: a plain file goes to `dest`; a tarball is unpacked into the directory `dest`.
+ */
+export type Download = { name: string; url: string; sha256: string | null; sumsUrl: string; dest: string; unpack: "file" | "tar" };
+
+/** The platform Bootdeck installs for (preflight refuses other architectures). */
+export const ARCH = "amd64";
+
+/** Phase 4's downloads: kubelet (hyperkube up to 1.18) and kubectl, in Kubernetes' release layout. */
+export function binaryDownloads(def: ClusterDefinition): Download[] {
   const caps = capabilitiesFor(def.spec.kubernetes.version);
-  const base = def.spec.binaries.baseUrl.replace(/\/+$/, "");
+  const base = `${def.spec.binaries.baseUrl.replace(/\/+$/, "")}/${def.spec.kubernetes.version}/bin/linux/${ARCH}`;
+  const file = (name: string, dest: string, pinned: { sha256: string } | undefined): Download => ({
+    name,
+    url: `${base}/${name}`,
+    sha256: pinned?.sha256 ?? null,
+    sumsUrl: `${base}/${name}.sha256`,
+    dest,
+    unpack: "file",
+  });
   const { kubelet, kubectl } = def.spec.binaries;
+  return [caps.hyperkube ? file("hyperkube", "/usr/bin/hyperkube", kubelet) : file("kubelet", "/usr/local/bin/kubelet", kubelet), file("kubectl", "/usr/local/bin/kubectl", kubectl)];
+}
+
+/**
+ * The runtime phase's downloads, in the upstream projects' GitHub release layout under
+ * `runtime.mirrorUrl`: containerd and runc (unless the host's packages provide them), crictl and the
+ * CNI plugins (always: distributions package them late or elsewhere).
+ */
+export function runtimeDownloads(def: ClusterDefinition): Download[] {
+  const base = def.spec.runtime.mirrorUrl.replace(/\/+$/, "");
+  const release = (repo: string, tag: string, file: string, sums: string) => ({ url: `${base}/${repo}/releases/download/${tag}/${file}`, sumsUrl: `${base}/${repo}/releases/download/${tag}/${sums}` });
+  const v = runtimeVersions;
+  const containerdFile = `containerd-${v.containerd}-linux-${ARCH}.tar.gz`;
+  const crictlFile = `crictl-${v.crictl}-linux-${ARCH}.tar.gz`;
+  const cniFile = `cni-plugins-linux-${ARCH}-${v.cniPlugins}.tgz`;
+  const fromMirror: Download[] =
+    def.spec.runtime.source === "mirror"
+      ? [
+          { name: "containerd", ...release("containerd/containerd", `v${v.containerd}`, containerdFile, `${containerdFile}.sha256sum`), sha256: null, dest: "/usr/local", unpack: "tar" },
+          { name: "runc", ...release("opencontainers/runc", `v${v.runc}`, `runc.${ARCH}`, "runc.sha256sum"), sha256: null, dest: "/usr/local/sbin/runc", unpack: "file" },
+        ]
+      : [];
   return [
-    caps.hyperkube ? { url: `${base}/hyperkube`, sha256: kubelet.sha256, dest: "/usr/bin/hyperkube" } : { url: `${base}/kubelet`, sha256: kubelet.sha256, dest: "/usr/local/bin/kubelet" },
-    { url: `${base}/kubectl`, sha256: kubectl.sha256, dest: "/usr/local/bin/kubectl" },
+    ...fromMirror,
+    { name: "crictl", ...release("kubernetes-sigs/cri-tools", v.crictl, crictlFile, `${crictlFile}.sha256`), sha256: null, dest: "/usr/local/bin", unpack: "tar" },
+    { name: "cni-plugins", ...release("containernetworking/plugins", v.cniPlugins, cniFile, `${cniFile}.sha256`), sha256: null, dest: RUNTIME_PATHS.cniBin, unpack: "tar" },
   ];
+}
+
+/** The API server's checkpoint on a master (host checkpoint profiles): its static pod, certificates, watchdog. */
+export function checkpointFiles(caps: Capabilities): HostFile[] {
+  if (caps.checkpoint !== "host") return [];
+  return [
+    { asset: "checkpoint/kube-apiserver.yaml", path: CHECKPOINT_PATHS.manifest, mode: PUBLIC },
+    { asset: "checkpoint/bootdeck-checkpoint", path: CHECKPOINT_PATHS.script, mode: 0o755 },
+    { asset: "checkpoint/bootdeck-checkpoint.service", path: CHECKPOINT_PATHS.unit, mode: PUBLIC },
+    ...Object.entries(checkpointSecretFiles({ caps })).map(([asset, path]) => ({ asset, path, mode: SECRET })),
+  ];
+}
+
+/** The download script's arguments for a download (plans show them, actions send them). */
+export const downloadArgs = (d: Download): string[] => [d.url, d.sha256 ?? "", d.sumsUrl, d.dest, d.unpack];
+
+/** What a download leaves on the host: the file, or the tarball's record of what it unpacked. */
+export const downloadLeftover = (d: Download): string => (d.unpack === "file" ? d.dest : `${d.dest}/.bootdeck-${d.url.slice(d.url.lastIndexOf("/") + 1)}.sha256`);
+
+/** The runtime phase's files: containerd's configuration (and unit), crictl's, modules, sysctls, mirror trust. */
+export function runtimeFiles(def: ClusterDefinition, assetPaths: readonly string[]): HostFile[] {
+  const has = new Set(assetPaths);
+  const registry = def.spec.images.registry;
+  const files: HostFile[] = [
+    { asset: "runtime/containerd-config.toml", path: RUNTIME_PATHS.config, mode: PUBLIC },
+    { asset: "runtime/crictl.yaml", path: RUNTIME_PATHS.crictl, mode: PUBLIC },
+    { asset: "runtime/modules.conf", path: RUNTIME_PATHS.modules, mode: PUBLIC },
+    { asset: "runtime/sysctl.conf", path: RUNTIME_PATHS.sysctl, mode: PUBLIC },
+  ];
+  if (def.spec.runtime.source === "mirror") files.push({ asset: "runtime/containerd.service", path: RUNTIME_PATHS.unit, mode: PUBLIC });
+  if (registry) {
+    const dir = `${RUNTIME_PATHS.certsD}/${registryHost(registry)}`;
+    files.push({ asset: "runtime/registry-hosts.toml", path: `${dir}/hosts.toml`, mode: PUBLIC });
+    if (has.has("runtime/registry-ca.crt") || def.spec.images.ca) files.push({ asset: "runtime/registry-ca.crt", path: `${dir}/ca.crt`, mode: PUBLIC });
+  }
+  return files;
 }
 
 /** Everything a reset removes from a host: what Bootdeck installed, the kubelet's state and (masters) etcd's data. */
@@ -74,7 +154,22 @@ export function resetPaths(def: ClusterDefinition, host: HostRole, assetPaths: r
     "/etc/kubernetes",
     "/etc/cni/net.d",
     ...(host.role === "master" ? ["/var/lib/etcd"] : []),
-    ...binaryDownloads(def).map((b) => b.dest),
+    ...binaryDownloads(def).map(downloadLeftover),
   ]);
+  if (caps.criRuntime)
+    for (const p of [
+      ...runtimeFiles(def, assetPaths).map((f) => f.path),
+      ...runtimeDownloads(def).map(downloadLeftover),
+      RUNTIME_PATHS.confD,
+      RUNTIME_PATHS.certsD,
+      "/var/lib/containerd",
+      "/run/containerd",
+      "/var/lib/cni",
+      "/run/flannel",
+      "/etc/systemd/system/multi-user.target.wants/containerd.service",
+    ])
+      paths.add(p);
+  if (host.role === "master")
+    for (const p of [...checkpointFiles(caps).map((f) => f.path), CHECKPOINT_PATHS.dir, CHECKPOINT_PATHS.secrets, CHECKPOINT_PATHS.active, "/etc/systemd/system/multi-user.target.wants/bootdeck-checkpoint.service"]) paths.add(p);
   return [...paths].sort();
 }

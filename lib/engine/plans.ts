@@ -5,9 +5,10 @@ import type { ClusterDefinition } from "../cluster/definition";
 import { effectiveHost, type EffectiveHost } from "../cluster/derive";
 import { shellCommand, shellScript } from "../ssh/quote";
 import { FACTS_SCRIPT } from "./actions/facts";
-import { BINARY_SCRIPT, KUBELET_START_SCRIPT, PACKAGES_SCRIPT, PRESENT_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./actions/host-scripts";
+import { REGISTRY_AUTH_FILE } from "../assets/runtime";
+import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, RUNTIME_PACKAGES, RUNTIME_PACKAGES_SCRIPT, RUNTIME_START_SCRIPT, KUBELET_START_SCRIPT, PACKAGES_SCRIPT, PRESENT_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./actions/host-scripts";
 import { packagePairs, PREFLIGHT_SCRIPT } from "./actions/preflight";
-import { binaryDownloads, bootstrapLeftovers, controlPlaneFiles, kubeletFiles, missingAssets, resetPaths, type HostFile } from "./host-files";
+import { binaryDownloads, checkpointFiles, downloadArgs, runtimeDownloads, runtimeFiles, bootstrapLeftovers, controlPlaneFiles, kubeletFiles, missingAssets, resetPaths, type HostFile } from "./host-files";
 import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
 
 const asSent = (argv: string[]) => shellCommand(argv);
@@ -102,9 +103,10 @@ function installPhases(def: ClusterDefinition, runId: string, hosts: EffectiveHo
       id: "binaries",
       title: "Install kubelet and kubectl from the binary mirror (checksums verified)",
       steps: hosts.map((h) =>
-        step({ key: `binaries/${h.name}`, phase: "binaries", action: "binaries", title: `Binaries on ${h.name}`, host: h.name, commands: binaryDownloads(def).map((b) => locked(runId, BINARY_SCRIPT, [b.url, b.sha256, b.dest])), timeoutMs: 10 * MIN, retries: 2 }),
+        step({ key: `binaries/${h.name}`, phase: "binaries", action: "binaries", title: `Binaries on ${h.name}`, host: h.name, commands: binaryDownloads(def).map((b) => locked(runId, DOWNLOAD_SCRIPT, downloadArgs(b))), timeoutMs: 10 * MIN, retries: 2 }),
       ),
     },
+    ...(caps.criRuntime ? [runtimePhase(def, runId, hosts, assets)] : []),
     {
       id: "kubelet",
       title: "Push the kubelet's unit, settings and credentials (etcd on masters); start it and check it keeps running",
@@ -125,10 +127,39 @@ function installPhases(def: ClusterDefinition, runId: string, hosts: EffectiveHo
   ];
 }
 
+/** The container runtime: install, configure, start and check containerd (before the kubelet, which needs it). */
+function runtimePhase(def: ClusterDefinition, runId: string, hosts: EffectiveHost[], assets: AssetIndex): PlannedPhase {
+  const auth = def.spec.images.auth;
+  const source = def.spec.runtime.source === "packages" ? `${RUNTIME_PACKAGES.join(" and ")} from the host's packages` : "containerd and runc from the mirror";
+  return {
+    id: "runtime",
+    title: `Container runtime: ${source}, crictl and the CNI plugins; configure, start and check containerd`,
+    steps: hosts.map((h) =>
+      step({
+        key: `runtime/${h.name}`,
+        phase: "runtime",
+        action: "runtime",
+        title: `Container runtime on ${h.name}`,
+        host: h.name,
+        files: filesOf(runtimeFiles(def, [...assets.keys()]), assets),
+        commands: [
+          ...(def.spec.runtime.source === "packages" ? [locked(runId, RUNTIME_PACKAGES_SCRIPT, RUNTIME_PACKAGES)] : []),
+          ...runtimeDownloads(def).map((d) => locked(runId, DOWNLOAD_SCRIPT, downloadArgs(d))),
+          ...(auth ? [`write ${REGISTRY_AUTH_FILE} (0600): pull credentials for ${def.spec.images.registry} as ${auth.username}, password from credential "${auth.credential}"`] : []),
+          locked(runId, RUNTIME_START_SCRIPT, ["restart"]),
+        ],
+        timeoutMs: 10 * MIN,
+        retries: 2,
+      }),
+    ),
+  };
+}
+
 function checkAssets(def: ClusterDefinition, assets: AssetIndex, hosts: EffectiveHost[], withControlPlane: boolean): void {
   const caps = capabilitiesFor(def.spec.kubernetes.version);
   const needed = hosts.flatMap((h) => kubeletFiles(caps, { name: h.name, role: h.role }));
-  if (withControlPlane) needed.push(...controlPlaneFiles([...assets.keys()]), { asset: "auth/kubeconfig", path: "", mode: 0 });
+  if (caps.criRuntime) needed.push(...runtimeFiles(def, [...assets.keys()]));
+  if (withControlPlane) needed.push(...controlPlaneFiles([...assets.keys()]), ...checkpointFiles(caps), { asset: "auth/kubeconfig", path: "", mode: 0 });
   const missing = missingAssets(needed, new Set(assets.keys()));
   if (missing.length) throw new PlanError(`the latest asset set lacks ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}: it is older than the cluster definition; render the assets again`);
 }
@@ -144,6 +175,7 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
   const leftovers = bootstrapLeftovers([...assets.keys()]);
   const joinKey = (h: EffectiveHost) => `join/${h.name}`;
   const lastMaster = masters[masters.length - 1] ?? first;
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
   return {
     runType: "bootstrap",
     phases: [
@@ -190,7 +222,12 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
             action: "pivot",
             title: "Pivot to the self-hosted control plane",
             host: null,
-            commands: [asSent(shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present")), locked(runId, REMOVE_SCRIPT, leftovers)],
+            files: filesOf(checkpointFiles(caps), assets),
+            commands: [
+              asSent(shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present")),
+              locked(runId, REMOVE_SCRIPT, leftovers),
+              ...(caps.checkpoint === "host" ? [`on ${first.name}: push the API server checkpoint's files`, locked(runId, CHECKPOINT_ENABLE_SCRIPT, ["restart"])] : []),
+            ],
             timeoutMs: 16 * MIN,
           }),
         ],
@@ -200,7 +237,17 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
         title: "Join the masters one at a time, then the workers; set roles and taints",
         steps: [
           ...masters.map((m, i) =>
-            step({ key: joinKey(m), phase: "join", action: "join", title: `Join master ${m.name}`, host: m.name, dependsOn: i > 0 ? [joinKey(masters[i - 1] as EffectiveHost)] : [], timeoutMs: 12 * MIN }),
+            step({
+              key: joinKey(m),
+              phase: "join",
+              action: "join",
+              title: `Join master ${m.name}`,
+              host: m.name,
+              dependsOn: i > 0 ? [joinKey(masters[i - 1] as EffectiveHost)] : [],
+              // The first master got its checkpoint with the pivot.
+              ...(i > 0 && caps.checkpoint === "host" ? { files: filesOf(checkpointFiles(caps), assets), commands: [locked(runId, CHECKPOINT_ENABLE_SCRIPT, ["restart"])] } : {}),
+              timeoutMs: 12 * MIN,
+            }),
           ),
           ...workers.map((w) => step({ key: joinKey(w), phase: "join", action: "join", title: `Join worker ${w.name}`, host: w.name, dependsOn: [joinKey(lastMaster)], timeoutMs: 8 * MIN })),
         ],

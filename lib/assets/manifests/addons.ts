@@ -5,13 +5,17 @@ import { NS, clusterRoleBinding, inClusterKubeconfigVolume, meta, serviceAccount
 import { nodeNameEnv } from "./flags";
 
 const rbacV1 = "rbac.authorization.k8s.io/v1";
-const critical = (ctx: RenderContext, cls: string) => (ctx.caps.minor >= 11 ? { priorityClassName: cls } : {});
+const critical = (ctx: RenderContext, cls: string) => (ctx.caps.priorityClasses ? { priorityClassName: cls } : {});
 const podMeta = [
   { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
   { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
 ];
 
+/** bootkube's pod-checkpointer, for the profiles that use it (the others keep a host checkpoint). */
 export function checkpointerManifests(ctx: RenderContext): ManifestFile[] {
+  if (ctx.caps.checkpoint !== "pod-checkpointer") return [];
+  const checkpointer = ctx.images.checkpointer;
+  if (!checkpointer) throw new Error("render: this profile has no pod-checkpointer image");
   const labels = { "k8s-app": "pod-checkpointer", tier: "control-plane" };
   const ds = workload(ctx, "DaemonSet", "pod-checkpointer", NS, labels, {
     hostNetwork: true,
@@ -22,7 +26,7 @@ export function checkpointerManifests(ctx: RenderContext): ManifestFile[] {
     containers: [
       {
         name: "pod-checkpointer",
-        image: ctx.images.checkpointer,
+        image: checkpointer,
         command: ["/checkpoint", "--lock-file=/var/run/lock/pod-checkpointer.lock", `--kubeconfig=${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`, "--checkpoint-grace-period=5m"],
         env: [...nodeNameEnv, ...podMeta],
         volumeMounts: [
@@ -79,6 +83,8 @@ export function kubeProxyManifests(ctx: RenderContext): ManifestFile[] {
           "--hostname-override=$(NODE_NAME)",
           `--kubeconfig=${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`,
           "--proxy-mode=iptables",
+          // Leave nf_conntrack_max (kernel-wide) to the host: preflight checks it is large enough.
+          ...(ctx.caps.criRuntime ? ["--conntrack-max-per-core=0"] : []),
         ],
         env: nodeNameEnv,
         securityContext: { privileged: true },
@@ -94,7 +100,7 @@ export function kubeProxyManifests(ctx: RenderContext): ManifestFile[] {
       inClusterKubeconfigVolume,
       { name: "lib-modules", hostPath: { path: "/lib/modules" } },
       { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } },
-      { name: "xtables-lock", hostPath: { path: "/run/xtables.lock", ...(ctx.caps.minor >= 8 ? { type: "FileOrCreate" } : {}) } },
+      { name: "xtables-lock", hostPath: { path: "/run/xtables.lock", ...(ctx.caps.hostPathTypes ? { type: "FileOrCreate" } : {}) } },
     ],
   });
   const out: ManifestFile[] = [{ path: "manifests/kube-proxy.yaml", purpose: "kube-proxy DaemonSet on every node (service routing)", objects: [ds] }];
@@ -109,7 +115,7 @@ export function kubeProxyManifests(ctx: RenderContext): ManifestFile[] {
 
 export function corednsManifests(ctx: RenderContext): ManifestFile[] {
   const domain = ctx.def.spec.network.clusterDomain;
-  const modern = ctx.caps.minor >= 29;
+  const modern = ctx.caps.modernCoredns;
   // CoreDNS 1.0 (legacy profile) has no `ready` plugin and forwards with `proxy`.
   const corefile = [
     ".:53 {",
@@ -197,26 +203,38 @@ export function corednsManifests(ctx: RenderContext): ManifestFile[] {
 
 export function flannelManifests(ctx: RenderContext): ManifestFile[] {
   const ns = ctx.caps.flannelNamespace;
-  const modern = ctx.caps.minor >= 20;
+  const modern = ctx.caps.modernFlannel;
   const labels = { app: "flannel", tier: "node" };
+  const flannel = ctx.def.spec.network.flannel;
+  // cniVersion 0.3.1: every flannel CNI plugin accepts it, from containernetworking's to flannel-io's.
   const cniConf = modern
     ? { name: "cbr0", cniVersion: "0.3.1", plugins: [{ type: "flannel", delegate: { hairpinMode: true, isDefaultGateway: true } }, { type: "portmap", capabilities: { portMappings: true } }] }
     : { name: "cbr0", type: "flannel", delegate: { isDefaultGateway: true } };
   // The legacy kubelet reads CNI config from seed 004's --cni-conf-dir; from 1.24 it is /etc/cni/net.d.
   const cniDir = ctx.caps.networkPluginFlag && !modern ? "/etc/kubernetes/cni/net.d" : "/etc/cni/net.d";
   const cniFile = modern ? "10-flannel.conflist" : "10-flannel.conf";
-  const netConf = { Network: ctx.def.spec.network.podCidr, Backend: { Type: "vxlan" } };
+  const backend = { Type: "vxlan", ...(flannel?.vxlanPort ? { Port: flannel.vxlanPort } : {}) };
+  const netConf = modern ? { Network: ctx.def.spec.network.podCidr, EnableNFTables: false, Backend: backend } : { Network: ctx.def.spec.network.podCidr, Backend: backend };
   const config: K8sObject = {
     apiVersion: "v1",
     kind: "ConfigMap",
     metadata: meta("kube-flannel-cfg", ns, labels),
     data: { "cni-conf.json": `${JSON.stringify(cniConf, null, 2)}\n`, "net-conf.json": `${JSON.stringify(netConf, null, 2)}\n` },
   };
+  const healthz = { httpGet: { path: "/healthz", port: 8081 } };
   const flanneld = {
     name: "kube-flannel",
     image: ctx.images.flannel,
-    command: ["/opt/bin/flanneld", "--ip-masq", "--kube-subnet-mgr"],
-    env: podMeta,
+    command: ["/opt/bin/flanneld"],
+    args: ["--ip-masq", "--kube-subnet-mgr", ...(modern ? ["--healthz-port=8081"] : []), ...(flannel?.iface ? [`--iface=${flannel.iface}`] : [])],
+    ...(modern
+      ? {
+          ports: [{ name: "healthz", containerPort: 8081, protocol: "TCP" }],
+          livenessProbe: { ...healthz, initialDelaySeconds: 10, periodSeconds: 30 },
+          readinessProbe: { httpGet: { path: "/readyz", port: 8081 }, initialDelaySeconds: 5, periodSeconds: 10 },
+        }
+      : {}),
+    env: [...podMeta, ...(modern ? [{ name: "EVENT_QUEUE_DEPTH", value: "5000" }, { name: "CONT_WHEN_CACHE_NOT_READY", value: "false" }] : [])],
     securityContext: modern ? { privileged: false, capabilities: { add: ["NET_ADMIN", "NET_RAW"] } } : { privileged: true },
     resources: { requests: { cpu: "100m", memory: "50Mi" } },
     volumeMounts: [
@@ -229,7 +247,7 @@ export function flannelManifests(ctx: RenderContext): ManifestFile[] {
     name: "install-cni",
     image: ctx.images.flannel,
     command: modern
-      ? ["cp", "-f", "/etc/kube-flannel/cni-conf.json", `/etc/cni/net.d/${cniFile}`]
+      ? ["/opt/bin/install-conf", "/etc/kube-flannel/cni-conf.json", `/etc/cni/net.d/${cniFile}`]
       : ["/bin/sh", "-c", `set -e -x; cp -f /etc/kube-flannel/cni-conf.json /etc/cni/net.d/${cniFile}; while true; do sleep 3600; done`],
     volumeMounts: [
       { name: "cni", mountPath: "/etc/cni/net.d" },

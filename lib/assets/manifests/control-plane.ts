@@ -2,9 +2,9 @@
 import { IN_CLUSTER_KUBECONFIG_DIR, SECRETS_DIR, masterSelector, masterTolerations, securePort, type ManifestFile, type RenderContext } from "../context";
 import type { K8sObject } from "../yaml-out";
 import { NS, clusterRoleBinding, inClusterKubeconfigVolume, meta, pdb, secretData, secretVolume, serviceAccount, spreadAcrossNodes, workload } from "./common";
-import { apiserverCommand, apiserverSecretFiles, controllerManagerCommand, controllerManagerSecretFiles, podIpEnv, schedulerCommand } from "./flags";
+import { apiserverCommand, apiserverProbes, apiserverSecretFiles, componentProbe, CONTROLLER_MANAGER_PORT, controllerManagerCommand, controllerManagerSecretFiles, podIpEnv, SCHEDULER_PORT, schedulerCommand } from "./flags";
 
-/** Tells the pod-checkpointer to keep a local copy of the pod so a master reboot does not lose the API. */
+/** Tells bootkube's pod-checkpointer (1.5 era) to keep a local copy of the pod so a master reboot does not lose the API. */
 const CHECKPOINT = { "checkpointer.alpha.coreos.com/checkpoint": "true" };
 const inClusterKubeconfig = `${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`;
 
@@ -16,14 +16,15 @@ export function apiserverManifests(ctx: RenderContext): ManifestFile[] {
     hostNetwork: true,
     nodeSelector: masterSelector(ctx),
     tolerations: masterTolerations(ctx),
-    ...(ctx.caps.minor >= 11 ? { priorityClassName: "system-cluster-critical" } : {}),
+    ...(ctx.caps.priorityClasses ? { priorityClassName: "system-cluster-critical" } : {}),
     containers: [
       {
         name: "kube-apiserver",
         image: ctx.images.apiserver,
-        // Until the bootstrap API server releases the port this one crash-loops; that is expected.
+        // Before 1.19 (no port sharing) it crash-loops until the bootstrap API server releases the port.
         command: apiserverCommand(ctx),
         env: podIpEnv,
+        ...apiserverProbes(ctx),
         ports: [{ name: "https", containerPort: securePort(ctx), hostPort: securePort(ctx) }],
         volumeMounts: [
           { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
@@ -32,10 +33,10 @@ export function apiserverManifests(ctx: RenderContext): ManifestFile[] {
       },
     ],
     volumes: [secretVolume("secrets", "kube-apiserver", files), { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } }],
-  }, { annotations: CHECKPOINT });
+  }, ctx.caps.checkpoint === "pod-checkpointer" ? { annotations: CHECKPOINT } : {});
   return [
     { path: "manifests/kube-apiserver-secret.yaml", purpose: "API server's certificates and keys as a Secret (mounted into the self-hosted API server)", objects: [secret], sensitive: true },
-    { path: "manifests/kube-apiserver.yaml", purpose: "self-hosted API server DaemonSet on masters (checkpointed)", objects: [ds] },
+    { path: "manifests/kube-apiserver.yaml", purpose: `self-hosted API server DaemonSet on masters (${ctx.caps.checkpoint === "host" ? "each master keeps a static checkpoint of it" : "checkpointed by the pod-checkpointer"})`, objects: [ds] },
   ];
 }
 
@@ -47,7 +48,7 @@ export function controllerManagerManifests(ctx: RenderContext): ManifestFile[] {
     affinity: spreadAcrossNodes(labels),
     nodeSelector: masterSelector(ctx),
     tolerations: masterTolerations(ctx),
-    ...(ctx.caps.minor >= 11 ? { priorityClassName: "system-cluster-critical" } : {}),
+    ...(ctx.caps.priorityClasses ? { priorityClassName: "system-cluster-critical" } : {}),
     ...(ctx.caps.rbac ? { serviceAccountName: "kube-controller-manager" } : {}),
     // Root: the secret volume is 0600 (a non-root user could not read the CA key).
     
@@ -56,6 +57,7 @@ export function controllerManagerManifests(ctx: RenderContext): ManifestFile[] {
         name: "kube-controller-manager",
         image: ctx.images.controllerManager,
         command: controllerManagerCommand(ctx, inClusterKubeconfig),
+        ...componentProbe(ctx, CONTROLLER_MANAGER_PORT),
         volumeMounts: [
           { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
           { name: "kubeconfig", mountPath: IN_CLUSTER_KUBECONFIG_DIR, readOnly: true },
@@ -92,7 +94,7 @@ export function schedulerManifests(ctx: RenderContext): ManifestFile[] {
     affinity: spreadAcrossNodes(labels),
     nodeSelector: masterSelector(ctx),
     tolerations: masterTolerations(ctx),
-    ...(ctx.caps.minor >= 11 ? { priorityClassName: "system-cluster-critical" } : {}),
+    ...(ctx.caps.priorityClasses ? { priorityClassName: "system-cluster-critical" } : {}),
     ...(ctx.caps.rbac ? { serviceAccountName: "kube-scheduler" } : {}),
     securityContext: { runAsNonRoot: true, runAsUser: 65534 },
     containers: [
@@ -100,6 +102,7 @@ export function schedulerManifests(ctx: RenderContext): ManifestFile[] {
         name: "kube-scheduler",
         image: ctx.images.scheduler,
         command: schedulerCommand(ctx, inClusterKubeconfig),
+        ...componentProbe(ctx, SCHEDULER_PORT),
         volumeMounts: [{ name: "kubeconfig", mountPath: IN_CLUSTER_KUBECONFIG_DIR, readOnly: true }],
       },
     ],

@@ -6,7 +6,7 @@ import { SECRETS_DIR, etcdServers, securePort, type RenderContext } from "../con
 const s = (rel: string) => `${SECRETS_DIR}/${rel}`;
 
 /** Asset paths the API server reads, by path inside SECRETS_DIR. */
-export function apiserverSecretFiles(ctx: RenderContext): Record<string, string> {
+export function apiserverSecretFiles(ctx: Pick<RenderContext, "caps">): Record<string, string> {
   const files: Record<string, string> = {
     "ca.crt": "tls/ca.crt",
     "apiserver.crt": "tls/apiserver.crt",
@@ -27,8 +27,49 @@ export function apiserverSecretFiles(ctx: RenderContext): Record<string, string>
       "front-proxy-client.key": "tls/front-proxy-client.key",
     });
   if (!ctx.caps.bootstrapTokens) files["known-tokens.csv"] = "auth/known-tokens.csv";
+  if (ctx.caps.anonymousEndpoints) files["authentication-config.yaml"] = "apiserver/authentication-config.yaml";
   return files;
 }
+
+/**
+ * Anonymous requests: allowed on the health endpoints only, which the kubelet's probes, load balancers
+ * and Bootdeck's own checks use without credentials. Everything else needs a client certificate or a
+ * token. (With the old --anonymous-auth=true every path accepted anonymous requests and only RBAC kept
+ * them out; with false the probes could not work.)
+ */
+export function authenticationConfig(): string {
+  return [
+    "apiVersion: apiserver.config.k8s.io/v1",
+    "kind: AuthenticationConfiguration",
+    "anonymous:",
+    "  enabled: true",
+    "  conditions:",
+    ...HEALTH_PATHS.map((p) => `    - path: ${p}`),
+    "",
+  ].join("\n");
+}
+
+export const HEALTH_PATHS = ["/livez", "/readyz", "/healthz"] as const;
+
+/** kubeadm's probes for the API server, against its own port. */
+export function apiserverProbes(ctx: RenderContext): Record<string, unknown> {
+  if (!ctx.caps.anonymousEndpoints) return {};
+  const get = (path: string) => ({ httpGet: { path, port: securePort(ctx), scheme: "HTTPS" } });
+  return {
+    livenessProbe: { ...get("/livez"), initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 8 },
+    readinessProbe: { ...get("/readyz"), periodSeconds: 1, timeoutSeconds: 15, failureThreshold: 3 },
+    startupProbe: { ...get("/livez"), initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 24 },
+  };
+}
+
+/** The controller-manager (10257) and scheduler (10259) answer /healthz without credentials over HTTPS. */
+export function componentProbe(ctx: RenderContext, port: number): Record<string, unknown> {
+  if (!ctx.caps.anonymousEndpoints) return {};
+  return { livenessProbe: { httpGet: { path: "/healthz", port, scheme: "HTTPS" }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 8 } };
+}
+
+export const CONTROLLER_MANAGER_PORT = 10257;
+export const SCHEDULER_PORT = 10259;
 
 export function controllerManagerSecretFiles(): Record<string, string> {
   return { "ca.crt": "tls/ca.crt", "ca.key": "tls/ca.key", "service-account.key": "tls/service-account.key" };
@@ -59,6 +100,10 @@ export function apiserverCommand(ctx: RenderContext): string[] {
   if (caps.bootstrapTokens) flags.push("--enable-bootstrap-token-auth=true");
   else flags.push(`--token-auth-file=${s("known-tokens.csv")}`);
   if (caps.insecurePortFlag) flags.push("--insecure-port=0");
+  if (caps.anonymousEndpoints) flags.push(`--authentication-config=${s("authentication-config.yaml")}`);
+  // The bootstrap and self-hosted API servers (and a master's checkpoint) run side by side for a while:
+  // sharing the port, the newcomer serves at once instead of crash-looping on "address in use".
+  if (caps.apiserverPortSharing) flags.push("--permit-port-sharing=true");
   if (caps.serviceAccountIssuer)
     flags.push(
       `--service-account-issuer=https://kubernetes.default.svc.${def.spec.network.clusterDomain}`,

@@ -8,9 +8,9 @@ import type { K8sObject } from "../../assets/yaml-out";
 import { getDb } from "../../db/client";
 import { isSshError, shellScript, type ExecResult } from "../../ssh";
 import { apiMessage } from "../cluster-api";
-import { binaryDownloads, bootstrapLeftovers, controlPlaneFiles, kubeletFiles, resetPaths, type HostFile } from "../host-files";
+import { binaryDownloads, checkpointFiles, downloadArgs, bootstrapLeftovers, controlPlaneFiles, kubeletFiles, resetPaths, type HostFile } from "../host-files";
 import type { EngineHost } from "../targets";
-import { BINARY_SCRIPT, JOURNAL_SCRIPT, KUBELET_START_SCRIPT, LOCKED_EXIT, PACKAGES_SCRIPT, PRESENT_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./host-scripts";
+import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, JOURNAL_SCRIPT, KUBELET_START_SCRIPT, LOCKED_EXIT, PACKAGES_SCRIPT, PRESENT_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./host-scripts";
 import { CONTROL_PLANE_COMPONENTS, controlPlaneMissing, isMirrorPod, nodeReady, podLine, podReady, rolePatch, type NodeLike, type PodLike } from "./kube";
 import { packagePairs } from "./preflight";
 import { needHost, WaitAbandoned, type Action, type ActionContext, type ActionOutcome } from "./types";
@@ -59,13 +59,13 @@ async function journalTail(ctx: ActionContext, lines = 60): Promise<string[]> {
   }
 }
 
-function failure(error: unknown, extra: Record<string, unknown> = {}): ActionOutcome {
+export function failure(error: unknown, extra: Record<string, unknown> = {}): ActionOutcome {
   const message = error instanceof Error ? error.message : String(error);
   const journal = (error as { journal?: string[] }).journal;
   return { ok: false, error: message, data: { ...extra, ...(journal?.length ? { journal } : {}) } };
 }
 
-function fileSpecs(ctx: ActionContext, files: HostFile[]) {
+export function fileSpecs(ctx: ActionContext, files: HostFile[]) {
   return files.map((f) => ({ path: f.path, content: ctx.resources.asset(f.asset), mode: f.mode }));
 }
 
@@ -119,7 +119,7 @@ export const bootstrapActions: Record<string, Action> = {
     const done: string[] = [];
     try {
       for (const b of binaryDownloads(ctx.resources.definition)) {
-        const r = await runLocked(ctx, BINARY_SCRIPT, [b.url, b.sha256, b.dest]);
+        const r = await runLocked(ctx, DOWNLOAD_SCRIPT, downloadArgs(b));
         done.push(`${b.dest} ${r.stdout.toString("utf8").includes("present") ? "already in place" : "installed"}`);
       }
       return { ok: true, summary: done.join(", ") };
@@ -207,7 +207,7 @@ export const bootstrapActions: Record<string, Action> = {
       present += results.filter((r) => r === "present").length;
       // Before 1.24 a pod gets its service account's token only if the token controller has issued it
       // (seed 004's flannel without a token): workloads wait until every service account has one.
-      if (kind === "ServiceAccount" && ctx.resources.caps.minor < 24) await waitForTokens(ctx, group);
+      if (kind === "ServiceAccount" && ctx.resources.caps.legacyServiceAccountTokens) await waitForTokens(ctx, group);
     }
     // The scheduler places control-plane pods by the master role; the first master gets it now.
     const first = ctx.resources.firstMaster.name;
@@ -234,7 +234,8 @@ export const bootstrapActions: Record<string, Action> = {
       if (!bootstrapGone) {
         await ctx.wait(`self-hosted control plane started (${CONTROL_PLANE_COMPONENTS.join(", ")}) and ${first.name} Ready`, { timeoutMs: 8 * 60_000, intervalMs: 2_000 }, async () => {
           const pods = await listPods(ctx);
-          const missing = controlPlaneMissing(pods, CONTROL_PLANE_COMPONENTS, { beforePivot: true });
+          // Sharing the port, the self-hosted API server is Ready before the bootstrap one leaves.
+          const missing = controlPlaneMissing(pods, CONTROL_PLANE_COMPONENTS, { beforePivot: !ctx.resources.caps.apiserverPortSharing });
           if (missing.length) {
             const seen = pods.filter((p) => missing.some((m) => (p.metadata?.name ?? "").startsWith(`${m}-`))).map(podLine);
             return { ok: false, why: `not yet Running and Ready: ${missing.join(", ")}${seen.length ? ` (seen: ${seen.join("; ")})` : ""}` };
@@ -276,8 +277,9 @@ export const bootstrapActions: Record<string, Action> = {
         return { ok: true, value: undefined };
       });
       await api.request(`/api/v1/namespaces/kube-system/configmaps/${marker}`, { method: "DELETE" }).catch(() => undefined);
+      const checkpoint = await installCheckpoint({ ...ctx, host: first });
       const gapS = firstDown && lastDown ? (lastDown - firstDown) / 1000 : 0;
-      return { ok: true, summary: `self-hosted control plane took over ${((Date.now() - removedAt) / 1000).toFixed(1)} s after the bootstrap one was removed; API gap ${gapS.toFixed(1)} s`, data: { apiGapS: gapS } };
+      return { ok: true, summary: `self-hosted control plane took over ${((Date.now() - removedAt) / 1000).toFixed(1)} s after the bootstrap one was removed; API gap ${gapS.toFixed(1)} s${checkpoint}`, data: { apiGapS: gapS } };
     } catch (err) {
       return failure(err);
     }
@@ -304,7 +306,8 @@ export const bootstrapActions: Record<string, Action> = {
           return missing.length ? { ok: false, why: `${missing.join(", ")} not Running and Ready on ${host.name}` } : { ok: true, value: undefined };
         });
       }
-      return { ok: true, summary: `${host.name} Ready${patched ? `, role ${host.role} set` : ""}` };
+      const checkpoint = host.role === "master" && host.name !== ctx.resources.firstMaster.name ? await installCheckpoint(ctx) : "";
+      return { ok: true, summary: `${host.name} Ready${patched ? `, role ${host.role} set` : ""}${checkpoint}` };
     } catch (err) {
       return failure(err, { journal: await journalTail(ctx) });
     }
@@ -362,13 +365,23 @@ export const bootstrapActions: Record<string, Action> = {
   },
 };
 
+/** The API server's checkpoint on a master (profiles with a host checkpoint); "" when the profile has none. */
+async function installCheckpoint(ctx: ActionContext): Promise<string> {
+  const files = checkpointFiles(ctx.resources.caps);
+  if (!files.length) return "";
+  const host = needHost(ctx);
+  const up = await ctx.executor.upload(host.target, fileSpecs(ctx, files), { step: ctx.planned.key, signal: ctx.signal });
+  await runLocked(ctx, CHECKPOINT_ENABLE_SCRIPT, [up.written > 0 ? "restart" : "keep"]);
+  return `; API server checkpoint on ${host.name} (${up.written} of ${files.length} files changed)`;
+}
+
 async function waitForTokens(ctx: ActionContext, accounts: K8sObject[]): Promise<void> {
-  await ctx.wait(`service accounts${ctx.resources.caps.minor < 24 ? " and their tokens" : ""} made by the controller-manager (${accounts.map((a) => a.metadata.name).join(", ")})`, { timeoutMs: 3 * 60_000, intervalMs: 1_000 }, async () => {
+  await ctx.wait(`service accounts${ctx.resources.caps.legacyServiceAccountTokens ? " and their tokens" : ""} made by the controller-manager (${accounts.map((a) => a.metadata.name).join(", ")})`, { timeoutMs: 3 * 60_000, intervalMs: 1_000 }, async () => {
     for (const a of accounts) {
       const sa = await ctx.resources.api().getJson<{ secrets?: unknown[] }>(`/api/v1/namespaces/${a.metadata.namespace ?? "default"}/serviceaccounts/${a.metadata.name}`, ctx.signal);
       if (!sa) return { ok: false, why: `${a.metadata.namespace}/${a.metadata.name} does not exist yet (is kube-controller-manager running?)` };
       // Token secrets exist only before 1.24; later, tokens are issued per pod.
-      if (ctx.resources.caps.minor < 24 && !sa.secrets?.length) return { ok: false, why: `${a.metadata.namespace}/${a.metadata.name} has no token yet (is kube-controller-manager running?)` };
+      if (ctx.resources.caps.legacyServiceAccountTokens && !sa.secrets?.length) return { ok: false, why: `${a.metadata.namespace}/${a.metadata.name} has no token yet (is kube-controller-manager running?)` };
     }
     return { ok: true, value: undefined };
   });

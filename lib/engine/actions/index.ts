@@ -5,6 +5,7 @@ import { getDb } from "../../db/client";
 import { shellScript, type Executor } from "../../ssh";
 import type { EngineHost } from "../targets";
 import { bootstrapActions } from "./bootstrap";
+import { runtimeActions } from "./runtime";
 import { FACTS_SCRIPT, parseFacts, type HostFacts } from "./facts";
 import { evaluateCluster, evaluateHost, parsePreflight, PREFLIGHT_SCRIPT, type Finding } from "./preflight";
 import { WARNINGS_NEED_DECISION } from "../schemas";
@@ -62,7 +63,8 @@ export const actions: Record<string, Action> = {
   async preflight(ctx) {
     const host = needHost(ctx);
     const r = await ctx.executor.run(host.target, shellScript(PREFLIGHT_SCRIPT, [], "bootdeck-preflight"), { step: ctx.planned.key, signal: ctx.signal, quiet: true, timeoutMs: ctx.planned.timeoutMs });
-    return outcomeOf(evaluateHost(parsePreflight(r.stdout.toString("utf8")), host.role), host.name, await warningsDecision(ctx));
+    const target = { role: host.role, caps: ctx.resources.caps, def: ctx.resources.definition };
+    return outcomeOf(evaluateHost(parsePreflight(r.stdout.toString("utf8")), target), host.name, await warningsDecision(ctx));
   },
 
   /** Checks across hosts, from the facts phase 1 stored. */
@@ -71,4 +73,5 @@ export const actions: Record<string, Action> = {
   },
 
   ...bootstrapActions,
+  ...runtimeActions,
 };

@@ -25,7 +25,7 @@ describe("cluster state as the bootstrap judges it", () => {
   });
 
   it("gives a master the control-plane label and taint through the API from 1.16, only what is missing", () => {
-    const caps = capabilitiesFor("v1.32.9");
+    const caps = capabilitiesFor("v1.36.3");
     expect(rolePatch({ metadata: { labels: {} }, spec: {} }, "master", caps)).toEqual({
       metadata: { labels: { "node-role.kubernetes.io/control-plane": "" } },
       spec: { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] },

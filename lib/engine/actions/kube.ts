@@ -37,9 +37,10 @@ export const isMirrorPod = (pod: PodLike) => pod.metadata?.ownerReferences?.some
 
 /**
  * The self-hosted control plane is up when every required component has a Running and Ready pod that is
- * not a bootstrap static pod. Returns what is still missing. Before the pivot the self-hosted
- * kube-apiserver cannot bind the port the bootstrap one holds, so it crash-loops by design (bootkube
- * #135): `beforePivot` accepts it Running (scheduled, started, restarting) without Ready.
+ * not a bootstrap static pod. Returns what is still missing. Where the API servers cannot share their
+ * port (before 1.19), the self-hosted kube-apiserver cannot bind the port the bootstrap one holds before
+ * the pivot, so it crash-loops by design (bootkube #135): `beforePivot` accepts it Running (scheduled,
+ * started, restarting) without Ready.
  */
 export function controlPlaneMissing(pods: PodLike[], components: readonly string[], opts: { beforePivot?: boolean } = {}): string[] {
   return components.filter(
