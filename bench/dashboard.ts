@@ -21,7 +21,7 @@ export function requireBuild(bench: string): void {
 /** Starts the server with `env` (BOOTDECK_DATA_DIR, DATABASE_URL, BOOTDECK_MASTER_KEY, BOOTDECK_ADMIN_PASSWORD). */
 export async function startDashboard(port: number, env: Record<string, string>, logFile: string): Promise<Dashboard> {
   const log = openSync(logFile, "a");
-  const server: ChildProcess = spawn("sh", ["-c", `bin/bootdeck setup && exec node_modules/.bin/next start -H 127.0.0.1 -p ${port}`], {
+  const server: ChildProcess = spawn("sh", ["-c", `bin/bootdeck setup && exec node server.js -H 127.0.0.1 -p ${port}`], {
     cwd: root,
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env },
     detached: true,
