@@ -5,6 +5,7 @@ import {
   labDown,
   labHeal,
   labRekey,
+  labIpForward,
   labSwap,
   labVirtualNodes,
   labSlow,
@@ -28,6 +29,7 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
   stop-sshd HOST | start-sshd HOST
   rekey HOST                   new host key (as after a reinstall), sshd restarted
   swap HOST on|off             swap as the host sees it (/proc/swaps), for preflight's swap check
+  ip-forward HOST on|off       IPv4 forwarding in the host's network namespace (a preflight warning when off)
   virtual-nodes N --kubeconfig FILE
                                N KWOK-style nodes (no host behind them) in a bootstrapped lab cluster, for scale
                                tests; 0 stops them (so does down)
@@ -112,6 +114,13 @@ export const lab: Command = {
         if (on !== "on" && on !== "off") throw new Error("usage: bootdeck lab swap HOST on|off");
         labSwap(name, host(), on === "on");
         console.log(`${host()}: swap ${on} (as /proc/swaps shows it inside the host)`);
+        return 0;
+      }
+      case "ip-forward": {
+        const on = rest[1];
+        if (on !== "on" && on !== "off") throw new Error("usage: bootdeck lab ip-forward HOST on|off");
+        labIpForward(name, host(), on === "on");
+        console.log(`${host()}: IPv4 forwarding ${on}`);
         return 0;
       }
       case "stop-sshd":
