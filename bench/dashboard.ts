@@ -1,4 +1,4 @@
-// The production dashboard for benchmarks that look at pages: `bin/bootdeck setup && next start` on a
+// The production dashboard for benchmarks that look at pages: `bin/bootdeck setup && node server.js` on a
 // private port against the data directory in `env`, and Chromium signed in as its admin. Needs a prior
 // `npx next build` (hold /tmp/bootdeck-heavy.lock: builds and browser runs share .next).
 import { spawn, type ChildProcess } from "node:child_process";
@@ -30,7 +30,7 @@ export async function startDashboard(port: number, env: Record<string, string>, 
   const stop = () => {
     if (server.pid && server.exitCode === null) {
       try {
-        process.kill(-server.pid, "SIGTERM"); // the setup shell and next start: the group started here
+        process.kill(-server.pid, "SIGTERM"); // the setup shell and the server: the group started here
       } catch {
         /* gone */
       }
