@@ -71,7 +71,7 @@ export function parseBody<S extends z.ZodType>(schema: S, data: unknown): z.outp
   return parsed.data;
 }
 
-/** Refuses data carrying text no field may hold (400), for JSON bodies and parsed YAML alike. */
+/** Refuses data carrying text no field may hold (400); cluster.yaml reports the same rules as a problem (lib/cluster/yaml.ts). */
 export function assertCleanText(data: unknown): void {
   const bad = badText(data);
   if (bad) throw new AppError(400, "bad_text", `The request contains ${bad}`);
