@@ -39,4 +39,12 @@ describe("bootdeck user", { timeout: 120_000 }, () => {
     expect(last.code).toBe(1);
     expect(last.stderr).toMatch(/last enabled admin/);
   });
+
+  it("setup refuses a weak BOOTDECK_ADMIN_PASSWORD with the reason", async () => {
+    const fresh = mkdtempSync(path.join(tmpdir(), "bootdeck-user-setup-"));
+    const r = await bootdeck(["setup"], { BOOTDECK_DATA_DIR: fresh, DATABASE_URL: `file:${fresh}/bootdeck.db`, BOOTDECK_ADMIN_PASSWORD: "password123" });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^setup: BOOTDECK_ADMIN_PASSWORD is too easy to guess/m);
+    expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+  });
 });
