@@ -24,7 +24,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `bin/bootdeck setup && node_modules/.bin/next start -H 127.0.0.1 -p ${e2ePort}`,
+    command: `bin/bootdeck setup && node server.js -H 127.0.0.1 -p ${e2ePort}`,
     url: `http://127.0.0.1:${e2ePort}/login`,
     reuseExistingServer: false,
     timeout: 120_000,

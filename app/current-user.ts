@@ -1,12 +1,15 @@
 import "server-only";
-import { cookies } from "next/headers";
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { can, type Permission } from "@/lib/auth/roles";
-import { getSessionUser, sessionCookie, type SessionUser } from "@/lib/auth/sessions";
+import { getSessionUser, readSessionToken, type SessionUser } from "@/lib/auth/sessions";
 
 /** For server components: the signed-in user, or a redirect to the sign-in page. */
 export async function requirePageUser(next = "/clusters"): Promise<SessionUser> {
-  const user = await getSessionUser((await cookies()).get(sessionCookie)?.value);
+  // The page's own URL is not at hand here: its scheme comes from x-forwarded-proto, which Next.js's
+  // server sets from the connection when no proxy did.
+  const h = await headers();
+  const user = await getSessionUser(readSessionToken("http://page.invalid/", h));
   if (!user) redirect(`/login?next=${encodeURIComponent(next)}`);
   return user;
 }

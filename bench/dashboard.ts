@@ -1,4 +1,4 @@
-// The production dashboard for benchmarks that look at pages: `bin/bootdeck setup && next start` on a
+// The production dashboard for benchmarks that look at pages: `bin/bootdeck setup && node server.js` on a
 // private port against the data directory in `env`, and Chromium signed in as its admin. Needs a prior
 // `npx next build` (hold /tmp/bootdeck-heavy.lock: builds and browser runs share .next).
 import { spawn, type ChildProcess } from "node:child_process";
@@ -21,7 +21,7 @@ export function requireBuild(bench: string): void {
 /** Starts the server with `env` (BOOTDECK_DATA_DIR, DATABASE_URL, BOOTDECK_MASTER_KEY, BOOTDECK_ADMIN_PASSWORD). */
 export async function startDashboard(port: number, env: Record<string, string>, logFile: string): Promise<Dashboard> {
   const log = openSync(logFile, "a");
-  const server: ChildProcess = spawn("sh", ["-c", `bin/bootdeck setup && exec node_modules/.bin/next start -H 127.0.0.1 -p ${port}`], {
+  const server: ChildProcess = spawn("sh", ["-c", `bin/bootdeck setup && exec node server.js -H 127.0.0.1 -p ${port}`], {
     cwd: root,
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env },
     detached: true,
@@ -30,7 +30,7 @@ export async function startDashboard(port: number, env: Record<string, string>, 
   const stop = () => {
     if (server.pid && server.exitCode === null) {
       try {
-        process.kill(-server.pid, "SIGTERM"); // the setup shell and next start: the group started here
+        process.kill(-server.pid, "SIGTERM"); // the setup shell and the server: the group started here
       } catch {
         /* gone */
       }

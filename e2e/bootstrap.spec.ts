@@ -40,6 +40,8 @@ test.beforeAll(async () => {
   bootdeck("lab", "down", "--name", lab);
   bootdeck("lab", "up", "--masters", "1", "--workers", "2", "--name", lab);
   bootdeck("lab", "swap", "worker-2", "on", "--name", lab);
+  // A warning on master-1 whatever this machine is: IPv4 forwarding off (on again once accepted).
+  bootdeck("lab", "ip-forward", "master-1", "off", "--name", lab);
   await proxy.start();
 });
 
@@ -162,15 +164,25 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   await run.start.click();
   const runId = run.runId;
 
-  // Preflight: this machine's cgroup v1 is a warning on every host, and warnings stop a bootstrap
-  // until an admin accepts them; worker-2's swap is an error that no acceptance overrides.
+  // Preflight: master-1's IPv4 forwarding is off, a warning, and warnings stop a bootstrap until an
+  // admin accepts them; worker-2's swap is an error that no acceptance overrides. The machine's own
+  // cgroup version is reported as it is: a warning on cgroup v1, nothing on v2.
   await expect(run.status).toHaveText("failed", { timeout: 120_000 });
   await expect(run.cell("master-1", "preflight")).toHaveAttribute("data-status", "failed");
   await run.cell("master-1", "preflight").click();
   await expect(run.details).toContainText("need an admin's decision");
-  await expect(run.details).toContainText("cgroup v1");
+  await expect(run.details).toContainText("IPv4 forwarding is off");
+  const master1 = hosts.find((h) => h.name === "master-1")!;
+  const cgroupFs = execFileSync(
+    "ssh",
+    ["-i", state!.adminKeyPath, "-o", "UserKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "LogLevel=error", `root@${master1.address}`, "stat -fc %T /sys/fs/cgroup"],
+    { encoding: "utf8" },
+  ).trim();
+  if (cgroupFs === "cgroup2fs") await expect(run.details).not.toContainText("cgroup v1");
+  else await expect(run.details).toContainText(`cgroup v1 (${cgroupFs}) is in use`);
   await page.screenshot({ path: shot("31-bootstrap-warnings.png"), fullPage: true });
   await page.getByTestId("run-accept-warnings").click();
+  bootdeck("lab", "ip-forward", "master-1", "on", "--name", lab);
 
   // The node inspector follows a running step: worker-1's kubelet step, opened before it starts, shows
   // no output while it runs, then its lines arrive through the run's event stream — the viewer fetched

@@ -1,6 +1,8 @@
 // The rollout view with 500 hosts, no lab: e2e/seed-large-run.ts writes a cluster and two bootstrap runs
 // straight into the test database (nothing is sent to any host; the engine never picks them up). Pins
-// what the page shows and measures how fast the grid and the plan review first render, scroll and expand.
+// what the page shows. The grid's timings (first render, scrolling, the longest frame) are a benchmark,
+// `npm run bench:run-grid` (docs/benchmarks.md); the plan review's figures are printed here, and only a
+// page that stops answering fails.
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
@@ -16,10 +18,8 @@ const seed = (...args: string[]) =>
     stdio: ["ignore", "pipe", "pipe"],
   });
 
-// Budgets are generous (CI machines have 2 cores); the measured numbers are printed and attached.
+/** How long a first render may take before the test gives up waiting (2-core CI machines): not a speed goal. */
 const FIRST_RENDER_BUDGET_MS = 8_000;
-const SCROLL_BUDGET_MS = 2_000;
-const LONGEST_FRAME_BUDGET_MS = 250;
 /** Not a speed goal (that is in docs/benchmarks.md): only a page that stops answering fails. */
 const FROZEN_MS = 2_000;
 
@@ -99,12 +99,11 @@ async function timeInPage(page: Page, o: { scroll?: string; click: string; until
   }, { each: "", ...o });
 }
 
-test("a 500-host rollout: grid renders fast, failed host first, scrolls to the last host, filters, details", async ({ page }) => {
+test("a 500-host rollout: failed host first, scrolls to the last host and back, filters, details", async ({ page }) => {
   await signIn(page);
   const run = new RunPage(page);
   await run.open(s.clusterId, s.runId);
   await expect(run.row("cluster")).toBeVisible({ timeout: FIRST_RENDER_BUDGET_MS });
-  report("first render of the grid (since navigation)", await run.sinceNavigation());
 
   // Header: 500 × 5 host phases + control plane + self-hosted + pivot + 499 joins + verify = 3003 steps.
   await expect(run.status).toHaveText("running");
@@ -131,34 +130,25 @@ test("a 500-host rollout: grid renders fast, failed host first, scrolls to the l
   await expect(run.details).toContainText("exit code 100");
   await page.screenshot({ path: path.join("test-results", "screenshots", "20-run-grid-500.png"), fullPage: true });
 
-  // Jump to the bottom: the last host appears quickly.
-  let t = await run.sinceNavigation();
+  // Jump to the bottom: the last host is there, still a screenful of rows in the DOM.
   await run.scroller.evaluate((el) => (el.scrollTop = el.scrollHeight));
-  await expect(run.row("worker-497")).toBeVisible({ timeout: SCROLL_BUDGET_MS });
-  report("scroll to the last host", (await run.sinceNavigation()) - t);
+  await expect(run.row("worker-497")).toBeVisible();
   expect(await run.rows().count()).toBeLessThan(80);
 
-  // Scroll back up a screen per frame: no long frames while the clock ticks.
-  const longest = await run.scroller.evaluate(async (el) => {
-    let worst = 0;
-    let last = performance.now();
+  // Scroll back up a screen per frame to the top: the rows follow, the cluster row leads again.
+  await run.scroller.evaluate(async (el) => {
     while (el.scrollTop > 0) {
       el.scrollTop = Math.max(0, el.scrollTop - 400);
       await new Promise((r) => requestAnimationFrame(() => r(null)));
-      const now = performance.now();
-      worst = Math.max(worst, now - last);
-      last = now;
     }
-    return worst;
   });
-  report("longest frame while scrolling 500 rows", longest);
-  expect(longest).toBeLessThan(LONGEST_FRAME_BUDGET_MS);
+  await expect(run.row("cluster")).toBeVisible();
+  await expect(run.row("worker-497")).toHaveCount(0);
+  expect(await run.rows().count()).toBeLessThan(80);
 
   // Filters.
-  t = await run.sinceNavigation();
   await run.filter("state", "failed");
   await expect(run.rows()).toHaveCount(1);
-  report("filter to failed hosts", (await run.sinceNavigation()) - t);
   await expect(page.getByTestId("grid-count")).toHaveText("showing 1 of 501 rows");
   await run.filter("state", "all");
   await run.filter("role", "master");

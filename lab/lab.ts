@@ -368,6 +368,13 @@ export function labSwap(name: string, host: string, on: boolean): void {
   run("nsenter", inMounts(["mount", "--bind", "/var/lib/bootdeck-lab-swaps", "/proc/swaps"]));
 }
 
+/** IPv4 forwarding of the host's network namespace (on at `lab up`): off is a preflight warning on any machine. */
+export function labIpForward(name: string, host: string, on: boolean): void {
+  requireRoot();
+  const h = findHost(mustState(name), host);
+  run("ip", ["netns", "exec", h.netns, "sysctl", "-q", "-w", `net.ipv4.ip_forward=${on ? 1 : 0}`]);
+}
+
 function clearSlow(h: LabHostState): void {
   tryRun("ip", ["netns", "exec", h.netns, "tc", "qdisc", "del", "dev", h.iface, "root"]);
   tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-F", "BOOTDECK_SLOW"]);

@@ -1,6 +1,7 @@
 import "server-only";
 // The one place that reads the environment. Validated on first use; a bad value fails fast with a
 // message that names the variable.
+import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
 
@@ -18,12 +19,36 @@ const schema = z.object({
   /** The first admin's password for `bootdeck setup`; generated and printed once when unset. */
   BOOTDECK_ADMIN_PASSWORD: z.string().min(10, "must be at least 10 characters").max(256).optional(),
   BOOTDECK_SECURE_COOKIES: z.enum(["auto", "always", "never"]).default("auto"),
+  /**
+   * Reverse proxies whose X-Forwarded-For / X-Real-IP are believed: comma-separated addresses or CIDRs
+   * ("127.0.0.1, 10.0.0.0/8, ::1"). Empty: the client's address is the TCP peer's, whatever it sends.
+   */
+  BOOTDECK_TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .refine((s) => parseProxyList(s).every((p) => p.ok), "must be comma-separated IP addresses or CIDRs, e.g. 127.0.0.1, 10.0.0.0/8"),
   /** "off" when separate `bootdeck worker` processes run the engine instead of the dashboard. */
   BOOTDECK_ENGINE: z.enum(["on", "off"]).default("on"),
   NODE_ENV: z.string().default("development"),
 });
 
-export type Env = z.infer<typeof schema> & { databaseUrl: string; masterKeyFile: string };
+export type ProxyEntry = { address: string; prefix: number; family: "ipv4" | "ipv6" };
+export type Env = z.infer<typeof schema> & { databaseUrl: string; masterKeyFile: string; trustedProxies: ProxyEntry[] };
+
+function parseProxyList(s: string): ({ ok: true; entry: ProxyEntry } | { ok: false })[] {
+  return s
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((p) => {
+      const [address = "", bits] = p.split("/");
+      const v = isIP(address);
+      const max = v === 4 ? 32 : 128;
+      const prefix = bits === undefined ? max : /^\d{1,3}$/.test(bits) ? Number(bits) : NaN;
+      if (!v || !(prefix >= 0 && prefix <= max)) return { ok: false };
+      return { ok: true, entry: { address, prefix, family: v === 4 ? "ipv4" : "ipv6" } };
+    });
+}
 
 let cached: Env | undefined;
 
@@ -39,6 +64,7 @@ export function getEnv(): Env {
     ...e,
     databaseUrl: e.DATABASE_URL ?? `file:${path.join(e.BOOTDECK_DATA_DIR, "bootdeck.db")}`,
     masterKeyFile: e.BOOTDECK_MASTER_KEY_FILE ?? path.join(e.BOOTDECK_DATA_DIR, "master.key"),
+    trustedProxies: parseProxyList(e.BOOTDECK_TRUSTED_PROXIES).flatMap((p) => (p.ok ? [p.entry] : [])),
   };
   return cached;
 }

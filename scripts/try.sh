@@ -30,4 +30,4 @@ The cluster "lab-dev" points at the lab's hosts (bin/bootdeck lab status --name 
 Stop with Ctrl-C; remove the lab with: bin/bootdeck lab down --name dev
 
 MSG
-exec node_modules/.bin/next start -p "$port"
+exec node server.js -p "$port"

@@ -52,19 +52,55 @@ export const rules: Record<string, Rule> = {
   "POST /api/users": ADMIN,
   "GET /api/users/:id": ADMIN,
   "PATCH /api/users/:id": ADMIN,
+  "DELETE /api/users/:id": ADMIN,
   "POST /api/users/:id/password": ADMIN,
 };
 
 /**
- * Same handler, stricter rule when a query parameter asks for more (e.g. private keys in a
- * download). Each variant is one more row of the matrix.
+ * Same handler, another rule when the request asks for more: a query parameter (private keys in a
+ * download), a body (a reset, accepting warnings), or the run it acts on (a cancelled or a reset run).
+ * Each variant is one more row of the matrix. `fixture` names a run of the "locked" cluster, which
+ * another run holds: starting or retrying them answers 409 to whoever may, so no host is contacted.
  */
-export const variants: Record<string, { query: string; rule: Rule }[]> = {
-  "GET /api/clusters/:id/assets/:setId/download": [{ query: "secrets=1", rule: ADMIN }],
+type Variant = { name: string; query?: string; body?: unknown; fixture?: keyof typeof lockedRuns; rule: Rule };
+const lockedRuns = {
+  plannedReset: { type: "reset", status: "planned" },
+  plannedBootstrap: { type: "bootstrap", status: "planned" },
+  failedCheck: { type: "check", status: "failed" },
+  cancelledCheck: { type: "check", status: "cancelled" },
+  failedBootstrap: { type: "bootstrap", status: "failed" },
+  cancelledBootstrap: { type: "bootstrap", status: "cancelled" },
+  failedReset: { type: "reset", status: "failed" },
+} as const;
+export const variants: Record<string, Variant[]> = {
+  "GET /api/clusters/:id/assets/:setId/download": [{ name: "?secrets=1", query: "secrets=1", rule: ADMIN }],
+  "POST /api/clusters/:id/runs": [
+    { name: "type check", body: { type: "check" }, rule: RUNNERS },
+    { name: "type bootstrap", body: { type: "bootstrap" }, rule: RUNNERS },
+    { name: "type bootstrap, acceptWarnings", body: { type: "bootstrap", acceptWarnings: true }, rule: RUNNERS },
+    { name: "type join, hosts", body: { type: "join", hosts: ["worker-1"], acceptWarnings: true }, rule: RUNNERS },
+    { name: "type reset, hosts, confirm", body: { type: "reset", hosts: ["worker-1"], confirm: true }, rule: ADMIN },
+    { name: "type reset, hosts, no confirm", body: { type: "reset", hosts: ["master-1"] }, rule: ADMIN },
+    { name: "type reset, confirm false", body: { type: "reset", hosts: ["master-1"], confirm: false }, rule: ADMIN },
+  ],
+  "POST /api/runs/:id/start": [
+    { name: "a planned reset", fixture: "plannedReset", rule: ADMIN },
+    { name: "a planned bootstrap", fixture: "plannedBootstrap", rule: RUNNERS },
+  ],
+  "POST /api/runs/:id/cancel": [{ name: "a planned reset", fixture: "plannedReset", rule: RUNNERS }],
+  "POST /api/runs/:id/retry": [
+    { name: "a failed check", fixture: "failedCheck", rule: ALL },
+    { name: "a failed bootstrap", fixture: "failedBootstrap", rule: ALL },
+    { name: "a failed bootstrap, one step", fixture: "failedBootstrap", body: { step: "preflight/worker-1" }, rule: ALL },
+    { name: "a failed bootstrap, acceptWarnings", fixture: "failedBootstrap", body: { acceptWarnings: true }, rule: RUNNERS },
+    { name: "a cancelled check", fixture: "cancelledCheck", rule: RUNNERS },
+    { name: "a cancelled bootstrap", fixture: "cancelledBootstrap", rule: RUNNERS },
+    { name: "a failed reset", fixture: "failedReset", rule: ADMIN },
+  ],
 };
 
 const routes = listApiRoutes();
-type Entry = { key: string; rule: string; method: Method; path: string; query: string; params: string[]; handler: Handler };
+type Entry = { key: string; rule: string; method: Method; path: string; query: string; body?: unknown; fixture?: keyof typeof lockedRuns; params: string[]; handler: Handler };
 const entries: Entry[] = [];
 for (const r of routes) {
   const mod = (await import(r.file)) as Record<string, unknown>;
@@ -73,10 +109,10 @@ for (const r of routes) {
     const key = `${m} ${r.path}`;
     const base = { method: m, path: r.path, params: r.params, handler: mod[m] as Handler };
     entries.push({ ...base, key, rule: key, query: "" });
-    for (const v of variants[key] ?? []) entries.push({ ...base, key: `${key}?${v.query}`, rule: `${key}?${v.query}`, query: v.query });
+    for (const v of variants[key] ?? []) entries.push({ ...base, key: `${key} [${v.name}]`, rule: `${key} [${v.name}]`, query: v.query ?? "", body: v.body, fixture: v.fixture });
   }
 }
-for (const [key, vs] of Object.entries(variants)) for (const v of vs) rules[`${key}?${v.query}`] = v.rule;
+for (const [key, vs] of Object.entries(variants)) for (const v of vs) rules[`${key} [${v.name}]`] = v.rule;
 const actors = ["admin", "lead", "support", "signed-out"] as const;
 
 let db: TempDb;
@@ -95,9 +131,18 @@ beforeAll(async () => {
   fixtures.run = await createRun({ clusterId: fixtures.cluster, type: "check", plan: { runType: "check", phases: [] } });
   await getDb().run.update({ where: { id: fixtures.run }, data: { status: "succeeded", finishedAt: new Date() } });
   await appendRunEvent({ runId: fixtures.run, type: "run.finished", data: { status: "succeeded" } });
-  const plain = entries.filter((e) => !e.query).length;
+  // The locked cluster: a running run holds it, so its other runs cannot start or be retried (409).
+  const locked = (await createCluster({ definition: exampleDefinition({ name: "matrix-locked" }), secrets: { "admin-key": { privateKey: key.private } } })).id;
+  const holder = await createRun({ clusterId: locked, type: "check", plan: { runType: "check", phases: [] } });
+  await getDb().run.update({ where: { id: holder }, data: { status: "running" } });
+  await getDb().cluster.update({ where: { id: locked }, data: { activeRunId: holder } });
+  for (const [name, { type, status }] of Object.entries(lockedRuns)) {
+    fixtures[name] = await createRun({ clusterId: locked, type, plan: { runType: type, phases: [] } });
+    await getDb().run.update({ where: { id: fixtures[name] }, data: { status, ...(status === "planned" ? {} : { finishedAt: new Date() }) } });
+  }
+  const plain = entries.filter((e) => e.key === e.rule && !e.key.includes(" [")).length;
   console.log(
-    `authorization matrix: ${routes.length} route files, ${plain} route methods + ${entries.length - plain} query variants = ${entries.length} rows × ${actors.length} actors (admin, lead, support, signed out) = ${entries.length * actors.length} cases`,
+    `authorization matrix: ${routes.length} route files, ${plain} route methods + ${entries.length - plain} query, body and run variants = ${entries.length} rows × ${actors.length} actors (admin, lead, support, signed out) = ${entries.length * actors.length} cases`,
   );
 });
 afterAll(async () => db?.cleanup());
@@ -119,13 +164,14 @@ test("every route method has a rule, and every rule names a route method", () =>
   expect(Object.keys(rules).filter((k) => !keys.has(k)), "rules for route methods that no longer exist").toEqual([]);
 });
 
-describe.each(entries)("$key", ({ key, method, path, query, params, handler }) => {
+describe.each(entries)("$key", ({ key, method, path, query, body, fixture, params, handler }) => {
   test.each(actors)("as %s", async (who) => {
     const rule = rules[key];
     if (!rule) throw new Error(`no authorization rule for "${key}": add one to the rules table`);
     const actor = actorsByRole.get(who);
     const signed = actor ? await signIn(actor) : undefined;
-    const res = await call(handler, { method, path: query ? `${path}?${query}` : path, params: paramsFor(path, params), signed });
+    const ids = { ...paramsFor(path, params), ...(fixture ? { id: fixtures[fixture]! } : {}) };
+    const res = await call(handler, { method, path: query ? `${path}?${query}` : path, params: ids, signed, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
     const status = res.status;
     expect(status, `${key} as ${who} must never crash`).toBeLessThan(500);
     if (rule === "public") expect([401, 403]).not.toContain(status);
@@ -185,4 +231,12 @@ describe("pages", async () => {
       expect(new RegExp(`requirePagePermission\\(\\s*"${p}"|can\\(\\s*user\\.role\\s*,\\s*"${p}"\\s*\\)`).test(page), `${route}: must check ${rule.permission} on the server`).toBe(true);
     }
   });
+});
+
+// admin, lead and support all hold both host:inspect and run:retry today, so the matrix cannot tell
+// which one a route checks; the source can.
+test("node diagnostics checks its own permission (host:inspect), not run:retry", async () => {
+  const { readFileSync } = await import("node:fs");
+  const route = listApiRoutes().find((r) => r.path === "/api/clusters/:id/hosts/:host/diagnostics");
+  expect(readFileSync(route!.file, "utf8")).toMatch(/route\(\{ permission: "host:inspect"/);
 });

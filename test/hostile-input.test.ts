@@ -16,7 +16,7 @@ import { createRun } from "../lib/engine/runs";
 import { auditCsv } from "../lib/audit/query";
 import { Forbidden } from "../components/forbidden";
 import { createTempDb, type TempDb } from "./temp-db";
-import { call, createActor, listApiRoutes, methods, signIn, type Actor, type Handler, type Method, type Signed } from "./http-helpers";
+import { call, createActor, fromPeer, listApiRoutes, methods, signIn, type Actor, type Handler, type Method, type Signed } from "./http-helpers";
 
 export const hostileStrings: string[] = [
   "<script>alert(1)</script>",
@@ -86,6 +86,8 @@ export const templates: Record<string, (s: string) => unknown[]> = {
     { username: "hostile-role", role: s },
   ],
   "PATCH /api/users/:id": (s) => [{ displayName: s }, { role: s }, { disabled: s }],
+  // Reads no body; the first request deletes the target user, the rest answer 404.
+  "DELETE /api/users/:id": (s) => [{ note: s }],
   "POST /api/users/:id/password": (s) => [{ password: s }],
   "POST /api/clusters/:id/runs": (s) => [{ type: s }, { type: "join", hosts: [s] }, { type: "reset", hosts: [s], confirm: true }],
   // Retry against a run that did not fail (409) or with a step/host that is not in it: nothing runs.
@@ -98,7 +100,7 @@ export const templates: Record<string, (s: string) => unknown[]> = {
 };
 
 /** Routes that read no body: a malformed one changes nothing about their answer. */
-const bodyless = new Set(["POST /api/auth/logout", "POST /api/runs/:id/start", "POST /api/runs/:id/cancel", "POST /api/clusters/:id/hosts/:host/diagnostics"]);
+const bodyless = new Set(["DELETE /api/users/:id", "POST /api/auth/logout", "POST /api/runs/:id/start", "POST /api/runs/:id/cancel", "POST /api/clusters/:id/hosts/:host/diagnostics"]);
 
 /** Bodies that are wrong as a whole. */
 const structural: { name: string; body: string; expect: number[] }[] = [
@@ -147,7 +149,7 @@ function paramsFor(e: Entry): Record<string, string> {
 
 async function send(e: Entry, body: string): Promise<{ status: number; json: unknown }> {
   // Sign-in is rate limited per address: give each request its own so the corpus reaches the handler.
-  const res = await call(e.handler, { method: e.method, path: e.path, params: paramsFor(e), signed: e.path.startsWith("/api/auth/") ? undefined : signed, body, headers: { "x-forwarded-for": `198.51.100.${Math.floor(Math.random() * 250)}` } });
+  const res = await call(e.handler, { method: e.method, path: e.path, params: paramsFor(e), signed: e.path.startsWith("/api/auth/") ? undefined : signed, body, headers: fromPeer(`198.51.100.${Math.floor(Math.random() * 250)}`) });
   const text = await res.text();
   let json: unknown;
   try {
@@ -204,6 +206,88 @@ describe.each(Object.keys(pathTemplates))("%s with hostile path segments", (key)
       if (res.status < 400 || res.status >= 500 || typeof json?.error?.code !== "string") bad.push(`${res.status} for ${JSON.stringify(s).slice(0, 40)}`);
     }
     expect(bad).toEqual([]);
+  });
+});
+
+describe("hostile requests beyond field values", () => {
+  const routeOf = async (key: string) => {
+    const [method, p] = key.split(" ") as [Method, string];
+    const r = listApiRoutes().find((x) => x.path === p);
+    expect(r, `${key} exists`).toBeDefined();
+    return { method, path: p, handler: ((await import(r!.file)) as Record<string, Handler>)[method]! };
+  };
+  const errorOf = (json: unknown) => (json as { error?: { code?: string; message?: string; details?: { errors?: { path: string; message: string }[] } } })?.error;
+
+  test("cluster.yaml whose aliases expand too far: a clear 422, not a 500", async () => {
+    const { handler } = await routeOf("POST /api/clusters/import");
+    const laughs = `a: &a [1,2,3,4,5,6,7,8,9]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n`;
+    const res = await call(handler, { method: "POST", path: "/api/clusters/import", signed, body: JSON.stringify({ yaml: laughs, secrets: {} }) });
+    expect(res.status).toBe(422);
+    expect(errorOf(await res.json())?.details?.errors).toEqual([{ path: "(file)", message: "uses aliases that expand too far (at most 100 alias uses)" }]);
+  });
+
+  test("YAML escapes cannot bring NUL or lone surrogates into stored values", async () => {
+    const { handler } = await routeOf("POST /api/clusters/import");
+    const before = await getDb().cluster.count();
+    for (const escape of ["\\0", "\\ud800"]) {
+      const yaml = stringify(def((d) => (d.metadata.name = "yaml-escape"))).replace("type: privateKey", `type: privateKey\n      privateKeyFile: "/x${escape}/etc/passwd"`);
+      const res = await call(handler, { method: "POST", path: "/api/clusters/import", signed, body: JSON.stringify({ yaml, secrets: {} }) });
+      expect(res.status).toBe(422);
+    }
+    expect(await getDb().cluster.count()).toBe(before);
+    for (const c of await getDb().cluster.findMany()) expect(c.definition).not.toMatch(/\\u0000|\\ud[89ab]/i);
+  });
+
+  test("a wrong type says what was expected", async () => {
+    const { handler } = await routeOf("POST /api/clusters");
+    const d = def((x) => ((x.metadata.name = "wrong-type"), ((x.spec.ssh as { port: unknown }).port = "22")));
+    const res = await call(handler, { method: "POST", path: "/api/clusters", signed, body: JSON.stringify({ definition: d, secrets: {} }) });
+    expect(res.status).toBe(422);
+    expect(errorOf(await res.json())?.details?.errors).toContainEqual({ path: "spec.ssh.port", message: "must be a number" });
+  });
+
+  test("errors never echo a 1 MB field whole", async () => {
+    const big = "k".repeat(1024 * 1024 - 1024);
+    const { handler } = await routeOf("POST /api/clusters");
+    const d = def((x) => ((x.metadata.name = "echo"), (x.spec.hosts[0]!.labels = { [big]: "v" })));
+    const cluster = await call(handler, { method: "POST", path: "/api/clusters", signed, body: JSON.stringify({ definition: d, secrets: {} }) });
+    expect(cluster.status).toBe(422);
+    expect((await cluster.text()).length).toBeLessThan(4_000);
+    const users = await routeOf("POST /api/users");
+    const user = await call(users.handler, { method: "POST", path: "/api/users", signed, body: JSON.stringify({ username: "echo", role: "support", [big]: 1 }) });
+    expect(user.status).toBeGreaterThanOrEqual(400);
+    expect((await user.text()).length).toBeLessThan(4_000);
+  });
+
+  test("GET /api/clusters/<unknown>/runs is a 404 like the other routes", async () => {
+    const { handler } = await routeOf("GET /api/clusters/:id/runs");
+    const res = await call(handler, { method: "GET", path: "/api/clusters/cl_AAAAAAAAAAAAAAAA/runs", params: { id: "cl_AAAAAAAAAAAAAAAA" }, signed });
+    expect(res.status).toBe(404);
+    expect(errorOf(await res.json())?.code).toBe("not_found");
+  });
+
+  test.each(["bootdeck_session=%", "bootdeck_session=%E0%A4%A", "__Host-bootdeck_session=%ff"])("a malformed session cookie (%s) is ignored on every route: no 500", async (cookie) => {
+    const bad: string[] = [];
+    for (const r of listApiRoutes()) {
+      const mod = (await import(r.file)) as Record<string, Handler>;
+      for (const m of methods) {
+        if (typeof mod[m] !== "function") continue;
+        const params = Object.fromEntries(r.params.map((p) => [p, "x"]));
+        const res = await call(mod[m]!, { method: m, path: r.path, params, headers: { cookie, "x-forwarded-proto": cookie.startsWith("__Host-") ? "https" : "http" }, body: m === "GET" ? undefined : "{}" });
+        if (res.status >= 500) bad.push(`${m} ${r.path}: ${res.status}`);
+        else if (!r.path.startsWith("/api/auth/") && res.status !== 401) bad.push(`${m} ${r.path}: ${res.status}, not 401`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  test("a malformed %-escape in a path segment is a 400 with the security headers (proxy.ts)", async () => {
+    const { proxy } = await import("../proxy");
+    const { NextRequest } = await import("next/server");
+    const res = proxy(new NextRequest("http://localhost/api/clusters/%ff"));
+    expect(res.status).toBe(400);
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
   });
 });
 

@@ -3,7 +3,8 @@
 import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { createSession, sessionCookie } from "../lib/auth/sessions";
+import { createSession, sessionCookieName } from "../lib/auth/sessions";
+import { PEER_HEADER, peerStampValue } from "../lib/http/client-address";
 import { createUser } from "../lib/auth/users";
 import type { Role } from "../lib/auth/roles";
 import { getDb } from "../lib/db/client";
@@ -15,15 +16,23 @@ export const methods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type Method = (typeof methods)[number];
 export type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
+/** Every test actor's password: long and uncommon enough for the password rules. */
+export const actorPassword = (role: Role) => `${role}-password-123`;
+
 export async function createActor(role: Role, username = `${role}-user`): Promise<Actor> {
-  const userId = await createUser({ username, password: `${role}-password-123`, role });
+  const userId = await createUser({ username, password: actorPassword(role), role });
   return { role, userId, username };
 }
 
 export async function signIn(actor: { userId: string }): Promise<Signed> {
   const { token } = await createSession({ userId: actor.userId });
   const session = await getDb().session.findUniqueOrThrow({ where: { id: createHash("sha256").update(token).digest("hex") } });
-  return { cookie: `${sessionCookie}=${token}`, csrf: session.csrfToken };
+  return { cookie: `${sessionCookieName(false)}=${token}`, csrf: session.csrfToken };
+}
+
+/** Headers that make `address` the request's TCP peer, as server.js stamps it. */
+export function fromPeer(address: string): Record<string, string> {
+  return { [PEER_HEADER]: peerStampValue(address) };
 }
 
 export function call(

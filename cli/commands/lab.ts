@@ -6,6 +6,7 @@ import {
   labDown,
   labHeal,
   labRekey,
+  labIpForward,
   labSwap,
   labVirtualNodes,
   labSlow,
@@ -36,6 +37,7 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
                                build the upstream components a cluster of Kubernetes V runs (kube-apiserver,
                                kubelet, etcd, containerd, runc, CNI plugins, flannel, CoreDNS, …) from Go
                                modules into /var/cache/bootdeck-lab/upstream; cached ones are used at once
+  ip-forward HOST on|off       IPv4 forwarding in the host's network namespace (a preflight warning when off)
   virtual-nodes N --kubeconfig FILE
                                N KWOK-style nodes (no host behind them) in a bootstrapped lab cluster, for scale
                                tests; 0 stops them (so does down)
@@ -127,6 +129,13 @@ export const lab: Command = {
         if (on !== "on" && on !== "off") throw new Error("usage: bootdeck lab swap HOST on|off");
         labSwap(name, host(), on === "on");
         console.log(`${host()}: swap ${on} (as /proc/swaps shows it inside the host)`);
+        return 0;
+      }
+      case "ip-forward": {
+        const on = rest[1];
+        if (on !== "on" && on !== "off") throw new Error("usage: bootdeck lab ip-forward HOST on|off");
+        labIpForward(name, host(), on === "on");
+        console.log(`${host()}: IPv4 forwarding ${on}`);
         return 0;
       }
       case "stop-sshd":

@@ -4,6 +4,7 @@ import { migrateDatabase } from "../../lib/db/migrate";
 import { getEnv } from "../../lib/env";
 import { ensureMasterKeyFile } from "../../lib/secrets/master-key";
 import { countUsers, createUser, generatePassword } from "../../lib/auth/users";
+import { ValidationError } from "../../lib/http/errors";
 import type { Command } from "./command";
 
 export const setup: Command = {
@@ -28,7 +29,14 @@ Idempotent; safe to run before every start.
     console.log(`setup: database ${env.databaseUrl} is up to date`);
     if ((await countUsers()) === 0) {
       const password = env.BOOTDECK_ADMIN_PASSWORD ?? generatePassword();
-      await createUser({ username: "admin", displayName: "Administrator", password, role: "admin" });
+      try {
+        await createUser({ username: "admin", displayName: "Administrator", password, role: "admin" });
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        for (const e of err.errors) console.error(`setup: BOOTDECK_ADMIN_PASSWORD ${e.message}`);
+        await disconnectDb();
+        return 1;
+      }
       console.log(
         env.BOOTDECK_ADMIN_PASSWORD
           ? 'setup: created user "admin" with the password from BOOTDECK_ADMIN_PASSWORD'

@@ -1,7 +1,7 @@
 import { userInfo } from "node:os";
 import { recordAudit } from "../../lib/audit/record";
 import { roles, type Role } from "../../lib/auth/roles";
-import { createUser, findUserByName, generatePassword, listUsers, resetUserPassword, updateUser } from "../../lib/auth/users";
+import { createUser, deleteUser, findUserByName, generatePassword, listUsers, resetUserPassword, updateUser } from "../../lib/auth/users";
 import { configureDb, disconnectDb } from "../../lib/db/client";
 import { AppError, ValidationError } from "../../lib/http/errors";
 import type { Command } from "./command";
@@ -13,6 +13,7 @@ const help = `Usage: bootdeck user <subcommand>
                                      create an account (ROLE: ${roles.join(", ")})
   user passwd NAME                   set a new password and end the user's sessions
   user disable NAME | enable NAME    lock an account out (ends its sessions) or let it back in
+  user delete NAME                   delete an account and its sessions (never the last enabled admin)
 
 Passwords come from $BOOTDECK_USER_PASSWORD, or are generated and printed once.
 Changes are recorded in the audit log as made by "cli:<your login>".`;
@@ -48,7 +49,7 @@ async function withUser(name: string | undefined): Promise<{ id: string; usernam
 }
 
 export const user: Command = {
-  summary: "manage dashboard accounts: list, add, passwd, disable, enable",
+  summary: "manage dashboard accounts: list, add, passwd, disable, enable, delete",
   async run(argv) {
     const [sub, ...rest] = argv;
     if (!sub || sub === "--help" || sub === "-h" || rest.includes("--help")) {
@@ -96,6 +97,14 @@ export const user: Command = {
           await updateUser({ id: u.id, actorId: "cli", disabled: sub === "disable" });
           await recordAudit({ action: `user.${sub}`, username: actor(), target: u.id, details: { username: u.username, via: "cli" } });
           console.log(`user ${sub}: "${u.username}" is ${sub}d`);
+          return 0;
+        }
+        case "delete": {
+          const u = await withUser(positional(rest)[0]);
+          // As with disable: the command line is not an account, so only the last enabled admin is kept.
+          const deleted = await deleteUser({ id: u.id, actorId: "cli" });
+          await recordAudit({ action: "user.delete", username: actor(), target: u.id, details: { username: u.username, role: deleted.role, via: "cli" } });
+          console.log(`user delete: "${u.username}" is deleted; their sessions have ended`);
           return 0;
         }
         default:

@@ -52,4 +52,20 @@ describe("bootdeck validate", { timeout: 120_000 }, () => {
     const r = await run(bin, ["validate", path.join(dir, "missing.yaml")]).catch((e: { code: number }) => e);
     expect((r as { code: number }).code).toBe(2);
   });
+
+  it("prints control characters from the file as escapes, so the file cannot fake the output", async () => {
+    // An unknown field whose name clears the line and prints a fake verdict in green.
+    const r = await validate(`${stringify(exampleDefinition()).trimEnd()}\n"x\\r\\e[2K\\e[32mfile.yaml: valid\\e[0m\\u202e": 1\n`);
+    expect(r.code).toBe(1);
+    expect(r.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f\u202e]/);
+    expect(r.out).toContain("unknown field: x\\x0d\\x1b[2K\\x1b[32mfile.yaml: valid\\x1b[0m\\u202e");
+  });
+
+  it("refuses a document whose aliases expand too far with a clear problem", async () => {
+    const laughs = `a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n`;
+    const r = await validate(laughs);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("error: (file): uses aliases that expand too far");
+    expect(r.out).not.toMatch(/ReferenceError|at .*\.js:\d+/);
+  });
 });

@@ -11,6 +11,7 @@ import { useCan } from "../current-user";
 export function HostActions({ clusterId, host, role }: { clusterId: string; host: string; role: "master" | "worker" }) {
   const router = useRouter();
   const canStart = useCan("run:start");
+  const canReset = useCan("host:reset");
   const [confirming, setConfirming] = useState(false);
   const plan = useMutation({
     mutationFn: (body: CreateRunBody) => api<{ id: string }>(`/api/clusters/${clusterId}/runs`, { method: "POST", body }),
@@ -24,7 +25,7 @@ export function HostActions({ clusterId, host, role }: { clusterId: string; host
           Join
         </button>
       )}
-      {confirming ? (
+      {!canReset ? null : confirming ? (
         <span className="flex items-center gap-2 rounded bg-red-50 px-2 py-1 text-xs text-red-800">
           Stop the kubelet and its pods on {host} and remove Bootdeck&apos;s files{role === "master" ? " and etcd's data" : ""}?
           <button className="btn text-xs" data-testid={`reset-confirm-${host}`} disabled={plan.isPending} onClick={() => plan.mutate({ type: "reset", hosts: [host], confirm: true })}>

@@ -9,7 +9,7 @@ import { api } from "../api-client";
 import { useCan } from "../current-user";
 
 export function HostDiagnostics({ clusterId, host }: { clusterId: string; host: string }) {
-  const canRun = useCan("run:retry");
+  const canRun = useCan("host:inspect");
   const [query, setQuery] = useState("");
   const run = useMutation({
     mutationFn: () => api<Diagnostics>(`/api/clusters/${clusterId}/hosts/${encodeURIComponent(host)}/diagnostics`, { method: "POST" }),

@@ -9,7 +9,8 @@ import type { PlannedStep } from "@/lib/engine/plan";
 import type { RunView as Run } from "@/lib/engine/queries";
 import { runQueryKeys, WARNINGS_NEED_DECISION } from "@/lib/engine/schemas";
 import { api } from "../api-client";
-import { useCan } from "../current-user";
+import { useCan, useCurrentUser } from "../current-user";
+import { retryRefusal } from "@/lib/engine/run-rules";
 import { estimateRemainingMs, formatDuration } from "./eta";
 import { allRows, buildGrid, findCell, progressOf, type Grid, type GridFilter } from "./grid-model";
 import { HostGrid, type CellRef } from "./host-grid";
@@ -32,6 +33,7 @@ export function RunView({ runId }: { runId: string }) {
     refetchInterval: (query) => (query.state.status === "error" && query.state.data !== undefined ? 5_000 : false),
   });
   const canStart = useCan("run:start");
+  const canReset = useCan("host:reset");
   const canCancel = useCan("run:cancel");
   const [now, setNow] = useState(() => Date.now());
   const status = q.data?.status;
@@ -43,7 +45,7 @@ export function RunView({ runId }: { runId: string }) {
   }, [status]);
   const start = useMutation({ mutationFn: () => api(`/api/runs/${runId}/start`, { method: "POST" }), onSettled: () => queryClient.invalidateQueries({ queryKey: key }) });
   const cancel = useMutation({ mutationFn: () => api(`/api/runs/${runId}/cancel`, { method: "POST" }) });
-  const canRetry = useCan("run:retry");
+  const me = useCurrentUser();
   const retry = useMutation({
     mutationFn: (body: { host?: string; step?: string; acceptWarnings?: boolean }) => api(`/api/runs/${runId}/retry`, { method: "POST", body }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
@@ -54,6 +56,8 @@ export function RunView({ runId }: { runId: string }) {
   if (q.data === undefined) return <p className="text-sm text-red-600">Could not load the run: {q.error?.message ?? "no answer"}</p>;
   const run = q.data;
   const size = planSize(run.plan);
+  const canRetry = !!me && (run.status === "failed" || run.status === "cancelled") && !retryRefusal(me.role, run);
+  const canStartThis = canStart && (run.type !== "reset" || canReset);
   return (
     <div className="space-y-4">
       <div className="flex items-start justify-between gap-4">
@@ -62,7 +66,7 @@ export function RunView({ runId }: { runId: string }) {
           <a className="btn" href={`/api/runs/${runId}/bundle`} download data-testid="run-bundle">
             Download support bundle
           </a>
-          {run.status === "planned" && canStart && (
+          {run.status === "planned" && canStartThis && (
             <button className="btn-primary" data-testid="run-start" disabled={start.isPending} onClick={() => start.mutate()}>
               Confirm and start: {size.steps} step{size.steps === 1 ? "" : "s"} on {size.hosts} host{size.hosts === 1 ? "" : "s"}
             </button>
@@ -78,7 +82,7 @@ export function RunView({ runId }: { runId: string }) {
               Accept warnings and retry
             </button>
           )}
-          {(run.status === "failed" || run.status === "cancelled") && canRetry && (
+          {canRetry && (
             <button className="btn" data-testid="run-retry" disabled={retry.isPending} onClick={() => retry.mutate({})}>
               Retry {run.status === "failed" ? "all failures" : "from where it stopped"}
             </button>
@@ -103,7 +107,7 @@ export function RunView({ runId }: { runId: string }) {
           {String(run.summary.message)}
         </p>
       ) : null}
-      {run.status === "planned" ? <PlanReview plan={run.plan} /> : <Rollout run={run} now={now} onRetry={canRetry && (run.status === "failed" || run.status === "cancelled") ? (b) => retry.mutate(b) : undefined} />}
+      {run.status === "planned" ? <PlanReview plan={run.plan} /> : <Rollout run={run} now={now} onRetry={canRetry ? (b) => retry.mutate(b) : undefined} />}
       {run.status !== "planned" && (run.type === "bootstrap" || run.type === "join") && (
         <section className="card">
           <h2 className="mb-2 font-semibold">Pods and nodes</h2>

@@ -1,6 +1,6 @@
 "use client";
 // The users page: list, create (with a generated password shown once), change role, disable or
-// enable, reset password (shown once). The server refuses what would lock the dashboard out.
+// enable, reset password (shown once), delete. The server refuses what would lock the dashboard out.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { roles } from "@/lib/auth/roles";
@@ -28,6 +28,15 @@ export function UserAdmin({ currentUsername }: { currentUsername: string }) {
     onSuccess: (r) => {
       setError(undefined);
       setShown(r);
+    },
+    onError: (e) => setError(e.message),
+  });
+
+  const remove = useMutation({
+    mutationFn: (u: UserView) => api(`/api/users/${u.id}`, { method: "DELETE" }),
+    onSuccess: () => {
+      setError(undefined);
+      return refresh();
     },
     onError: (e) => setError(e.message),
   });
@@ -100,6 +109,16 @@ export function UserAdmin({ currentUsername }: { currentUsername: string }) {
                     }}
                   >
                     Reset password
+                  </button>
+                  <button
+                    className="btn"
+                    data-testid={`user-delete-${u.username}`}
+                    disabled={remove.isPending || u.username === currentUsername}
+                    onClick={() => {
+                      if (window.confirm(`Delete the account ${u.username}? Their sessions end; the audit log keeps what they did.`)) remove.mutate(u);
+                    }}
+                  >
+                    Delete
                   </button>
                 </td>
               </tr>

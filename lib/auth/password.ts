@@ -1,5 +1,6 @@
 import "server-only";
 // scrypt password hashes: "scrypt$N$r$p$salt$hash" so parameters can be raised later.
+import { weakPasswordProblem } from "./password-strength";
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
 
 const N = 2 ** 15;
@@ -31,8 +32,9 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 export const passwordRules = { min: 10, max: 256 } as const;
 
-export function passwordProblem(password: string): string | undefined {
+/** Why a new password is refused (too short, too long, or common and trivial), or undefined. */
+export function passwordProblem(password: string, userInputs: string[] = []): string | undefined {
   if (password.length < passwordRules.min) return `must be at least ${passwordRules.min} characters`;
   if (password.length > passwordRules.max) return `must be at most ${passwordRules.max} characters`;
-  return undefined;
+  return weakPasswordProblem(password, userInputs);
 }

@@ -3,27 +3,13 @@ import "server-only";
 // through the same funnel.
 import { z } from "zod";
 import { login } from "./login";
-import { cookieOptions, deleteSession, sessionCookie, getSessionUser } from "./sessions";
-import { clientIp, errorResponse, json, readCookie, readJson } from "../http/route";
+import { deleteSession, getSessionUser, readSessionToken, secureCookies, sessionSetCookie } from "./sessions";
+import { clientAddress } from "../http/client-address";
+import { errorResponse, json, readJson } from "../http/route";
 import { AppError } from "../http/errors";
 import { recordAudit } from "../audit/record";
 
 const loginSchema = z.strictObject({ username: z.string().min(1, "is required").max(64), password: z.string().min(1, "is required").max(256) });
-
-function serializeCookie(name: string, value: string, o: ReturnType<typeof cookieOptions>): string {
-  return [
-    `${name}=${encodeURIComponent(value)}`,
-    `Path=${o.path}`,
-    `Expires=${o.expires.toUTCString()}`,
-    "HttpOnly",
-    `SameSite=Lax`,
-    ...(o.secure ? ["Secure"] : []),
-  ].join("; ");
-}
-
-function isHttps(req: Request): boolean {
-  return new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
-}
 
 /** Refuses cross-site form posts to the sign-in endpoint (login CSRF). */
 function assertSameOrigin(req: Request): void {
@@ -37,10 +23,10 @@ export async function handleLogin(req: Request): Promise<Response> {
     assertSameOrigin(req);
     const body = await readJson(req, loginSchema, 8 * 1024);
     // Any session the browser already had is replaced, never reused (no session fixation).
-    const previous = readCookie(req, sessionCookie);
+    const previous = readSessionToken(req.url, req.headers);
     if (previous) await deleteSession(previous);
-    const session = await login({ ...body, ip: clientIp(req), userAgent: req.headers.get("user-agent") ?? undefined });
-    return json({ ok: true }, { headers: { "set-cookie": serializeCookie(sessionCookie, session.token, cookieOptions(isHttps(req), session.expiresAt)) } });
+    const session = await login({ ...body, ip: clientAddress(req.headers), userAgent: req.headers.get("user-agent") ?? undefined });
+    return json({ ok: true }, { headers: { "set-cookie": sessionSetCookie({ ...session, secure: secureCookies(req.url, req.headers) }) } });
   } catch (err) {
     return errorResponse(err);
   }
@@ -48,12 +34,12 @@ export async function handleLogin(req: Request): Promise<Response> {
 
 export async function handleLogout(req: Request): Promise<Response> {
   try {
-    const token = readCookie(req, sessionCookie);
+    const token = readSessionToken(req.url, req.headers);
     const user = await getSessionUser(token);
     if (user && req.headers.get("x-csrf-token") !== user.csrfToken) throw new AppError(403, "csrf", "Missing or stale CSRF token");
     if (token) await deleteSession(token);
-    if (user) await recordAudit({ action: "auth.logout", userId: user.id, username: user.username, ip: clientIp(req) });
-    return json({ ok: true }, { headers: { "set-cookie": serializeCookie(sessionCookie, "", cookieOptions(isHttps(req), new Date(0))) } });
+    if (user) await recordAudit({ action: "auth.logout", userId: user.id, username: user.username, ip: clientAddress(req.headers) });
+    return json({ ok: true }, { headers: { "set-cookie": sessionSetCookie({ token: "", expiresAt: new Date(0), secure: secureCookies(req.url, req.headers) }) } });
   } catch (err) {
     return errorResponse(err);
   }

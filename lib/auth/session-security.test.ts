@@ -1,7 +1,8 @@
 // Sign-in, sessions and CSRF against the real handlers and a real database file.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { createTempDb, type TempDb } from "../../test/temp-db";
-import { call, createActor, signIn, type Actor, type Handler } from "../../test/http-helpers";
+import { actorPassword, call, createActor, fromPeer, signIn, type Actor, type Handler } from "../../test/http-helpers";
+import { resetEnvCache } from "../env";
 import { getDb } from "../db/client";
 import { handleLogin, handleLogout } from "./public-routes";
 import { getSessionUser } from "./sessions";
@@ -11,7 +12,7 @@ import * as usersRoute from "../../app/api/users/route";
 let db: TempDb;
 let admin: Actor;
 let lead: Actor;
-const password = (a: Actor) => `${a.role}-password-123`;
+const password = (a: Actor) => actorPassword(a.role);
 
 beforeAll(async () => {
   db = await createTempDb();
@@ -23,7 +24,7 @@ afterAll(async () => db?.cleanup());
 function login(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return handleLogin(new Request("http://localhost/api/auth/login", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }));
 }
-const tokenFrom = (res: Response) => /bootdeck_session=([^;]*)/.exec(res.headers.get("set-cookie") ?? "")?.[1];
+const tokenFrom = (res: Response) => /^bootdeck_session=([^;]*)/.exec(res.headers.get("set-cookie") ?? "")?.[1];
 
 describe("sign-in", () => {
   test("sets an httpOnly, SameSite=Lax cookie; Secure only over HTTPS (auto)", async () => {
@@ -61,22 +62,92 @@ describe("sign-in", () => {
     expect(res.status).toBe(403);
   });
 
-  test("rate limit: after 10 failures the 11th attempt is 429, even with the right password", async () => {
-    const ip = "203.0.113.77";
-    const u = await createActor("support", "ratelimited");
-    for (let i = 0; i < 10; i++) expect((await login({ username: u.username, password: `wrong-${i}` }, { "x-forwarded-for": ip })).status).toBe(401);
-    const eleventh = await login({ username: u.username, password: password(u) }, { "x-forwarded-for": ip });
-    expect(eleventh.status).toBe(429);
-    expect(((await eleventh.json()) as { error: { code: string } }).error.code).toBe("rate_limited");
-    // The lock is per user name and per address: the same address is locked for other names too.
-    expect((await login({ username: lead.username, password: password(lead) }, { "x-forwarded-for": ip })).status).toBe(429);
-    const failures = await getDb().auditEvent.count({ where: { action: "auth.login_failed", username: u.username } });
-    expect(failures).toBe(10);
+  test("throttling: exponential back-off per account and address, never a lock a stranger holds", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const u = await createActor("support", "throttled");
+      const attacker = fromPeer("203.0.113.77");
+      const status = async (pw: string, from = attacker) => (await login({ username: u.username, password: pw }, from)).status;
+      // Five failures from one address are free, the sixth is answered too, then the address waits 1 s.
+      for (let i = 0; i < 6; i++) expect(await status(`wrong-${i}`)).toBe(401);
+      const held = await login({ username: u.username, password: password(u) }, attacker);
+      expect(held.status).toBe(429);
+      expect(held.headers.get("retry-after")).toBe("1");
+      expect(((await held.json()) as { error: { code: string } }).error.code).toBe("rate_limited");
+      // The account's owner, elsewhere, is not held back by the stranger's failures.
+      expect(await status(password(u), fromPeer("198.51.100.20"))).toBe(200);
+      // The wait doubles with each failure and ends by itself.
+      vi.setSystemTime(Date.now() + 1_100);
+      expect(await status("wrong-again")).toBe(401);
+      vi.setSystemTime(Date.now() + 1_100);
+      expect(await status(password(u))).toBe(429);
+      vi.setSystemTime(Date.now() + 1_000);
+      expect(await status(password(u))).toBe(200);
+      // Refused attempts are not failures: the audit log has the seven real ones.
+      expect(await getDb().auditEvent.count({ where: { action: "auth.login_failed", username: u.username } })).toBe(7);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test("throttling per address: ten failures free whatever the names, then back-off for every name", async () => {
+    const from = fromPeer("203.0.113.78");
+    for (let i = 0; i < 11; i++) expect((await login({ username: `sprayed-${i}`, password: "wrong-password-x" }, from)).status).toBe(401);
+    expect((await login({ username: lead.username, password: password(lead) }, from)).status).toBe(429);
+    expect((await login({ username: lead.username, password: password(lead) }, fromPeer("203.0.113.79"))).status).toBe(200);
+  });
+
+  test("the audit log's address is the TCP peer's: forwarded headers count only from a trusted proxy", async () => {
+    const lastLoginIp = async () => (await getDb().auditEvent.findFirst({ where: { action: "auth.login" }, orderBy: { id: "desc" } }))?.ip;
+    const ok = async (headers: Record<string, string>) => expect((await login({ username: lead.username, password: password(lead) }, headers)).status).toBe(200);
+    await ok({ ...fromPeer("198.51.100.7"), "x-forwarded-for": "<script>", "x-real-ip": "10.9.9.9" });
+    expect(await lastLoginIp()).toBe("198.51.100.7");
+    // Without server.js's stamp (or with a forged one) the address is unknown, never what the client says.
+    await ok({ "x-forwarded-for": "10.1.1.1", "x-real-ip": "10.2.2.2" });
+    expect(await lastLoginIp()).toBeNull();
+    await ok({ "x-bootdeck-peer": "0123456789abcdef0123456789abcdef 10.3.3.3", "x-forwarded-for": "10.1.1.1" });
+    expect(await lastLoginIp()).toBeNull();
+    process.env.BOOTDECK_TRUSTED_PROXIES = "127.0.0.1, 10.0.0.0/8";
+    resetEnvCache();
+    try {
+      await ok({ ...fromPeer("127.0.0.1"), "x-forwarded-for": "<script>, 192.0.2.44, 10.0.0.5" });
+      expect(await lastLoginIp()).toBe("192.0.2.44");
+      await ok({ ...fromPeer("::ffff:127.0.0.1"), "x-real-ip": "192.0.2.45" });
+      expect(await lastLoginIp()).toBe("192.0.2.45");
+      // A peer outside the list is not believed.
+      await ok({ ...fromPeer("198.51.100.8"), "x-forwarded-for": "192.0.2.46" });
+      expect(await lastLoginIp()).toBe("198.51.100.8");
+    } finally {
+      delete process.env.BOOTDECK_TRUSTED_PROXIES;
+      resetEnvCache();
+    }
+  });
+
+  test("a malformed session cookie is ignored: sign-in works and sets a fresh one", async () => {
+    const res = await login({ username: lead.username, password: password(lead) }, { cookie: "bootdeck_session=%" });
+    expect(res.status).toBe(200);
+    expect(tokenFrom(res)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  test("over HTTPS the cookie is __Host- prefixed (Secure, Path=/, no Domain), and only that name is read", async () => {
+    const https = { "x-forwarded-proto": "https" };
+    const res = await login({ username: lead.username, password: password(lead) }, https);
+    const c = res.headers.get("set-cookie")!;
+    expect(c).toMatch(/^__Host-bootdeck_session=[A-Za-z0-9_-]{43}; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Lax; Secure$/);
+    const token = /^__Host-bootdeck_session=([^;]+)/.exec(c)![1]!;
+    const listUsers = usersRoute.GET as Handler;
+    const asAdmin = await login({ username: admin.username, password: password(admin) }, https);
+    const adminToken = /^__Host-bootdeck_session=([^;]+)/.exec(asAdmin.headers.get("set-cookie")!)![1]!;
+    const get = (cookie: string) => listUsers(new Request("http://localhost/api/users", { headers: { cookie, ...https } }), { params: Promise.resolve({}) });
+    expect((await get(`__Host-bootdeck_session=${adminToken}`)).status).toBe(200);
+    // An unprefixed cookie (which a sibling host or a plain-HTTP page could have planted) does not count.
+    expect((await get(`bootdeck_session=${adminToken}`)).status).toBe(401);
+    expect(token).not.toBe(adminToken);
   });
 
   test("unknown users and wrong passwords get the same answer", async () => {
-    const a = await login({ username: "nobody-here", password: "whatever-123" }, { "x-forwarded-for": "203.0.113.5" });
-    const b = await login({ username: lead.username, password: "whatever-123" }, { "x-forwarded-for": "203.0.113.5" });
+    const a = await login({ username: "nobody-here", password: "whatever-123" }, fromPeer("203.0.113.5"));
+    const b = await login({ username: lead.username, password: "whatever-123" }, fromPeer("203.0.113.5"));
     expect(a.status).toBe(401);
     expect(await a.json()).toEqual(await b.json());
   });
@@ -102,7 +173,7 @@ describe("sessions", () => {
     // Even a session row that survived (restored backup) is refused while the account is disabled.
     const again = await signIn(u);
     expect((await call(listUsers, { method: "GET", path: "/api/users", signed: again })).status).toBe(401);
-    expect((await login({ username: u.username, password: password(u) }, { "x-forwarded-for": "203.0.113.9" })).status).toBe(401);
+    expect((await login({ username: u.username, password: password(u) }, fromPeer("203.0.113.9"))).status).toBe(401);
   });
 
   test("sign-out ends the session and needs the CSRF token", async () => {

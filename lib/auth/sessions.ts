@@ -6,7 +6,53 @@ import { getDb } from "../db/client";
 import { getEnv } from "../env";
 import type { Role } from "./roles";
 
-export const sessionCookie = "bootdeck_session";
+/**
+ * The session cookie's name: over HTTPS with the `__Host-` prefix, which the browser accepts only with
+ * Secure, Path=/ and no Domain, so no sibling host or plain-HTTP page can plant or overwrite it.
+ */
+export const sessionCookieName = (secure: boolean) => (secure ? "__Host-bootdeck_session" : "bootdeck_session");
+
+/** Whether the request came over HTTPS (directly, or as a proxy in front says). */
+export function isHttpsRequest(url: string, headers: Headers): boolean {
+  return new URL(url).protocol === "https:" || headers.get("x-forwarded-proto") === "https";
+}
+
+/** Whether cookies are Secure (and prefixed) for this request: BOOTDECK_SECURE_COOKIES, or the request's scheme. */
+export function secureCookies(url: string, headers: Headers): boolean {
+  const mode = getEnv().BOOTDECK_SECURE_COOKIES;
+  return mode === "always" || (mode === "auto" && isHttpsRequest(url, headers));
+}
+
+/** The session token the request carries under this scheme's cookie name (a malformed cookie is none). */
+export function readSessionToken(url: string, headers: Headers): string | undefined {
+  return readCookieValue(headers.get("cookie"), sessionCookieName(secureCookies(url, headers)));
+}
+
+/** One cookie's value from a Cookie header; a malformed %-escape counts as no cookie, never an error. */
+export function readCookieValue(header: string | null, name: string): string | undefined {
+  for (const part of (header ?? "").split(";")) {
+    const [k, ...v] = part.trim().split("=");
+    if (k !== name) continue;
+    try {
+      return decodeURIComponent(v.join("="));
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** The Set-Cookie header for a session token (an empty token and a past date clear it). */
+export function sessionSetCookie(input: { token: string; expiresAt: Date; secure: boolean }): string {
+  return [
+    `${sessionCookieName(input.secure)}=${encodeURIComponent(input.token)}`,
+    "Path=/",
+    `Expires=${input.expiresAt.toUTCString()}`,
+    "HttpOnly",
+    "SameSite=Lax",
+    ...(input.secure ? ["Secure"] : []),
+  ].join("; ");
+}
 
 export type SessionUser = { id: string; username: string; displayName: string; role: Role; csrfToken: string; sessionId: string };
 
@@ -46,15 +92,4 @@ export async function getSessionUser(token: string | undefined): Promise<Session
 
 export async function deleteSession(token: string): Promise<void> {
   await getDb().session.deleteMany({ where: { id: digest(token) } });
-}
-
-export function cookieOptions(secureRequest: boolean, expiresAt: Date) {
-  const mode = getEnv().BOOTDECK_SECURE_COOKIES;
-  return {
-    httpOnly: true,
-    sameSite: "lax" as const,
-    secure: mode === "always" || (mode === "auto" && secureRequest),
-    path: "/",
-    expires: expiresAt,
-  };
 }

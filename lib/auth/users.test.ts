@@ -55,3 +55,38 @@ describe("users", () => {
     expect(JSON.stringify(await listUsers())).not.toMatch(/scrypt|passwordHash/);
   });
 });
+
+describe("deleting users", () => {
+  test("deletes the account and its sessions through the API, admins only, audited", async () => {
+    const { DELETE } = await import("../../app/api/users/[id]/route");
+    const { call } = await import("../../test/http-helpers");
+    const victim = await createActor("lead", "to-delete");
+    const victimSession = await signIn(victim);
+    const asRoot = await signIn(root);
+    const res = await call(DELETE as never, { method: "DELETE", path: `/api/users/${victim.userId}`, params: { id: victim.userId }, signed: asRoot });
+    expect(res.status).toBe(200);
+    expect(await getDb().user.findUnique({ where: { id: victim.userId } })).toBeNull();
+    expect(await getDb().session.count({ where: { userId: victim.userId } })).toBe(0);
+    expect(victimSession.cookie).toBeTruthy();
+    const audit = await getDb().auditEvent.findFirst({ where: { action: "user.delete", target: victim.userId } });
+    expect(audit?.userId).toBe(root.userId);
+    expect(JSON.parse(audit!.details ?? "{}")).toMatchObject({ username: "to-delete", role: "lead" });
+  });
+
+  test("never your own account, never the last enabled admin", async () => {
+    const { deleteUser } = await import("./users");
+    await expect(deleteUser({ id: root.userId, actorId: root.userId })).rejects.toMatchObject({ status: 409 });
+    const admins = await getDb().user.findMany({ where: { role: "admin", disabled: false } });
+    for (const a of admins.filter((a) => a.id !== root.userId)) await getDb().user.update({ where: { id: a.id }, data: { disabled: true } });
+    await expect(deleteUser({ id: root.userId, actorId: "cli" })).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/last enabled admin/) });
+    expect(await getDb().user.findUnique({ where: { id: root.userId } })).not.toBeNull();
+    const other = await createActor("admin", "other-admin");
+    await deleteUser({ id: other.userId, actorId: "cli" });
+    await expect(deleteUser({ id: other.userId, actorId: "cli" })).rejects.toMatchObject({ status: 404 });
+  });
+
+  test("a weak password is refused when a user is created or a password is set", async () => {
+    await expect(createUser({ username: "weakling", password: "aaaaaaaaaa", role: "support" })).rejects.toMatchObject({ status: 422 });
+    await expect(resetUserPassword({ id: root.userId, password: "password123" })).rejects.toMatchObject({ status: 422 });
+  });
+});

@@ -1,7 +1,8 @@
 import "server-only";
-// Local user accounts: create, list, change role, disable/enable, reset password. Every change that
-// could lock the dashboard out is refused: there is always at least one enabled admin, and nobody
-// disables their own account. Disabling a user or resetting their password ends their sessions.
+// Local user accounts: create, list, change role, disable/enable, reset password, delete. Every change
+// that could lock the dashboard out is refused: there is always at least one enabled admin, and nobody
+// disables or deletes their own account. Disabling, deleting or resetting a password ends the user's
+// sessions.
 import { randomBytes } from "node:crypto";
 import { getDb } from "../db/client";
 import { AppError, ValidationError, conflict, notFound } from "../http/errors";
@@ -15,7 +16,7 @@ export async function countUsers(): Promise<number> {
 }
 
 export async function createUser(input: { username: string; displayName?: string; password: string; role: Role }): Promise<string> {
-  const problem = passwordProblem(input.password);
+  const problem = passwordProblem(input.password, [input.username, input.displayName ?? ""]);
   if (problem) throw new ValidationError([{ path: "password", message: problem }]);
   const name = usernameSchema.safeParse(input.username);
   if (!name.success) throw new ValidationError([{ path: "username", message: name.error.issues[0]?.message ?? "is invalid" }]);
@@ -76,6 +77,25 @@ export async function updateUser(input: { id: string; actorId: string; role?: Ro
     if (disabled && !user.disabled) await tx.session.deleteMany({ where: { userId: user.id } });
   });
   return getUserOrThrow({ id: input.id });
+}
+
+/**
+ * Deletes an account and, with it, its sessions (runs it planned keep their history, without the
+ * name; the audit log keeps it). Refused for your own account and for the last enabled admin.
+ */
+export async function deleteUser(input: { id: string; actorId: string }): Promise<UserView> {
+  if (input.id === input.actorId) throw conflict("You cannot delete your own account");
+  return getDb().$transaction(async (tx) => {
+    const user = await tx.user.findUnique({ where: { id: input.id } });
+    if (!user) throw notFound("User");
+    if (user.role === "admin" && !user.disabled) {
+      const others = await tx.user.count({ where: { role: "admin", disabled: false, id: { not: user.id } } });
+      if (others === 0) throw conflict("This is the last enabled admin; make another user admin first");
+    }
+    await tx.session.deleteMany({ where: { userId: user.id } });
+    await tx.user.delete({ where: { id: user.id } });
+    return toView(user);
+  });
 }
 
 /** Sets a new password (generated unless given) and ends the user's sessions. Returns the password. */

@@ -172,3 +172,14 @@ describe("a cluster definition", () => {
     });
   });
 });
+
+describe("what errors echo", () => {
+  it("clips a huge key in a field path", () => {
+    const def = withSpec((s) => {
+      s.hosts[0]!.labels = { ["k".repeat(1_000_000)]: "v" };
+    });
+    const errors = errorsOf(def);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(JSON.stringify(errors).length).toBeLessThan(2_000);
+  });
+});

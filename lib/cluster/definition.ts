@@ -221,7 +221,7 @@ export type ValidationResult =
 export function formatPath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return "(document)";
   return path
-    .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
+    .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? clip(String(p)) : `.${clip(String(p))}`))
     .join("");
 }
 
@@ -246,7 +246,8 @@ function isMirrorUrl(s: string): boolean {
  * does not hide the others' problems.
  */
 export function validateClusterDefinition(input: unknown): ValidationResult {
-  const parsed = clusterDefinitionSchema.safeParse(input);
+  // reportInput: a field of the wrong type ("22" for a port) is told apart from a missing one.
+  const parsed = clusterDefinitionSchema.safeParse(input, { reportInput: true });
   const errors: Problem[] = parsed.success
     ? []
     : parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: issueMessage(i) }));
@@ -260,8 +261,11 @@ function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === "unrecognized_keys") return `unknown field${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.map(clip).join(", ")}`;
   if (issue.code === "invalid_type" && issue.input === undefined) return "is required";
   if (issue.code === "too_big" && issue.origin === "string") return `must be at most ${String(issue.maximum)} characters`;
+  if (issue.code === "invalid_type" && /^Invalid input/.test(issue.message)) return `must be ${article(issue.expected)}`;
   return issue.message;
 }
+
+const article = (t: string) => (/^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`);
 
 // ---- cross-field rules, over raw input ----
 

@@ -1,8 +1,11 @@
 // cluster.yaml ⇄ definition. Parsing reports YAML syntax errors the same way as schema problems.
 import { LineCounter, parseDocument, stringify } from "yaml";
+import { badText } from "../http/text";
 import { validateClusterDefinition, type ClusterDefinition, type ValidationResult } from "./definition";
 
 export const maxYamlBytes = 2 * 1024 * 1024;
+/** How many alias uses a document may expand ("billion laughs" guard). */
+export const maxYamlAliases = 100;
 
 export function parseClusterYaml(text: string): ValidationResult {
   if (text.length > maxYamlBytes)
@@ -19,7 +22,19 @@ export function parseClusterYaml(text: string): ValidationResult {
       })),
       warnings: [],
     };
-  return validateClusterDefinition(doc.toJS({ maxAliasCount: 100 }));
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: maxYamlAliases });
+  } catch (err) {
+    // yaml throws a ReferenceError when aliases expand past the cap (or name an unknown anchor).
+    const why = err instanceof ReferenceError && /alias/i.test(err.message) ? `uses aliases that expand too far (at most ${maxYamlAliases} alias uses)` : "has an alias that cannot be resolved";
+    return { ok: false, errors: [{ path: "(file)", message: why }], warnings: [] };
+  }
+  // The same text rules as JSON bodies: YAML escapes ("\0", "\ud800") must not bring NUL or lone
+  // surrogates into stored values.
+  const bad = badText(data);
+  if (bad) return { ok: false, errors: [{ path: "(file)", message: `contains ${bad}` }], warnings: [] };
+  return validateClusterDefinition(data);
 }
 
 /** The YAML the dashboard exports: the definition as stored, which never holds secrets. */

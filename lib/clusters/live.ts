@@ -4,6 +4,7 @@ import "server-only";
 // credentials. One watcher per cluster, shared by every viewer, closed a minute after the last leaves.
 // While the API does not answer (the pivot's gap, a master down) viewers get that state, not an empty table.
 import * as k8s from "@kubernetes/client-node";
+import { SESSION_RECHECK_BATCH_MS, SESSION_RECHECK_IDLE_MS, type SessionRecheck } from "../auth/session-recheck";
 import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
@@ -28,6 +29,8 @@ class ClusterLive {
   private idleTimer: NodeJS.Timeout | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** A live session (first viewer to idle close) records each credential's use once, not on every reconnect. */
+  private secretUseRecorded = false;
 
   constructor(
     readonly clusterId: string,
@@ -68,10 +71,12 @@ class ClusterLive {
         clusterId: this.clusterId,
         definition,
         purpose: "live status",
+        auditSecretUse: !this.secretUseRecorded,
         onPinned: async (h) => {
           throw new Error(`the host key of ${h.name} is not pinned yet: check the hosts or bootstrap first`);
         },
       });
+      this.secretUseRecorded = true;
       this.resources = await loadRunResources({ assetSetId: set.id, definition, executor: this.executor, hosts });
       await this.watch();
     } catch (err) {
@@ -185,41 +190,65 @@ export function subscribeClusterLive(clusterId: string, listener: Listener): () 
 
 const KEEPALIVE_MS = 15_000;
 
-/** Server-Sent Events of a cluster's live pods and nodes: a snapshot, then changes, with keep-alives. */
-export async function clusterLiveStream({ clusterId, signal }: { clusterId: string; signal: AbortSignal }): Promise<ReadableStream<Uint8Array>> {
+/**
+ * Server-Sent Events of a cluster's live pods and nodes: a snapshot, then changes, with keep-alives.
+ * `session` is asked again before a message leaves when its last answer is over a second old (messages
+ * wait for the answer) and every few seconds while idle; the stream ends once it no longer allows reading.
+ */
+export async function clusterLiveStream({ clusterId, signal, session }: { clusterId: string; signal: AbortSignal; session: SessionRecheck }): Promise<ReadableStream<Uint8Array>> {
   if (!(await getDb().cluster.findUnique({ where: { id: clusterId }, select: { id: true } }))) throw notFound("Cluster");
   const encoder = new TextEncoder();
   let unsubscribe: (() => void) | undefined;
   let keepalive: NodeJS.Timeout | undefined;
+  let recheck: NodeJS.Timeout | undefined;
+  let closed = false;
   const end = () => {
+    closed = true;
     unsubscribe?.();
     unsubscribe = undefined;
     clearInterval(keepalive);
+    clearInterval(recheck);
   };
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      const send = (text: string) => {
+      const close = () => {
+        end();
+        try {
+          controller.close();
+        } catch {
+          /* already closed */
+        }
+      };
+      const write = (text: string) => {
         try {
           controller.enqueue(encoder.encode(text));
         } catch {
           end();
         }
       };
-      send("retry: 3000\n\n");
+      // Messages leave in order, each after an answer no older than a second.
+      let queue: string[] = [];
+      let flushing = false;
+      const send = (text: string) => {
+        if (closed) return;
+        queue.push(text);
+        if (flushing) return;
+        flushing = true;
+        void (async () => {
+          while (queue.length > 0 && !closed) {
+            if (!(await session.ok(SESSION_RECHECK_BATCH_MS))) return close();
+            const batch = queue;
+            queue = [];
+            for (const t of batch) if (!closed) write(t);
+          }
+          flushing = false;
+        })();
+      };
+      write("retry: 3000\n\n");
       unsubscribe = subscribeClusterLive(clusterId, (m) => send(`event: ${m.type}\ndata: ${JSON.stringify(m)}\n\n`));
       keepalive = setInterval(() => send(": keep-alive\n\n"), KEEPALIVE_MS);
-      signal.addEventListener(
-        "abort",
-        () => {
-          end();
-          try {
-            controller.close();
-          } catch {
-            /* already closed */
-          }
-        },
-        { once: true },
-      );
+      recheck = setInterval(() => void session.ok(SESSION_RECHECK_IDLE_MS).then((ok) => ok || close()), SESSION_RECHECK_IDLE_MS);
+      signal.addEventListener("abort", close, { once: true });
     },
     cancel: end,
   });

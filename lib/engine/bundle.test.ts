@@ -54,6 +54,15 @@ describe("scrubBundleText", () => {
   test("also applies the executor's patterns (password=…)", () => {
     expect(scrubBundleText("password=hunter22 ok")).toBe("password=[REDACTED] ok");
   });
+
+  test("replaces a kubeconfig's client-key-data and token (in a JSON event too), keeps its certificate", () => {
+    const key = Buffer.from(privateKey).toString("base64");
+    const kubeconfig = `    client-certificate-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t\n    client-key-data: ${key}\n    token: 0123456789abcdef0123\n`;
+    expect(scrubBundleText(kubeconfig)).toBe("    client-certificate-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t\n    client-key-data: [REDACTED]\n    token: [REDACTED]\n");
+    const event = JSON.stringify({ type: "step.output", data: { line: kubeconfig } });
+    expect(scrubBundleText(event)).not.toContain(key.slice(0, 40));
+    expect(scrubBundleText(event)).not.toContain("0123456789abcdef0123");
+  });
 });
 
 describe("runSupportBundle", () => {

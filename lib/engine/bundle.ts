@@ -18,18 +18,13 @@ export type BundleFile = { path: string; content: string };
 
 const EVENT_PAGE = 1000;
 
-const PEM_BLOCK = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|(?![\s\S]))/g;
-// Kubernetes bootstrap tokens (<6>.<16> lower-case alphanumerics), also when glued to other text.
-const BOOTSTRAP_TOKEN = /(?<![a-z0-9])[a-z0-9]{6}\.[a-z0-9]{16}(?![a-z0-9])/g;
-
 /**
- * The bundle's safety pass over one file: whole PEM private-key blocks (to the END line, or to the end
- * of the text when it is cut), bootstrap tokens, and the executor's patterns (bearer tokens,
- * password=… and the like) become [REDACTED].
+ * The bundle's safety pass over one file, with the executor's redactor: whole PEM private-key blocks
+ * (to the END line, or to the end of the text when it is cut), bootstrap tokens, bearer tokens,
+ * password=…, a kubeconfig's token and client-key-data, and base64 private keys become [REDACTED].
  */
 export function scrubBundleText(text: string): string {
-  const once = text.replace(PEM_BLOCK, REDACTED).replace(BOOTSTRAP_TOKEN, REDACTED);
-  return new Redactor().redact(once);
+  return new Redactor().redact(text);
 }
 
 /** Collects the bundle's files (paths relative to its root folder), scrubbed. */

@@ -120,6 +120,7 @@ async function listOpenWaits({ runId, steps }: { runId: string; steps: { id: str
 }
 
 export async function listClusterRuns({ clusterId }: { clusterId: string }) {
+  if (!(await getDb().cluster.findUnique({ where: { id: clusterId }, select: { id: true } }))) throw notFound("Cluster");
   const runs = await getDb().run.findMany({ where: { clusterId }, orderBy: { createdAt: "desc" }, take: 50, include: { createdBy: { select: { username: true } } } });
   return runs.map((r) => {
     const summary = r.summary ? (JSON.parse(r.summary) as { message?: string }) : null;

@@ -2,6 +2,7 @@ import "server-only";
 // Server-Sent Events for one run: replay from Last-Event-ID, then follow. New events are read from
 // the database (so a worker in another process is heard too), woken early by this process's bus;
 // comments keep idle connections open; the stream ends after the run's final event.
+import { SESSION_RECHECK_BATCH_MS, SESSION_RECHECK_IDLE_MS, type SessionRecheck } from "../auth/session-recheck";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
 import { listRunEvents, onRunEvent, type StoredRunEvent } from "./events";
@@ -11,7 +12,8 @@ import { listRunEvents, onRunEvent, type StoredRunEvent } from "./events";
 const POLL_MS = 100;
 const KEEPALIVE_MS = 15_000;
 
-export async function runEventStream({ runId, afterSeq, signal }: { runId: string; afterSeq: number; signal: AbortSignal }): Promise<ReadableStream<Uint8Array>> {
+/** `session` is asked again before each batch and while idle: the stream ends once it no longer allows reading. */
+export async function runEventStream({ runId, afterSeq, signal, session }: { runId: string; afterSeq: number; signal: AbortSignal; session: SessionRecheck }): Promise<ReadableStream<Uint8Array>> {
   if (!(await getDb().run.findUnique({ where: { id: runId }, select: { id: true } }))) throw notFound("Run");
   const encoder = new TextEncoder();
   let last = afterSeq;
@@ -24,10 +26,12 @@ export async function runEventStream({ runId, afterSeq, signal }: { runId: strin
   return new ReadableStream<Uint8Array>({
     async start(controller) {
       let lastWrite = Date.now();
+      let allowed = true;
       try {
         controller.enqueue(encoder.encode("retry: 2000\n\n"));
-        while (!signal.aborted) {
+        while (!signal.aborted && allowed) {
           const events = await listRunEvents({ runId, afterSeq: last, limit: 500 });
+          if (events.length > 0 && !(await session.ok(SESSION_RECHECK_BATCH_MS))) break;
           for (const e of events) {
             controller.enqueue(encoder.encode(format(e)));
             last = e.seq;
@@ -48,6 +52,10 @@ export async function runEventStream({ runId, afterSeq, signal }: { runId: strin
               };
             });
             if (signal.aborted || Date.now() - lastWrite >= KEEPALIVE_MS) break;
+            if (!(await session.ok(SESSION_RECHECK_IDLE_MS))) {
+              allowed = false;
+              break;
+            }
             const run = await getDb().run.findUnique({ where: { id: runId }, select: { lastSeq: true } });
             if (!run || run.lastSeq > last) break;
           }

@@ -15,6 +15,8 @@ export async function loadEngineHosts(params: {
   /** The run the secrets are decrypted for (or, without one, the purpose); each credential's use is written to the audit log. */
   runId?: string;
   purpose?: string;
+  /** False when the caller already recorded this use (a live view reconnecting): no audit row again. */
+  auditSecretUse?: boolean;
   definition: ClusterDefinition;
   onPinned: (host: { id: string; name: string }, fingerprint: string) => Promise<void>;
 }): Promise<EngineHost[]> {
@@ -25,7 +27,7 @@ export async function loadEngineHosts(params: {
   ]);
   const auth = new Map<string, SshAuth>();
   for (const c of credentials) {
-    if (c.secretCipher) await recordSecretUse({ credentialId: c.id, credentialName: c.name, clusterId: params.clusterId, runId: params.runId, purpose: params.purpose ?? "ssh" });
+    if (c.secretCipher && params.auditSecretUse !== false) await recordSecretUse({ credentialId: c.id, credentialName: c.name, clusterId: params.clusterId, runId: params.runId, purpose: params.purpose ?? "ssh" });
     if (c.kind === "agent") auth.set(c.name, { kind: "agent" });
     else if (c.kind === "password" && c.secretCipher) auth.set(c.name, { kind: "password", password: decryptSecret(c.secretCipher) });
     else if (c.secretCipher)

@@ -36,3 +36,31 @@ export function newNonce(): string {
   crypto.getRandomValues(bytes);
   return btoa(String.fromCharCode(...bytes));
 }
+
+/** Sent over HTTPS only: a year, this host and its subdomains' pages stay on HTTPS. */
+export const hstsHeader = "max-age=31536000; includeSubDomains";
+
+/** The headers of next.config.js for API answers, for the answers proxy.ts makes itself. */
+export const apiSecurityHeaders: Record<string, string> = {
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "same-origin",
+  "X-Frame-Options": "DENY",
+  "Content-Security-Policy": "frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'",
+};
+
+/**
+ * A 400 for a path whose %-escapes do not decode ("/api/clusters/%ff"), with the usual security
+ * headers, or undefined for a path that decodes.
+ */
+export function badPathResponse(pathname: string, https: boolean): Response | undefined {
+  try {
+    for (const segment of pathname.split("/")) decodeURIComponent(segment);
+    return undefined;
+  } catch {
+    const body = JSON.stringify({ error: { code: "bad_path", message: "The path has a malformed %-escape" } });
+    return new Response(body, {
+      status: 400,
+      headers: { "content-type": "application/json", "cache-control": "no-store", ...apiSecurityHeaders, ...(https ? { "Strict-Transport-Security": hstsHeader } : {}) },
+    });
+  }
+}

@@ -4,25 +4,15 @@ import "server-only";
 // nothing here depends on Next.js.
 import { z } from "zod";
 import { can, type Permission } from "../auth/roles";
-import { getSessionUser, sessionCookie, type SessionUser } from "../auth/sessions";
+import { getSessionUser, readSessionToken, type SessionUser } from "../auth/sessions";
+import { clientAddress } from "./client-address";
 import { AppError, ValidationError, forbidden, unauthorized } from "./errors";
+import { badText, clipText } from "./text";
 
 export type RouteContext<P> = { req: Request; user: SessionUser; params: P; ip: string | undefined };
 type NextContext = { params: Promise<Record<string, string | string[]>> };
 
 export const defaultBodyLimit = 1024 * 1024;
-
-export function readCookie(req: Request, name: string): string | undefined {
-  for (const part of (req.headers.get("cookie") ?? "").split(";")) {
-    const [k, ...v] = part.trim().split("=");
-    if (k === name) return decodeURIComponent(v.join("="));
-  }
-  return undefined;
-}
-
-export function clientIp(req: Request): string | undefined {
-  return req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() || req.headers.get("x-real-ip") || undefined;
-}
 
 const mutating = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -36,7 +26,7 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, never>>>(
 ): (req: Request, ctx: NextContext) => Promise<Response> {
   return async (req, ctx) => {
     try {
-      const user = await getSessionUser(readCookie(req, sessionCookie));
+      const user = await getSessionUser(readSessionToken(req.url, req.headers));
       if (!user) throw unauthorized();
       if (mutating.has(req.method) && req.headers.get("x-csrf-token") !== user.csrfToken)
         throw new AppError(403, "csrf", "Missing or stale CSRF token; reload the page and try again");
@@ -44,7 +34,7 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, never>>>(
       const raw = (await ctx?.params) ?? {};
       const parsed = (options.params ?? z.object({})).safeParse(raw);
       if (!parsed.success) throw new AppError(404, "not_found", "Not found");
-      return await handler({ req, user, params: parsed.data as z.output<P>, ip: clientIp(req) });
+      return await handler({ req, user, params: parsed.data as z.output<P>, ip: clientAddress(req.headers) });
     } catch (err) {
       return errorResponse(err);
     }
@@ -57,6 +47,11 @@ function describe(p: Permission): string {
 
 /** Reads a JSON body with a size cap and parses it with a zod schema (422 with field problems). */
 export async function readJson<S extends z.ZodType>(req: Request, schema: S, limit = defaultBodyLimit): Promise<z.output<S>> {
+  return parseBody(schema, await readJsonValue(req, limit));
+}
+
+/** A JSON body with a size cap and the text rules (no NUL, no lone surrogates), not yet parsed by a schema. */
+export async function readJsonValue(req: Request, limit = defaultBodyLimit): Promise<unknown> {
   const text = await readText(req, limit);
   let data: unknown;
   try {
@@ -64,40 +59,23 @@ export async function readJson<S extends z.ZodType>(req: Request, schema: S, lim
   } catch {
     throw new AppError(400, "bad_json", "The request body is not valid JSON");
   }
-  const bad = badText(data);
-  if (bad) throw new AppError(400, "bad_text", `The request contains ${bad}`);
+  assertCleanText(data);
+  return data;
+}
+
+/** Parses data with a zod schema: 422 with each field's problem (its echoed text clipped). */
+export function parseBody<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
   const parsed = schema.safeParse(data);
   if (!parsed.success)
-    throw new ValidationError(parsed.error.issues.map((i) => ({ path: i.path.map(String).join(".") || "(body)", message: i.message })));
+    throw new ValidationError(parsed.error.issues.map((i) => ({ path: clipText(i.path.map(String).join(".") || "(body)"), message: clipText(i.message) })));
   return parsed.data;
 }
 
-/**
- * Text no field may carry: NUL characters (C strings and SQLite tools cut at them) and lone UTF-16
- * surrogates (not valid Unicode; they cannot be stored or logged faithfully).
- */
-function badText(data: unknown, depth = 0): string | undefined {
-  if (typeof data === "string") {
-    if (data.includes("\u0000")) return "a NUL character";
-    if (!isWellFormed(data)) return "text that is not valid Unicode (a lone surrogate)";
-    return undefined;
-  }
-  if (depth > 64) return "too deeply nested data";
-  if (Array.isArray(data)) {
-    for (const v of data) {
-      const b = badText(v, depth + 1);
-      if (b) return b;
-    }
-  } else if (data && typeof data === "object") {
-    for (const [k, v] of Object.entries(data)) {
-      const b = badText(k, depth + 1) ?? badText(v, depth + 1);
-      if (b) return b;
-    }
-  }
-  return undefined;
+/** Refuses data carrying text no field may hold (400); cluster.yaml reports the same rules as a problem (lib/cluster/yaml.ts). */
+export function assertCleanText(data: unknown): void {
+  const bad = badText(data);
+  if (bad) throw new AppError(400, "bad_text", `The request contains ${bad}`);
 }
-
-const isWellFormed = (s: string): boolean => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
 
 export async function readText(req: Request, limit = defaultBodyLimit): Promise<string> {
   const declared = Number(req.headers.get("content-length") ?? "0");
@@ -133,7 +111,11 @@ export function json(data: unknown, init: ResponseInit = {}): Response {
 }
 
 export function errorResponse(err: unknown): Response {
-  if (err instanceof AppError) return json({ error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } }, { status: err.status });
+  if (err instanceof AppError) {
+    const retryAfter = (err.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
+    const headers = err.status === 429 && retryAfter ? { "retry-after": String(retryAfter) } : undefined;
+    return json({ error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } }, { status: err.status, headers });
+  }
   console.error("[bootdeck] unhandled error in a route:", err);
   return json({ error: { code: "internal", message: "Something went wrong on the server; the error was logged" } }, { status: 500 });
 }

@@ -1,15 +1,27 @@
-// Secret redaction for everything that leaves the executor as text (sink lines, error messages).
+// Secret redaction, the one redactor for every text that leaves with secrets possibly in it: what the
+// executor records (sink lines, error messages, commands), step output served again, diagnostics, and
+// the support bundle's last pass over every file.
 
 export const REDACTED = "[REDACTED]";
 
 const PATTERNS: RegExp[] = [
-  // Kubernetes bootstrap tokens: <6>.<16> lower-case alphanumerics.
-  /\b[a-z0-9]{6}\.[a-z0-9]{16}\b/g,
+  // Kubernetes bootstrap tokens: <6>.<16> lower-case alphanumerics, also glued to other text.
+  /(?<![a-z0-9])[a-z0-9]{6}\.[a-z0-9]{16}(?![a-z0-9])/g,
   // Authorization headers and bearer tokens.
   /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi,
-  // key=value / key: value forms of common secret names.
-  /\b((?:password|passwd|passphrase|secret|token|api[_-]?key)["']?\s*[:=]\s*["']?)[^\s"',;]+/gi,
+  // key=value / key: value forms of common secret names, in text, YAML and JSON: a kubeconfig's
+  // `token:` and `client-key-data:` (its client-certificate-data is public and stays).
+  /\b((?:password|passwd|passphrase|secret|token|api[_-]?key|client-key-data)["']?\s*[:=]\s*["']?)[^\s"',;]+/gi,
 ];
+
+// A PEM private key in base64 wherever it stands ("-----BEGIN " encodes to "LS0tLS1CRUdJTi"); the
+// replacer keeps certificates, whose encoding starts the same.
+const BASE64_PEM = /LS0tLS1CRUdJTi[A-Za-z0-9+/]*={0,2}/g;
+const isBase64PrivateKey = (b64: string) => /PRIVATE KEY/.test(Buffer.from(b64.slice(0, 64), "base64").toString("latin1"));
+
+// A whole PEM private-key block in a text: to its END line, or to the end of a cut text; also inside a
+// JSON string, where its line breaks are "\n" escapes.
+const PEM_BLOCK = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|(?![\s\S]))/g;
 
 const PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY)-----/;
 const PEM_END = /-----END ((?:[A-Z0-9]+ )*PRIVATE KEY)-----/;
@@ -34,12 +46,12 @@ export class Redactor {
     return this;
   }
 
-  /** Redacts a whole text (possibly many lines), including complete PEM private-key blocks. */
+  /** Redacts a whole text (possibly many lines): each PEM private-key block becomes one [REDACTED]. */
   redact(text: string): string {
-    const lr = this.forStream();
     return text
+      .replace(PEM_BLOCK, REDACTED)
       .split("\n")
-      .map((l) => lr(l))
+      .map((l) => this.redactLine(l))
       .join("\n");
   }
 
@@ -70,6 +82,6 @@ export class Redactor {
         typeof prefix === "string" && /[:=]\s*["']?$/.test(prefix) ? `${prefix}${REDACTED}` : REDACTED,
       );
     }
-    return out;
+    return out.replace(BASE64_PEM, (m) => (isBase64PrivateKey(m) ? REDACTED : m));
   }
 }

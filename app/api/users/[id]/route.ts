@@ -1,6 +1,6 @@
 import { recordAudit } from "@/lib/audit/record";
 import { updateUserBody, userIdParams } from "@/lib/auth/user-schemas";
-import { getUserOrThrow, updateUser } from "@/lib/auth/users";
+import { deleteUser, getUserOrThrow, updateUser } from "@/lib/auth/users";
 import { json, readJson, route } from "@/lib/http/route";
 
 // GET /api/users/:id — one account.
@@ -18,4 +18,11 @@ export const PATCH = route({ permission: "user:manage", params: userIdParams }, 
   const action = changes.disabled === true ? "user.disable" : changes.disabled === false ? "user.enable" : "user.update";
   await recordAudit({ action, userId: user.id, username: user.username, ip, target: params.id, details: { username: after.username, ...changes } });
   return json({ user: after });
+});
+
+// DELETE /api/users/:id — delete an account and end its sessions (not your own, not the last enabled admin).
+export const DELETE = route({ permission: "user:manage", params: userIdParams }, async ({ params, user, ip }) => {
+  const deleted = await deleteUser({ id: params.id, actorId: user.id });
+  await recordAudit({ action: "user.delete", userId: user.id, username: user.username, ip, target: params.id, details: { username: deleted.username, role: deleted.role } });
+  return json({ ok: true });
 });
