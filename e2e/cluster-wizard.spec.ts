@@ -66,7 +66,7 @@ test("an admin creates a cluster with the wizard, sees field errors, exports, re
 
   // Binaries: checksums must be SHA-256.
   await wizard.expectStep("binaries");
-  await wizard.field("base-url").fill("https://mirror.e2e.example.com/k8s/v1.32.9");
+  await wizard.field("base-url").fill("https://mirror.e2e.example.com/dl.k8s.io/release");
   await wizard.field("kubelet-sha").fill("not-a-checksum");
   await wizard.field("kubectl-sha").fill("b".repeat(64));
   await wizard.next();

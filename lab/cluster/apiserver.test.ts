@@ -58,7 +58,7 @@ afterAll(async () => {
 describe("the API server stand-in", () => {
   it("answers health and version without credentials, and 401 for anything else", async () => {
     expect((await raw("GET", "/healthz")).body).toBe("ok");
-    expect((await raw("GET", "/version")).body.gitVersion).toBe("v1.32.9");
+    expect((await raw("GET", "/version")).body.gitVersion).toBe("v1.34.4");
     const r = await raw("GET", "/api/v1/namespaces");
     expect(r.code).toBe(401);
     expect((await raw("GET", "/api/v1/namespaces", "abcdef.0123456789abcdef")).code).toBe(401);

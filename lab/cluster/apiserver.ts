@@ -67,7 +67,7 @@ export type ApiServerOptions = {
   version: string;
 };
 
-export function apiServerOptionsFromFlags(argv: readonly string[], log: Log, version = process.env.BOOTDECK_LAB_K8S_VERSION ?? "v1.32.9"): ApiServerOptions {
+export function apiServerOptionsFromFlags(argv: readonly string[], log: Log, version = process.env.BOOTDECK_LAB_K8S_VERSION ?? "v1.34.4"): ApiServerOptions {
   const f = parseFlags(argv, APISERVER_FLAGS, false);
   for (const u of f.unknown) if (u.startsWith("-")) log(`flag ${u.split("=")[0]} is accepted and ignored by the lab API server`);
   const need = (n: string) => {

@@ -63,7 +63,7 @@ export function controllerManagerOptions(argv: readonly string[], log: Log): Con
     serviceAccountKeyFile: f.values.get("service-account-private-key-file"),
     leaderElect: flagBool(f, "leader-elect", true),
     nodeMonitorGraceSeconds: grace ? Number(grace[1]) : Number(process.env.BOOTDECK_LAB_NODE_GRACE || 40),
-    version: process.env.BOOTDECK_LAB_K8S_VERSION ?? "v1.32.9",
+    version: process.env.BOOTDECK_LAB_K8S_VERSION ?? "v1.34.4",
     clusterCidr: flagBool(f, "allocate-node-cidrs") ? f.values.get("cluster-cidr") : undefined,
   };
 }

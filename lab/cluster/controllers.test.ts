@@ -34,7 +34,7 @@ beforeAll(async () => {
   admin = KubeClient.fromKubeconfig(adminKubeconfig(assets.dir, api.port));
   const t = (p: string) => path.join(assets.dir, "tls", p);
   cm = new ControllerManager(
-    { kubeconfig: adminKubeconfig(assets.dir, api.port, "auth/kubeconfig-controller-manager"), signingCertFile: t("ca.crt"), signingKeyFile: t("ca.key"), rootCaFile: t("ca.crt"), serviceAccountKeyFile: t("service-account.key"), leaderElect: true, nodeMonitorGraceSeconds: 20, version: "v1.32.9" },
+    { kubeconfig: adminKubeconfig(assets.dir, api.port, "auth/kubeconfig-controller-manager"), signingCertFile: t("ca.crt"), signingKeyFile: t("ca.key"), rootCaFile: t("ca.crt"), serviceAccountKeyFile: t("service-account.key"), leaderElect: true, nodeMonitorGraceSeconds: 20, version: "v1.34.4" },
     (l) => logs.push(l),
   );
   sched = new Scheduler(KubeClient.fromKubeconfig(adminKubeconfig(assets.dir, api.port, "auth/kubeconfig-scheduler")), true, (l) => logs.push(l));

@@ -21,9 +21,9 @@ const fatal = (argv: string[], version: string) => {
 
 describe("kubelet flags per version profile", () => {
   it("rejects --require-kubeconfig from 1.10 and --network-plugin from 1.24, like pflag", () => {
-    expect(fatal(["--require-kubeconfig"], "v1.32.9")).toBe("failed to parse kubelet flag: unknown flag: --require-kubeconfig");
-    expect(fatal(["--network-plugin=cni"], "v1.29.15")).toBe("failed to parse kubelet flag: unknown flag: --network-plugin");
-    expect(fatal(["--allow-privileged"], "v1.29.15")).toContain("unknown flag: --allow-privileged");
+    expect(fatal(["--require-kubeconfig"], "v1.34.4")).toBe("failed to parse kubelet flag: unknown flag: --require-kubeconfig");
+    expect(fatal(["--network-plugin=cni"], "v1.34.4")).toBe("failed to parse kubelet flag: unknown flag: --network-plugin");
+    expect(fatal(["--allow-privileged"], "v1.34.4")).toContain("unknown flag: --allow-privileged");
   });
 
   it("accepts seed 004's 1.5 command line, with --cluster_dns spelled with underscores", () => {
@@ -36,17 +36,17 @@ describe("kubelet flags per version profile", () => {
   });
 
   it("fails on a missing or wrong config file and reads the right one", () => {
-    expect(fatal([`--config=${tmp}/missing.yaml`], "v1.32.9")).toContain("no such file or directory");
+    expect(fatal([`--config=${tmp}/missing.yaml`], "v1.34.4")).toContain("no such file or directory");
     fs.writeFileSync(path.join(tmp, "bad.yaml"), "apiVersion: v1\nkind: ConfigMap\n");
-    expect(fatal([`--config=${tmp}/bad.yaml`], "v1.32.9")).toContain('no kind "ConfigMap" is registered');
+    expect(fatal([`--config=${tmp}/bad.yaml`], "v1.34.4")).toContain('no kind "ConfigMap" is registered');
     fs.writeFileSync(path.join(tmp, "good.yaml"), "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nstaticPodPath: /etc/kubernetes/manifests\nclusterDNS: [10.3.0.10]\nauthentication: {x509: {clientCAFile: /etc/kubernetes/pki/ca.crt}}\nregisterWithTaints: [{key: node-role.kubernetes.io/control-plane, effect: NoSchedule}]\n");
-    const c = kubeletConfigFrom([`--config=${tmp}/good.yaml`, "--hostname-override=m1"], "v1.32.9");
+    const c = kubeletConfigFrom([`--config=${tmp}/good.yaml`, "--hostname-override=m1"], "v1.34.4");
     expect(c).toMatchObject({ staticPodPath: "/etc/kubernetes/manifests", clientCaFile: "/etc/kubernetes/pki/ca.crt", registerWithTaints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] });
   });
 
   it("refuses node-role labels set by the kubelet itself from 1.16", () => {
-    expect(fatal(["--node-labels=node-role.kubernetes.io/master="], "v1.32.9")).toContain("unknown 'kubernetes.io' or 'k8s.io' labels");
-    expect(kubeletConfigFrom(["--node-labels=node.kubernetes.io/pool=a"], "v1.32.9").nodeLabels).toEqual({ "node.kubernetes.io/pool": "a" });
+    expect(fatal(["--node-labels=node-role.kubernetes.io/master="], "v1.34.4")).toContain("unknown 'kubernetes.io' or 'k8s.io' labels");
+    expect(kubeletConfigFrom(["--node-labels=node.kubernetes.io/pool=a"], "v1.34.4").nodeLabels).toEqual({ "node.kubernetes.io/pool": "a" });
   });
 });
 
@@ -54,7 +54,7 @@ describe("image mapping and helpers", () => {
   it("maps images to the real etcd, the stand-ins or placeholders", () => {
     expect(imageKind("registry.k8s.io/etcd:3.5.16-0", ["etcd", "--name=m1"])).toBe("etcd");
     expect(imageKind("quay.io/coreos/hyperkube:v1.5.3_coreos.0", ["/hyperkube", "apiserver"])).toBe("kube-apiserver");
-    expect(imageKind("registry.k8s.io/kube-scheduler:v1.32.9", ["kube-scheduler"])).toBe("kube-scheduler");
+    expect(imageKind("registry.k8s.io/kube-scheduler:v1.34.4", ["kube-scheduler"])).toBe("kube-scheduler");
     expect(imageKind("docker.io/flannel/flannel:v0.26.1", ["/opt/bin/flanneld"])).toBe("flannel");
     expect(imageKind("registry.k8s.io/coredns/coredns:v1.11.3", [])).toBe("placeholder");
     expect(expand("--advertise-address=$(POD_IP) $$(KEEP) $(MISSING)", { POD_IP: "10.0.0.1" })).toBe("--advertise-address=10.0.0.1 $(KEEP) $(MISSING)");

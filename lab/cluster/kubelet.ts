@@ -101,7 +101,7 @@ function firstAddress(): string {
 }
 
 /** Parses flags and the config file like the real kubelet, throwing KubeletFatal with its messages. */
-export function kubeletConfigFrom(argv: readonly string[], version = process.env.BOOTDECK_LAB_K8S_VERSION ?? "v1.32.9"): KubeletConfig {
+export function kubeletConfigFrom(argv: readonly string[], version = process.env.BOOTDECK_LAB_K8S_VERSION ?? "v1.34.4"): KubeletConfig {
   let f;
   try {
     f = parseFlags(argv, kubeletFlagSpec(version), true);

@@ -25,7 +25,7 @@ export type RenderedDir = { dir: string; files: string[] };
 export async function renderLoopbackCluster(opts: { version?: string; workers?: number; apiPort?: number } = {}): Promise<RenderedDir> {
   const def = exampleDefinition({ name: "labtest", hosts: 1 + (opts.workers ?? 0) });
   const spec = def.spec as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  spec.kubernetes.version = opts.version ?? "v1.32.9";
+  spec.kubernetes.version = opts.version ?? "v1.34.4";
   spec.apiEndpoint = { type: "first-master", port: opts.apiPort ?? 6443 };
   spec.hosts = [
     { name: "master-1", address: "127.0.0.1", role: "master" },

@@ -45,13 +45,13 @@ describe("virtual nodes", () => {
 
     api = await startApiServer(assets.dir, etcd.url, port);
     await waiting;
-    const v = new VirtualNodes(client!, virtualNodeNames(30), "v1.32.9", quiet, 300);
+    const v = new VirtualNodes(client!, virtualNodeNames(30), "v1.34.4", quiet, 300);
     running.push(v);
     await v.start();
     const nodes = (await client!.get("/api/v1/nodes?labelSelector=type%3Dvirtual")).items as Obj[];
     expect(nodes.map((n) => n.metadata.name)).toEqual(virtualNodeNames(30));
     for (const n of nodes) expect(n.status.conditions.find((c: Obj) => c.type === "Ready")?.status).toBe("True");
-    expect(nodes[29]?.status.nodeInfo.kubeletVersion).toBe("v1.32.9");
+    expect(nodes[29]?.status.nodeInfo.kubeletVersion).toBe("v1.34.4");
   });
 
   it("report pods bound to them Running and Ready, and register again a node that was deleted", async () => {
@@ -75,7 +75,7 @@ describe("virtual nodes", () => {
     const kubeconfig = adminKubeconfig(assets.dir, port);
     await api!.stop();
     api = undefined;
-    const v = new VirtualNodes(KubeClient.fromKubeconfig(kubeconfig), virtualNodeNames(10, "gap-"), "v1.32.9", quiet, 300);
+    const v = new VirtualNodes(KubeClient.fromKubeconfig(kubeconfig), virtualNodeNames(10, "gap-"), "v1.34.4", quiet, 300);
     running.push(v);
     let done = false;
     const starting = v.start().then(() => (done = true));

@@ -56,7 +56,7 @@ export class VirtualNodes {
   constructor(
     private readonly client: KubeClient,
     readonly names: string[],
-    private readonly version = process.env.BOOTDECK_LAB_K8S_VERSION ?? "v1.32.9",
+    private readonly version = process.env.BOOTDECK_LAB_K8S_VERSION ?? "v1.34.4",
     private readonly log: (l: string) => void = (l) => process.stderr.write(`${l}\n`),
     private readonly renewMs = 20_000,
   ) {

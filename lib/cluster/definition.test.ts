@@ -130,7 +130,9 @@ describe("a cluster definition", () => {
 
   describe("other fields", () => {
     it("rejects an unknown Kubernetes version and names the supported ones", () => {
-      expect(messageAt(withSpec((s) => (s.kubernetes.version = "v1.20.0")), "spec.kubernetes.version")).toMatch(/v1\.29\.x/);
+      expect(messageAt(withSpec((s) => (s.kubernetes.version = "v1.20.0")), "spec.kubernetes.version")).toMatch(/supported: v1\.5\.x, v1\.34\.x, v1\.35\.x, v1\.36\.x, v1\.37\.x/);
+      // A profile that was dropped says why.
+      expect(messageAt(withSpec((s) => (s.kubernetes.version = "v1.32.9")), "spec.kubernetes.version")).toMatch(/^v1\.32 is no longer supported \(out of upstream support\)/);
       expect(validateClusterDefinition(withSpec((s) => (s.kubernetes.version = "v1.5.3"))).ok).toBe(true);
     });
     it("rejects a malformed SHA-256", () => {

@@ -1,4 +1,4 @@
-// What a bootstrap plan promises before it runs: the ten phases in order, every file it will push with
+// What a bootstrap plan promises before it runs: the eleven phases in order, every file it will push with
 // its checksum, masters joining one at a time, and plans that cannot be made refused with the reason.
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -20,9 +20,22 @@ beforeAll(async () => {
 }, 60_000);
 
 describe("the bootstrap plan", () => {
-  it("has the ten phases in the order the self-hosted bootstrap needs", () => {
+  it("has the eleven phases in the order the self-hosted bootstrap needs", () => {
     const plan = buildBootstrapPlan(def, RUN, assets);
-    expect(plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "packages", "binaries", "kubelet", "control-plane", "self-hosted", "pivot", "join", "verify"]);
+    expect(plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "packages", "binaries", "runtime", "kubelet", "control-plane", "self-hosted", "pivot", "join", "verify"]);
+  });
+
+  it("installs, configures and checks the container runtime before the kubelet", () => {
+    const runtime = buildBootstrapPlan(def, RUN, assets).phases.find((p) => p.id === "runtime")!;
+    const step = runtime.steps.find((s) => s.host === "worker-1")!;
+    const mirror = def.spec.runtime.mirrorUrl;
+    // From the mirror in the projects' release layout, each checked against its published checksum.
+    expect(step.commands.some((c) => c.includes(`${mirror}/containerd/containerd/releases/download/v2.4.2/containerd-2.4.2-linux-amd64.tar.gz`) && c.includes(".tar.gz.sha256sum"))).toBe(true);
+    expect(step.commands.some((c) => c.includes(`${mirror}/opencontainers/runc/releases/download/v1.5.3/runc.amd64`))).toBe(true);
+    expect(step.commands.at(-1)).toContain("RuntimeReady");
+    expect(step.files.map((f) => f.path)).toEqual(
+      expect.arrayContaining(["/etc/containerd/config.toml", "/etc/systemd/system/containerd.service", "/etc/crictl.yaml", "/etc/sysctl.d/99-bootdeck-kubernetes.conf", "/etc/containerd/certs.d/registry.example.internal/hosts.toml"]),
+    );
   });
 
   it("names every file it pushes with the checksum of the rendered asset", () => {
@@ -49,9 +62,17 @@ describe("the bootstrap plan", () => {
     const plan = buildBootstrapPlan(def, RUN, assets);
     const binaries = plan.phases.find((p) => p.id === "binaries")!.steps[0]!;
     expect(binaries.commands[0]).toContain(`bootdeck ${RUN} ''`);
-    expect(binaries.commands[0]).toContain(`${def.spec.binaries.baseUrl}/kubelet`);
+    // Kubernetes' release layout: BASE/<version>/bin/linux/amd64/<name>, the pinned checksum sent along.
+    expect(binaries.commands[0]).toContain(`${def.spec.binaries.baseUrl}/v1.36.3/bin/linux/amd64/kubelet`);
     expect(binaries.commands[0]).toContain("a".repeat(64));
     expect(binaries.commands[1]).toContain("/usr/local/bin/kubectl");
+  });
+
+  it("checks a file without a pinned checksum against the one the mirror publishes beside it", () => {
+    const unpinned = validateClusterDefinition({ ...exampleDefinition({ hosts: 5 }), spec: { ...exampleDefinition({ hosts: 5 }).spec, binaries: { baseUrl: "https://m.example/release" } } });
+    if (!unpinned.ok) throw new Error(JSON.stringify(unpinned.errors));
+    const binaries = buildBootstrapPlan(unpinned.definition, RUN, assets).phases.find((p) => p.id === "binaries")!.steps[0]!;
+    expect(binaries.commands[0]).toContain("https://m.example/release/v1.36.3/bin/linux/amd64/kubelet '' https://m.example/release/v1.36.3/bin/linux/amd64/kubelet.sha256 /usr/local/bin/kubelet file");
   });
 
   it("puts the bootstrap control plane on the first master only", () => {
@@ -78,7 +99,7 @@ describe("the bootstrap plan", () => {
 describe("join and reset plans", () => {
   it("joins named workers: install phases and a join step for those hosts only", () => {
     const plan = buildJoinPlan(def, RUN, assets, ["worker-2"]);
-    expect(plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "packages", "binaries", "kubelet", "join"]);
+    expect(plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "packages", "binaries", "runtime", "kubelet", "join"]);
     expect(new Set(plan.phases.flatMap((p) => p.steps.map((s) => s.host)))).toEqual(new Set(["worker-2", null]));
   });
 
