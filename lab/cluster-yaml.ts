@@ -56,3 +56,11 @@ export function labClusterYaml(state: LabState, name?: string, version?: string)
   const { definition, notes } = labClusterDefinition(state, name, version);
   return `${notes.map((n) => `# ${n}\n`).join("")}${stringify(definition, { lineWidth: 0 })}`;
 }
+
+/** The secrets of the lab's credentials (the SSH key, the registry's password), as the dashboard stores them. */
+export function labClusterSecrets(state: LabState): Record<string, { privateKey?: string; password?: string }> {
+  return {
+    "lab-admin": { privateKey: fs.readFileSync(state.adminKeyPath, "utf8") },
+    ...(state.registry ? { "lab-registry": { password: fs.readFileSync(state.registry.passwordFile, "utf8").trim() } } : {}),
+  };
+}

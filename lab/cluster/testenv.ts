@@ -131,12 +131,17 @@ export function adminKubeconfig(assets: string, port: number, file = "auth/kubec
 }
 
 /** Polls `fn` until it returns something truthy (errors count as not yet), or fails after `ms`. */
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 60_000, everyMs = 100): Promise<T> {
+export async function waitFor<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, ms = 60_000, everyMs = 100): Promise<T> {
   const end = Date.now() + ms;
+  let last: unknown;
   for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > end) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}${last ? `: ${last instanceof Error ? last.message : String(last)}` : ""}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -10,7 +10,7 @@ import { capabilitiesFor, imagesFor } from "../../lib/assets/capabilities";
 import { baseImageKeys } from "../base-image";
 import { CACHE_DIR } from "../config";
 import { ensureComponent, type BuiltComponent, type Log } from "./build";
-import { componentsForCluster, componentKey, type Component } from "./components";
+import { agnhostComponent, componentsForCluster, componentKey, type Component } from "./components";
 import { labToolPath } from "./tools";
 
 type Entry = { dest: string; src?: string; mode?: number; symlink?: string; dir?: boolean };
@@ -94,7 +94,6 @@ export async function clusterImageSpecs(kubernetesVersion: string, log: Log): Pr
     env: [PATH_ENV],
   });
   const agnhost = get("agnhost");
-  const agnhostVersion = fs.readFileSync(path.join(goModuleDir(`k8s.io/kubernetes@${agnhost.version}`), "test/images/agnhost/VERSION"), "utf8").trim();
   const specs: ImageSpec[] = [
     component(images.apiserver, "kube-apiserver"),
     component(images.controllerManager, "kube-controller-manager"),
@@ -110,10 +109,16 @@ export async function clusterImageSpecs(kubernetesVersion: string, log: Log): Pr
       env: [PATH_ENV],
     },
     { ref: need(images.flannelCni), layers: [toolbox, [{ dest: "/flannel", src: bin(get("flannel-cni"), "flannel"), mode: 0o755 }]], env: [PATH_ENV] },
-    { ref: `registry.k8s.io/e2e-test-images/agnhost:${agnhostVersion}`, layers: [toolbox, [{ dest: "/agnhost", src: bin(agnhost, "agnhost"), mode: 0o755 }]], entrypoint: ["/agnhost"], env: [PATH_ENV] },
+    { ref: agnhostImage(), layers: [toolbox, [{ dest: "/agnhost", src: bin(agnhost, "agnhost"), mode: 0o755 }]], entrypoint: ["/agnhost"], env: [PATH_ENV] },
   ];
   const key = createHash("sha256").update(JSON.stringify(specs)).update(comps.map(componentKey).join(",")).digest("hex").slice(0, 12);
   return { key, specs };
+}
+
+/** agnhost, Kubernetes' test server, as upstream tags it (its version is in the Kubernetes module). */
+export function agnhostImage(): string {
+  const version = fs.readFileSync(path.join(goModuleDir(`k8s.io/kubernetes@${agnhostComponent().version}`), "test/images/agnhost/VERSION"), "utf8").trim();
+  return `registry.k8s.io/e2e-test-images/agnhost:${version}`;
 }
 
 function need(ref: string | undefined): string {

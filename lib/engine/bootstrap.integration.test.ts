@@ -1,12 +1,23 @@
-// A whole self-hosted bootstrap of 3 masters and 3 workers on lab hosts, run by real engine worker
-// processes (`bootdeck worker`) that are killed with SIGKILL in the middle of phases 5, 8 and 9 and
-// replaced; one worker has swap on, so preflight stops it, and it joins after the fault is fixed and
-// the host retried. Brings up its own lab ("boot"), since the bootstrap leaves kubelets running.
+// A whole self-hosted bootstrap of 3 masters and 3 workers on lab hosts running real upstream
+// Kubernetes (the newest profile), run by real engine worker processes (`bootdeck worker`) that are
+// killed with SIGKILL in the middle of the kubelet, pivot and join phases and replaced; one worker has
+// swap on, so preflight stops it, and it joins after the fault is fixed and the host retried. Then
+// what the cluster is made of is checked as a user would (RBAC, admission, pod traffic, DNS, exec,
+// logs, restarts), every host is reset, and the oldest profile is bootstrapped on the same hosts.
+// Brings up its own lab ("boot"), since the bootstrap leaves kubelets running.
 import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { labClusterDefinition } from "../../lab/cluster-yaml";
+import { labClusterDefinition, labClusterSecrets } from "../../lab/cluster-yaml";
+import { waitFor } from "../../lab/cluster/testenv";
+import { agnhostImage } from "../../lab/upstream/images";
+import { mirroredImage } from "../assets/capabilities";
+import { labKube, type LabKube } from "../../test/lab-kube";
+import { subscribeClusterLive } from "../clusters/live";
+import type { PodRow } from "../clusters/live-rows";
+import { versionProfiles } from "../cluster/versions";
+import { runHostDiagnostics } from "./diagnostics";
 import { labCut, labDown, labHeal, labSwap, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
 import { createTempDb, type TempDb } from "../../test/temp-db";
@@ -20,7 +31,12 @@ import { requestCancel, retryRun, startRun } from "./runs";
 import { executeRun } from "./runner";
 
 const LAB = "boot";
+const real = versionProfiles.filter((p) => !p.hyperkube);
+/** The newest and the oldest profile that run real upstream components. */
+const NEWEST = real[real.length - 1]!.defaultVersion;
+const OLDEST = real[0]!.defaultVersion;
 let lab: LabState;
+let kube: LabKube;
 let db: TempDb;
 let clusterId: string;
 let worker: ChildProcess | undefined;
@@ -86,12 +102,13 @@ async function finished(runId: string, ms: number): Promise<string> {
 
 beforeAll(async () => {
   labDown(LAB, () => undefined);
-  lab = await labUp({ name: LAB, masters: 3, workers: 3, log: () => undefined });
+  lab = await labUp({ name: LAB, masters: 3, workers: 3, kubernetesVersions: [NEWEST, OLDEST], log: () => undefined });
+  kube = labKube(lab);
   db = await createTempDb();
-  const v = validateClusterDefinition(labClusterDefinition(lab, "boot").definition);
+  const v = validateClusterDefinition(labClusterDefinition(lab, "boot", NEWEST).definition);
   if (!v.ok) throw new Error(JSON.stringify(v.errors));
-  ({ id: clusterId } = await createCluster({ definition: v.definition, secrets: { "lab-admin": { privateKey: readFileSync(lab.adminKeyPath, "utf8") } } }));
-}, 300_000);
+  ({ id: clusterId } = await createCluster({ definition: v.definition, secrets: labClusterSecrets(lab) }));
+}, 30 * 60_000);
 
 afterAll(async () => {
   await kill9(worker);
@@ -100,13 +117,13 @@ afterAll(async () => {
   await db?.cleanup();
 });
 
-describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
+describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEWEST}, then ${OLDEST})`, () => {
   let runId: string;
-  let legacy: string;
+  let oldest: string;
 
   it("survives SIGKILL of its worker in phases 5, 8 and 9, and stops only the worker with swap on", async () => {
     labSwap(LAB, "worker-3", true);
-    // This machine's cgroup v1 is a preflight warning on every lab host: accepted up front, as an admin would.
+    // A lab host on a cgroup v1 machine warns in preflight: accepted up front, as an admin would.
     runId = await planRun({ clusterId, body: { type: "bootstrap", acceptWarnings: true }, by: "test" });
     await startRun({ runId });
     worker = startWorker();
@@ -157,26 +174,111 @@ describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
     for (const o of outputs) expect(o.seq, String(o.data.step)).toBeLessThan(ends.get(o.data.step) ?? 0);
   }, 10 * 60_000);
 
-  it("resets every host, then bootstraps the 1.5 legacy profile on them; a cancel stops it, refuses a second run meanwhile, and a retry finishes it", async () => {
+  it("made a real cluster: RBAC and admission hold, CSRs are signed by the controller-manager, tokens come from the API server", async () => {
+    // kubectl of the cluster's own version, against the self-hosted API server after the pivot.
+    expect(kube.kubectl("version -o json")).toContain(`"gitVersion": "${NEWEST}"`);
+    expect(kube.kubectl("get nodes --no-headers").trim().split("\n")).toHaveLength(6);
+    expect(kube.kubectl("get pods -A --no-headers").trim().split("\n").length).toBeGreaterThan(15);
+    // The bootstrap control plane is gone from the first master; the self-hosted API server runs on every master.
+    expect(kube.ssh("master-1", "crictl pods -q --label k8s-app=bootstrap-kube-apiserver --state ready").trim()).toBe("");
+    const apiservers = JSON.parse(kube.kubectl("-n kube-system get pods -l k8s-app=kube-apiserver -o json")) as { items: { spec: { nodeName: string } }[] };
+    expect(apiservers.items.map((p) => p.spec.nodeName).sort()).toEqual(["master-1", "master-2", "master-3"]);
+    // NodeRestriction: a worker's kubelet identity cannot change another node.
+    const other = kube.tryKubectl("label node worker-2 bootdeck-test=forbidden", { host: "worker-1", kubeconfig: "/etc/kubernetes/kubelet.conf" });
+    expect(other.code).not.toBe(0);
+    expect(other.out).toMatch(/forbidden/i);
+    expect(kube.tryKubectl("label node worker-1 bootdeck-test=allowed-by-rbac --overwrite", { host: "worker-1", kubeconfig: "/etc/kubernetes/kubelet.conf" }).out).toMatch(/forbidden|labeled/i);
+    // The bootstrap token may create and read CSRs, nothing else.
+    const bootstrap = "/etc/kubernetes/bootstrap-kubelet.conf";
+    expect(kube.tryKubectl("get csr", { host: "worker-1", kubeconfig: bootstrap }).code).toBe(0);
+    const pods = kube.tryKubectl("get pods -A", { host: "worker-1", kubeconfig: bootstrap });
+    expect(pods.code).not.toBe(0);
+    expect(pods.out).toMatch(/forbidden.*system:bootstrap:/is);
+    // Every worker's client certificate came from a CSR approved and signed by the real controller-manager.
+    const csrs = (JSON.parse(kube.kubectl("get csr -o json")) as { items: { spec: { username: string; signerName: string }; status: { certificate?: string; conditions?: { type: string; message?: string }[] } }[] }).items;
+    const fromWorkers = csrs.filter((c) => c.spec.username.startsWith("system:bootstrap:"));
+    expect(fromWorkers.length).toBeGreaterThanOrEqual(3);
+    for (const c of fromWorkers) {
+      expect(c.spec.signerName).toBe("kubernetes.io/kube-apiserver-client-kubelet");
+      expect(c.status.conditions?.find((x) => x.type === "Approved")?.message).toMatch(/[Aa]uto approving/);
+      expect(c.status.certificate?.length).toBeGreaterThan(100);
+    }
+    // Service-account tokens are issued by the API server with the cluster's issuer.
+    const token = kube.kubectl("-n kube-system create token coredns --duration=10m").trim();
+    const claims = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { iss: string; sub: string };
+    expect(claims).toMatchObject({ iss: "https://kubernetes.default.svc.cluster.local", sub: "system:serviceaccount:kube-system:coredns" });
+  }, 5 * 60_000);
+
+  it("runs real pods: traffic between workers over flannel's VXLAN, a Service by name through CoreDNS and kube-proxy, exec, logs, restarts the dashboard shows", async () => {
+    const image = mirroredImage(agnhostImage(), lab.registry!.address);
+    const pod = (name: string, node: string, args: string[], labels: Record<string, string> = {}) => ({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name, labels },
+      spec: { nodeName: node, containers: [{ name: "main", image, args }] },
+    });
+    const objects = [
+      pod("web-1", "worker-1", ["netexec", "--http-port=8080"], { app: "web" }),
+      pod("web-2", "worker-2", ["netexec", "--http-port=8080"], { app: "web" }),
+      pod("client", "worker-3", ["pause"]),
+      { apiVersion: "v1", kind: "Service", metadata: { name: "web" }, spec: { selector: { app: "web" }, ports: [{ port: 80, targetPort: 8080 }] } },
+    ];
+    kube.kubectl("apply -f -", { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: objects }) });
+    kube.kubectl("wait --for=condition=Ready pod/web-1 pod/web-2 pod/client --timeout=180s");
+    const ips = ["web-1", "web-2"].map((n) => kube.kubectl(`get pod ${n} -o jsonpath={.status.podIP}`).trim());
+    // Pod to pod across nodes: worker-3 to workers 1 and 2, whose pods live in other nodes' pod subnets.
+    for (const ip of ips) expect(kube.kubectl(`exec client -- /agnhost connect ${ip}:8080 --timeout=5s && echo reached`)).toContain("reached");
+    expect(new Set(ips.map((ip) => ip.split(".").slice(0, 3).join("."))).size).toBe(2);
+    // The Service by name: CoreDNS answers, kube-proxy's rules forward, a web pod answers with its hostname.
+    const answer = kube.kubectl("exec client -- /agnhost connect web.default.svc.cluster.local:80 --timeout=5s && echo reached");
+    expect(answer).toContain("reached");
+    expect(kube.kubectl(`exec web-1 -- /agnhost netexec --help >/dev/null; echo ok`)).toContain("ok");
+    expect(kube.kubectl("logs web-1")).toMatch(/Started HTTP server on port 8080/);
+    // A killed container comes back with a restart the dashboard's live pods table shows.
+    const rows = new Map<string, PodRow>();
+    const unsubscribe = subscribeClusterLive(clusterId, (m) => {
+      if (m.type === "snapshot") for (const p of m.pods) rows.set(p.name, p);
+      if (m.type === "pod" && m.op === "upsert") rows.set(m.row.name, m.row);
+    });
+    try {
+      await waitFor("the live view to list web-2", async () => rows.get("web-2"), 60_000, 500);
+      kube.ssh("worker-2", "crictl stop $(crictl ps -q --label io.kubernetes.pod.name=web-2)");
+      const restarted = await waitFor("web-2's restart in the live view", async () => ((rows.get("web-2")?.restarts ?? 0) >= 1 ? rows.get("web-2") : undefined), 120_000, 500);
+      expect(restarted.restarts).toBeGreaterThanOrEqual(1);
+    } finally {
+      unsubscribe();
+    }
+    // The node inspector shows the real kubelet's and containerd's journals.
+    const diag = await runHostDiagnostics({ clusterId, host: "worker-2" });
+    expect(diag.sections.find((s) => s.title === "kubelet journal")?.text).toMatch(/kubelet|pod_workers|kuberuntime/);
+    expect(diag.sections.find((s) => s.title === "containerd journal")?.text).toMatch(/containerd/);
+    expect(diag.sections.find((s) => s.title === "containers")?.text).toMatch(/web-2|main/);
+    kube.kubectl("delete pod web-1 web-2 client --wait=false");
+    kube.kubectl("delete service web");
+  }, 8 * 60_000);
+
+  it(`resets every host, runtime included, then bootstraps ${OLDEST} on them; a cancel stops it, refuses a second run meanwhile, and a retry finishes it`, async () => {
     await kill9(worker);
     worker = undefined;
     const hosts = lab.hosts.map((h) => h.name);
     const reset = await planRun({ clusterId, body: { type: "reset", hosts, confirm: true } });
     await startRun({ runId: reset });
     expect(await outcome(reset, await executeRun(reset, { workerId: "test" }))).toBe("succeeded");
-    const ssh = (host: string, script: string) =>
-      execFileSync("ssh", ["-i", lab.adminKeyPath, "-o", "UserKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "LogLevel=error", `root@${lab.hosts.find((h) => h.name === host)!.address}`, script], { encoding: "utf8" });
+    const { ssh } = kube;
     expect(ssh("master-1", "ss -ltnH | awk '{print $4}' | grep -c ':6443$\\|:2379$' || true").trim()).toBe("0");
-    expect(ssh("master-1", "ls /etc/kubernetes /var/lib/etcd 2>&1 || true")).toMatch(/No such file/);
+    expect(ssh("master-1", "ls /etc/kubernetes /var/lib/etcd /etc/containerd /var/lib/cni 2>&1 || true")).not.toMatch(/^\/etc/m);
+    // The runtime Bootdeck installed and what it kept: no containerd, no containers, no images, no pod network.
+    expect(ssh("worker-1", "pgrep -x containerd >/dev/null && echo running; pgrep -f containerd-shim >/dev/null && echo shims; ls -A /var/lib/containerd | wc -l; ip -o link show | grep -c 'cni0\\|flannel' || true").trim().split("\n")).toEqual(["0", "0"]);
+    expect(ssh("worker-1", "ls /usr/local/bin/containerd /usr/local/sbin/runc /opt/cni/bin/bridge 2>&1 || true")).toMatch(/No such file/);
 
-    const v = validateClusterDefinition(labClusterDefinition(lab, "boot-legacy", "v1.5.3").definition);
+    const v = validateClusterDefinition(labClusterDefinition(lab, "boot-oldest", OLDEST).definition);
     if (!v.ok) throw new Error(JSON.stringify(v.errors));
-    ({ id: legacy } = await createCluster({ definition: v.definition, secrets: { "lab-admin": { privateKey: readFileSync(lab.adminKeyPath, "utf8") } } }));
-    const runId = await planRun({ clusterId: legacy, body: { type: "bootstrap", acceptWarnings: true }, by: "test" });
+    ({ id: oldest } = await createCluster({ definition: v.definition, secrets: labClusterSecrets(lab) }));
+    const runId = await planRun({ clusterId: oldest, body: { type: "bootstrap", acceptWarnings: true }, by: "test" });
     await startRun({ runId });
     const running = executeRun(runId, { workerId: "test" });
     await until("the control plane wait", async () => (await getDb().step.findFirst({ where: { runId, phase: "control-plane", status: "waiting" } })) ?? undefined, 5 * 60_000);
-    const second = await planRun({ clusterId: legacy, body: { type: "check" } });
+    const second = await planRun({ clusterId: oldest, body: { type: "check" } });
     await expect(startRun({ runId: second })).rejects.toMatchObject({ status: 409 });
     await requestCancel({ runId });
     expect(await running).toBe("cancelled");
@@ -187,16 +289,14 @@ describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
     expect(await outcome(runId, await executeRun(runId, { workerId: "test" }))).toBe("succeeded");
     const events = await listRunEvents({ runId, limit: 100_000 });
     expect(events.filter((e) => e.type === "step.finished" && e.data.key === "verify/cluster").at(-1)?.data.summary).toMatch(/^6 nodes Ready/);
-    // The 1.5 profile's kubelet is the hyperkube binary: installed executable, and the one the mirror serves for v1.5.3.
-    expect(ssh("worker-1", "test -x /usr/bin/hyperkube && echo executable").trim()).toBe("executable");
-    expect(ssh("worker-1", "head -n 3 /usr/bin/hyperkube")).toMatch(/^BOOTDECK_LAB_K8S_VERSION=v1\.5\.3$/m);
-    // No checksum is pinned in the lab's definition: the one the mirror publishes is what was checked.
-    const published = execFileSync("curl", ["-sf", `${lab.mirrorUrl}/dl.k8s.io/release/v1.5.3/bin/linux/amd64/hyperkube.sha256`], { encoding: "utf8" }).trim();
-    expect(ssh("worker-1", "sha256sum /usr/bin/hyperkube").split(" ")[0]).toBe(published);
-  }, 12 * 60_000);
+    expect(kube.kubectl("version -o json")).toContain(`"gitVersion": "${OLDEST}"`);
+    // No checksum is pinned in the lab's definition: the kubelet is the file whose published checksum was checked.
+    const published = execFileSync("curl", ["-sf", `${lab.mirrorUrl}/dl.k8s.io/release/${OLDEST}/bin/linux/amd64/kubelet.sha256`], { encoding: "utf8" }).trim();
+    expect(ssh("worker-1", "sha256sum /usr/local/bin/kubelet").split(" ")[0]).toBe(published);
+  }, 16 * 60_000);
 
   it("joins reset workers to the running cluster; one cut off mid-join fails fast with a clear error while the other joins", async () => {
-    const reset = await planRun({ clusterId: legacy, body: { type: "reset", hosts: ["worker-2", "worker-3"], confirm: true } });
+    const reset = await planRun({ clusterId: oldest, body: { type: "reset", hosts: ["worker-2", "worker-3"], confirm: true } });
     await startRun({ runId: reset });
     expect(await outcome(reset, await executeRun(reset, { workerId: "test" }))).toBe("succeeded");
     const resetSteps = await getDb().step.findMany({ where: { runId: reset } });
@@ -204,7 +304,7 @@ describe("bootstrap of 3 masters + 3 workers on lab hosts", () => {
     expect(resetSteps.every((s) => s.status === "done")).toBe(true);
     expect(summaries.every((m) => m.includes("Node object deleted"))).toBe(true);
 
-    const join = await planRun({ clusterId: legacy, body: { type: "join", hosts: ["worker-2", "worker-3"], acceptWarnings: true }, by: "test" });
+    const join = await planRun({ clusterId: oldest, body: { type: "join", hosts: ["worker-2", "worker-3"], acceptWarnings: true }, by: "test" });
     await startRun({ runId: join });
     const running = executeRun(join, { workerId: "test" });
     // Cut while its kubelet is being installed and started: the join of that host is under way.

@@ -21,6 +21,8 @@ describe("the diagnostics script (golden)", () => {
       probe journalctl -u kubelet -n 200 --no-pager
       echo "== kubelet unit =="
       probe systemctl status kubelet --no-pager
+      echo "== containerd journal =="
+      probe journalctl -u containerd -n 100 --no-pager
       echo "== containers =="
       probe crictl ps -a
       echo "== disk =="
@@ -56,6 +58,8 @@ describe("parseDiagnostics", () => {
       "",
       "== kubelet unit ==",
       "active",
+      "== containerd journal ==",
+      "containerd successfully booted",
       "== containers ==",
       "== disk ==",
       "/dev/sda1 10G",
@@ -68,6 +72,7 @@ describe("parseDiagnostics", () => {
     expect(parseDiagnostics(out)).toEqual([
       { title: "kubelet journal", text: "line 1\n== swap ==\nline 2" },
       { title: "kubelet unit", text: "active" },
+      { title: "containerd journal", text: "containerd successfully booted" },
       { title: "containers", text: "" },
       { title: "disk", text: "/dev/sda1 10G" },
       { title: "time", text: "" },
@@ -78,7 +83,7 @@ describe("parseDiagnostics", () => {
 
   test("marks the sections a cut-off output never reached", () => {
     const sections = parseDiagnostics("== kubelet journal ==\nx\n== kubelet unit ==\ny");
-    expect(sections.map((s) => s.text)).toEqual(["x", "y", ...Array(5).fill(expect.stringContaining("stopped before this section"))]);
+    expect(sections.map((s) => s.text)).toEqual(["x", "y", ...Array(6).fill(expect.stringContaining("stopped before this section"))]);
   });
 });
 

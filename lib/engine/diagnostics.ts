@@ -18,7 +18,7 @@ export const hostDiagnosticsParams = z.strictObject({
 });
 
 /** The sections the script prints, in order. */
-export const DIAGNOSTICS_SECTIONS = ["kubelet journal", "kubelet unit", "containers", "disk", "time", "ports", "swap"] as const;
+export const DIAGNOSTICS_SECTIONS = ["kubelet journal", "kubelet unit", "containerd journal", "containers", "disk", "time", "ports", "swap"] as const;
 
 /**
  * Read-only; no arguments. Each command runs through "probe": a missing tool prints a note, a
@@ -35,6 +35,8 @@ echo "== kubelet journal =="
 probe journalctl -u kubelet -n 200 --no-pager
 echo "== kubelet unit =="
 probe systemctl status kubelet --no-pager
+echo "== containerd journal =="
+probe journalctl -u containerd -n 100 --no-pager
 echo "== containers =="
 probe crictl ps -a
 echo "== disk =="

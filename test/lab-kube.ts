@@ -1,0 +1,43 @@
+// Test helpers for a lab cluster: shell on a host over SSH with the lab's admin key, and kubectl on a
+// master with any of the credentials the host holds. Test code only.
+import { execFileSync } from "node:child_process";
+import type { LabState } from "../lab/state";
+
+export type LabKube = {
+  /** Runs a shell script on a host; throws with its output when it exits non-zero. */
+  ssh(host: string, script: string): string;
+  /** Like ssh, but returns the exit code and the combined output instead of throwing. */
+  trySsh(host: string, script: string): { code: number; out: string };
+  /** kubectl on `host` (default master-1) as the admin (the master's kubelet.conf) or with `kubeconfig`. */
+  kubectl(args: string, opts?: { host?: string; kubeconfig?: string; input?: string }): string;
+  tryKubectl(args: string, opts?: { host?: string; kubeconfig?: string }): { code: number; out: string };
+};
+
+export function labKube(lab: LabState): LabKube {
+  const address = (host: string) => {
+    const h = lab.hosts.find((x) => x.name === host);
+    if (!h) throw new Error(`lab ${lab.name} has no host ${host}`);
+    return h.address;
+  };
+  const sshArgs = (host: string, script: string) => ["-i", lab.adminKeyPath, "-o", "UserKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "LogLevel=error", "-o", "BatchMode=yes", `root@${address(host)}`, script];
+  const trySsh = (host: string, script: string, input?: string) => {
+    try {
+      return { code: 0, out: execFileSync("ssh", sshArgs(host, script), { encoding: "utf8", input, timeout: 120_000, stdio: ["pipe", "pipe", "pipe"] }) };
+    } catch (err) {
+      const e = err as { status?: number; stdout?: string; stderr?: string };
+      return { code: e.status ?? 1, out: `${e.stdout ?? ""}${e.stderr ?? ""}` };
+    }
+  };
+  const ssh = (host: string, script: string, input?: string) => {
+    const r = trySsh(host, script, input);
+    if (r.code !== 0) throw new Error(`on ${host}: ${script}\nexit ${r.code}: ${r.out}`);
+    return r.out;
+  };
+  const kubectlScript = (args: string, kubeconfig = "/etc/kubernetes/kubelet.conf") => `kubectl --kubeconfig ${kubeconfig} --request-timeout=20s ${args}`;
+  return {
+    ssh: (host, script) => ssh(host, script),
+    trySsh: (host, script) => trySsh(host, script),
+    kubectl: (args, opts = {}) => ssh(opts.host ?? "master-1", kubectlScript(args, opts.kubeconfig), opts.input),
+    tryKubectl: (args, opts = {}) => trySsh(opts.host ?? "master-1", kubectlScript(args, opts.kubeconfig)),
+  };
+}
