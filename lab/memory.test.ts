@@ -1,4 +1,7 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
 import { describe, expect, it } from "vitest";
+import { createHostCgroups, removeLabCgroups } from "./cgroups";
 import { labHostMemory, machineMemoryUsed, parseSmapsRollup } from "./memory";
 
 describe("lab host memory", () => {
@@ -7,15 +10,30 @@ describe("lab host memory", () => {
     expect(parseSmapsRollup(text)).toEqual({ rss: 51200 * 1024, pss: 20480 * 1024 });
   });
 
-  it("sums every process of a host's PID namespace (here: this test's own namespace)", () => {
-    const [me] = labHostMemory([{ name: "self", role: "host", address: "", port: 22, netns: "", iface: "", veth: "", dir: "", root: "", initPid: process.pid, hostKeyFingerprint: "" }]);
-    expect(me?.processes).toBeGreaterThan(0);
-    expect(me?.pssBytes).toBeGreaterThan(0);
-    expect(me!.rssBytes).toBeGreaterThanOrEqual(me!.pssBytes);
+  it("sums every process in a host's cgroups, however deep (a container's are below the host's)", async () => {
+    // A lab "memt" with one host "h1", and a process two levels below its cgroup (as a pod's container is).
+    const procs = createHostCgroups("memt", "h1");
+    // One hierarchy is enough: the memory controller's on cgroup v1, the unified one on v2.
+    const own = procs.find((p) => p.includes("/memory/")) ?? procs[0]!;
+    const deep = own.replace(/cgroup\.procs$/, "kubepods/pod-x/");
+    fs.mkdirSync(deep, { recursive: true });
+    const sleeper = spawn("sleep", ["30"], { stdio: "ignore" });
+    try {
+      fs.writeFileSync(`${deep}cgroup.procs`, String(sleeper.pid));
+      const host = { name: "h1", role: "worker" as const, address: "", port: 22, netns: "bdl-memt-h1", iface: "", veth: "", dir: "", root: "", initPid: 0, hostKeyFingerprint: "" };
+      const [m] = labHostMemory([host]);
+      expect(m?.processes).toBe(1);
+      expect(m?.pssBytes).toBeGreaterThan(0);
+      expect(m!.rssBytes).toBeGreaterThanOrEqual(m!.pssBytes);
+    } finally {
+      sleeper.kill("SIGKILL");
+      await new Promise((r) => sleeper.once("exit", r));
+      removeLabCgroups("memt");
+    }
   });
 
-  it("reports a host whose init is gone as using nothing, and the machine as using something", () => {
-    const [gone] = labHostMemory([{ name: "gone", role: "worker", address: "", port: 22, netns: "", iface: "", veth: "", dir: "", root: "", initPid: 2 ** 22 + 1, hostKeyFingerprint: "" }]);
+  it("reports a host with no process as using nothing, and the machine as using something", () => {
+    const [gone] = labHostMemory([{ name: "gone", role: "worker", address: "", port: 22, netns: "bdl-nolab-gone", iface: "", veth: "", dir: "", root: "", initPid: 2 ** 22 + 1, hostKeyFingerprint: "" }]);
     expect(gone).toEqual({ name: "gone", role: "worker", processes: 0, rssBytes: 0, pssBytes: 0 });
     expect(machineMemoryUsed()).toBeGreaterThan(0);
   });

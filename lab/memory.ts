@@ -1,16 +1,18 @@
-// Memory per lab host: every process in the host's PID namespace (init, sshd, the kubelet stand-in,
-// etcd, the pods it runs), summed as PSS so that pages shared between hosts (Node's code, the base
-// image's libraries) are split between them instead of counted once per host.
+// Memory per lab host: every process in the host's cgroup (init, sshd, containerd, the kubelet and
+// every container it runs, whose cgroups are below the host's), summed as PSS so that pages shared
+// between hosts (the same binaries, the base image's libraries) are split between them instead of
+// counted once per host.
 import fs from "node:fs";
 import type { LabHostState } from "./state";
 
 export type HostMemory = { name: string; role: LabHostState["role"]; processes: number; rssBytes: number; pssBytes: number };
 
-const nsOf = (pid: string | number): string | undefined => {
+/** The lab and host a process belongs to, from its cgroup (lab/cgroups.ts: …/bootdeck-lab/LAB/HOST/…). */
+const hostOf = (pid: string): string | undefined => {
   try {
-    return fs.readlinkSync(`/proc/${pid}/ns/pid`);
+    return /\/bootdeck-lab\/([a-z0-9]+\/[a-z0-9-]+)(?:\/|$)/m.exec(fs.readFileSync(`/proc/${pid}/cgroup`, "utf8"))?.[1];
   } catch {
-    return undefined; // gone, or a kernel thread we may not read
+    return undefined; // gone
   }
 };
 
@@ -23,13 +25,11 @@ export function parseSmapsRollup(text: string): { rss: number; pss: number } {
 }
 
 export function labHostMemory(hosts: readonly LabHostState[]): HostMemory[] {
-  const byNs = new Map<string, HostMemory>();
-  for (const h of hosts) {
-    const ns = nsOf(h.initPid);
-    if (ns) byNs.set(ns, { name: h.name, role: h.role, processes: 0, rssBytes: 0, pssBytes: 0 });
-  }
+  // A host's key is LAB/HOST, as its cgroup path names it; the lab's name is in its network namespace's (bdl-LAB-HOST).
+  const key = (h: LabHostState) => `${h.netns.slice("bdl-".length, -(h.name.length + 1))}/${h.name}`;
+  const byKey = new Map<string, HostMemory>(hosts.map((h) => [key(h), { name: h.name, role: h.role, processes: 0, rssBytes: 0, pssBytes: 0 }]));
   for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    const m = byNs.get(nsOf(pid) ?? "");
+    const m = byKey.get(hostOf(pid) ?? "");
     if (!m) continue;
     try {
       const { rss, pss } = parseSmapsRollup(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
@@ -40,7 +40,7 @@ export function labHostMemory(hosts: readonly LabHostState[]): HostMemory[] {
       // exited while we looked
     }
   }
-  return hosts.map((h) => [...byNs.values()].find((m) => m.name === h.name) ?? { name: h.name, role: h.role, processes: 0, rssBytes: 0, pssBytes: 0 });
+  return hosts.map((h) => byKey.get(key(h)) ?? { name: h.name, role: h.role, processes: 0, rssBytes: 0, pssBytes: 0 });
 }
 
 /** This machine's memory in use (MemTotal − MemAvailable), in bytes. */
