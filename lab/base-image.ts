@@ -42,6 +42,8 @@ mount -t tmpfs -o mode=1777 shm /dev/shm
 ln -s pts/ptmx /dev/ptmx; ln -s /proc/self/fd /dev/fd
 ln -s /proc/self/fd/0 /dev/stdin; ln -s /proc/self/fd/1 /dev/stdout; ln -s /proc/self/fd/2 /dev/stderr
 /usr/sbin/sshd -E /var/log/sshd.log
+# Boot the units this host has enabled (containerd, the kubelet, …), as systemd would.
+[ -d /etc/systemd/system/multi-user.target.wants ] && [ -x /usr/local/bin/systemctl ] && /usr/local/bin/systemctl daemon-reload >/dev/null 2>&1 &
 trap 'exit 0' TERM INT
 while :; do sleep 3600 & wait; done
 `;

@@ -83,20 +83,27 @@ function enableV2Controllers(dir: string): void {
 
 /** Removes a lab's cgroups, deepest first (the kubelet's pod cgroups below them included). */
 export function removeLabCgroups(lab: string): void {
-  for (const dir of labCgroupDirs(lab)) {
-    if (!fs.existsSync(dir)) continue;
-    const all: string[] = [];
-    const walk = (d: string) => {
-      for (const e of fs.readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) walk(path.join(d, e.name));
-      all.push(d);
-    };
-    walk(dir);
-    for (const d of all) {
-      try {
-        fs.rmdirSync(d);
-      } catch {
-        /* a process still inside; `down` killed them, so this is a straggler exiting */
-      }
+  for (const dir of labCgroupDirs(lab)) removeTree(dir);
+}
+
+/** Removes one host's cgroups (a reboot starts from an empty tree, as the kernel does). */
+export function removeHostCgroups(lab: string, host: string): void {
+  for (const h of hierarchies()) removeTree(hostCgroupDir(h, lab, host));
+}
+
+function removeTree(dir: string): void {
+  if (!fs.existsSync(dir)) return;
+  const all: string[] = [];
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) walk(path.join(d, e.name));
+    all.push(d);
+  };
+  walk(dir);
+  for (const d of all) {
+    try {
+      fs.rmdirSync(d);
+    } catch {
+      /* a process still inside; the caller killed them, so this is a straggler exiting */
     }
   }
 }

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { ensureBaseImage } from "./base-image";
-import { createHostCgroups, removeLabCgroups } from "./cgroups";
+import { createHostCgroups, removeHostCgroups, removeLabCgroups } from "./cgroups";
 import { defaultKubernetesVersion } from "../lib/cluster/versions";
 import { ensureClusterImages, pushImages } from "./upstream/images";
 import { startRegistry, stopRegistry } from "./upstream/registry";
@@ -224,27 +224,59 @@ function createHost(state: LabState, subnet: number, index: number, name: string
   run("ip", ["netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1"]);
   run("ip", ["link", "set", veth, "master", state.bridge, "up"]);
 
-  const logFd = fs.openSync(path.join(dir, "init.log"), "a");
+  const initPid = startHostInit(state.name, { name, netns: ns, dir, root });
+  return { name, role, address, port: 22, netns: ns, iface: IFACE, veth, dir, root, initPid, hostKeyFingerprint: fp };
+}
+
+/** Starts a host's PID 1 in its namespaces and root (at `lab up`, and again at a reboot); returns its pid. */
+function startHostInit(lab: string, h: Pick<LabHostState, "name" | "netns" | "dir" | "root">): number {
+  const logFd = fs.openSync(path.join(h.dir, "init.log"), "a");
   // The shell moves itself into the host's cgroups, then becomes the host: its cgroup namespace is
   // rooted there, so the host sees those cgroups as its /sys/fs/cgroup.
-  const cgroupProcs = createHostCgroups(state.name, name);
+  const cgroupProcs = createHostCgroups(lab, h.name);
   const child = spawn(
     "sh",
     [
       "-c",
       'for p in $BOOTDECK_CGROUP_PROCS; do echo $$ > "$p"; done; exec "$@"',
       "bootdeck-lab-host",
-      ...["ip", "netns", "exec", ns, "unshare", "--mount", "--uts", "--ipc", "--pid", "--cgroup", "--fork", "--propagation", "private"],
+      ...["ip", "netns", "exec", h.netns, "unshare", "--mount", "--uts", "--ipc", "--pid", "--cgroup", "--fork", "--propagation", "private"],
       // pivot_root, not chroot: the host's root must be the root of its mount namespace, or a process that
       // joins a container's mount namespace (runc exec, kubectl exec) lands on this machine's root instead.
-      ...["sh", "-c", 'cd "$1" && mkdir -p .bootdeck-oldroot && pivot_root . .bootdeck-oldroot && exec /sbin/bootdeck-lab-init "$2"', "bootdeck-lab-pivot", root, name],
+      ...["sh", "-c", 'cd "$1" && mkdir -p .bootdeck-oldroot && pivot_root . .bootdeck-oldroot && exec /sbin/bootdeck-lab-init "$2"', "bootdeck-lab-pivot", h.root, h.name],
     ],
     { detached: true, stdio: ["ignore", logFd, logFd], env: { ...process.env, BOOTDECK_CGROUP_PROCS: cgroupProcs.join(" ") } },
   );
   child.unref();
   fs.closeSync(logFd);
-  const initPid = findChild(child.pid ?? 0);
-  return { name, role, address, port: 22, netns: ns, iface: IFACE, veth, dir, root, initPid, hostKeyFingerprint: fp };
+  return findChild(child.pid ?? 0);
+}
+
+/**
+ * Reboots hosts as a power cycle would: every process of each host (its containers included) is
+ * killed at once, then each host boots again from its disk — a fresh /run, /tmp and /dev, its init,
+ * sshd, and the systemd units it has enabled (containerd, the kubelet, …). Hosts given together go
+ * down together.
+ */
+export async function labReboot(name: string, hosts: string[], log: Log): Promise<void> {
+  requireRoot();
+  const state = mustState(name);
+  const targets = hosts.map((h) => findHost(state, h));
+  for (const h of targets) tryRun("kill", ["-KILL", String(h.initPid)]);
+  // The kernel kills everything in a PID namespace when its init dies; wait until nothing is left.
+  const deadline = Date.now() + 30_000;
+  for (const h of targets)
+    while (run("ip", ["netns", "pids", h.netns], { allowFail: true }).trim()) {
+      if (Date.now() > deadline) throw new Error(`processes of ${h.name} did not exit within 30 s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  log(`${targets.map((h) => h.name).join(", ")}: powered off`);
+  // A kernel boots with no cgroups but the root: the old pods' cgroups go with the old processes.
+  for (const h of targets) removeHostCgroups(state.name, h.name);
+  for (const h of targets) h.initPid = startHostInit(state.name, h);
+  writeState(state);
+  await Promise.all(targets.map((h) => waitForSsh(h.address, h.port, 30_000)));
+  log(`${targets.map((h) => h.name).join(", ")}: booted (sshd answers)`);
 }
 
 function generateHostKey(root: string, host: string): string {

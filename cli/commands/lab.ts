@@ -5,6 +5,7 @@ import {
   labCut,
   labDown,
   labHeal,
+  labReboot,
   labRekey,
   labIpForward,
   labSwap,
@@ -16,6 +17,7 @@ import {
   labUp,
 } from "../../lab/lab";
 import { labHostMemory } from "../../lab/memory";
+import { readState } from "../../lab/state";
 import { ensureBinaries, realVersions } from "../../lab/upstream";
 
 const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; runs as root)
@@ -32,6 +34,9 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
   slow HOST 200ms 5%           add delay and loss (tc netem)
   stop-sshd HOST | start-sshd HOST
   rekey HOST                   new host key (as after a reinstall), sshd restarted
+  reboot HOST… | --masters | --all
+                               power-cycle hosts (together): every process killed, then each boots from its
+                               disk with a fresh /run: init, sshd and its enabled units
   swap HOST on|off             swap as the host sees it (/proc/swaps), for preflight's swap check
   binaries [--version V | --all]
                                build the upstream components a cluster of Kubernetes V runs (kube-apiserver,
@@ -146,6 +151,14 @@ export const lab: Command = {
         await labStartSshd(name, host());
         console.log(`${host()}: sshd started`);
         return 0;
+      case "reboot": {
+        const state = readState(name);
+        if (!state) throw new Error(`lab "${name}" is not up`);
+        const targets = rest.includes("--all") ? state.hosts.map((h) => h.name) : rest.includes("--masters") ? state.hosts.filter((h) => h.role === "master").map((h) => h.name) : rest;
+        if (!targets.length) throw new Error("usage: bootdeck lab reboot HOST… | --masters | --all");
+        await labReboot(name, targets, log);
+        return 0;
+      }
       case "rekey": {
         const fp = await labRekey(name, host());
         console.log(`${host()}: new host key ${fp}`);

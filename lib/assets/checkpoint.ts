@@ -5,9 +5,10 @@
 //   - checkpoint/kube-apiserver.yaml: the same API server as the self-hosted one (image, flags,
 //     probes) as a static pod reading its certificates from the host;
 //   - bootdeck-checkpoint, a small watchdog under systemd, starts it (copies it into the kubelet's
-//     static pod directory) when no API server has answered on the master for a while and the kubelet
-//     runs no self-hosted API server pod there, and stops it once the kubelet runs one again, so the
-//     self-hosted API server takes its port back, as after the bootstrap's pivot.
+//     static pod directory) when no API server has answered on the master for a while and no
+//     self-hosted API server container runs there, and stops it once one has run there for a while
+//     (they share the port meanwhile). Stopping it earlier would deadlock: the self-hosted API server's
+//     certificates come from a Secret, which the kubelet can only read through an API server.
 import { SECRETS_DIR, securePort, type ManifestFile, type RenderContext } from "./context";
 import { apiserverCommand, apiserverProbes, apiserverSecretFiles, podIpEnv } from "./manifests/flags";
 import { KUBELET_PATHS } from "./kubelet-unit";
@@ -24,6 +25,8 @@ export const CHECKPOINT_PATHS = {
 /** Seconds without any API server on the master (and none scheduled there) before the checkpoint starts. */
 export const CHECKPOINT_GRACE_S = 30;
 export const CHECKPOINT_LABEL = "kube-apiserver-checkpoint";
+/** Seconds the self-hosted API server must have run beside the checkpoint before the checkpoint stops. */
+export const CHECKPOINT_HANDOVER_S = 30;
 
 export function checkpointManifest(ctx: RenderContext): ManifestFile {
   return {
@@ -69,25 +72,35 @@ export function checkpointScript(ctx: RenderContext): string {
   return `#!/bin/sh
 # Bootdeck: the API server's checkpoint on this master. Starts ${CHECKPOINT_PATHS.active}
 # (a static pod of the self-hosted API server) when no API server has answered on :${securePort(ctx)} for
-# ${CHECKPOINT_GRACE_S} s and the kubelet runs no self-hosted kube-apiserver pod here; stops it once the kubelet
-# runs one again (the self-hosted API server then takes the port, as after the bootstrap's pivot).
+# ${CHECKPOINT_GRACE_S} s and no self-hosted kube-apiserver container runs here; stops it once one has run here for
+# ${CHECKPOINT_HANDOVER_S} s (both serve the shared port meanwhile, so the handover has no gap). The self-hosted one
+# needs the checkpoint to start at all: its certificates come from a Secret the kubelet reads through an API server.
 set -u
 SRC=${CHECKPOINT_PATHS.manifest}
 ACTIVE=${CHECKPOINT_PATHS.active}
+# Written beside it first under a dot name, which the kubelet ignores, then renamed into place.
+HIDDEN=${KUBELET_PATHS.staticPods}/.kube-apiserver-checkpoint.yaml.tmp
 log() { echo "bootdeck-checkpoint: $*"; }
 answers() { curl -sk -o /dev/null --max-time 3 https://127.0.0.1:${securePort(ctx)}/livez; }
-selfhosted() { crictl pods -q --state ready --namespace kube-system --label k8s-app=kube-apiserver 2>/dev/null | grep -q .; }
+selfhosted_running() {
+  for pod in $(crictl pods -q --state ready --namespace kube-system --label k8s-app=kube-apiserver 2>/dev/null); do
+    crictl ps -q --pod "$pod" --state running 2>/dev/null | grep -q . && return 0
+  done
+  return 1
+}
 down=0
+up=0
 while :; do
+  if selfhosted_running; then up=$((up + 5)); else up=0; fi
   if [ -f "$ACTIVE" ]; then
-    if selfhosted; then rm -f "$ACTIVE"; down=0; log "the self-hosted kube-apiserver pod runs on this node again: checkpoint stopped"; fi
-  elif answers || selfhosted; then
+    if [ "$up" -ge ${CHECKPOINT_HANDOVER_S} ]; then rm -f "$ACTIVE"; down=0; log "the self-hosted kube-apiserver has run here for $up s: checkpoint stopped"; fi
+  elif [ "$up" -gt 0 ] || answers; then
     down=0
   else
     down=$((down + 5))
     if [ "$down" -ge ${CHECKPOINT_GRACE_S} ] && [ -f "$SRC" ]; then
-      cp "$SRC" "$ACTIVE.tmp" && mv -f "$ACTIVE.tmp" "$ACTIVE"
-      log "no API server on :${securePort(ctx)} for $down s and no self-hosted one on this node: checkpoint started"
+      cp "$SRC" "$HIDDEN" && mv -f "$HIDDEN" "$ACTIVE"
+      log "no API server on :${securePort(ctx)} for $down s and no self-hosted one running here: checkpoint started"
     fi
   fi
   sleep 5
