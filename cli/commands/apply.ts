@@ -133,7 +133,7 @@ export const apply: Command = {
 };
 
 /** Runs the started run in this process and prints its events until it finishes. */
-async function follow(runId: string, verbose: boolean): Promise<number> {
+export async function follow(runId: string, verbose: boolean): Promise<number> {
   const worker = getEngineWorker();
   let interrupted = false;
   const onSigint = () => {

@@ -1,5 +1,6 @@
 // The registry of subcommands. Add a command by writing cli/commands/<name>.ts and listing it here.
 import { apply } from "./apply";
+import { backup } from "./backup";
 import type { Command } from "./command";
 import { exportCommand } from "./export";
 import { images } from "./images";
@@ -14,6 +15,7 @@ import { rotateMasterKeyCommand } from "./rotate-master-key";
 
 export const commands: Record<string, Command> = {
   apply,
+  backup,
   export: exportCommand,
   import: importCommand,
   images,

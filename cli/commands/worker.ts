@@ -1,4 +1,5 @@
 import { getEngineWorker } from "../../lib/engine/worker";
+import { startBackupScheduler } from "../../lib/backups/schedule";
 import type { Command } from "./command";
 
 export const worker: Command = {
@@ -10,6 +11,8 @@ export const worker: Command = {
     }
     const w = getEngineWorker();
     w.start();
+    // Scheduled backups are started by every engine process (a guarded claim picks one).
+    startBackupScheduler();
     console.log(`engine worker ${w.workerId} is running; Ctrl-C stops it (its runs resume on the next worker)`);
     // The engine's timers do not hold the process open (they must not keep a dashboard from exiting),
     // so an idle worker would exit at once: this one waits for a signal.

@@ -11,6 +11,12 @@ const grants = {
   "run:retry": ["admin", "lead", "support"],
   "host:reset": ["admin"],
   "host:inspect": ["admin", "lead", "support"],
+  /** An etcd snapshot on demand. */
+  "backup:create": ["admin", "lead"],
+  /** A stored snapshot's bytes: the whole cluster's state, Secrets included. */
+  "backup:download": ["admin"],
+  /** Restore from a backup, recover the control plane, rotate certificates. */
+  "cluster:recover": ["admin"],
   "user:manage": ["admin"],
   "audit:read": ["admin"],
 } as const satisfies Record<string, readonly Role[]>;

@@ -8,6 +8,7 @@ import type { RunPlan } from "./plan";
 import { buildBootstrapPlan, buildCheckPlan, buildJoinPlan, buildResetPlan, PlanError, type AssetIndex } from "./plans";
 import { acceptRunWarnings, createRun } from "./runs";
 import type { CreateRunBody } from "./schemas";
+import { isDrBody, planDrRun } from "./plan-run-dr";
 
 /** The cluster's latest asset set; a bootstrap or join with none renders one first (RSA keys, default validity). */
 async function latestAssets(clusterId: string, renderIfNone: boolean): Promise<{ id: string; index: AssetIndex } | undefined> {
@@ -25,6 +26,8 @@ export async function planRun({ clusterId, body, createdById, by }: { clusterId:
   if (!cluster) throw notFound("Cluster");
   const definition = JSON.parse(cluster.definition) as ClusterDefinition;
   const id = newId("run");
+  // Backups, restores, recoveries and certificate rotations (plan-run-dr.ts).
+  if (isDrBody(body)) return planDrRun({ clusterId, definition, body, id, createdById });
   const assets = body.type === "check" ? undefined : await latestAssets(clusterId, body.type !== "reset");
   let plan: RunPlan;
   try {

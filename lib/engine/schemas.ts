@@ -1,5 +1,6 @@
 // Request shapes of the runs API; browser-safe.
 import { z } from "zod";
+import { drRunBodies, drRunTypes } from "./dr-schemas";
 
 const hostName = z.string().min(1).max(253);
 
@@ -14,8 +15,9 @@ export const createRunBody = z.discriminatedUnion(
     z.strictObject({ type: z.literal("join"), hosts: z.array(hostName).min(1), acceptWarnings: z.boolean().optional() }),
     /** Stop the kubelet and remove what Bootdeck installed, on the named hosts. */
     z.strictObject({ type: z.literal("reset"), hosts: z.array(hostName).min(1), confirm: z.literal(true, { error: "resetting hosts needs confirm: true" }) }),
+    ...drRunBodies,
   ],
-  { error: "type must be one of check, bootstrap, join, reset" },
+  { error: `type must be one of check, bootstrap, join, reset, ${drRunTypes.join(", ")}` },
 );
 export type CreateRunBody = z.output<typeof createRunBody>;
 

@@ -1,0 +1,8 @@
+import "server-only";
+// The disaster-recovery runs' actions, in one table the engine's action index spreads in.
+import { backupActions } from "./backup";
+import type { Action } from "./types";
+
+export const drActions: Record<string, Action> = {
+  ...backupActions,
+};
