@@ -1,6 +1,7 @@
 // The registry of subcommands. Add a command by writing cli/commands/<name>.ts and listing it here.
 import { apply } from "./apply";
 import { backup } from "./backup";
+import { recover, restore } from "./recovery";
 import type { Command } from "./command";
 import { exportCommand } from "./export";
 import { images } from "./images";
@@ -26,4 +27,6 @@ export const commands: Record<string, Command> = {
   render,
   user,
   "rotate-master-key": rotateMasterKeyCommand,
+  restore,
+  recover,
 };

@@ -69,6 +69,12 @@ export type Capabilities = {
   cgroupV1Refused: boolean;
   /** etcd 3.6 (pinned from 1.34) serves /livez and /readyz on its metrics listener. */
   etcdHealthEndpoints: boolean;
+  /**
+   * The pinned etcd's `etcdutl snapshot restore` takes --bump-revision and --mark-compacted (3.5.8 and
+   * 3.6): a restored cluster's revision moves past every revision clients saw, so their watches and
+   * caches start over instead of reading a past that looks like the future.
+   */
+  etcdRestoreBumpsRevision: boolean;
 };
 
 export function capabilitiesFor(version: string): Capabilities {
@@ -103,6 +109,7 @@ export function capabilitiesFor(version: string): Capabilities {
     apiserverPortSharing: minor >= 19,
     cgroupV1Refused: minor >= 35,
     etcdHealthEndpoints: minor >= 34,
+    etcdRestoreBumpsRevision: minor >= 34,
   };
 }
 

@@ -2,12 +2,20 @@
 import { z } from "zod";
 import type { Permission } from "../auth/roles";
 
-export const drRunTypes = ["backup"] as const;
+export const drRunTypes = ["backup", "restore", "recover"] as const;
 export type DrRunType = (typeof drRunTypes)[number];
 
 export const drRunBodies = [
   /** An etcd snapshot now, stored encrypted with the cluster's backups. */
   z.strictObject({ type: z.literal("backup") }),
+  /** Every master's etcd from a stored snapshot, then the control plane back; the API is down meanwhile. */
+  z.strictObject({
+    type: z.literal("restore"),
+    backup: z.string().regex(/^bk_[A-Za-z0-9_-]{16}$/, "must be a backup's id (bk_…)"),
+    confirm: z.literal(true, { error: "restoring a cluster needs confirm: true (everything written since the snapshot is lost)" }),
+  }),
+  /** A temporary control plane from etcd's current state, then the pivot again. */
+  z.strictObject({ type: z.literal("recover"), confirm: z.literal(true, { error: "recovering the control plane needs confirm: true" }) }),
 ] as const;
 
 export type DrRunBody = z.output<(typeof drRunBodies)[number]>;
@@ -17,9 +25,13 @@ export const isDrRunType = (type: string): type is DrRunType => (drRunTypes as r
 /** What planning, starting or retrying each needs beside run:start (lib/engine/run-rules.ts). */
 export const drRunPermission: Record<DrRunType, Permission> = {
   backup: "backup:create",
+  restore: "cluster:recover",
+  recover: "cluster:recover",
 };
 
 /** What a refused role may not do, for the 403's message. */
 export const drRunRefusal: Record<DrRunType, string> = {
   backup: "take backups",
+  restore: "restore a cluster from a backup",
+  recover: "recover a control plane",
 };

@@ -1,6 +1,6 @@
 import "server-only";
 import { renderAndSaveAssetSet } from "../assets/store";
-import type { ClusterDefinition } from "../cluster/definition";
+import { isStaticControlPlane, type ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
 import { unprocessable, notFound } from "../http/errors";
 import { newId } from "../ids";
@@ -9,6 +9,7 @@ import { buildBootstrapPlan, buildCheckPlan, buildJoinPlan, buildResetPlan, Plan
 import { acceptRunWarnings, createRun } from "./runs";
 import type { CreateRunBody } from "./schemas";
 import { isDrBody, planDrRun } from "./plan-run-dr";
+import { buildStaticBootstrapPlan } from "./plans-static";
 
 /** The cluster's latest asset set; a bootstrap or join with none renders one first (RSA keys, default validity). */
 async function latestAssets(clusterId: string, renderIfNone: boolean): Promise<{ id: string; index: AssetIndex } | undefined> {
@@ -32,7 +33,7 @@ export async function planRun({ clusterId, body, createdById, by }: { clusterId:
   let plan: RunPlan;
   try {
     if (body.type === "check") plan = buildCheckPlan(definition);
-    else if (body.type === "bootstrap") plan = buildBootstrapPlan(definition, id, assets?.index ?? new Map());
+    else if (body.type === "bootstrap") plan = (isStaticControlPlane(definition) ? buildStaticBootstrapPlan : buildBootstrapPlan)(definition, id, assets?.index ?? new Map());
     else if (body.type === "join") plan = buildJoinPlan(definition, id, assets?.index ?? new Map(), body.hosts);
     else plan = buildResetPlan(definition, id, [...(assets?.index.keys() ?? [])], body.hosts);
   } catch (err) {

@@ -45,3 +45,75 @@ describe("the snapshot script's report", () => {
     expect(() => parseSnapshotReport(`bootdeck-snapshot-status {"revision":5}\n`)).toThrow(/checksum and size were not reported/);
   });
 });
+
+describe("restore, recover and the static bootstrap", async () => {
+  const { renderAssets } = await import("../assets/render");
+  const { createHash } = await import("node:crypto");
+  const indexOf = (assets: { path: string; content: string }[]) => new Map(assets.map((a) => [a.path, { sha256: createHash("sha256").update(a.content).digest("hex"), size: Buffer.byteLength(a.content) }]));
+  const selfHosted = def();
+  const selfHostedAssets = indexOf(await renderAssets(exampleDefinition({ name: "dr", hosts: 5 }), { keyType: "ecdsa" }));
+  const staticInput = exampleDefinition({ name: "dr", hosts: 5 });
+  staticInput.spec.kubernetes.controlPlane = "static";
+  const staticDef = validateClusterDefinition(staticInput);
+  if (!staticDef.ok) throw new Error("static example must be valid");
+  const staticAssets = indexOf(await renderAssets(staticInput, { keyType: "ecdsa" }));
+  const backup = { id: "bk_BBBBBBBBBBBBBBBB", sha256: "c".repeat(64), size: 4096, revision: "1234", createdAt: "2026-12-10T00:00:00.000Z" };
+  const { buildRestorePlan, buildRecoverPlan, initialCluster } = await import("./plans-dr");
+  const { buildStaticBootstrapPlan } = await import("./plans-static");
+  const { ETCD_RESTORE_SCRIPT } = await import("./actions/dr-scripts");
+  const keys = (p: { phases: { steps: { key: string }[] }[] }) => p.phases.map((ph) => ph.steps.map((s) => s.key).join(" "));
+
+  it("restore: nothing stops before every master holds the snapshot; then stop, restore each member, etcd, the temporary control plane, the pivot, checkpoints, verify", () => {
+    const plan = buildRestorePlan(selfHosted, "run_RRRRRRRRRRRRRRRR", { backup, assets: selfHostedAssets });
+    expect(plan.phases.map((p) => p.id)).toEqual(["upload", "stop", "etcd-restore", "etcd-start", "etcd-healthy", "control-plane", "self-hosted-up", "pivot", "checkpoint", "verify"]);
+    expect(keys(plan)[0]).toBe("upload/master-1 upload/master-2 upload/master-3");
+    const restore = plan.phases[2]!.steps[1]!;
+    expect(restore.exec![0]!.argv).toEqual([
+      "sh", "-c", ETCD_RESTORE_SCRIPT, "bootdeck", "run_RRRRRRRRRRRRRRRR", "",
+      "registry.example.internal/k8s/etcd:3.6.8-0", "master-2", initialCluster(selfHosted), "bootdeck-restore-rrrrrrrrrrrrrrrr", "https://192.0.2.12:2380", "bump",
+    ]);
+    expect(initialCluster(selfHosted)).toBe("master-1=https://192.0.2.11:2380,master-2=https://192.0.2.12:2380,master-3=https://192.0.2.13:2380");
+    expect(plan.phases[4]!.steps[0]!.params).toEqual({ members: "3", minRevision: "1234" });
+    expect(plan.phases.at(-1)!.steps[0]!.params).toEqual({ restartedHosts: "master-1,master-2,master-3" });
+    // The temporary control plane's files, with their checksums, as the bootstrap pushes them.
+    expect(plan.phases[5]!.steps[0]!.files.map((f) => f.path)).toContain("/etc/kubernetes/manifests/bootstrap-apiserver.yaml");
+    expect(plan.phases[5]!.steps[0]!.files.find((f) => f.path.endsWith("bootstrap-apiserver.yaml"))?.sha256).toBe(selfHostedAssets.get("bootstrap-manifests/bootstrap-apiserver.yaml")?.sha256);
+  });
+
+  it("restore of a static control plane: no temporary control plane, the API answers once etcd does", () => {
+    const plan = buildRestorePlan(staticDef.definition, "run_RRRRRRRRRRRRRRRR", { backup, assets: staticAssets });
+    expect(plan.phases.map((p) => p.id)).toEqual(["upload", "stop", "etcd-restore", "etcd-start", "etcd-healthy", "api", "verify"]);
+  });
+
+  it("recover: kubelets, a healthy etcd, then the control plane back as after a restore", () => {
+    const plan = buildRecoverPlan(selfHosted, "run_RRRRRRRRRRRRRRRR", { assets: selfHostedAssets });
+    expect(plan.phases.map((p) => p.id)).toEqual(["kubelet", "etcd-healthy", "control-plane", "self-hosted-up", "pivot", "checkpoint", "verify"]);
+    expect(plan.phases[1]!.steps[0]!.params).toEqual({ members: "3" });
+    expect(plan.phases.at(-1)!.steps[0]!.params).toEqual({ restartedHosts: "" });
+  });
+
+  it("refuses an asset set without the temporary control plane, and the legacy profile", () => {
+    const partial = new Map([...selfHostedAssets].filter(([p]) => !p.startsWith("bootstrap-manifests/")));
+    expect(() => buildRecoverPlan(selfHosted, "run_RRRRRRRRRRRRRRRR", { assets: partial })).toThrow(/lacks bootstrap-manifests\/bootstrap-apiserver.yaml/);
+    const legacy = exampleDefinition({ name: "dr", hosts: 2 });
+    legacy.spec.kubernetes.version = "v1.5.3";
+    const v = validateClusterDefinition(legacy);
+    if (!v.ok) throw new Error("legacy example must be valid");
+    expect(() => buildRecoverPlan(v.definition, "run_RRRRRRRRRRRRRRRR", { assets: selfHostedAssets })).toThrow(/needs a profile with a container runtime/);
+  });
+
+  it("static bootstrap: the same flow, the pivot puts the control plane on every master before the temporary one goes", () => {
+    const plan = buildStaticBootstrapPlan(staticDef.definition, "run_SSSSSSSSSSSSSSSS", staticAssets);
+    expect(plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "packages", "binaries", "runtime", "kubelet", "control-plane", "self-hosted", "pivot", "join", "verify"]);
+    const pivot = plan.phases.find((p) => p.id === "pivot")!;
+    expect(pivot.steps.map((s) => `${s.key} ${s.action}`)).toEqual(["pivot/master-1 static-control-plane", "pivot/master-2 static-control-plane", "pivot/master-3 static-control-plane", "pivot/cluster pivot"]);
+    expect(pivot.steps.at(-1)!.dependsOn).toEqual(["pivot/master-1", "pivot/master-2", "pivot/master-3"]);
+    const files = pivot.steps[1]!.files.map((f) => f.path);
+    expect(files).toContain("/etc/kubernetes/manifests/kube-apiserver.yaml");
+    expect(files).toContain("/etc/kubernetes/control-plane-secrets/ca.key");
+    expect(files.filter((f) => f.includes("checkpoint"))).toEqual([]);
+    expect(plan.phases.find((p) => p.id === "join")!.steps.every((s) => s.files.length === 0)).toBe(true);
+    // An asset set rendered for the other mode is refused.
+    expect(() => buildStaticBootstrapPlan(staticDef.definition, "run_SSSSSSSSSSSSSSSS", selfHostedAssets)).toThrow(/rendered for another control-plane mode/);
+  });
+});

@@ -13,7 +13,7 @@ import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
 
 const asSent = (argv: string[]) => shellCommand(argv);
 
-function hostPhases(def: ClusterDefinition, only?: ReadonlySet<string>): PlannedPhase[] {
+export function hostPhases(def: ClusterDefinition, only?: ReadonlySet<string>): PlannedPhase[] {
   const hosts = def.spec.hosts.map((h) => effectiveHost(def, h)).filter((h) => !only || only.has(h.name));
   return [
     {
@@ -90,7 +90,7 @@ function filesOf(files: HostFile[], assets: AssetIndex): PlannedStep["files"] {
 }
 
 /** Phases 3–5 for the given hosts: packages, binaries, kubelet (and etcd on masters). */
-function installPhases(def: ClusterDefinition, runId: string, hosts: EffectiveHost[], assets: AssetIndex): PlannedPhase[] {
+export function installPhases(def: ClusterDefinition, runId: string, hosts: EffectiveHost[], assets: AssetIndex): PlannedPhase[] {
   const caps = capabilitiesFor(def.spec.kubernetes.version);
   const pairs = packagePairs();
   return [
@@ -155,7 +155,7 @@ function runtimePhase(def: ClusterDefinition, runId: string, hosts: EffectiveHos
   };
 }
 
-function checkAssets(def: ClusterDefinition, assets: AssetIndex, hosts: EffectiveHost[], withControlPlane: boolean): void {
+export function checkAssets(def: ClusterDefinition, assets: AssetIndex, hosts: EffectiveHost[], withControlPlane: boolean): void {
   const caps = capabilitiesFor(def.spec.kubernetes.version);
   const needed = hosts.flatMap((h) => kubeletFiles(caps, { name: h.name, role: h.role }));
   if (caps.criRuntime) needed.push(...runtimeFiles(def, [...assets.keys()]));

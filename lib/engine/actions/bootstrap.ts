@@ -5,6 +5,7 @@ import * as k8s from "@kubernetes/client-node";
 import YAML from "yaml";
 import { selfHostedObjectsInOrder } from "../../assets/render";
 import type { K8sObject } from "../../assets/yaml-out";
+import { isStaticControlPlane } from "../../cluster/definition";
 import { getDb } from "../../db/client";
 import { isSshError, shellScript, type ExecResult } from "../../ssh";
 import { apiMessage } from "../cluster-api";
@@ -367,6 +368,8 @@ export const bootstrapActions: Record<string, Action> = {
 
 /** The API server's checkpoint on a master (profiles with a host checkpoint); "" when the profile has none. */
 async function installCheckpoint(ctx: ActionContext): Promise<string> {
+  // A static control plane needs none: the kubelets start it from their manifests.
+  if (isStaticControlPlane(ctx.resources.definition)) return "";
   const files = checkpointFiles(ctx.resources.caps);
   if (!files.length) return "";
   const host = needHost(ctx);

@@ -67,3 +67,102 @@ export function parseSnapshotReport(stdout: string): SnapshotReport {
     etcdVersion: /"version"\s*:\s*"([^"]*)"/.exec(status)?.[1] ?? "",
   };
 }
+
+/** Read-only: the SHA-256 of a restore's uploaded snapshot, when one is there. $1 = its path. */
+export const SNAPSHOT_PROBE_SCRIPT = `[ -f "$1" ] && sha256sum "$1" | cut -d' ' -f1 || true`;
+
+/**
+ * Restore, before anything stops: the snapshot arrives on stdin. $3 = its path, $4 = its SHA-256, $5 =
+ * its size. Written beside its place, checked, then renamed: a partial or changed file is never used.
+ */
+export const SNAPSHOT_UPLOAD_SCRIPT = `${LOCK}f=$1; sum=$2; size=$3
+mkdir -p "$(dirname "$f")" && chmod 0700 "$(dirname "$f")"
+cat > "$f.part" || { echo "writing $f.part failed" >&2; rm -f "$f.part"; exit 1; }
+got=$(sha256sum "$f.part" | cut -d' ' -f1); n=$(stat -c %s "$f.part")
+if [ "$got" != "$sum" ] || [ "$n" != "$size" ]; then echo "the snapshot arrived changed: $n bytes, sha256 $got (expected $size bytes, $sum)" >&2; rm -f "$f.part"; exit 1; fi
+chmod 0600 "$f.part" && mv -f "$f.part" "$f" && echo "bootdeck-snapshot uploaded $n bytes"`;
+
+/**
+ * Restore and reboot recovery: stops a master's control plane as a power cut would — the checkpoint
+ * watchdog (started again by the run's last steps), the kubelet, then every pod on the host (they belong
+ * to the runtime and outlive the kubelet): etcd, the API servers, the checkpoint's. $@ = the static pod
+ * manifests to remove (the active checkpoint's).
+ */
+export const STOP_CONTROL_PLANE_SCRIPT = `${LOCK}systemctl stop bootdeck-checkpoint 2>/dev/null || true
+systemctl stop kubelet
+for f in "$@"; do rm -f -- "$f"; done
+crictl rmp --all --force >/dev/null 2>&1 || crictl rmp --all --force >/dev/null
+left=$(crictl ps -q 2>/dev/null | wc -l)
+[ "$left" = 0 ] || { echo "$left containers still run on $(hostname) after crictl rmp" >&2; exit 1; }
+echo "bootdeck-stopped kubelet and every pod"`;
+
+/**
+ * Restore, on a stopped master: etcdutl from the etcd image ($3) through ctr (the container runtime's
+ * own client; the host needs no etcd tools), into a new data directory, which then replaces etcd's —
+ * the old one is kept beside it. $4 = member name, $5 = initial cluster, $6 = the new cluster token,
+ * $7 = the member's peer URL, $8 = "bump" to raise the revision and mark it compacted (watchers and
+ * caches of the old revisions start over). Done once per run (a marker names it).
+ */
+export const ETCD_RESTORE_SCRIPT = `${LOCK}image=$1; name=$2; cluster=$3; token=$4; peer=$5; bump=$6
+# The lock names the run holding it: this one.
+run=$(cat "$lock")
+dir=${RESTORE_DIR}; data=${ETCD_DIRS.data}; marker=$dir/restored-$run
+if [ -f "$marker" ] && [ -d "$data/member" ]; then echo "bootdeck-etcd restored already by $run"; exit 0; fi
+[ -f "$dir/snapshot.db" ] || { echo "no snapshot at $dir/snapshot.db" >&2; exit 1; }
+if ! ctr -n k8s.io images ls -q "name==$image" | grep -q .; then crictl pull "$image" >/dev/null || { echo "the etcd image $image is not on $(hostname) and could not be pulled" >&2; exit 1; }; fi
+rm -rf "$dir/data"
+ctr -n k8s.io tasks kill -s KILL bootdeck-etcdutl >/dev/null 2>&1; ctr -n k8s.io containers rm bootdeck-etcdutl >/dev/null 2>&1
+set -- etcdutl snapshot restore "$dir/snapshot.db" --name "$name" --initial-cluster "$cluster" --initial-cluster-token "$token" --initial-advertise-peer-urls "$peer" --data-dir "$dir/data"
+[ "$bump" = bump ] && set -- "$@" --bump-revision 1000000000 --mark-compacted
+ctr -n k8s.io run --rm --mount "type=bind,src=$dir,dst=$dir,options=rbind:rw" "$image" bootdeck-etcdutl "$@" > "$dir/etcdutl.log" 2>&1 || { echo "etcdutl snapshot restore failed on $(hostname):" >&2; grep -v '^{"level":"info"' "$dir/etcdutl.log" | tail -n 8 >&2; exit 1; }
+[ -d "$dir/data/member" ] || { echo "etcdutl left no member directory in $dir/data" >&2; exit 1; }
+if [ -e "$data" ]; then rm -rf "$data.before-$run"; mv "$data" "$data.before-$run"; fi
+mv "$dir/data" "$data" && chmod 0700 "$data" && echo "$run" > "$marker"
+echo "bootdeck-etcd restored $name (the previous data is in $data.before-$run)"`;
+
+/** Starts the kubelet (enabled and started; its static pods come back). */
+export const KUBELET_UP_SCRIPT = `${LOCK}systemctl enable kubelet >/dev/null 2>&1 || true
+systemctl start kubelet
+systemctl is-active --quiet kubelet || { echo "the kubelet did not start on $(hostname)" >&2; journalctl -u kubelet -n 20 --no-pager 2>&1 | sed 's/^/journal: /' >&2; exit 1; }
+echo "bootdeck-kubelet active"`;
+
+/**
+ * Read-only, on a master: its etcd member's view — `endpoint health --cluster` and `endpoint status
+ * --cluster` as JSON sections (every member's health, revision, leader).
+ */
+export const ETCD_STATUS_SCRIPT = `set -u
+${ETCDCTL}echo "--- health"; ctl endpoint health --cluster -w json --command-timeout=5s; echo
+echo "--- status"; ctl endpoint status --cluster -w json --command-timeout=5s; echo`;
+
+/**
+ * Read-only, on a master: how many containers of each self-hosted control-plane component run there
+ * (in ready pods with its k8s-app label; the checkpoint and bootstrap pods have their own labels).
+ * Prints "k8s-app=N" per $@.
+ */
+export const SELF_HOSTED_RUNNING_SCRIPT = `for app in "$@"; do
+  n=0
+  for pod in $(crictl pods -q --state ready --namespace kube-system --label "k8s-app=$app" 2>/dev/null); do
+    crictl ps -q --pod "$pod" --state running 2>/dev/null | grep -q . && n=$((n + 1))
+  done
+  echo "$app=$n"
+done`;
+
+export type EtcdHealth = { members: { endpoint: string; healthy: boolean; error?: string; revision?: string }[]; errors: string[] };
+
+/** Parses ETCD_STATUS_SCRIPT's sections; etcd's numbers are uint64, read as text. */
+export function parseEtcdHealth(stdout: string): EtcdHealth {
+  const section = (name: string) => stdout.split(`--- ${name}\n`)[1]?.split("\n--- ")[0]?.trim() ?? "";
+  const errors: string[] = [];
+  const members = new Map<string, EtcdHealth["members"][number]>();
+  try {
+    for (const e of JSON.parse(section("health") || "[]") as { endpoint: string; health: boolean; error?: string }[]) members.set(e.endpoint, { endpoint: e.endpoint, healthy: e.health, ...(e.error ? { error: e.error } : {}) });
+  } catch {
+    errors.push(`etcdctl endpoint health said: ${section("health").slice(0, 300) || "nothing"}`);
+  }
+  const status = section("status");
+  for (const m of status.matchAll(/"Endpoint"\s*:\s*"([^"]+)"[^]*?"revision"\s*:\s*(\d+)/g)) {
+    const row = members.get(m[1]!);
+    if (row) row.revision = m[2];
+  }
+  return { members: [...members.values()].sort((a, b) => a.endpoint.localeCompare(b.endpoint)), errors };
+}

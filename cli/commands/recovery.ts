@@ -1,0 +1,97 @@
+// bootdeck restore / recover: the disaster-recovery runs from the command line. Each prints its plan,
+// asks (or takes --yes), and runs here with one line per step, as bootdeck apply does.
+import { createInterface } from "node:readline/promises";
+import { userInfo } from "node:os";
+import { recordAudit } from "../../lib/audit/record";
+import { findClusterIdByName } from "../../lib/clusters/repository";
+import { disconnectDb } from "../../lib/db/client";
+import type { DrRunBody } from "../../lib/engine/dr-schemas";
+import { planRun } from "../../lib/engine/plan-run";
+import { getRunPlan, startRun } from "../../lib/engine/runs";
+import { AppError } from "../../lib/http/errors";
+import { follow, planText } from "./apply";
+import type { Command } from "./command";
+
+const who = () => `cli:${userInfo().username}`;
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/** Plans the run, prints the plan, asks, starts and follows it. */
+async function runDr(argv: string[], usage: string, body: (rest: string[]) => DrRunBody | undefined, warning: string): Promise<number> {
+  const [name, ...rest] = argv;
+  const b = name && !name.startsWith("-") ? body(rest) : undefined;
+  if (!name || argv.includes("--help") || !b) {
+    console.log(usage);
+    return argv.includes("--help") ? 0 : 2;
+  }
+  const verbose = rest.includes("--verbose");
+  try {
+    const clusterId = await findClusterIdByName({ name });
+    if (!clusterId) {
+      console.error(`no cluster named "${name}"`);
+      return 1;
+    }
+    const runId = await planRun({ clusterId, body: b, by: who() });
+    await recordAudit({ action: "run.plan", username: who(), target: runId, details: { clusterId, type: b.type, via: "cli" } });
+    console.log(planText(await getRunPlan(runId), verbose));
+    if (!rest.includes("--yes")) {
+      if (!process.stdin.isTTY) {
+        console.error("not confirmed; pass --yes to run without a terminal");
+        return 2;
+      }
+      if (!(await confirm(`\n${warning}\nRun this plan on cluster ${name}? [y/N] `))) {
+        console.log(`not started; the plan stays as run ${runId}`);
+        return 1;
+      }
+    }
+    await startRun({ runId });
+    await recordAudit({ action: "run.start", username: who(), target: runId, details: { via: "cli", type: b.type } });
+    return await follow(runId, verbose);
+  } catch (err) {
+    if (err instanceof AppError) {
+      console.error(`bootdeck ${b.type}: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await disconnectDb();
+  }
+}
+
+export const restore: Command = {
+  summary: "restore a cluster's etcd from a stored backup, then bring its control plane back",
+  run: (argv) =>
+    runDr(
+      argv,
+      `Usage: bootdeck restore CLUSTER BACKUP-ID [--yes] [--verbose]
+
+Copies the snapshot to every master, stops the control plane, restores each etcd member (same names and
+peer URLs, a new cluster token), starts etcd, and brings the control plane back (a self-hosted one
+through a temporary control plane and the pivot). Everything written since the snapshot is lost; the
+API is down while it runs. List backups with: bootdeck backup list CLUSTER`,
+      (rest) => (rest[0] && !rest[0].startsWith("-") ? { type: "restore", backup: rest[0], confirm: true } : undefined),
+      "The API is down while the restore runs, and everything written since the snapshot is lost.",
+    ),
+};
+
+export const recover: Command = {
+  summary: "bring a control plane that did not come back up again from etcd's current state",
+  run: (argv) =>
+    runDr(
+      argv,
+      `Usage: bootdeck recover CLUSTER [--yes] [--verbose]
+
+For a control plane that did not come back by itself (after every master restarted): starts the
+kubelets, checks etcd has a healthy quorum, then a temporary control plane on the first master from
+etcd's current state and the pivot again, as the bootstrap does.`,
+      () => ({ type: "recover", confirm: true }),
+      "A temporary control plane starts on the first master until the self-hosted one runs again.",
+    ),
+};
