@@ -89,7 +89,13 @@ export const templates: Record<string, (s: string) => unknown[]> = {
   // Reads no body; the first request deletes the target user, the rest answer 404.
   "DELETE /api/users/:id": (s) => [{ note: s }],
   "POST /api/users/:id/password": (s) => [{ password: s }],
-  "POST /api/clusters/:id/runs": (s) => [{ type: s }, { type: "join", hosts: [s] }, { type: "reset", hosts: [s], confirm: true }],
+  "POST /api/clusters/:id/runs": (s) => [
+    { type: s },
+    { type: "join", hosts: [s] },
+    { type: "reset", hosts: [s], confirm: true },
+    { type: "restore", backup: s, confirm: true },
+    { type: "rotate-certs", confirm: true, leafValidityDays: s },
+  ],
   // Retry against a run that did not fail (409) or with a step/host that is not in it: nothing runs.
   "POST /api/runs/:id/retry": (s) => [{ step: s }, { host: s }],
   // Start and cancel read no body; they run against a finished run (409), so no host is contacted.
@@ -102,12 +108,14 @@ export const templates: Record<string, (s: string) => unknown[]> = {
     { enabled: true, intervalMinutes: s, keepLast: 3, keepDays: 7 },
     { enabled: false, intervalMinutes: 60, keepLast: s, keepDays: s },
   ],
+  // Reads no body; the hosts' keys are not pinned (409), so no host is contacted.
+  "POST /api/clusters/:id/certificates/live": (s) => [{ note: s }],
   // Diagnostics read no body; the host "x" is not in the cluster (404), so no host is contacted.
   "POST /api/clusters/:id/hosts/:host/diagnostics": (s) => [{ note: s }],
 };
 
 /** Routes that read no body: a malformed one changes nothing about their answer. */
-const bodyless = new Set(["DELETE /api/users/:id", "POST /api/auth/logout", "POST /api/runs/:id/start", "POST /api/runs/:id/cancel", "POST /api/clusters/:id/hosts/:host/diagnostics", "POST /api/clusters/:id/backups"]);
+const bodyless = new Set(["DELETE /api/users/:id", "POST /api/auth/logout", "POST /api/runs/:id/start", "POST /api/runs/:id/cancel", "POST /api/clusters/:id/hosts/:host/diagnostics", "POST /api/clusters/:id/backups", "POST /api/clusters/:id/certificates/live"]);
 
 /** Bodies that are wrong as a whole. */
 const structural: { name: string; body: string; expect: number[] }[] = [

@@ -1,7 +1,7 @@
 // The registry of subcommands. Add a command by writing cli/commands/<name>.ts and listing it here.
 import { apply } from "./apply";
 import { backup } from "./backup";
-import { recover, restore } from "./recovery";
+import { certs, recover, restore, rotateCerts } from "./recovery";
 import type { Command } from "./command";
 import { exportCommand } from "./export";
 import { images } from "./images";
@@ -29,4 +29,6 @@ export const commands: Record<string, Command> = {
   "rotate-master-key": rotateMasterKeyCommand,
   restore,
   recover,
+  "rotate-certs": rotateCerts,
+  certs,
 };

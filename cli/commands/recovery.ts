@@ -95,3 +95,57 @@ etcd's current state and the pivot again, as the bootstrap does.`,
       "A temporary control plane starts on the first master until the self-hosted one runs again.",
     ),
 };
+
+export const rotateCerts: Command = {
+  summary: "issue every leaf certificate again (same CAs and keys) and roll them out, the API kept up",
+  run: (argv) =>
+    runDr(
+      argv,
+      `Usage: bootdeck rotate-certs CLUSTER [--days N] [--yes] [--verbose]
+
+Renders a renewed asset set (the CAs, keys and bootstrap token kept; every leaf certificate issued
+again, valid N days, by default as long as the cluster's were) and rolls it out: etcd one member at a
+time, the API servers' certificates (served at once, reloaded from disk), each master's control plane
+restarted beside a temporary API server, the kubelets one at a time (workers get new client
+certificates through CSRs), then every host read again. Expiry: bootdeck certs CLUSTER [--live]`,
+      (rest) => {
+        const i = rest.indexOf("--days");
+        const days = i >= 0 ? Number(rest[i + 1]) : undefined;
+        if (days !== undefined && !(Number.isInteger(days) && days > 0)) return undefined;
+        return { type: "rotate-certs", confirm: true, ...(days ? { leafValidityDays: days } : {}) };
+      },
+      "A new asset set is saved now; the run rolls it out one component at a time.",
+    ),
+};
+
+export const certs: Command = {
+  summary: "certificate expiry: the asset set's, or read live from the hosts (--live)",
+  async run(argv) {
+    const [name, ...rest] = argv;
+    if (!name || name === "--help") {
+      console.log("Usage: bootdeck certs CLUSTER [--live]\n\nEvery certificate and when it ends, soonest first; ! marks those ending within 30 days.");
+      return name ? 0 : 2;
+    }
+    const { assetCertificates, readLiveCertificates } = await import("../../lib/certs/expiry");
+    try {
+      const clusterId = await findClusterIdByName({ name });
+      if (!clusterId) {
+        console.error(`no cluster named "${name}"`);
+        return 1;
+      }
+      if (rest.includes("--live")) {
+        await recordAudit({ action: "certificates.read", username: who(), target: clusterId, details: { via: "cli" } });
+        const live = await readLiveCertificates({ clusterId });
+        for (const r of live.rows) console.log(`${r.warn ? "!" : " "} ${r.notAfter.slice(0, 10)} ${String(r.daysLeft).padStart(5)} d  ${(r.host ?? "").padEnd(10)} ${r.source.padEnd(48)} ${r.serial}  ${r.subject}`);
+        for (const e of live.errors) console.log(`  could not read on ${e.host}: ${e.error}`);
+        return live.rows.some((r) => r.warn) ? 3 : 0;
+      }
+      const set = await assetCertificates({ clusterId });
+      console.log(`asset set v${set.assetSetVersion ?? "-"}`);
+      for (const r of set.rows) console.log(`${r.warn ? "!" : " "} ${r.notAfter.slice(0, 10)} ${String(r.daysLeft).padStart(5)} d  ${r.source.padEnd(36)} ${r.subject}`);
+      return set.rows.some((r) => r.warn) ? 3 : 0;
+    } finally {
+      await disconnectDb();
+    }
+  },
+};

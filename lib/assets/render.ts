@@ -12,7 +12,7 @@ import { kubeletConfiguration, kubeletDropIn, kubeletHostEnv, kubeletUnit } from
 import { selfHostedManifests } from "./manifests";
 import { authenticationConfig } from "./manifests/flags";
 import { containerdConfig, containerdUnit, crictlConfig, modulesConf, registryHost, registryHostsToml, RUNTIME_PATHS, sysctlConf } from "./runtime";
-import { generateBootstrapToken } from "./token";
+import { bootstrapTokenFrom, generateBootstrapToken } from "./token";
 import { CHECKPOINT_PATHS, checkpointManifest, checkpointScript, checkpointUnit } from "./checkpoint";
 import { RenderOptionsError, RenderValidationError, defaultRenderOptions, type RenderOptions, type RenderedAsset } from "./types";
 import { toYamlDocuments } from "./yaml-out";
@@ -54,9 +54,10 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
     random,
     keys: options.keys,
     importedCa: options.importedCa,
+    kept: options.kept,
     onStep: step,
   });
-  const token = generateBootstrapToken(random);
+  const token = options.bootstrapToken ? bootstrapTokenFrom(options.bootstrapToken) : generateBootstrapToken(random);
 
   const drafts: Draft[] = [];
   const add = (path: string, content: string, sensitive: boolean, purpose: string) => drafts.push({ path, content, sensitive, purpose });

@@ -24,6 +24,13 @@ export function generateBootstrapToken(random: (n: number) => Buffer = randomByt
   return { id, secret, token: `${id}.${secret}` };
 }
 
+/** A token kept from an earlier render. */
+export function bootstrapTokenFrom(token: string): BootstrapToken {
+  if (!TOKEN_PATTERN.test(token)) throw new Error("not a bootstrap token (<6 characters>.<16 characters>, lower-case letters and digits)");
+  const [id, secret] = token.split(".") as [string, string];
+  return { id, secret, token };
+}
+
 export function bootstrapTokenSecret(t: BootstrapToken, opts: { description: string }) {
   return {
     apiVersion: "v1",

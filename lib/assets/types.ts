@@ -29,6 +29,10 @@ export type RenderOptions = {
   /** Source of randomness for serials and tokens (tests inject a seeded one). */
   random?: (bytes: number) => Buffer;
   onProgress?: (done: number, total: number, label: string) => void;
+  /** Certificates kept as they are, by plan entry name (a renewal keeps the CAs: lib/assets/renew.ts). */
+  kept?: ReadonlyMap<string, { certPem: string; keyPem: string }>;
+  /** The bootstrap token to keep (`<id>.<secret>`) instead of a new one. */
+  bootstrapToken?: string;
 };
 
 export const defaultRenderOptions = { keyType: "rsa", caValidityDays: 3650, leafValidityDays: 365 } as const;

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { Permission } from "../auth/roles";
 
-export const drRunTypes = ["backup", "restore", "recover"] as const;
+export const drRunTypes = ["backup", "restore", "recover", "rotate-certs"] as const;
 export type DrRunType = (typeof drRunTypes)[number];
 
 export const drRunBodies = [
@@ -16,6 +16,13 @@ export const drRunBodies = [
   }),
   /** A temporary control plane from etcd's current state, then the pivot again. */
   z.strictObject({ type: z.literal("recover"), confirm: z.literal(true, { error: "recovering the control plane needs confirm: true" }) }),
+  /** Every leaf certificate issued again (same CAs and keys) and rolled out, the API kept up. */
+  z.strictObject({
+    type: z.literal("rotate-certs"),
+    confirm: z.literal(true, { error: "rotating certificates needs confirm: true" }),
+    /** Days the renewed certificates are valid (default: as the cluster's assets were rendered). */
+    leafValidityDays: z.number().int().min(1).max(3650).optional(),
+  }),
 ] as const;
 
 export type DrRunBody = z.output<(typeof drRunBodies)[number]>;
@@ -27,6 +34,7 @@ export const drRunPermission: Record<DrRunType, Permission> = {
   backup: "backup:create",
   restore: "cluster:recover",
   recover: "cluster:recover",
+  "rotate-certs": "cluster:recover",
 };
 
 /** What a refused role may not do, for the 403's message. */
@@ -34,4 +42,5 @@ export const drRunRefusal: Record<DrRunType, string> = {
   backup: "take backups",
   restore: "restore a cluster from a backup",
   recover: "recover a control plane",
+  "rotate-certs": "rotate certificates",
 };

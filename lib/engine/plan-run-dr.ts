@@ -8,6 +8,12 @@ import { unprocessable } from "../http/errors";
 import { newId } from "../ids";
 import { isDrRunType, type DrRunBody } from "./dr-schemas";
 import { buildBackupPlan, buildRecoverPlan, buildRestorePlan } from "./plans-dr";
+import { buildRotationPlan } from "./plans-certs";
+import { renderRenewed, RenewError } from "../assets/renew";
+import { saveAssetSet } from "../assets/store";
+import { decryptSecret } from "../secrets/cipher";
+import { createHash, X509Certificate } from "node:crypto";
+import { RenderValidationError } from "../assets/types";
 import { PlanError, type AssetIndex } from "./plans";
 import type { RunPlan } from "./plan";
 import { createRun } from "./runs";
@@ -23,6 +29,10 @@ export async function planDrRun(input: { clusterId: string; definition: ClusterD
     if (body.type === "backup") {
       const policy = await getBackupPolicy({ clusterId });
       plan = buildBackupPlan(definition, id, { backupId: newId("bk"), trigger: input.trigger ?? "manual", retention: { keepLast: policy.keepLast, keepDays: policy.keepDays } });
+    } else if (body.type === "rotate-certs") {
+      const renewed = await renewAssetSet(clusterId, definition, body.leafValidityDays);
+      assetSetId = renewed.id;
+      plan = buildRotationPlan(definition, id, { assets: renewed.index, serials: renewed.serials });
     } else {
       const assets = await latestAssets(clusterId);
       assetSetId = assets.id;
@@ -32,7 +42,8 @@ export async function planDrRun(input: { clusterId: string; definition: ClusterD
       } else plan = buildRecoverPlan(definition, id, { assets: assets.index });
     }
   } catch (err) {
-    if (err instanceof PlanError) throw unprocessable(err.message);
+    if (err instanceof PlanError || err instanceof RenewError) throw unprocessable(err.message);
+    if (err instanceof RenderValidationError) throw unprocessable(`the cluster's definition does not render: ${err.problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`);
     throw err;
   }
   return createRun({ id, clusterId, type: body.type, plan, createdById: input.createdById, assetSetId });
@@ -45,4 +56,26 @@ async function latestAssets(clusterId: string): Promise<{ id: string; index: Ass
   if (!set) throw unprocessable("the cluster has no rendered assets: it was never bootstrapped by Bootdeck");
   const rows = await db.asset.findMany({ where: { assetSetId: set.id }, select: { path: true, sha256: true, size: true } });
   return { id: set.id, index: new Map(rows.map((r) => [r.path, { sha256: r.sha256, size: r.size }])) };
+}
+
+/**
+ * A rotation's asset set: the newest set renewed (its CAs, keys and token kept, every leaf issued again)
+ * and saved as the next version; the serials the hosts must serve once it is rolled out.
+ */
+async function renewAssetSet(clusterId: string, definition: ClusterDefinition, leafValidityDays?: number): Promise<{ id: string; index: AssetIndex; serials: { apiserver: string; etcd: Record<string, string> } }> {
+  const db = getDb();
+  const set = await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true, version: true, options: true, assets: { select: { path: true, content: true, sensitive: true } } } });
+  if (!set) throw unprocessable("the cluster has no rendered assets: it was never bootstrapped by Bootdeck");
+  const previous = new Map(set.assets.map((a) => [a.path, a.sensitive ? decryptSecret(a.content) : a.content]));
+  const options = JSON.parse(set.options) as { keyType?: "rsa" | "ecdsa"; caValidityDays?: number; leafValidityDays?: number; importedCa?: boolean };
+  const leaf = leafValidityDays ?? options.leafValidityDays ?? 365;
+  const { assets } = await renderRenewed(definition, previous, { leafValidityDays: leaf, caValidityDays: options.caValidityDays ?? 3650 });
+  const saved = await saveAssetSet({ clusterId, assets, options: { keyType: options.keyType ?? "rsa", caValidityDays: options.caValidityDays ?? 3650, leafValidityDays: leaf, importedCa: options.importedCa ?? false } });
+  const content = new Map(assets.map((a) => [a.path, a.content]));
+  const serial = (path: string) => new X509Certificate(content.get(path) ?? "").serialNumber;
+  return {
+    id: saved.id,
+    index: new Map(assets.map((a) => [a.path, { sha256: createHash("sha256").update(a.content).digest("hex"), size: Buffer.byteLength(a.content) }])),
+    serials: { apiserver: serial("tls/apiserver.crt"), etcd: Object.fromEntries(definition.spec.hosts.filter((h) => h.role === "master").map((m) => [m.name, serial(`tls/etcd/server-${m.name}.crt`)])) },
+  };
 }

@@ -117,3 +117,35 @@ describe("restore, recover and the static bootstrap", async () => {
     expect(() => buildStaticBootstrapPlan(staticDef.definition, "run_SSSSSSSSSSSSSSSS", selfHostedAssets)).toThrow(/rendered for another control-plane mode/);
   });
 });
+
+describe("certificate rotation plan", async () => {
+  const { renderAssets } = await import("../assets/render");
+  const { createHash } = await import("node:crypto");
+  const { buildRotationPlan } = await import("./plans-certs");
+  const { RESTART_CONTAINERS_SCRIPT } = await import("./actions/dr-scripts");
+  const assets = await renderAssets(exampleDefinition({ name: "dr", hosts: 5 }), { keyType: "ecdsa" });
+  const index = new Map(assets.map((a) => [a.path, { sha256: createHash("sha256").update(a.content).digest("hex"), size: Buffer.byteLength(a.content) }]));
+  const plan = buildRotationPlan(def(), "run_CCCCCCCCCCCCCCCC", { assets: index, serials: { apiserver: "AB12", etcd: { "master-1": "E1", "master-2": "E2", "master-3": "E3" } } });
+
+  it("rolls out in an order that keeps the API: etcd one member at a time, Secrets, serving, restarts one master at a time, kubelets one at a time, verify", () => {
+    expect(plan.phases.map((p) => `${p.id}: ${p.steps.map((s) => s.key).join(" ")}`)).toEqual([
+      "etcd: etcd/master-1 etcd/master-2 etcd/master-3",
+      "secrets: secrets/cluster secrets/master-1 secrets/master-2 secrets/master-3",
+      "serving: serving/cluster",
+      "restart: restart/master-1 restart/master-2 restart/master-3",
+      "kubelets: kubelets/master-1 kubelets/master-2 kubelets/master-3 kubelets/worker-1 kubelets/worker-2",
+      "verify: verify/cluster",
+    ]);
+    for (const id of ["etcd", "restart", "kubelets"]) {
+      const steps = plan.phases.find((p) => p.id === id)!.steps;
+      steps.slice(1).forEach((s, i) => expect(s.dependsOn).toEqual([steps[i]!.key]));
+    }
+    expect(plan.phases[0]!.steps[1]!.params).toEqual({ serial: "E2", members: "3" });
+    expect(plan.phases[0]!.steps[1]!.files.map((f) => f.path).sort()).toEqual(["/etc/kubernetes/etcd/ca.crt", "/etc/kubernetes/etcd/peer.crt", "/etc/kubernetes/etcd/peer.key", "/etc/kubernetes/etcd/server.crt", "/etc/kubernetes/etcd/server.key"]);
+    const restart = plan.phases.find((p) => p.id === "restart")!.steps[0]!;
+    expect(restart.files.map((f) => f.path)).toContain("/etc/kubernetes/manifests/bootstrap-apiserver.yaml");
+    expect(restart.exec!.find((e) => e.id === "restart")!.argv).toEqual(["sh", "-c", RESTART_CONTAINERS_SCRIPT, "bootdeck", "run_CCCCCCCCCCCCCCCC", "", "kube-apiserver"]);
+    const workers = plan.phases.find((p) => p.id === "kubelets")!.steps.filter((s) => s.host?.startsWith("worker"));
+    expect(workers.every((s) => s.exec![0]!.argv.at(-1) === "client" && s.files.length === 0)).toBe(true);
+  });
+});

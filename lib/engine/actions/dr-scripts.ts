@@ -166,3 +166,52 @@ export function parseEtcdHealth(stdout: string): EtcdHealth {
   }
   return { members: [...members.values()].sort((a, b) => a.endpoint.localeCompare(b.endpoint)), errors };
 }
+
+/**
+ * Read-only: whether the temporary API server a rotation starts beside the real one runs and is ready
+ * on this master (its pod ready, its container running). Prints "ready" or "waiting".
+ */
+export const TEMP_APISERVER_READY_SCRIPT = `ready=waiting
+for pod in $(crictl pods -q --state ready --namespace kube-system --label k8s-app=bootstrap-kube-apiserver 2>/dev/null); do
+  crictl ps -q --pod "$pod" --state running 2>/dev/null | grep -q . && ready=ready
+done
+echo "$ready"`;
+
+/**
+ * Rotation, on one master while a temporary API server serves beside it: restarts the containers of
+ * the pods labelled k8s-app=$@ (the API server; on a static control plane also the controller-manager
+ * and scheduler) so they read their renewed certificates, and waits (2 min) until each runs again, in a
+ * new container, with its pod ready.
+ */
+export const RESTART_CONTAINERS_SCRIPT = `${LOCK}for app in "$@"; do
+  pods=$(crictl pods -q --namespace kube-system --label "k8s-app=$app" --state ready 2>/dev/null)
+  [ -n "$pods" ] || { echo "no ready pod of $app on $(hostname)" >&2; exit 1; }
+  for pod in $pods; do
+    old=$(crictl ps -q --pod "$pod" --state running | head -n 1)
+    [ -n "$old" ] && crictl stop "$old" >/dev/null
+    i=0
+    while :; do
+      new=$(crictl ps -q --pod "$pod" --state running | head -n 1)
+      ready=$(crictl pods -q --id "$pod" --state ready)
+      [ -n "$new" ] && [ "$new" != "$old" ] && [ -n "$ready" ] && break
+      i=$((i + 1)); [ "$i" -ge 120 ] && { echo "$app did not run again within 2 min on $(hostname)" >&2; exit 1; }
+      sleep 1
+    done
+    echo "restarted $app ($old -> $new)"
+  done
+done`;
+
+/**
+ * Rotation of a node's kubelet certificates: the serving pair (the kubelet makes a new one) and, with
+ * $1 = "client", the client certificate (the kubelet asks for a new one through a CSR with its
+ * bootstrap token) are moved aside (kept as *.bootdeck-old), then the kubelet restarts.
+ */
+export const KUBELET_CERTS_SCRIPT = `${LOCK}pki=/var/lib/kubelet/pki; stamp=$(date +%s)
+for f in kubelet.crt kubelet.key; do [ -e "$pki/$f" ] && mv -f "$pki/$f" "$pki/$f.bootdeck-old"; done
+if [ "$1" = client ] && [ -e "$pki/kubelet-client-current.pem" ]; then
+  cp -L "$pki/kubelet-client-current.pem" "$pki/kubelet-client-$stamp.pem.bootdeck-old" && rm -f "$pki/kubelet-client-current.pem"
+fi
+systemctl restart kubelet
+sleep 3
+systemctl is-active --quiet kubelet || { echo "the kubelet did not restart on $(hostname)" >&2; journalctl -u kubelet -n 20 --no-pager 2>&1 | sed 's/^/journal: /' >&2; exit 1; }
+echo "bootdeck-kubelet restarted with new certificates to come"`;
