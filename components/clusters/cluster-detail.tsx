@@ -11,6 +11,7 @@ import { useCan } from "../current-user";
 import { ClusterRuns } from "../runs/cluster-runs";
 import { HostActions } from "../runs/host-actions";
 import { LiveTables } from "./live-tables";
+import { BackupsPanel, CertificatesPanel } from "./recovery-panel";
 
 export function ClusterDetail({ id }: { id: string }) {
   const q = useQuery({ queryKey: queryKeys.cluster(id), queryFn: () => api<ClusterView>(`/api/clusters/${id}`) });
@@ -103,6 +104,8 @@ export function ClusterDetail({ id }: { id: string }) {
         </ul>
       </section>
       <ClusterRuns clusterId={c.id} />
+      <BackupsPanel clusterId={c.id} />
+      <CertificatesPanel clusterId={c.id} />
       <ClusterLive clusterId={c.id} />
       {canWrite && <DeleteCluster id={c.id} name={c.name} />}
     </div>

@@ -3,12 +3,14 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ClusterSummary } from "@/lib/clusters/repository";
 import { queryKeys } from "@/lib/clusters/schemas";
+import { certQueryKeys, type ClusterAlerts } from "@/lib/certs/schemas";
 import { api } from "../api-client";
 import { useCan } from "../current-user";
 
 export function ClusterList() {
   const q = useQuery({ queryKey: queryKeys.clusters(), queryFn: () => api<{ clusters: ClusterSummary[] }>("/api/clusters") });
   const canWrite = useCan("cluster:write");
+  const alerts = useQuery({ queryKey: certQueryKeys.alerts(), queryFn: () => api<ClusterAlerts>("/api/clusters/alerts"), refetchInterval: 60_000 });
   return (
     <div className="space-y-4">
       <div className="flex items-center justify-between">
@@ -40,6 +42,7 @@ export function ClusterList() {
               <th className="p-2">Masters</th>
               <th className="p-2">Workers</th>
               <th className="p-2">Updated</th>
+              <th className="p-2">Alerts</th>
             </tr>
           </thead>
           <tbody>
@@ -54,6 +57,13 @@ export function ClusterList() {
                 <td className="p-2">{c.masters}</td>
                 <td className="p-2">{c.workers}</td>
                 <td className="p-2 text-slate-500">{new Date(c.updatedAt).toLocaleString()}</td>
+                <td className="p-2 text-xs" data-testid={`cluster-alerts-${c.name}`}>
+                  {[alerts.data?.[c.id]?.backup, alerts.data?.[c.id]?.certificates].filter(Boolean).map((a) => (
+                    <span key={a} className="mr-1 rounded bg-red-100 px-1.5 py-0.5 font-medium text-red-800">
+                      {a}
+                    </span>
+                  ))}
+                </td>
               </tr>
             ))}
           </tbody>

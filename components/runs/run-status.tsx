@@ -38,4 +38,8 @@ export const runTypeTitle: Record<string, string> = {
   join: "Join hosts",
   reset: "Reset hosts",
   retry: "Retry",
+  backup: "Back up etcd",
+  restore: "Restore from a backup",
+  recover: "Recover the control plane",
+  "rotate-certs": "Rotate certificates",
 };
