@@ -114,7 +114,7 @@ rm -rf "$dir/data"
 ctr -n k8s.io tasks kill -s KILL bootdeck-etcdutl >/dev/null 2>&1; ctr -n k8s.io containers rm bootdeck-etcdutl >/dev/null 2>&1
 set -- etcdutl snapshot restore "$dir/snapshot.db" --name "$name" --initial-cluster "$cluster" --initial-cluster-token "$token" --initial-advertise-peer-urls "$peer" --data-dir "$dir/data"
 [ "$bump" = bump ] && set -- "$@" --bump-revision 1000000000 --mark-compacted
-ctr -n k8s.io run --rm --mount "type=bind,src=$dir,dst=$dir,options=rbind:rw" "$image" bootdeck-etcdutl "$@" > "$dir/etcdutl.log" 2>&1 || { echo "etcdutl snapshot restore failed on $(hostname):" >&2; grep -v '^{"level":"info"' "$dir/etcdutl.log" | tail -n 8 >&2; exit 1; }
+ctr -n k8s.io run --rm --mount "type=bind,src=$dir,dst=$dir,options=rbind:rw" "$image" bootdeck-etcdutl "$@" > "$dir/etcdutl.log" 2>&1 || { echo "etcdutl snapshot restore failed on $(hostname):" >&2; grep -vE '"level":"info"|[[:space:]]info[[:space:]]' "$dir/etcdutl.log" | tail -n 8 >&2; exit 1; }
 [ -d "$dir/data/member" ] || { echo "etcdutl left no member directory in $dir/data" >&2; exit 1; }
 if [ -e "$data" ]; then rm -rf "$data.before-$run"; mv "$data" "$data.before-$run"; fi
 mv "$dir/data" "$data" && chmod 0700 "$data" && echo "$run" > "$marker"
