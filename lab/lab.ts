@@ -31,6 +31,8 @@ import { findHost, readState, writeState, type LabHostState, type LabState } fro
 
 export type Log = (line: string) => void;
 const IFACE = "eth0";
+/** Each host's disk for containerd (sparse). */
+const HOST_DISK_SIZE = "20G";
 
 export function requireRoot(): void {
   if (typeof process.getuid === "function" && process.getuid() !== 0) {
@@ -40,7 +42,7 @@ export function requireRoot(): void {
 
 /** Installs the Debian packages the lab itself needs when missing. */
 function ensureTools(log: Log): void {
-  const need: Record<string, string> = { debootstrap: "debootstrap", "ssh-keygen": "openssh-client", ip: "iproute2", unshare: "util-linux", nsenter: "util-linux" };
+  const need: Record<string, string> = { debootstrap: "debootstrap", "ssh-keygen": "openssh-client", ip: "iproute2", unshare: "util-linux", nsenter: "util-linux", "mkfs.ext4": "e2fsprogs" };
   const missing = [...new Set(Object.entries(need).filter(([cmd]) => !which(cmd)).map(([, pkg]) => pkg))];
   if (missing.length === 0) return;
   log(`installing missing Debian packages: ${missing.join(" ")}`);
@@ -185,12 +187,17 @@ function createHost(state: LabState, subnet: number, index: number, name: string
   // lab cluster (issue 5): Node and this repository read-only at /opt/bootdeck-lab, stand-in commands.
   prepareHostRuntime(root);
 
-  // A disk of its own for container images and snapshots: containerd's overlayfs snapshotter cannot
-  // put its layers on the host's root, itself an overlay (overlayfs refuses an overlay upper layer).
-  const disk = path.join(LAB_DISK_DIR, state.name, name);
-  fs.mkdirSync(disk, { recursive: true });
+  // A disk of its own for container images and snapshots, as a real host has: containerd's overlayfs
+  // snapshotter cannot put its layers on the host's root, itself an overlay (overlayfs refuses an
+  // overlay upper layer), and the kubelet judges disk pressure by that disk's free space, which must
+  // be the host's own, not what this machine's shared disk has left. A sparse ext4 image on a loop
+  // device: it takes on this machine's disk only what is written.
+  const disk = path.join(LAB_DISK_DIR, state.name, `${name}.img`);
+  fs.mkdirSync(path.dirname(disk), { recursive: true });
+  run("truncate", ["-s", HOST_DISK_SIZE, disk]);
+  run("mkfs.ext4", ["-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1", disk]);
   fs.mkdirSync(path.join(root, "var/lib/containerd"), { recursive: true });
-  run("mount", ["--bind", disk, path.join(root, "var/lib/containerd")]);
+  run("mount", ["-o", "loop", disk, path.join(root, "var/lib/containerd")]);
   fs.writeFileSync(path.join(root, "etc/machine-id"), `${randomBytes(16).toString("hex")}\n`);
   fs.writeFileSync(path.join(root, "etc/hostname"), `${name}\n`);
   fs.writeFileSync(path.join(root, "etc/hosts"), `${etcHosts}\n`);

@@ -20,6 +20,7 @@ packages=(
   libseccomp-dev      # runc's seccomp support, linked statically
   pkg-config
   curl                # the lab's mirror and registry readiness checks
+  e2fsprogs           # mkfs.ext4: each lab host's own disk for containerd
 )
 missing=()
 for p in "${packages[@]}"; do
