@@ -184,7 +184,7 @@ function createHost(state: LabState, subnet: number, index: number, name: string
   const root = path.join(dir, "root");
   for (const d of [upper, work, root]) fs.mkdirSync(d, { recursive: true });
   run("mount", ["-t", "overlay", "overlay", "-o", `lowerdir=${state.image},upperdir=${upper},workdir=${work}`, root]);
-  // lab cluster (issue 5): Node and this repository read-only at /opt/bootdeck-lab, stand-in commands.
+  // lab cluster: Node and this repository read-only at /opt/bootdeck-lab, stand-in commands.
   prepareHostRuntime(root);
 
   // A disk of its own for container images and snapshots, as a real host has: containerd's overlayfs

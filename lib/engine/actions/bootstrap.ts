@@ -206,7 +206,7 @@ export const bootstrapActions: Record<string, Action> = {
       created += results.filter((r) => r === "created").length;
       present += results.filter((r) => r === "present").length;
       // Before 1.24 a pod gets its service account's token only if the token controller has issued it
-      // (seed 004's flannel without a token): workloads wait until every service account has one.
+      // (the Topsail guide's flannel without a token): workloads wait until every service account has one.
       if (kind === "ServiceAccount" && ctx.resources.caps.legacyServiceAccountTokens) await waitForTokens(ctx, group);
     }
     // The scheduler places control-plane pods by the master role; the first master gets it now.

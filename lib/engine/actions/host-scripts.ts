@@ -53,7 +53,7 @@ exit 1`;
  * mirror's published sums: a bare digest or sha256sum lines), $4 = target, $5 = "file" or "tar" (a
  * tarball unpacked into the directory $4). Downloads only when what is installed differs (a file's
  * own checksum; for a tarball, the checksum recorded when it was unpacked), verifies before anything
- * is put in place, and leaves files executable (seed 000 forgot chmod).
+ * is put in place, and leaves files executable (acs-engine's first kubelet install forgot chmod).
  */
 export const DOWNLOAD_SCRIPT = `${LOCK}url=$1; sum=$2; sums=$3; dest=$4; unpack=$5
 name=\${url##*/}
