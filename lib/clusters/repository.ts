@@ -102,10 +102,13 @@ export async function updateCluster(input: { id: string; definition: unknown; se
   const sealed = sealSecrets(definition, input.secrets, new Map(existing.credentials.map((c) => [c.name, c])));
   try {
     await db.$transaction(async (tx) => {
-      await tx.cluster.update({
-        where: { id: input.id },
-        data: { name: definition.metadata.name, kubernetesVersion: definition.spec.kubernetes.version, definition: JSON.stringify(definition) },
+      // Guarded: no run may have started since the check above. The revision counts edits; runs planned
+      // at an earlier one are stale (they can be neither started nor retried; plan again).
+      const saved = await tx.cluster.updateMany({
+        where: { id: input.id, activeRunId: null, revision: existing.revision },
+        data: { name: definition.metadata.name, kubernetesVersion: definition.spec.kubernetes.version, definition: JSON.stringify(definition), revision: { increment: 1 } },
       });
+      if (saved.count === 0) throw conflict("A run started on this cluster, or someone else saved it, meanwhile; reload and try again");
       await tx.credential.deleteMany({ where: { clusterId: input.id, name: { notIn: sealed.map((c) => c.name) } } });
       for (const c of sealed)
         await tx.credential.upsert({

@@ -152,7 +152,8 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     expect(steps.filter((s) => !killed.includes(s.key)).every((s) => s.attempts <= 1)).toBe(true);
     const pivot = await listRunEvents({ runId, limit: 100_000 });
     expect(pivot.map((e) => e.seq)).toEqual(pivot.map((_, i) => i + 1));
-    expect(pivot.find((e) => e.type === "step.finished" && e.data.key === "pivot/cluster")?.data.summary).toMatch(/API gap \d+\.\d s/);
+    // Measured, or (a worker killed after the removal) said to be unknown, never a made-up 0.0 s.
+    expect(pivot.find((e) => e.type === "step.finished" && e.data.key === "pivot/cluster")?.data.summary).toMatch(/API gap (\d+\.\d s|unknown)/);
   }, 16 * 60_000);
 
   it("joins the worker once its swap is off and the host is retried; the run ends green", async () => {
@@ -282,7 +283,8 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     await expect(startRun({ runId: second })).rejects.toMatchObject({ status: 409 });
     await requestCancel({ runId });
     expect(await running).toBe("cancelled");
-    expect(ssh("master-1", "cat /var/lib/bootdeck/run.lock 2>/dev/null || echo unlocked").trim()).toBe("unlocked");
+    // The lock file stays (every locker flocks it); released, it names no run.
+    expect(ssh("master-1", "test -s /var/lib/bootdeck/run.lock && cat /var/lib/bootdeck/run.lock || echo unlocked").trim()).toBe("unlocked");
     expect((await getDb().step.findFirstOrThrow({ where: { runId, phase: "control-plane" } })).status).toBe("cancelled");
 
     await retryRun({ runId });

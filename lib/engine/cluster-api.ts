@@ -31,6 +31,9 @@ export function adminCredentialsFrom(kubeconfigYaml: string): AdminCredentials {
 
 export type RawResponse = { status: number; body: string };
 
+/** What the actions use of the cluster's API (tests give them a fake one). */
+export type ClusterApiClient = Pick<ClusterApi, "endpoint" | "request" | "getJson" | "objects" | "kubeConfig" | "lastTunnelError" | "close">;
+
 export class ClusterApi {
   /** Why the last tunnelled connection could not be opened (shown in wait and failure messages). */
   lastTunnelError: string | undefined;
@@ -40,7 +43,7 @@ export class ClusterApi {
 
   constructor(
     private readonly opts: {
-      executor: Executor;
+      executor: Pick<Executor, "forward">;
       /** Hosts to tunnel through, tried in order (the masters). */
       via: () => HostTarget[];
       endpoint: { host: string; port: number };
