@@ -169,7 +169,12 @@ async function executeClaimed(runId: string, lease: Lease, options: RunnerOption
       if (open) await emitEvent({ type: "phase.started", data: { phase: phase.id, title: phase.title } });
       finished.clear();
       for (const s of phase.steps) finished.set(s.key, runStep(s, hostByName, resources));
-      const results = (await Promise.all(phase.steps.map((s) => finished.get(s.key)))) as { failed: boolean; critical: boolean }[];
+      // Every step of the phase settles before anything else is written (one that threw must not leave
+      // the others writing behind the run's end).
+      const settled = await Promise.allSettled(phase.steps.map((s) => finished.get(s.key)));
+      const thrown = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (thrown) throw thrown.reason;
+      const results = settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as { failed: boolean; critical: boolean }[];
       if (open && !controller.signal.aborted) await emitEvent({ type: "phase.finished", data: { phase: phase.id } });
       if (results.some((r) => r.failed && r.critical)) stopAll = true;
     }
