@@ -45,6 +45,7 @@ export const rules: Record<string, Rule> = {
   "GET /api/runs/:id/events": ALL,
   "POST /api/runs/:id/start": RUNNERS,
   "POST /api/runs/:id/cancel": RUNNERS,
+  "POST /api/runs/:id/release": ADMIN,
   "POST /api/runs/:id/retry": ALL,
   "GET /api/runs/:id/bundle": ALL,
   "GET /api/runs/:id/steps/:key/output": ALL,

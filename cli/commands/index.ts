@@ -11,6 +11,7 @@ import { lab } from "./lab";
 import { render } from "./render";
 import { user } from "./user";
 import { rotateMasterKeyCommand } from "./rotate-master-key";
+import { run } from "./run";
 
 export const commands: Record<string, Command> = {
   apply,
@@ -24,4 +25,5 @@ export const commands: Record<string, Command> = {
   render,
   user,
   "rotate-master-key": rotateMasterKeyCommand,
+  run,
 };

@@ -99,10 +99,14 @@ export async function readText(req: Request, limit = defaultBodyLimit): Promise<
 
 const tooLarge = (limit: number) => new AppError(413, "too_large", `The request body is larger than ${Math.round(limit / 1024)} KiB`);
 
-/** A Server-Sent Events response; no-transform keeps compression (and any proxy) from buffering it. */
+/**
+ * A Server-Sent Events response; no-transform keeps compression (and any proxy) from buffering it. The
+ * connection closes with the stream (EventSource opens a new one to reconnect anyway): a server that is
+ * shutting down ends its streams and is not then held by idle keep-alive connections of its viewers.
+ */
 export function eventStream(stream: ReadableStream<Uint8Array>): Response {
   return new Response(stream, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no", connection: "keep-alive" },
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no", connection: "close" },
   });
 }
 
