@@ -121,6 +121,11 @@ export function RunView({ runId }: { runId: string }) {
       {start.isError && <p className="text-sm text-red-600">{start.error.message}</p>}
       {cancel.isError && <p className="text-sm text-red-600">{cancel.error.message}</p>}
       {release.isError && <p className="text-sm text-red-600">Could not release: {release.error.message}</p>}
+      {run.storage?.full && (
+        <p className="rounded border border-red-200 bg-red-50 px-2 py-1 text-sm text-red-800" data-testid="run-disk-full">
+          The database disk is full (since {new Date(run.storage.since ?? Date.now()).toLocaleTimeString()}): the engine cannot record progress and waits. Free space on the disk of Bootdeck&apos;s data directory; the run goes on by itself.
+        </p>
+      )}
       {run.stale && (run.status === "planned" || run.status === "failed" || run.status === "cancelled") && (
         <p className="rounded border border-amber-200 bg-amber-50 px-2 py-1 text-sm text-amber-900" data-testid="run-stale">
           The cluster was edited after this run was planned, so this plan no longer shows what would run: plan a new run from the cluster page.

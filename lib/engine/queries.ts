@@ -1,6 +1,7 @@
 import "server-only";
 // Read models of runs for the API and the pages.
 import { getDb } from "../db/client";
+import { storageStatus, type StorageStatus } from "../db/storage";
 import { notFound } from "../http/errors";
 import type { HostFacts } from "./actions/facts";
 import type { Finding } from "./actions/preflight";
@@ -52,6 +53,8 @@ export type RunView = {
   heartbeatAt: string | null;
   /** The cluster was edited after this run was planned: it can be neither started nor retried (plan again). */
   stale: boolean;
+  /** This server found the database's disk full (and no write has succeeded since): the run cannot record progress. */
+  storage: StorageStatus;
   lastSeq: number;
   summary: Record<string, unknown> | null;
   plan: RunPlan;
@@ -85,6 +88,7 @@ export async function getRunView({ id }: { id: string }): Promise<RunView> {
     workerId: run.workerId,
     heartbeatAt: run.heartbeatAt?.toISOString() ?? null,
     stale: run.definitionRevision !== run.cluster.revision,
+    storage: storageStatus(),
     lastSeq: run.lastSeq,
     summary: run.summary ? (JSON.parse(run.summary) as Record<string, unknown>) : null,
     plan: runPlan.parse(JSON.parse(run.plan)),

@@ -9,6 +9,7 @@ import "server-only";
 // run's lease (lease.ts): a worker that lost it writes nothing more.
 import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
+import { isDiskFull, noteDiskFull, noteWriteOk } from "../db/storage";
 import { abortableSleep } from "../ssh/backoff";
 import { isSshError, Executor, type OutputLine } from "../ssh";
 import { actions } from "./actions";
@@ -69,8 +70,8 @@ async function failRun(lease: Lease, message: string): Promise<void> {
   await finishAsHolder(lease, "failed", { steps: 0, done: 0, failed: 0, failedHosts: [], failedSteps: [], message });
 }
 
-async function finishAsHolder(lease: Lease, status: "succeeded" | "failed" | "cancelled", summary: Record<string, unknown>, leftover?: "skipped" | "cancelled"): Promise<void> {
-  await writeAsHolder(lease, async (tx, append) => {
+async function finishAsHolder(lease: Lease, status: "succeeded" | "failed" | "cancelled", summary: Record<string, unknown>, leftover?: "skipped" | "cancelled", write: typeof writeAsHolder = writeAsHolder): Promise<void> {
+  await write(lease, async (tx, append) => {
     if (leftover) await tx.step.updateMany({ where: { runId: lease.runId, status: { in: ["pending", "waiting", "running"] } }, data: { status: leftover } });
     else await tx.step.updateMany({ where: { runId: lease.runId, status: { in: ["pending", "waiting", "running"] } }, data: { status: "skipped", error: "not run: the run ended before it" } });
     const run = await tx.run.findUniqueOrThrow({ where: { id: lease.runId }, select: { clusterId: true } });
@@ -108,13 +109,36 @@ async function executeClaimed(runId: string, lease: Lease, options: RunnerOption
   const onShutdown = () => abort("shutdown", "the engine is shutting down; another worker takes the run over");
   if (options.shutdown?.aborted) onShutdown();
   options.shutdown?.addEventListener("abort", onShutdown, { once: true });
-  /** Writes as the lease holder; a lost lease stops the run at once. */
+  /**
+   * Writes as the lease holder; a lost lease stops the run at once. A full disk does not end the run:
+   * the write is tried again (every 0.5 s, then up to every 5 s) until there is room, the run stopping
+   * meanwhile; once it goes through, the pause is recorded in the run's log (`run.storage-recovered`).
+   */
+  let fullSince: Date | undefined;
   const write: typeof writeAsHolder = async (l, fn) => {
-    try {
-      return await writeAsHolder(l, fn);
-    } catch (err) {
-      if (err instanceof LeaseLost) abort("lease", "another worker took this run over, or it was released");
-      throw err;
+    for (let delay = 500; ; delay = Math.min(delay * 2, 5_000)) {
+      try {
+        const result = await writeAsHolder(l, fn);
+        noteWriteOk();
+        if (fullSince) {
+          const since = fullSince;
+          fullSince = undefined;
+          const until = new Date();
+          await writeAsHolder(l, (_tx, append) =>
+            append({ type: "run.storage-recovered", data: { since: since.toISOString(), until: until.toISOString(), message: `the database disk was full for ${Math.round((until.getTime() - since.getTime()) / 1000)} s; the run waited and went on` } }),
+          );
+        }
+        return result;
+      } catch (err) {
+        if (err instanceof LeaseLost) abort("lease", "another worker took this run over, or it was released");
+        if (!isDiskFull(err) || stop === "shutdown") throw err;
+        noteDiskFull();
+        if (!fullSince) {
+          fullSince = new Date();
+          console.error(`[bootdeck engine] run ${runId}: the database disk is full; waiting for space to record its progress`);
+        }
+        await new Promise((r) => setTimeout(r, delay));
+      }
     }
   };
   const emitEvent = (e: Parameters<typeof appendAsHolder>[1]) => write(lease, (_tx, append) => append(e));
@@ -206,7 +230,7 @@ async function executeClaimed(runId: string, lease: Lease, options: RunnerOption
   const runHosts = new Set(plan.phases.flatMap((p) => p.steps.map((st) => st.host).filter(Boolean))).size;
   const summary = summarizeRun({ status, runHosts, steps: steps.map((s) => ({ key: s.key, status: s.status === "pending" || s.status === "waiting" ? (cancelled ? "cancelled" : "skipped") : s.status, title: s.title, error: s.error, host: s.host?.name ?? null })) });
   try {
-    await finishAsHolder(lease, status, summary, cancelled ? "cancelled" : "skipped");
+    await finishAsHolder(lease, status, summary, cancelled ? "cancelled" : "skipped", write);
   } catch (err) {
     if (err instanceof LeaseLost) return "lost-lease";
     throw err;

@@ -5,6 +5,7 @@ import "server-only";
 import { z } from "zod";
 import { can, type Permission } from "../auth/roles";
 import { getSessionUser, readSessionToken, type SessionUser } from "../auth/sessions";
+import { DatabaseFullError, isDiskFull, noteDiskFull } from "../db/storage";
 import { clientAddress } from "./client-address";
 import { AppError, ValidationError, forbidden, unauthorized } from "./errors";
 import { badText, clipText } from "./text";
@@ -115,6 +116,11 @@ export function json(data: unknown, init: ResponseInit = {}): Response {
 }
 
 export function errorResponse(err: unknown): Response {
+  // A full disk under the database: say so at once (503), instead of a generic 500 or a hang.
+  if (!(err instanceof AppError) && isDiskFull(err)) {
+    noteDiskFull();
+    err = new DatabaseFullError();
+  }
   if (err instanceof AppError) {
     const retryAfter = (err.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
     const headers = err.status === 429 && retryAfter ? { "retry-after": String(retryAfter) } : undefined;
