@@ -41,6 +41,8 @@ export const rules: Record<string, Rule> = {
   "POST /api/clusters/:id/runs": RUNNERS,
   "GET /api/clusters/:id/live": ALL,
   "POST /api/clusters/:id/hosts/:host/diagnostics": ALL,
+  "POST /api/clusters/:id/hosts/:host/host-key/probe": ADMIN,
+  "PUT /api/clusters/:id/hosts/:host/host-key": ADMIN,
   "GET /api/runs/:id": ALL,
   "GET /api/runs/:id/events": ALL,
   "POST /api/runs/:id/start": RUNNERS,

@@ -12,6 +12,7 @@ import { render } from "./render";
 import { user } from "./user";
 import { rotateMasterKeyCommand } from "./rotate-master-key";
 import { run } from "./run";
+import { host } from "./host";
 
 export const commands: Record<string, Command> = {
   apply,
@@ -26,4 +27,5 @@ export const commands: Record<string, Command> = {
   user,
   "rotate-master-key": rotateMasterKeyCommand,
   run,
+  host,
 };

@@ -33,6 +33,9 @@ export const releaseRunBody = z.strictObject({
   reason: z.string().trim().max(500).optional(),
 });
 
+/** A host's pinned SSH key next to the one it offers now (POST /api/clusters/:id/hosts/:host/host-key/probe). */
+export type HostKeyProbe = { host: string; address: string; port: number; pinned: string | null; offered: string; matches: boolean };
+
 export const runIdParams = z.strictObject({ id: z.string().regex(/^run_[A-Za-z0-9_-]{16}$/) });
 
 /**
