@@ -4,7 +4,7 @@ import "server-only";
 // credentials authenticate; the apiserver certificate names 127.0.0.1, so TLS is verified as usual.
 import https from "node:https";
 import net from "node:net";
-import * as k8s from "@kubernetes/client-node";
+import type * as k8s from "@kubernetes/client-node";
 import YAML from "yaml";
 import type { Executor, HostTarget } from "../ssh";
 
@@ -92,7 +92,10 @@ export class ClusterApi {
 
   async kubeConfig(): Promise<k8s.KubeConfig> {
     const port = await this.listen();
-    const kc = new k8s.KubeConfig();
+    // Loaded on first use: the client library takes seconds to load, and a worker taking a run over
+    // should reach its next step first.
+    const { KubeConfig } = await import("@kubernetes/client-node");
+    const kc = new KubeConfig();
     const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
     kc.loadFromOptions({
       clusters: [{ name: "cluster", server: `https://127.0.0.1:${port}`, caData: b64(this.opts.credentials.caPem), skipTLSVerify: false }],
@@ -104,11 +107,13 @@ export class ClusterApi {
   }
 
   async core(): Promise<k8s.CoreV1Api> {
-    return (await this.kubeConfig()).makeApiClient(k8s.CoreV1Api);
+    const { CoreV1Api } = await import("@kubernetes/client-node");
+    return (await this.kubeConfig()).makeApiClient(CoreV1Api);
   }
 
   async objects(): Promise<k8s.KubernetesObjectApi> {
-    return k8s.KubernetesObjectApi.makeApiClient(await this.kubeConfig());
+    const { KubernetesObjectApi } = await import("@kubernetes/client-node");
+    return KubernetesObjectApi.makeApiClient(await this.kubeConfig());
   }
 
   /** One HTTPS request through the tunnel; resolves with any status, rejects only when nothing answered. */

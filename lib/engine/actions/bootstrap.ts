@@ -1,7 +1,7 @@
 import "server-only";
 // Phases 3–10 of a bootstrap, and reset. Each action gathers facts, compares and acts only when needed,
 // so a resumed run can repeat a step that was in flight without applying anything twice.
-import * as k8s from "@kubernetes/client-node";
+import type * as k8s from "@kubernetes/client-node";
 import { createHash } from "node:crypto";
 import YAML from "yaml";
 import { selfHostedObjectsInOrder } from "../../assets/render";
@@ -140,7 +140,7 @@ export async function ensureObject(client: Pick<k8s.KubernetesObjectApi, "read" 
       await client.read(object as Parameters<k8s.KubernetesObjectApi["read"]>[0]);
       return true;
     } catch (e) {
-      if (e instanceof k8s.ApiException && e.code === 404) return false;
+      if (apiStatus(e) === 404) return false;
       throw new Error(`reading ${objectName(object)}: ${describeApiError(e)}`);
     }
   };
@@ -508,7 +508,17 @@ async function setRole(ctx: ActionContext, name: string, role: "master" | "worke
   return true;
 }
 
+/** The HTTP status of a client library ApiException (recognised by shape: the library loads lazily). */
+function apiStatus(err: unknown): number | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return err instanceof Error && typeof code === "number" && code >= 100 && code < 600 ? code : undefined;
+}
+
 function describeApiError(err: unknown): string {
-  if (err instanceof k8s.ApiException) return `HTTP ${err.code} ${typeof err.body === "string" ? apiMessage(err.body) : JSON.stringify(err.body).slice(0, 300)}`;
+  const status = apiStatus(err);
+  if (status !== undefined) {
+    const body = (err as { body?: unknown }).body;
+    return `HTTP ${status} ${typeof body === "string" ? apiMessage(body) : JSON.stringify(body ?? "").slice(0, 300)}`;
+  }
   return err instanceof Error ? err.message : String(err);
 }
