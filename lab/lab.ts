@@ -385,8 +385,13 @@ function clearSlow(h: LabHostState): void {
   const pidFile = slowFile(h, "pid");
   if (fs.existsSync(pidFile)) {
     const pid = Number(fs.readFileSync(pidFile, "utf8"));
+    // The rule is gone first (nothing new is queued); the delayer is then stopped and awaited, so that
+    // no packet it held outlives it into a `lab down`.
     try {
-      if (pid > 0 && fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("nfqueue-delay.py")) process.kill(pid, "SIGTERM");
+      if (pid > 0 && fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("nfqueue-delay.py")) {
+        process.kill(pid, "SIGTERM");
+        for (let i = 0; i < 100 && fs.existsSync(`/proc/${pid}`); i++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+      }
     } catch {
       // already gone
     }
