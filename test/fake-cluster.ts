@@ -108,6 +108,13 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+const CLUSTER_SCOPED = ["Namespace", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "PriorityClass", "StorageClass"];
+const DISCOVERY = ["Namespace", "ConfigMap", "ServiceAccount", "Service", "Secret", "Deployment", "DaemonSet", "PodDisruptionBudget", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "CustomResourceDefinition", "PriorityClass", "StorageClass"].map((kind) => ({
+  kind,
+  name: `${kind.toLowerCase()}s`,
+  namespaced: !CLUSTER_SCOPED.includes(kind),
+}));
+
 type Obj = { apiVersion?: string; kind?: string; metadata: { name: string; namespace?: string }; [k: string]: unknown };
 
 /**
@@ -159,27 +166,31 @@ export class FakeClusterApi implements ClusterApiClient {
     if (node) return (this.nodes.includes(decodeURIComponent(node[1]!)) ? this.node(decodeURIComponent(node[1]!)) : undefined) as T;
     if (path === "/api/v1/pods") return { items: this.pods() } as T;
     if (/\/serviceaccounts\//.test(path)) return { secrets: [{ name: "token" }] } as T;
+    if (this.objectsStore.has(path)) return this.objectsStore.get(path) as T;
+    // Discovery: every kind the rendered manifests use, served under any group version.
+    if (/^\/api\/v1$|^\/apis\/[^/]+\/[^/]+$/.test(path)) return { resources: DISCOVERY } as T;
     if (/\/customresourcedefinitions\//.test(path)) return { status: { conditions: [{ type: "Established", status: "True" }] } } as T;
     return undefined;
   }
 
+  /** Where the fake serves an object (plural: the kind in lower case plus "s"). */
+  private pathOf(o: Obj): string {
+    const base = (o.apiVersion ?? "v1").includes("/") ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion ?? "v1"}`;
+    const namespaced = !CLUSTER_SCOPED.includes(o.kind ?? "");
+    return `${base}${namespaced ? `/namespaces/${encodeURIComponent(o.metadata.namespace ?? "default")}` : ""}/${(o.kind ?? "").toLowerCase()}s/${encodeURIComponent(o.metadata.name)}`;
+  }
+
   async objects(): Promise<k8s.KubernetesObjectApi> {
-    const key = (o: Obj) => `${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`;
     const api = {
-      read: async (o: Obj) => {
-        this.requests.push({ method: "GET", path: key(o) });
-        const found = this.objectsStore.get(key(o));
-        if (!found) throw new k8s.ApiException(404, "not found", "{}", {});
-        return found;
-      },
       create: async (o: Obj) => {
-        this.requests.push({ method: "POST", path: key(o) });
-        if (this.objectsStore.has(key(o))) {
+        const key = this.pathOf(o);
+        this.requests.push({ method: "POST", path: key });
+        if (this.objectsStore.has(key)) {
           const fixedIp = o.kind === "Service" && typeof (o.spec as { clusterIP?: string } | undefined)?.clusterIP === "string";
           if (fixedIp) throw new k8s.ApiException(422, "Unprocessable Entity", JSON.stringify({ message: `Service "${o.metadata.name}" is invalid: spec.clusterIPs: failed to allocate IP: provided IP is already allocated` }), {});
           throw new k8s.ApiException(409, "Conflict", "{}", {});
         }
-        this.objectsStore.set(key(o), o);
+        this.objectsStore.set(key, o);
         return o;
       },
     };

@@ -8,7 +8,7 @@ import { selfHostedObjectsInOrder } from "../../assets/render";
 import type { K8sObject } from "../../assets/yaml-out";
 import { getDb } from "../../db/client";
 import { isSshError, type ExecResult } from "../../ssh";
-import { apiMessage } from "../cluster-api";
+import { apiMessage, type ClusterApiClient } from "../cluster-api";
 import type { PlannedExec } from "../plan";
 import type { EngineHost } from "../targets";
 import { LOCKED_EXIT, releaseLockArgv } from "./host-scripts";
@@ -129,18 +129,42 @@ export function selfHostedObjects(ctx: Pick<ActionContext, "resources">): { path
 
 const objectName = (o: K8sObject) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`;
 
+type ApiResourceList = { resources?: { name: string; kind: string; namespaced: boolean }[] };
+
+/**
+ * Where the API serves an object: its group and version, namespace (for namespaced kinds) and plural
+ * from discovery (one read per group version and API), the name percent-encoded. (The client
+ * library's own read lower-cases its whole path, which turns "system%3Acoredns" into
+ * "system%3acoredns", an object some API servers do not find.)
+ */
+export async function objectPath(api: Pick<ClusterApiClient, "getJson">, object: K8sObject): Promise<string> {
+  const base = object.apiVersion.includes("/") ? `/apis/${object.apiVersion}` : `/api/${object.apiVersion}`;
+  const cache = (discovered.get(api) ?? discovered.set(api, new Map()).get(api))!;
+  let list = cache.get(base);
+  if (!list?.resources?.some((r) => r.kind === object.kind)) {
+    list = (await api.getJson<ApiResourceList>(base)) ?? {};
+    cache.set(base, list);
+  }
+  const r = list.resources?.find((x) => x.kind === object.kind && !x.name.includes("/"));
+  if (!r) throw new Error(`the API does not serve ${object.apiVersion} ${object.kind}`);
+  const ns = r.namespaced ? `/namespaces/${encodeURIComponent(object.metadata.namespace ?? "default")}` : "";
+  return `${base}${ns}/${r.name}/${encodeURIComponent(object.metadata.name)}`;
+}
+const discovered = new WeakMap<object, Map<string, ApiResourceList>>();
+
 /**
  * Reads the object first and creates it only when it is missing. A create that fails because the
  * object appeared meanwhile (409, or 422 "provided IP is already allocated" for a Service with a fixed
  * clusterIP that an earlier attempt created) is read again: present is present.
  */
-export async function ensureObject(client: Pick<k8s.KubernetesObjectApi, "read" | "create">, object: K8sObject): Promise<"created" | "present"> {
+export async function ensureObject(api: Pick<ClusterApiClient, "getJson">, client: Pick<k8s.KubernetesObjectApi, "create">, object: K8sObject): Promise<"created" | "present"> {
+  const path = await objectPath(api, object).catch((e: unknown) => {
+    throw new Error(`reading ${objectName(object)}: ${describeApiError(e)}`);
+  });
   const exists = async () => {
     try {
-      await client.read(object as Parameters<k8s.KubernetesObjectApi["read"]>[0]);
-      return true;
+      return (await api.getJson(path)) !== undefined;
     } catch (e) {
-      if (apiStatus(e) === 404) return false;
       throw new Error(`reading ${objectName(object)}: ${describeApiError(e)}`);
     }
   };
@@ -279,7 +303,7 @@ export const bootstrapActions: Record<string, Action> = {
         });
         crdsPending = [];
       }
-      const results = await Promise.all(group.map((object) => ensureObject(client, object).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
+      const results = await Promise.all(group.map((object) => ensureObject(ctx.resources.api(), client, object).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
       const error = results.find((r): r is Error => r instanceof Error);
       if (error) return failure(error);
       const made = results.filter((r) => r === "created").length;
