@@ -177,7 +177,8 @@ export class FakeClusterApi implements ClusterApiClient {
   private pathOf(o: Obj): string {
     const base = (o.apiVersion ?? "v1").includes("/") ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion ?? "v1"}`;
     const namespaced = !CLUSTER_SCOPED.includes(o.kind ?? "");
-    return `${base}${namespaced ? `/namespaces/${encodeURIComponent(o.metadata.namespace ?? "default")}` : ""}/${(o.kind ?? "").toLowerCase()}s/${encodeURIComponent(o.metadata.name)}`;
+    const segment = (x: string) => encodeURIComponent(x).replace(/%3A/g, ":").replace(/%40/g, "@");
+    return `${base}${namespaced ? `/namespaces/${segment(o.metadata.namespace ?? "default")}` : ""}/${(o.kind ?? "").toLowerCase()}s/${segment(o.metadata.name)}`;
   }
 
   async objects(): Promise<k8s.KubernetesObjectApi> {

@@ -133,9 +133,9 @@ type ApiResourceList = { resources?: { name: string; kind: string; namespaced: b
 
 /**
  * Where the API serves an object: its group and version, namespace (for namespaced kinds) and plural
- * from discovery (one read per group version and API), the name percent-encoded. (The client
- * library's own read lower-cases its whole path, which turns "system%3Acoredns" into
- * "system%3acoredns", an object some API servers do not find.)
+ * from discovery (one read per group version and API), and the name as a path segment: ":" and "@"
+ * are left as they are, as Kubernetes' own clients send them (RBAC names such as system:coredns). The
+ * client library's read is not used: it lower-cases its whole path, percent-escapes included.
  */
 export async function objectPath(api: Pick<ClusterApiClient, "getJson">, object: K8sObject): Promise<string> {
   const base = object.apiVersion.includes("/") ? `/apis/${object.apiVersion}` : `/api/${object.apiVersion}`;
@@ -147,9 +147,12 @@ export async function objectPath(api: Pick<ClusterApiClient, "getJson">, object:
   }
   const r = list.resources?.find((x) => x.kind === object.kind && !x.name.includes("/"));
   if (!r) throw new Error(`the API does not serve ${object.apiVersion} ${object.kind}`);
-  const ns = r.namespaced ? `/namespaces/${encodeURIComponent(object.metadata.namespace ?? "default")}` : "";
-  return `${base}${ns}/${r.name}/${encodeURIComponent(object.metadata.name)}`;
+  const ns = r.namespaced ? `/namespaces/${pathSegment(object.metadata.namespace ?? "default")}` : "";
+  return `${base}${ns}/${r.name}/${pathSegment(object.metadata.name)}`;
 }
+
+/** A path segment as RFC 3986 allows it: ":" and "@" stay (Go's url.PathEscape does the same), the rest percent-encoded. */
+const pathSegment = (s: string) => encodeURIComponent(s).replace(/%3A/g, ":").replace(/%40/g, "@");
 const discovered = new WeakMap<object, Map<string, ApiResourceList>>();
 
 /**
