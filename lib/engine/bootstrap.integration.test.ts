@@ -342,13 +342,13 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
   it("never reports green over a host that is gone: a worker whose link is cut as its join starts, Ready in the API, fails the join", async () => {
     // worker-3 joins again. A worker process stops the run right after worker-3's kubelet step (the
     // moment the join phase begins), so the test can wait until the API shows the node Ready.
-    const join = await planRun({ clusterId: legacy, body: { type: "join", hosts: ["worker-3"], acceptWarnings: true }, by: "test" });
+    const join = await planRun({ clusterId: oldest, body: { type: "join", hosts: ["worker-3"], acceptWarnings: true }, by: "test" });
     await startRun({ runId: join });
     worker = startWorker("step.finished:kubelet/worker-3");
     await until("the worker to stop after worker-3's kubelet step", async () => (worker?.exitCode !== null || worker?.signalCode !== null ? true : undefined), 5 * 60_000);
-    const definition = JSON.parse((await getDb().cluster.findUniqueOrThrow({ where: { id: legacy } })).definition) as ClusterDefinition;
+    const definition = JSON.parse((await getDb().cluster.findUniqueOrThrow({ where: { id: oldest } })).definition) as ClusterDefinition;
     const executor = new Executor();
-    const hosts = await loadEngineHosts({ clusterId: legacy, definition, onPinned: async () => undefined });
+    const hosts = await loadEngineHosts({ clusterId: oldest, definition, onPinned: async () => undefined });
     const set = await getDb().run.findUniqueOrThrow({ where: { id: join }, select: { assetSetId: true } });
     const resources = await loadRunResources({ assetSetId: set.assetSetId, definition, executor, hosts });
     try {
