@@ -1,11 +1,10 @@
 // The engine against real lab hosts (sshd in network namespaces), with a real SQLite file.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { labClusterDefinition } from "../../lab/cluster-yaml";
+import { labClusterDefinition, labClusterSecrets } from "../../lab/cluster-yaml";
 import { labRekey } from "../../lab/lab";
 import { labState } from "../../test/lab-hosts";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createCluster } from "../clusters/repository";
 import { getDb } from "../db/client";
@@ -27,7 +26,7 @@ beforeAll(async () => {
   const v = validateClusterDefinition(input);
   if (!v.ok) throw new Error(JSON.stringify(v.errors));
   definition = v.definition;
-  ({ id: clusterId } = await createCluster({ definition, secrets: { "lab-admin": { privateKey: readFileSync(state.adminKeyPath, "utf8") } } }));
+  ({ id: clusterId } = await createCluster({ definition, secrets: labClusterSecrets(state) }));
 });
 afterAll(() => db.cleanup());
 
