@@ -97,10 +97,18 @@ export const templates: Record<string, (s: string) => unknown[]> = {
   "POST /api/runs/:id/cancel": (s) => [{ note: s }],
   // Diagnostics read no body; the host "x" is not in the cluster (404), so no host is contacted.
   "POST /api/clusters/:id/hosts/:host/diagnostics": (s) => [{ note: s }],
+  // Release runs against a run that is not running (409); nothing is released.
+  "POST /api/runs/:id/release": (s) => [{ confirm: true, reason: s }, { confirm: s }],
+  // Host-key probe reads no body; re-pin checks its fingerprints first; the host "x" is not in the cluster (404), so no host is contacted.
+  "POST /api/clusters/:id/hosts/:host/host-key/probe": (s) => [{ note: s }],
+  "PUT /api/clusters/:id/hosts/:host/host-key": (s) => [
+    { fingerprint: s, previous: null, confirm: true },
+    { fingerprint: `SHA256:${"A".repeat(43)}`, previous: s, confirm: true },
+  ],
 };
 
 /** Routes that read no body: a malformed one changes nothing about their answer. */
-const bodyless = new Set(["DELETE /api/users/:id", "POST /api/auth/logout", "POST /api/runs/:id/start", "POST /api/runs/:id/cancel", "POST /api/clusters/:id/hosts/:host/diagnostics"]);
+const bodyless = new Set(["DELETE /api/users/:id", "POST /api/auth/logout", "POST /api/runs/:id/start", "POST /api/runs/:id/cancel", "POST /api/clusters/:id/hosts/:host/diagnostics", "POST /api/clusters/:id/hosts/:host/host-key/probe"]);
 
 /** Bodies that are wrong as a whole. */
 const structural: { name: string; body: string; expect: number[] }[] = [

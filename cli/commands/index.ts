@@ -11,6 +11,8 @@ import { lab } from "./lab";
 import { render } from "./render";
 import { user } from "./user";
 import { rotateMasterKeyCommand } from "./rotate-master-key";
+import { run } from "./run";
+import { host } from "./host";
 
 export const commands: Record<string, Command> = {
   apply,
@@ -24,4 +26,6 @@ export const commands: Record<string, Command> = {
   render,
   user,
   "rotate-master-key": rotateMasterKeyCommand,
+  run,
+  host,
 };

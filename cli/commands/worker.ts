@@ -1,4 +1,5 @@
 import { getEngineWorker } from "../../lib/engine/worker";
+import { shutdown } from "../../lib/shutdown";
 import type { Command } from "./command";
 
 export const worker: Command = {
@@ -10,16 +11,17 @@ export const worker: Command = {
     }
     const w = getEngineWorker();
     w.start();
-    console.log(`engine worker ${w.workerId} is running; Ctrl-C stops it (its runs resume on the next worker)`);
+    console.log(`engine worker ${w.workerId} is running; Ctrl-C or SIGTERM stops it and hands its runs over (another worker resumes them at once)`);
     // The engine's timers do not hold the process open (they must not keep a dashboard from exiting),
-    // so an idle worker would exit at once: this one waits for a signal.
+    // so an idle worker would exit at once: this one waits for a signal, then hands its runs over.
     const idle = setInterval(() => undefined, 60_000);
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
       process.once("SIGTERM", resolve);
     });
     clearInterval(idle);
-    w.stop();
+    await shutdown();
+    console.log(`engine worker ${w.workerId} stopped; its runs were handed over`);
     return 0;
   },
 };

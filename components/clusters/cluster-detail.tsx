@@ -10,6 +10,7 @@ import { api, ApiError } from "../api-client";
 import { useCan } from "../current-user";
 import { ClusterRuns } from "../runs/cluster-runs";
 import { HostActions } from "../runs/host-actions";
+import { HostKey } from "./host-key";
 import { LiveTables } from "./live-tables";
 
 export function ClusterDetail({ id }: { id: string }) {
@@ -81,7 +82,9 @@ export function ClusterDetail({ id }: { id: string }) {
                 <td className="p-1 font-mono">{h.address}</td>
                 <td className="p-1">{h.sshPort}</td>
                 <td className="p-1">{h.role}</td>
-                <td className="p-1 font-mono text-xs">{h.hostKeyFingerprint ?? <span className="text-slate-400">not yet seen (pinned on first contact)</span>}</td>
+                <td className="p-1 font-mono text-xs">
+                  <HostKey clusterId={c.id} host={h.name} pinned={h.hostKeyFingerprint} />
+                </td>
                 <td className="p-1">
                   <HostActions clusterId={c.id} host={h.name} role={h.role === "master" ? "master" : "worker"} />
                 </td>

@@ -44,8 +44,21 @@ export function RunView({ runId }: { runId: string }) {
     return () => clearInterval(t);
   }, [status]);
   const start = useMutation({ mutationFn: () => api(`/api/runs/${runId}/start`, { method: "POST" }), onSettled: () => queryClient.invalidateQueries({ queryKey: key }) });
-  const cancel = useMutation({ mutationFn: () => api(`/api/runs/${runId}/cancel`, { method: "POST" }) });
+  const cancel = useMutation({ mutationFn: () => api(`/api/runs/${runId}/cancel`, { method: "POST" }), onSettled: () => queryClient.invalidateQueries({ queryKey: key }) });
   const me = useCurrentUser();
+  const canRelease = useCan("run:release");
+  const release = useMutation({
+    mutationFn: (reason: string) => api(`/api/runs/${runId}/release`, { method: "POST", body: { confirm: true, ...(reason ? { reason } : {}) } }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
+  });
+  const askRelease = (run: Run) => {
+    const beat = run.heartbeatAt ? `${Math.round((Date.now() - Date.parse(run.heartbeatAt)) / 1000)} s ago` : "never";
+    const reason = window.prompt(
+      `Release this run? It ends as failed ("released by you"), the cluster is free for a new run, and its worker (${run.workerId ?? "none"}, last heartbeat ${beat}) writes nothing more. Commands it started on hosts are not stopped.\n\nWhy (kept in the run and the audit log)?`,
+      "",
+    );
+    if (reason !== null) release.mutate(reason.trim());
+  };
   const retry = useMutation({
     mutationFn: (body: { host?: string; step?: string; acceptWarnings?: boolean }) => api(`/api/runs/${runId}/retry`, { method: "POST", body }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
@@ -56,8 +69,9 @@ export function RunView({ runId }: { runId: string }) {
   if (q.data === undefined) return <p className="text-sm text-red-600">Could not load the run: {q.error?.message ?? "no answer"}</p>;
   const run = q.data;
   const size = planSize(run.plan);
-  const canRetry = !!me && (run.status === "failed" || run.status === "cancelled") && !retryRefusal(me.role, run);
-  const canStartThis = canStart && (run.type !== "reset" || canReset);
+  // A run planned before the cluster was edited can be neither started nor retried: plan it again.
+  const canRetry = !!me && !run.stale && (run.status === "failed" || run.status === "cancelled") && !retryRefusal(me.role, run);
+  const canStartThis = canStart && !run.stale && (run.type !== "reset" || canReset);
   return (
     <div className="space-y-4">
       <div className="flex items-start justify-between gap-4">
@@ -71,7 +85,7 @@ export function RunView({ runId }: { runId: string }) {
               Confirm and start: {size.steps} step{size.steps === 1 ? "" : "s"} on {size.hosts} host{size.hosts === 1 ? "" : "s"}
             </button>
           )}
-          {run.status === "failed" && canStart && run.steps.some((s) => s.status === "failed" && s.error?.includes(WARNINGS_NEED_DECISION)) && (
+          {run.status === "failed" && canStart && !run.stale && run.steps.some((s) => s.status === "failed" && s.error?.includes(WARNINGS_NEED_DECISION)) && (
             <button
               className="btn-primary"
               data-testid="run-accept-warnings"
@@ -92,6 +106,11 @@ export function RunView({ runId }: { runId: string }) {
               {run.cancelRequested ? "Cancelling…" : "Cancel"}
             </button>
           )}
+          {run.status === "running" && canRelease && (
+            <button className="btn" data-testid="run-release" disabled={release.isPending} onClick={() => askRelease(run)} title="End a run whose worker is gone or stuck">
+              Release…
+            </button>
+          )}
         </div>
       </div>
       {q.isError && (
@@ -101,6 +120,17 @@ export function RunView({ runId }: { runId: string }) {
       )}
       {start.isError && <p className="text-sm text-red-600">{start.error.message}</p>}
       {cancel.isError && <p className="text-sm text-red-600">{cancel.error.message}</p>}
+      {release.isError && <p className="text-sm text-red-600">Could not release: {release.error.message}</p>}
+      {run.storage?.full && (
+        <p className="rounded border border-red-200 bg-red-50 px-2 py-1 text-sm text-red-800" data-testid="run-disk-full">
+          The database disk is full (since {new Date(run.storage.since ?? Date.now()).toLocaleTimeString()}): the engine cannot record progress and waits. Free space on the disk of Bootdeck&apos;s data directory; the run goes on by itself.
+        </p>
+      )}
+      {run.stale && (run.status === "planned" || run.status === "failed" || run.status === "cancelled") && (
+        <p className="rounded border border-amber-200 bg-amber-50 px-2 py-1 text-sm text-amber-900" data-testid="run-stale">
+          The cluster was edited after this run was planned, so this plan no longer shows what would run: plan a new run from the cluster page.
+        </p>
+      )}
       {retry.isError && <p className="text-sm text-red-600">Could not retry: {retry.error.message}</p>}
       {run.summary?.message ? (
         <p className={`text-sm ${run.status === "succeeded" ? "text-green-700" : "text-red-700"}`} data-testid="run-summary">

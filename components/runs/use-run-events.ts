@@ -55,6 +55,10 @@ export function applyEvent(run: RunView, e: RunEvent): RunView {
       return { ...next, status: "running", startedAt: e.at };
     case "run.cancel-requested":
       return { ...next, cancelRequested: true };
+    case "run.handed-over":
+      return { ...next, workerId: null, heartbeatAt: null };
+    case "run.storage-recovered":
+      return { ...next, storage: { full: false, since: null, message: null } };
     case "run.finished":
       return { ...next, status: String(e.data.status), finishedAt: e.at, summary: (e.data.summary as RunView["summary"]) ?? null };
     case "step.started":
@@ -131,7 +135,7 @@ export function followRunEvents({
   };
   const queue = frameBatch(apply);
   const onMessage = (msg: MessageEvent<string>) => queue.push(JSON.parse(msg.data) as RunEvent);
-  const types = ["run.planned", "run.retried", "run.started", "run.cancel-requested", "run.finished", "phase.started", "phase.finished", "step.started", "step.waiting", "step.wait-ended", "step.progress", "step.retrying", "step.finished", "step.failed", "step.cancelled", "step.output", "host.key-pinned"];
+  const types = ["run.planned", "run.retried", "run.started", "run.cancel-requested", "run.finished", "phase.started", "phase.finished", "step.started", "step.waiting", "step.wait-ended", "step.progress", "step.retrying", "step.finished", "step.failed", "step.cancelled", "step.output", "host.key-pinned", "host.lock-taken-over", "run.warnings-accepted", "run.released", "run.handed-over", "run.storage-recovered"];
   const stream = openReconnectingEventSource({
     // A reopened stream (after an HTTP error closed the last one) starts after what is applied: apply
     // what is queued first, so the URL's sequence number is the page's own.

@@ -9,8 +9,12 @@ const grants = {
   "run:start": ["admin", "lead"],
   "run:cancel": ["admin", "lead"],
   "run:retry": ["admin", "lead", "support"],
+  /** End a stuck run by hand (its worker gone or wedged): admins only, audited. */
+  "run:release": ["admin"],
   "host:reset": ["admin"],
   "host:inspect": ["admin", "lead", "support"],
+  /** Replace a host's pinned SSH host key after a probe showed the new one: admins only, audited. */
+  "host:repin": ["admin"],
   "user:manage": ["admin"],
   "audit:read": ["admin"],
 } as const satisfies Record<string, readonly Role[]>;

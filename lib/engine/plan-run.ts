@@ -19,9 +19,9 @@ async function latestAssets(clusterId: string, renderIfNone: boolean): Promise<{
   return { id: set.id, index: new Map(rows.map((r) => [r.path, { sha256: r.sha256, size: r.size }])) };
 }
 
-/** Plans a run for a cluster from its stored definition; the run waits for confirmation. */
+/** Plans a run for a cluster from its stored definition; the run waits for confirmation and keeps that definition. */
 export async function planRun({ clusterId, body, createdById, by }: { clusterId: string; body: CreateRunBody; createdById?: string; by?: string }): Promise<string> {
-  const cluster = await getDb().cluster.findUnique({ where: { id: clusterId }, select: { definition: true } });
+  const cluster = await getDb().cluster.findUnique({ where: { id: clusterId }, select: { definition: true, revision: true } });
   if (!cluster) throw notFound("Cluster");
   const definition = JSON.parse(cluster.definition) as ClusterDefinition;
   const id = newId("run");
@@ -36,7 +36,8 @@ export async function planRun({ clusterId, body, createdById, by }: { clusterId:
     if (err instanceof PlanError) throw unprocessable(err.message);
     throw err;
   }
-  const runId = await createRun({ id, clusterId, type: body.type, plan, createdById, assetSetId: assets?.id });
+  // The run keeps this definition (and its revision): it runs exactly what the plan shows.
+  const runId = await createRun({ id, clusterId, type: body.type, plan, createdById, assetSetId: assets?.id, definition: { json: cluster.definition, revision: cluster.revision } });
   if ("acceptWarnings" in body && body.acceptWarnings) await acceptRunWarnings({ runId, by: by ?? "unknown" });
   return runId;
 }

@@ -3,7 +3,34 @@
 // stored with the run. Browser-safe (types and the zod schema only).
 import { z } from "zod";
 
-export const plannedFile = z.object({ path: z.string(), mode: z.number().int(), sha256: z.string(), size: z.number().int() });
+/**
+ * A file the step writes: where, its mode, and where its content comes from — an asset of the run's
+ * asset set (checksum and size shown), or a stored credential read at run time (a secret: no checksum
+ * shown). `host` names where it is written when that is not the step's own host.
+ */
+export const plannedFile = z.object({
+  path: z.string(),
+  mode: z.number().int(),
+  sha256: z.string(),
+  size: z.number().int(),
+  asset: z.string().optional(),
+  credential: z.string().optional(),
+  host: z.string().optional(),
+});
+
+/**
+ * A command the step sends over SSH, as an argument vector: the runner's actions execute exactly these
+ * (looked up by `id`), and `commands` shows each one quoted as the host receives it. `host` names where
+ * it runs when that is not the step's own host (a cluster-wide step's command on the first master).
+ * `when: "needed"` marks read-only commands sent only when the step needs them (a liveness probe,
+ * a failure's kubelet journal).
+ */
+export const plannedExec = z.object({
+  id: z.string(),
+  argv: z.array(z.string()),
+  host: z.string().optional(),
+  when: z.enum(["always", "needed"]).default("always"),
+});
 
 export const plannedStep = z.object({
   /** Unique in the run: "phase/host/action". */
@@ -14,8 +41,10 @@ export const plannedStep = z.object({
   /** Host name, or null for a cluster-wide step. */
   host: z.string().nullable(),
   files: z.array(plannedFile).default([]),
-  /** The command lines the step sends, as the host will see them. */
+  /** The command lines the step sends, as the host will see them (and, for API steps, what it asks the API). */
   commands: z.array(z.string()).default([]),
+  /** What the step sends to hosts: the data the runner executes (see plannedExec). */
+  exec: z.array(plannedExec).optional(),
   /** Steps whose failure makes this one pointless (keys); failed dependencies mark it skipped. */
   dependsOn: z.array(z.string()).default([]),
   /** Per attempt. */
@@ -25,9 +54,15 @@ export const plannedStep = z.object({
 });
 
 export const plannedPhase = z.object({ id: z.string(), title: z.string(), steps: z.array(plannedStep) });
-export const runPlan = z.object({ runType: z.string(), phases: z.array(plannedPhase) });
+/**
+ * The host-side run lock of a changing run: `release` is sent to every host the run locked when it
+ * ends (and, with another finished run's id in its place, to take over a lock that run left behind).
+ */
+export const plannedLock = z.object({ file: z.string(), release: z.array(z.string()), hosts: z.array(z.string()) });
+export const runPlan = z.object({ runType: z.string(), phases: z.array(plannedPhase), lock: plannedLock.optional() });
 
 export type PlannedStep = z.output<typeof plannedStep>;
+export type PlannedExec = z.output<typeof plannedExec>;
 export type PlannedPhase = z.output<typeof plannedPhase>;
 export type RunPlan = z.output<typeof runPlan>;
 

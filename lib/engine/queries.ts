@@ -1,6 +1,7 @@
 import "server-only";
 // Read models of runs for the API and the pages.
 import { getDb } from "../db/client";
+import { storageStatus, type StorageStatus } from "../db/storage";
 import { notFound } from "../http/errors";
 import type { HostFacts } from "./actions/facts";
 import type { Finding } from "./actions/preflight";
@@ -47,6 +48,13 @@ export type RunView = {
   startedAt: string | null;
   finishedAt: string | null;
   cancelRequested: boolean;
+  /** The engine worker holding the run and when it last renewed its lease (a stuck run shows an old one). */
+  workerId: string | null;
+  heartbeatAt: string | null;
+  /** The cluster was edited after this run was planned: it can be neither started nor retried (plan again). */
+  stale: boolean;
+  /** This server found the database's disk full (and no write has succeeded since): the run cannot record progress. */
+  storage: StorageStatus;
   lastSeq: number;
   summary: Record<string, unknown> | null;
   plan: RunPlan;
@@ -59,7 +67,7 @@ export async function getRunView({ id }: { id: string }): Promise<RunView> {
   const run = await getDb().run.findUnique({
     where: { id },
     include: {
-      cluster: { select: { name: true, hosts: { orderBy: { position: "asc" }, select: { name: true, role: true, address: true, facts: true } } } },       createdBy: { select: { username: true } },
+      cluster: { select: { name: true, revision: true, hosts: { orderBy: { position: "asc" }, select: { name: true, role: true, address: true, facts: true } } } },       createdBy: { select: { username: true } },
       steps: { orderBy: { ordinal: "asc" }, include: { host: { select: { name: true } } } },
     },
   });
@@ -77,6 +85,10 @@ export async function getRunView({ id }: { id: string }): Promise<RunView> {
     startedAt: run.startedAt?.toISOString() ?? null,
     finishedAt: run.finishedAt?.toISOString() ?? null,
     cancelRequested: run.cancelRequested,
+    workerId: run.workerId,
+    heartbeatAt: run.heartbeatAt?.toISOString() ?? null,
+    stale: run.definitionRevision !== run.cluster.revision,
+    storage: storageStatus(),
     lastSeq: run.lastSeq,
     summary: run.summary ? (JSON.parse(run.summary) as Record<string, unknown>) : null,
     plan: runPlan.parse(JSON.parse(run.plan)),

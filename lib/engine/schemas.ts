@@ -27,6 +27,15 @@ export const retryRunBody = z.strictObject({
   acceptWarnings: z.boolean().optional(),
 });
 
+/** An admin ends a stuck run: confirm it, and say why (kept in the run and the audit trail). */
+export const releaseRunBody = z.strictObject({
+  confirm: z.literal(true, { error: "releasing a run needs confirm: true" }),
+  reason: z.string().trim().max(500).optional(),
+});
+
+/** A host's pinned SSH key next to the one it offers now (POST /api/clusters/:id/hosts/:host/host-key/probe). */
+export type HostKeyProbe = { host: string; address: string; port: number; pinned: string | null; offered: string; matches: boolean };
+
 export const runIdParams = z.strictObject({ id: z.string().regex(/^run_[A-Za-z0-9_-]{16}$/) });
 
 /**

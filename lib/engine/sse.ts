@@ -1,7 +1,9 @@
 import "server-only";
 // Server-Sent Events for one run: replay from Last-Event-ID, then follow. New events are read from
 // the database (so a worker in another process is heard too), woken early by this process's bus;
-// comments keep idle connections open; the stream ends after the run's final event.
+// comments keep idle connections open; the stream ends after the run's final event, when the session
+// no longer allows reading, or when the signal ends it (the viewer left, or the server is shutting down:
+// the browser reconnects to the next process with Last-Event-ID and loses nothing).
 import { SESSION_RECHECK_BATCH_MS, SESSION_RECHECK_IDLE_MS, type SessionRecheck } from "../auth/session-recheck";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";

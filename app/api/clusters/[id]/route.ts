@@ -10,7 +10,7 @@ export const GET = route({ permission: "cluster:read", params: clusterIdParams }
 export const PUT = route({ permission: "cluster:write", params: clusterIdParams }, async ({ req, params, user, ip }) => {
   const body = await readJson(req, saveClusterBody);
   const result = await updateCluster({ id: params.id, ...body });
-  await recordAudit({ action: "cluster.update", userId: user.id, username: user.username, ip, target: params.id });
+  await recordAudit({ action: "cluster.update", userId: user.id, username: user.username, ip, target: params.id, details: { hostKeys: result.hostKeys } });
   return json(result);
 });
 

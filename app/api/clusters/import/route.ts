@@ -7,6 +7,6 @@ import { json, readJson, route } from "@/lib/http/route";
 export const POST = route({ permission: "cluster:write" }, async ({ req, user, ip }) => {
   const body = await readJson(req, importClusterBody, 3 * 1024 * 1024);
   const result = await importClusterYaml(body);
-  await recordAudit({ action: result.created ? "cluster.import" : "cluster.import_replace", userId: user.id, username: user.username, ip, target: result.id });
+  await recordAudit({ action: result.created ? "cluster.import" : "cluster.import_replace", userId: user.id, username: user.username, ip, target: result.id, details: result.hostKeys ? { hostKeys: result.hostKeys } : {} });
   return json(result, { status: result.created ? 201 : 200 });
 });
