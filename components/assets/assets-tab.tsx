@@ -6,6 +6,8 @@ import { useState } from "react";
 import { assetQueryKeys } from "@/lib/assets/schemas";
 import type { AssetSetSummary, AssetSetView } from "@/lib/assets/store";
 import { api } from "../api-client";
+import { Time, useTimeZone } from "../time";
+import { formatTime } from "../time-format";
 import { AssetDiff } from "./asset-diff";
 import { CertificateDetailsView } from "./certificate-details";
 import { RenderPanel } from "./render-panel";
@@ -17,6 +19,7 @@ export function AssetsTab({ clusterId, canRender, canDownloadSecrets }: Props) {
   const [compareWith, setCompareWith] = useState<string>("");
   const sets = useQuery({ queryKey: assetQueryKeys.sets(clusterId), queryFn: () => api<AssetSetSummary[]>(`/api/clusters/${clusterId}/assets`) });
   const current = selected ?? sets.data?.[0]?.id;
+  const zone = useTimeZone();
 
   return (
     <div className="space-y-6">
@@ -46,7 +49,7 @@ export function AssetsTab({ clusterId, canRender, canDownloadSecrets }: Props) {
               <select className="input" value={current} onChange={(e) => setSelected(e.target.value)} data-testid="asset-set-select">
                 {sets.data.map((s) => (
                   <option key={s.id} value={s.id}>
-                    v{s.version} · {new Date(s.createdAt).toLocaleString()} · {s.options.keyType === "rsa" ? "RSA-2048" : "ECDSA P-256"}
+                    v{s.version} · {formatTime(String(s.createdAt), zone)} · {s.options.keyType === "rsa" ? "RSA-2048" : "ECDSA P-256"}
                     {s.options.importedCa ? " · imported CA" : ""} · {s.fileCount} files
                   </option>
                 ))}
@@ -121,7 +124,7 @@ function FileRow({ asset: a, open, onToggle }: { asset: AssetSetView["assets"][n
         </td>
         <td className="p-1">
           {a.purpose}
-          {a.certificate && <span className={`ml-2 text-xs ${expiring ? "text-red-700" : "text-slate-500"}`}>expires {new Date(a.certificate.notAfter).toLocaleDateString()}</span>}
+          {a.certificate && <span className={`ml-2 text-xs ${expiring ? "text-red-700" : "text-slate-500"}`}>expires <Time iso={a.certificate.notAfter} date /></span>}
         </td>
         <td className="p-1 text-right text-xs text-slate-500">{a.size.toLocaleString()} B</td>
       </tr>

@@ -5,7 +5,7 @@ import { useMemo, useState } from "react";
 import { validateClusterDefinition, type Problem } from "@/lib/cluster/definition";
 import { defaultDnsServiceIp, deriveCluster } from "@/lib/cluster/derive";
 import { queryKeys } from "@/lib/clusters/schemas";
-import { versionProfiles } from "@/lib/cluster/versions";
+import { versionChoiceLabel, versionProfiles } from "@/lib/cluster/versions";
 import { api, ApiError } from "../api-client";
 import { toDefinition, toSecrets, type Draft } from "./draft";
 import { Field, FieldErrors, inputClass } from "./fields";
@@ -105,7 +105,7 @@ export function ClusterWizard({ initial, clusterId }: Props) {
             <select id="version" data-testid="field-version" className={inputClass(errorsAt("spec.kubernetes.version"))} value={draft.version} onChange={(e) => update({ version: e.target.value })}>
               {versionProfiles.map((p) => (
                 <option key={p.minor} value={p.defaultVersion}>
-                  {p.defaultVersion} — {p.label}
+                  {versionChoiceLabel(p)}
                 </option>
               ))}
               {!versionProfiles.some((p) => p.defaultVersion === draft.version) && <option value={draft.version}>{draft.version}</option>}

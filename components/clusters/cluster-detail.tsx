@@ -4,10 +4,12 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { deriveCluster } from "@/lib/cluster/derive";
+import { describeVersion } from "@/lib/cluster/versions";
 import type { ClusterView } from "@/lib/clusters/repository";
 import { queryKeys } from "@/lib/clusters/schemas";
 import { api, ApiError } from "../api-client";
 import { useCan } from "../current-user";
+import { Time } from "../time";
 import { ClusterRuns } from "../runs/cluster-runs";
 import { HostActions } from "../runs/host-actions";
 import { LiveTables } from "./live-tables";
@@ -22,7 +24,7 @@ export function ClusterDetail({ id }: { id: string }) {
   const d = deriveCluster(c.definition);
   const spec = c.definition.spec;
   const facts: [string, string][] = [
-    ["Kubernetes", `${spec.kubernetes.version} (${d.profile.label}), ${spec.kubernetes.controlPlane}`],
+    ["Kubernetes", `${describeVersion(spec.kubernetes.version)}, ${spec.kubernetes.controlPlane} control plane`],
     ["API server", d.apiServerUrl],
     ["Pod / service CIDR", `${spec.network.podCidr} / ${spec.network.serviceCidr}`],
     ["API service IP / DNS IP", `${d.apiServiceIp} / ${d.dnsServiceIp}`],
@@ -39,7 +41,7 @@ export function ClusterDetail({ id }: { id: string }) {
             {c.name}
           </h1>
           <p className="text-sm text-slate-500">
-            {c.masters} masters · {c.workers} workers · updated {new Date(c.updatedAt).toLocaleString()}
+            {c.masters} masters · {c.workers} workers · updated <Time iso={c.updatedAt} />
           </p>
         </div>
         <div className="flex gap-2">

@@ -6,6 +6,7 @@ import type { ClusterRunRow } from "@/lib/engine/queries";
 import { runQueryKeys, type CreateRunBody } from "@/lib/engine/schemas";
 import { api } from "../api-client";
 import { useCan } from "../current-user";
+import { Time } from "../time";
 import { formatDuration } from "./eta";
 import { runTypeTitle, StatusBadge } from "./run-status";
 
@@ -67,7 +68,7 @@ export function ClusterRuns({ clusterId }: { clusterId: string }) {
                 <td className="p-1">
                   <StatusBadge status={r.status} />
                 </td>
-                <td className="p-1 text-slate-500">{r.startedAt ? new Date(r.startedAt).toLocaleString() : `planned ${new Date(r.createdAt).toLocaleString()}`}</td>
+                <td className="p-1 text-slate-500">{r.startedAt ? <Time iso={r.startedAt} /> : <>planned <Time iso={r.createdAt} /></>}</td>
                 <td className="p-1 text-right tabular-nums text-slate-500">{r.durationMs !== null ? formatDuration(r.durationMs) : ""}</td>
                 <td className="p-1">{r.outcome ?? ""}</td>
               </tr>

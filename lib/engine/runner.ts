@@ -124,7 +124,7 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
       done: steps.filter((s) => s.status === "done").length,
       failed: failed.length,
       failedHosts: failedHostNames,
-      message: status === "succeeded" ? `all ${runHosts} hosts done` : status === "cancelled" ? "cancelled by a user" : `failed on ${failedHostNames.length} of ${runHosts} hosts${failedHostNames.length ? `: ${failedHostNames.join(", ")}` : ""}`,
+      message: status === "succeeded" ? (runHosts === 1 ? "1 host done" : `all ${runHosts} hosts done`) : status === "cancelled" ? "cancelled by a user" : `failed on ${failedHostNames.length} of ${runHosts} hosts${failedHostNames.length ? `: ${failedHostNames.join(", ")}` : ""}`,
     },
   });
   return status;
