@@ -48,6 +48,8 @@ export const rules: Record<string, Rule> = {
   "POST /api/runs/:id/retry": ALL,
   "GET /api/runs/:id/bundle": ALL,
   "GET /api/runs/:id/steps/:key/output": ALL,
+  "GET /api/runs/:id/files/:sha256": ALL,
+  "GET /api/clusters/:id/phase-times": ALL,
   "GET /api/users": ADMIN,
   "POST /api/users": ADMIN,
   "GET /api/users/:id": ADMIN,

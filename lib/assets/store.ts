@@ -173,3 +173,19 @@ export async function assetSetTarball({ id, includeSecrets }: { id: string; incl
     stream: assetTarball(assets, { root, mtime: set.createdAt, includeSensitive: includeSecrets }),
   };
 }
+
+/** A file a run's plan sends, as its asset set has it: found by checksum (the plan names each file's SHA-256). */
+export type RunFileView = { sha256: string; path: string; purpose: string; size: number; sensitive: boolean; content: string | null };
+
+/**
+ * The content of a planned file, for reading it in the plan review. Secrets (private keys, tokens,
+ * kubeconfigs with credentials) stay hidden here whoever asks: `content` is null and `sensitive` says why.
+ */
+export async function getRunFile({ runId, sha256 }: { runId: string; sha256: string }): Promise<RunFileView> {
+  const run = await getDb().run.findUnique({ where: { id: runId }, select: { assetSetId: true } });
+  if (!run) throw notFound("Run");
+  if (!run.assetSetId) throw notFound("File (this run pushes no rendered files)");
+  const a = await getDb().asset.findFirst({ where: { assetSetId: run.assetSetId, sha256 }, orderBy: { path: "asc" } });
+  if (!a) throw notFound("File");
+  return { sha256: a.sha256, path: a.path, purpose: a.purpose, size: a.size, sensitive: a.sensitive, content: a.sensitive ? null : a.content };
+}

@@ -10,13 +10,16 @@ export function permissionsToRun(type: string): Permission[] {
 
 /**
  * Why `role` may not retry a run of `type` in `status`, or undefined when it may. Admins and leads
- * retry any failed or cancelled run they could start. Support (`run:retry` only) retries failed runs:
- * not a cancelled one (someone stopped it on purpose), and never a reset.
+ * retry any failed, stopped or cancelled run they could start. Support (`run:retry` only) retries failed
+ * runs: not a cancelled one (someone stopped it on purpose), not one that needs a decision on warnings
+ * (an admin or lead accepts them), and never a reset.
  */
 export function retryRefusal(role: string, run: { type: string; status: string }): string | undefined {
   if (run.type === "reset" && !can(role, "host:reset")) return "retry a host reset";
   if (!can(role, "run:retry")) return "retry runs";
   if (can(role, "run:start")) return undefined;
   if (run.status === "cancelled") return "retry a cancelled run";
+  // Stopped only by warnings: retried as it is, it stops again; an admin or lead accepts them instead.
+  if (run.status === "needs-decision") return "retry a run that waits for an admin's or lead's decision";
   return undefined;
 }

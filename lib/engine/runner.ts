@@ -13,17 +13,17 @@ import { actions } from "./actions";
 import { appendRunEvent } from "./events";
 import { hintFor } from "./hints";
 import type { PlannedStep } from "./plan";
-import { claimRun, finishRun, getRunPlan } from "./runs";
+import { claimRun, finishRun, getRunPlan, type FinishedStatus } from "./runs";
 import { loadRunResources } from "./run-resources";
 import { loadEngineHosts, type EngineHost } from "./targets";
-import { JOURNAL_MARKER } from "./schemas";
+import { JOURNAL_MARKER, WARNINGS_NEED_DECISION } from "./schemas";
 
 export type RunnerOptions = { workerId: string; staleMs?: number; heartbeatMs?: number; executor?: Executor };
 
 const OUTPUT_TAIL_LINES = 200;
 const OUTPUT_FLUSH_MS = 300;
 
-export async function executeRun(runId: string, options: RunnerOptions): Promise<"succeeded" | "failed" | "cancelled" | "not-claimed"> {
+export async function executeRun(runId: string, options: RunnerOptions): Promise<FinishedStatus | "not-claimed"> {
   const db = getDb();
   const staleMs = options.staleMs ?? 30_000;
   if (!(await claimRun({ runId, workerId: options.workerId, staleMs }))) return "not-claimed";
@@ -112,7 +112,9 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
   await db.step.updateMany({ where: { runId, status: { in: ["pending", "waiting"] } }, data: { status: leftover } });
   const steps = await db.step.findMany({ where: { runId }, select: { status: true, hostId: true, title: true, error: true } });
   const failed = steps.filter((s) => s.status === "failed");
-  const status = cancelled ? "cancelled" : failed.length || stopAll ? "failed" : "succeeded";
+  // Stopped only by preflight warnings that wait for an admin's or lead's decision: not a failure.
+  const waitsForDecision = failed.length > 0 && failed.every((s) => s.error?.includes(WARNINGS_NEED_DECISION));
+  const status: FinishedStatus = cancelled ? "cancelled" : waitsForDecision ? "needs-decision" : failed.length || stopAll ? "failed" : "succeeded";
   const failedHostNames = [...failedHosts];
   // The hosts this run works on (a join or reset names some of the cluster's).
   const runHosts = new Set(plan.phases.flatMap((p) => p.steps.map((st) => st.host).filter(Boolean))).size;
@@ -124,7 +126,16 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
       done: steps.filter((s) => s.status === "done").length,
       failed: failed.length,
       failedHosts: failedHostNames,
-      message: status === "succeeded" ? (runHosts === 1 ? "1 host done" : `all ${runHosts} hosts done`) : status === "cancelled" ? "cancelled by a user" : `failed on ${failedHostNames.length} of ${runHosts} hosts${failedHostNames.length ? `: ${failedHostNames.join(", ")}` : ""}`,
+      message:
+        status === "succeeded"
+          ? runHosts === 1
+            ? "1 host done"
+            : `all ${runHosts} hosts done`
+          : status === "cancelled"
+            ? "cancelled by a user"
+            : status === "needs-decision"
+              ? `needs a decision: preflight warnings on ${failedHostNames.length ? `${failedHostNames.length} of ${runHosts} hosts (${failedHostNames.join(", ")})` : "the cluster"} wait for an admin or lead to accept them`
+              : `failed on ${failedHostNames.length} of ${runHosts} hosts${failedHostNames.length ? `: ${failedHostNames.join(", ")}` : ""}`,
     },
   });
   return status;

@@ -1,0 +1,7721 @@
+// Built by scripts/build-cli.mjs from cli/main.ts; do not edit. Rebuilt by bin/bootdeck when a source is newer.
+const __bootdeckRoot = require("node:path").resolve(__dirname, "..", "..");
+const __bootdeckSource = (rel) => require("node:path").join(__bootdeckRoot, rel);
+const __bootdeckImportMetaUrl = require("node:url").pathToFileURL(__filename).href;
+"use strict";
+var __create = Object.create;
+var __defProp = Object.defineProperty;
+var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
+var __getOwnPropNames = Object.getOwnPropertyNames;
+var __getProtoOf = Object.getPrototypeOf;
+var __hasOwnProp = Object.prototype.hasOwnProperty;
+var __esm = (fn, res, err) => function __init() {
+  if (err) throw err[0];
+  try {
+    return fn && (res = (0, fn[__getOwnPropNames(fn)[0]])(fn = 0)), res;
+  } catch (e) {
+    throw err = [e], e;
+  }
+};
+var __export = (target, all) => {
+  for (var name in all)
+    __defProp(target, name, { get: all[name], enumerable: true });
+};
+var __copyProps = (to, from, except, desc) => {
+  if (from && typeof from === "object" || typeof from === "function") {
+    for (let key of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key) && key !== except)
+        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+  }
+  return to;
+};
+var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
+  // If the importer is in node compatibility mode or this is not an ESM
+  // file that has been converted to a CommonJS file using a Babel-
+  // compatible transform (i.e. "__esModule" has not been set), then set
+  // "default" to the CommonJS "module.exports" for node compatibility.
+  isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
+  mod
+));
+
+// lib/generated/prisma/internal/class.ts
+async function decodeBase64AsWasm(wasmBase64) {
+  const { Buffer: Buffer2 } = await import("node:buffer");
+  const wasmArray = Buffer2.from(wasmBase64, "base64");
+  return new WebAssembly.Module(wasmArray);
+}
+function getPrismaClientClass(dirname2) {
+  config.dirname = dirname2;
+  return runtime.getPrismaClient(config);
+}
+var runtime, config;
+var init_class = __esm({
+  "lib/generated/prisma/internal/class.ts"() {
+    "use strict";
+    runtime = __toESM(require("@prisma/client/runtime/client"));
+    config = {
+      "generator": {
+        "name": "client",
+        "provider": {
+          "fromEnvVar": null,
+          "value": "prisma-client"
+        },
+        "output": {
+          "value": "/work/wt/ui/lib/generated/prisma",
+          "fromEnvVar": null
+        },
+        "config": {
+          "moduleFormat": "esm",
+          "engineType": "client"
+        },
+        "binaryTargets": [
+          {
+            "fromEnvVar": null,
+            "value": "debian-openssl-3.0.x",
+            "native": true
+          }
+        ],
+        "previewFeatures": [],
+        "sourceFilePath": "/work/wt/ui/prisma/schema.prisma",
+        "isCustomOutput": true
+      },
+      "relativePath": "../../../prisma",
+      "clientVersion": "6.19.3",
+      "engineVersion": "c2990dca591cba766e3b7ef5d9e8a84796e47ab7",
+      "datasourceNames": [
+        "db"
+      ],
+      "activeProvider": "sqlite",
+      "postinstall": false,
+      "inlineDatasources": {
+        "db": {
+          "url": {
+            "fromEnvVar": "DATABASE_URL",
+            "value": null
+          }
+        }
+      },
+      "inlineSchema": `// Bootdeck's data model. SQLite by default (one file under data/); every table is plain enough for
+// PostgreSQL, so a multi-worker deployment changes the provider and URL, not the code in lib/.
+// Enumerations are strings checked by zod in lib/ (SQLite has no enums).
+
+generator client {
+  provider     = "prisma-client"
+  output       = "../lib/generated/prisma"
+  engineType   = "client"
+  moduleFormat = "esm"
+}
+
+datasource db {
+  provider = "sqlite"
+  url      = env("DATABASE_URL")
+}
+
+model User {
+  id           String    @id // usr_\u2026
+  username     String    @unique
+  displayName  String
+  passwordHash String // scrypt, "scrypt$N$r$p$salt$hash"
+  role         String    @default("admin") // admin | lead | support
+  disabled     Boolean   @default(false)
+  createdAt    DateTime  @default(now())
+  updatedAt    DateTime  @updatedAt
+  sessions     Session[]
+  runs         Run[]
+}
+
+model Session {
+  id         String   @id // sha-256 of the cookie token; the token itself is never stored
+  userId     String
+  user       User     @relation(fields: [userId], references: [id], onDelete: Cascade)
+  csrfToken  String
+  createdAt  DateTime @default(now())
+  expiresAt  DateTime
+  lastSeenAt DateTime @default(now())
+  ip         String?
+  userAgent  String?
+
+  @@index([userId])
+}
+
+// An SSH credential. The secret parts are AES-256-GCM ciphertexts (lib/secrets); only the
+// fingerprint ever leaves the server. Hosts refer to credentials by name in the definition.
+model Credential {
+  id               String   @id // cred_\u2026
+  clusterId        String
+  cluster          Cluster  @relation(fields: [clusterId], references: [id], onDelete: Cascade)
+  name             String
+  kind             String // privateKey | password | agent
+  secretCipher     String? // private key or password, encrypted
+  passphraseCipher String? // private key passphrase, encrypted
+  fingerprint      String? // SHA256:\u2026 of the public key
+  createdAt        DateTime @default(now())
+  updatedAt        DateTime @updatedAt
+
+  @@unique([clusterId, name])
+}
+
+// The definition document (validated by lib/cluster/definition.ts) is the source of truth for what
+// the cluster should be; Host rows carry per-host state the engine learns (pinned key, facts).
+model Cluster {
+  id                String       @id // cl_\u2026
+  name              String       @unique
+  kubernetesVersion String
+  definition        String // JSON ClusterDefinition, without secrets
+  createdAt         DateTime     @default(now())
+  updatedAt         DateTime     @updatedAt
+  activeRunId       String? // the one run allowed at a time; set and cleared by guarded updates
+  hosts             Host[]
+  credentials       Credential[]
+  assetSets         AssetSet[]
+  runs              Run[]
+  nodesSeen         NodesSeen?
+}
+
+// Nodes Ready as the live view last saw them (lib/clusters/live.ts), for the fleet list: the list
+// cannot open an SSH tunnel to every cluster, so it says what was seen and when. A table of its own
+// so that recording it does not touch the cluster's updatedAt (the definition's last change).
+model NodesSeen {
+  clusterId String   @id
+  cluster   Cluster  @relation(fields: [clusterId], references: [id], onDelete: Cascade)
+  ready     Int
+  total     Int
+  seenAt    DateTime
+}
+
+model Host {
+  id                 String    @id // host_\u2026
+  clusterId          String
+  cluster            Cluster   @relation(fields: [clusterId], references: [id], onDelete: Cascade)
+  position           Int // order in the definition; the first master runs the temporary control plane
+  name               String
+  address            String
+  sshPort            Int
+  role               String // master | worker
+  hostKeyFingerprint String? // pinned on first contact (SHA256:\u2026); a different key is refused
+  hostKeyConfirmedAt DateTime?
+  facts              String? // JSON gathered by the engine
+  createdAt          DateTime  @default(now())
+  updatedAt          DateTime  @updatedAt
+  steps              Step[]
+
+  @@unique([clusterId, name])
+  @@index([clusterId, position])
+}
+
+// One render of a cluster's assets; versions count up per cluster.
+model AssetSet {
+  id        String    @id // as_\u2026
+  clusterId String
+  cluster   Cluster   @relation(fields: [clusterId], references: [id], onDelete: Cascade)
+  version   Int
+  options   String    @default("{}") // JSON: key type, validity, imported CA
+  notAfter  DateTime? // the earliest expiry among its certificates (set when saved; filled in on first read for older sets)
+  createdAt DateTime  @default(now())
+  assets    Asset[]
+  runs      Run[]
+
+  @@unique([clusterId, version])
+}
+
+model Asset {
+  id         String   @id // ast_\u2026
+  assetSetId String
+  assetSet   AssetSet @relation(fields: [assetSetId], references: [id], onDelete: Cascade)
+  path       String // relative, e.g. tls/ca.crt
+  mode       Int      @default(384) // 0600
+  sensitive  Boolean  @default(false) // private keys and tokens: content is encrypted
+  content    String // plain text, or ciphertext when sensitive
+  sha256     String // of the plain content
+  size       Int
+  purpose    String   @default("")
+
+  @@unique([assetSetId, path])
+}
+
+model Run {
+  id              String     @id // run_\u2026
+  clusterId       String
+  cluster         Cluster    @relation(fields: [clusterId], references: [id], onDelete: Cascade)
+  assetSetId      String?
+  assetSet        AssetSet?  @relation(fields: [assetSetId], references: [id], onDelete: SetNull)
+  type            String // bootstrap | join | retry | reset
+  status          String     @default("planned") // planned | running | succeeded | failed | cancelled
+  plan            String     @default("{}") // JSON: phases \xD7 hosts with files and commands
+  createdById     String?
+  createdBy       User?      @relation(fields: [createdById], references: [id], onDelete: SetNull)
+  cancelRequested Boolean    @default(false)
+  workerId        String? // the engine worker holding the run
+  heartbeatAt     DateTime? // the worker's lease; a stale lease lets another worker resume
+  lastSeq         Int        @default(0)
+  summary         String? // JSON result: failures per host
+  createdAt       DateTime   @default(now())
+  startedAt       DateTime?
+  finishedAt      DateTime?
+  steps           Step[]
+  events          RunEvent[]
+
+  @@index([clusterId, createdAt])
+  @@index([status])
+}
+
+model Step {
+  id         String    @id // step_\u2026
+  runId      String
+  run        Run       @relation(fields: [runId], references: [id], onDelete: Cascade)
+  hostId     String?
+  host       Host?     @relation(fields: [hostId], references: [id], onDelete: SetNull)
+  phase      String
+  key        String // stable within the run: phase/host/action
+  ordinal    Int
+  title      String
+  status     String    @default("pending") // pending | running | waiting | done | skipped | failed | cancelled
+  attempts   Int       @default(0)
+  command    String?
+  exitCode   Int?
+  output     String? // redacted tail
+  error      String?
+  hint       String?
+  startedAt  DateTime?
+  finishedAt DateTime?
+
+  @@unique([runId, key])
+  @@index([runId, ordinal])
+}
+
+// Append-only progress log; seq is monotonic per run and is the SSE event id.
+model RunEvent {
+  id        Int      @id @default(autoincrement())
+  runId     String
+  run       Run      @relation(fields: [runId], references: [id], onDelete: Cascade)
+  seq       Int
+  type      String
+  hostId    String?
+  stepId    String?
+  data      String   @default("{}")
+  createdAt DateTime @default(now())
+
+  @@unique([runId, seq])
+}
+
+// Append-only audit trail of mutations, run control, secret use and downloads.
+model AuditEvent {
+  id       Int      @id @default(autoincrement())
+  at       DateTime @default(now())
+  userId   String?
+  username String?
+  action   String
+  target   String?
+  ip       String?
+  details  String   @default("{}")
+
+  @@index([at])
+  @@index([action])
+}
+`,
+      "inlineSchemaHash": "ed6f342b524e770b953182116a7d947fd8cfc359950fcfabe10b5850358474cc",
+      "copyEngine": true,
+      "runtimeDataModel": {
+        "models": {},
+        "enums": {},
+        "types": {}
+      },
+      "dirname": ""
+    };
+    config.runtimeDataModel = JSON.parse('{"models":{"User":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"username","kind":"scalar","type":"String"},{"name":"displayName","kind":"scalar","type":"String"},{"name":"passwordHash","kind":"scalar","type":"String"},{"name":"role","kind":"scalar","type":"String"},{"name":"disabled","kind":"scalar","type":"Boolean"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"updatedAt","kind":"scalar","type":"DateTime"},{"name":"sessions","kind":"object","type":"Session","relationName":"SessionToUser"},{"name":"runs","kind":"object","type":"Run","relationName":"RunToUser"}],"dbName":null},"Session":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"userId","kind":"scalar","type":"String"},{"name":"user","kind":"object","type":"User","relationName":"SessionToUser"},{"name":"csrfToken","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"expiresAt","kind":"scalar","type":"DateTime"},{"name":"lastSeenAt","kind":"scalar","type":"DateTime"},{"name":"ip","kind":"scalar","type":"String"},{"name":"userAgent","kind":"scalar","type":"String"}],"dbName":null},"Credential":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"ClusterToCredential"},{"name":"name","kind":"scalar","type":"String"},{"name":"kind","kind":"scalar","type":"String"},{"name":"secretCipher","kind":"scalar","type":"String"},{"name":"passphraseCipher","kind":"scalar","type":"String"},{"name":"fingerprint","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"updatedAt","kind":"scalar","type":"DateTime"}],"dbName":null},"Cluster":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"name","kind":"scalar","type":"String"},{"name":"kubernetesVersion","kind":"scalar","type":"String"},{"name":"definition","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"updatedAt","kind":"scalar","type":"DateTime"},{"name":"activeRunId","kind":"scalar","type":"String"},{"name":"hosts","kind":"object","type":"Host","relationName":"ClusterToHost"},{"name":"credentials","kind":"object","type":"Credential","relationName":"ClusterToCredential"},{"name":"assetSets","kind":"object","type":"AssetSet","relationName":"AssetSetToCluster"},{"name":"runs","kind":"object","type":"Run","relationName":"ClusterToRun"},{"name":"nodesSeen","kind":"object","type":"NodesSeen","relationName":"ClusterToNodesSeen"}],"dbName":null},"NodesSeen":{"fields":[{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"ClusterToNodesSeen"},{"name":"ready","kind":"scalar","type":"Int"},{"name":"total","kind":"scalar","type":"Int"},{"name":"seenAt","kind":"scalar","type":"DateTime"}],"dbName":null},"Host":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"ClusterToHost"},{"name":"position","kind":"scalar","type":"Int"},{"name":"name","kind":"scalar","type":"String"},{"name":"address","kind":"scalar","type":"String"},{"name":"sshPort","kind":"scalar","type":"Int"},{"name":"role","kind":"scalar","type":"String"},{"name":"hostKeyFingerprint","kind":"scalar","type":"String"},{"name":"hostKeyConfirmedAt","kind":"scalar","type":"DateTime"},{"name":"facts","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"updatedAt","kind":"scalar","type":"DateTime"},{"name":"steps","kind":"object","type":"Step","relationName":"HostToStep"}],"dbName":null},"AssetSet":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"AssetSetToCluster"},{"name":"version","kind":"scalar","type":"Int"},{"name":"options","kind":"scalar","type":"String"},{"name":"notAfter","kind":"scalar","type":"DateTime"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"assets","kind":"object","type":"Asset","relationName":"AssetToAssetSet"},{"name":"runs","kind":"object","type":"Run","relationName":"AssetSetToRun"}],"dbName":null},"Asset":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"assetSetId","kind":"scalar","type":"String"},{"name":"assetSet","kind":"object","type":"AssetSet","relationName":"AssetToAssetSet"},{"name":"path","kind":"scalar","type":"String"},{"name":"mode","kind":"scalar","type":"Int"},{"name":"sensitive","kind":"scalar","type":"Boolean"},{"name":"content","kind":"scalar","type":"String"},{"name":"sha256","kind":"scalar","type":"String"},{"name":"size","kind":"scalar","type":"Int"},{"name":"purpose","kind":"scalar","type":"String"}],"dbName":null},"Run":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"ClusterToRun"},{"name":"assetSetId","kind":"scalar","type":"String"},{"name":"assetSet","kind":"object","type":"AssetSet","relationName":"AssetSetToRun"},{"name":"type","kind":"scalar","type":"String"},{"name":"status","kind":"scalar","type":"String"},{"name":"plan","kind":"scalar","type":"String"},{"name":"createdById","kind":"scalar","type":"String"},{"name":"createdBy","kind":"object","type":"User","relationName":"RunToUser"},{"name":"cancelRequested","kind":"scalar","type":"Boolean"},{"name":"workerId","kind":"scalar","type":"String"},{"name":"heartbeatAt","kind":"scalar","type":"DateTime"},{"name":"lastSeq","kind":"scalar","type":"Int"},{"name":"summary","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"startedAt","kind":"scalar","type":"DateTime"},{"name":"finishedAt","kind":"scalar","type":"DateTime"},{"name":"steps","kind":"object","type":"Step","relationName":"RunToStep"},{"name":"events","kind":"object","type":"RunEvent","relationName":"RunToRunEvent"}],"dbName":null},"Step":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"runId","kind":"scalar","type":"String"},{"name":"run","kind":"object","type":"Run","relationName":"RunToStep"},{"name":"hostId","kind":"scalar","type":"String"},{"name":"host","kind":"object","type":"Host","relationName":"HostToStep"},{"name":"phase","kind":"scalar","type":"String"},{"name":"key","kind":"scalar","type":"String"},{"name":"ordinal","kind":"scalar","type":"Int"},{"name":"title","kind":"scalar","type":"String"},{"name":"status","kind":"scalar","type":"String"},{"name":"attempts","kind":"scalar","type":"Int"},{"name":"command","kind":"scalar","type":"String"},{"name":"exitCode","kind":"scalar","type":"Int"},{"name":"output","kind":"scalar","type":"String"},{"name":"error","kind":"scalar","type":"String"},{"name":"hint","kind":"scalar","type":"String"},{"name":"startedAt","kind":"scalar","type":"DateTime"},{"name":"finishedAt","kind":"scalar","type":"DateTime"}],"dbName":null},"RunEvent":{"fields":[{"name":"id","kind":"scalar","type":"Int"},{"name":"runId","kind":"scalar","type":"String"},{"name":"run","kind":"object","type":"Run","relationName":"RunToRunEvent"},{"name":"seq","kind":"scalar","type":"Int"},{"name":"type","kind":"scalar","type":"String"},{"name":"hostId","kind":"scalar","type":"String"},{"name":"stepId","kind":"scalar","type":"String"},{"name":"data","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"}],"dbName":null},"AuditEvent":{"fields":[{"name":"id","kind":"scalar","type":"Int"},{"name":"at","kind":"scalar","type":"DateTime"},{"name":"userId","kind":"scalar","type":"String"},{"name":"username","kind":"scalar","type":"String"},{"name":"action","kind":"scalar","type":"String"},{"name":"target","kind":"scalar","type":"String"},{"name":"ip","kind":"scalar","type":"String"},{"name":"details","kind":"scalar","type":"String"}],"dbName":null}},"enums":{},"types":{}}');
+    config.engineWasm = void 0;
+    config.compilerWasm = {
+      getRuntime: async () => await import("@prisma/client/runtime/query_compiler_bg.sqlite.mjs"),
+      getQueryCompilerWasmModule: async () => {
+        const { wasm } = await import("@prisma/client/runtime/query_compiler_bg.sqlite.wasm-base64.mjs");
+        return await decodeBase64AsWasm(wasm);
+      }
+    };
+  }
+});
+
+// lib/generated/prisma/internal/prismaNamespace.ts
+var runtime2, getExtensionContext, NullTypes, DbNull, JsonNull, AnyNull, TransactionIsolationLevel, defineExtension;
+var init_prismaNamespace = __esm({
+  "lib/generated/prisma/internal/prismaNamespace.ts"() {
+    "use strict";
+    runtime2 = __toESM(require("@prisma/client/runtime/client"));
+    getExtensionContext = runtime2.Extensions.getExtensionContext;
+    NullTypes = {
+      DbNull: runtime2.objectEnumValues.classes.DbNull,
+      JsonNull: runtime2.objectEnumValues.classes.JsonNull,
+      AnyNull: runtime2.objectEnumValues.classes.AnyNull
+    };
+    DbNull = runtime2.objectEnumValues.instances.DbNull;
+    JsonNull = runtime2.objectEnumValues.instances.JsonNull;
+    AnyNull = runtime2.objectEnumValues.instances.AnyNull;
+    TransactionIsolationLevel = runtime2.makeStrictEnum({
+      Serializable: "Serializable"
+    });
+    defineExtension = runtime2.Extensions.defineExtension;
+  }
+});
+
+// lib/generated/prisma/enums.ts
+var init_enums = __esm({
+  "lib/generated/prisma/enums.ts"() {
+    "use strict";
+  }
+});
+
+// lib/generated/prisma/client.ts
+var path, import_node_url, PrismaClient;
+var init_client = __esm({
+  "lib/generated/prisma/client.ts"() {
+    "use strict";
+    path = __toESM(require("node:path"));
+    import_node_url = require("node:url");
+    init_class();
+    init_prismaNamespace();
+    init_enums();
+    init_enums();
+    globalThis["__dirname"] = path.dirname((0, import_node_url.fileURLToPath)(__bootdeckImportMetaUrl));
+    PrismaClient = getPrismaClientClass(__bootdeckSource("lib/generated/prisma"));
+  }
+});
+
+// lib/env.ts
+function getEnv() {
+  if (cached) return cached;
+  const parsed = schema.safeParse(process.env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n");
+    throw new Error(`Bootdeck's environment is invalid:
+${lines}`);
+  }
+  const e = parsed.data;
+  cached = {
+    ...e,
+    databaseUrl: e.DATABASE_URL ?? `file:${import_node_path.default.join(e.BOOTDECK_DATA_DIR, "bootdeck.db")}`,
+    masterKeyFile: e.BOOTDECK_MASTER_KEY_FILE ?? import_node_path.default.join(e.BOOTDECK_DATA_DIR, "master.key")
+  };
+  return cached;
+}
+var import_node_path, import_zod, schema, cached;
+var init_env = __esm({
+  "lib/env.ts"() {
+    "use strict";
+    import_node_path = __toESM(require("node:path"));
+    import_zod = require("zod");
+    schema = import_zod.z.object({
+      /** Where the Bootdeck checkout lives (prisma/, node_modules/); bin/bootdeck sets it. */
+      BOOTDECK_HOME: import_zod.z.string().min(1).default(process.cwd()),
+      BOOTDECK_DATA_DIR: import_zod.z.string().min(1).default(import_node_path.default.join(process.cwd(), "data")),
+      DATABASE_URL: import_zod.z.string().regex(/^file:/, "must be a file: URL for SQLite, e.g. file:./data/bootdeck.db").optional(),
+      BOOTDECK_MASTER_KEY: import_zod.z.string().refine((s2) => Buffer.from(s2, "base64").length === 32, "must be 32 bytes, base64-encoded (openssl rand -base64 32)").optional(),
+      BOOTDECK_MASTER_KEY_FILE: import_zod.z.string().optional(),
+      BOOTDECK_SESSION_HOURS: import_zod.z.coerce.number().int().min(1).max(24 * 30).default(12),
+      /** The first admin's password for `bootdeck setup`; generated and printed once when unset. */
+      BOOTDECK_ADMIN_PASSWORD: import_zod.z.string().min(10, "must be at least 10 characters").max(256).optional(),
+      BOOTDECK_SECURE_COOKIES: import_zod.z.enum(["auto", "always", "never"]).default("auto"),
+      /** "off" when separate `bootdeck worker` processes run the engine instead of the dashboard. */
+      BOOTDECK_ENGINE: import_zod.z.enum(["on", "off"]).default("on"),
+      NODE_ENV: import_zod.z.string().default("development")
+    });
+  }
+});
+
+// lib/db/client.ts
+function createClient() {
+  const adapter = new import_adapter_better_sqlite3.PrismaBetterSQLite3({ url: getEnv().databaseUrl, timeout: 1e4 });
+  return new PrismaClient({ adapter });
+}
+function getDb() {
+  return holder.bootdeckPrisma ??= createClient();
+}
+async function configureDb() {
+  const db = getDb();
+  await db.$queryRawUnsafe("PRAGMA journal_mode = WAL");
+  await db.$queryRawUnsafe("PRAGMA busy_timeout = 10000");
+  await db.$queryRawUnsafe("PRAGMA foreign_keys = ON");
+}
+async function disconnectDb() {
+  await holder.bootdeckPrisma?.$disconnect();
+  holder.bootdeckPrisma = void 0;
+}
+var import_adapter_better_sqlite3, holder;
+var init_client2 = __esm({
+  "lib/db/client.ts"() {
+    "use strict";
+    import_adapter_better_sqlite3 = require("@prisma/adapter-better-sqlite3");
+    init_client();
+    init_env();
+    holder = globalThis;
+  }
+});
+
+// lib/audit/record.ts
+async function recordAudit(input) {
+  await getDb().auditEvent.create({
+    data: {
+      action: input.action,
+      userId: input.userId,
+      username: input.username,
+      target: input.target,
+      ip: input.ip?.slice(0, 64),
+      details: JSON.stringify(input.details ?? {})
+    }
+  });
+}
+async function recordSecretUse(input) {
+  await recordAudit({
+    action: "secret.use",
+    userId: input.userId,
+    username: input.username,
+    target: input.credentialId,
+    details: { credential: input.credentialName, clusterId: input.clusterId, runId: input.runId, purpose: input.purpose }
+  });
+}
+var init_record = __esm({
+  "lib/audit/record.ts"() {
+    "use strict";
+    init_client2();
+  }
+});
+
+// lib/engine/events.ts
+async function appendRunEvent(input) {
+  const db = getDb();
+  const row = await db.$transaction(async (tx) => {
+    const run3 = await tx.run.update({ where: { id: input.runId }, data: { lastSeq: { increment: 1 } }, select: { lastSeq: true } });
+    return tx.runEvent.create({
+      data: { runId: input.runId, seq: run3.lastSeq, type: input.type, hostId: input.hostId ?? null, stepId: input.stepId ?? null, data: JSON.stringify(input.data ?? {}) }
+    });
+  });
+  const event = toStored(row);
+  bus.emit(input.runId, event);
+  return event;
+}
+async function listRunEvents({ runId, afterSeq = 0, limit = 1e3 }) {
+  const rows = await getDb().runEvent.findMany({ where: { runId, seq: { gt: afterSeq } }, orderBy: { seq: "asc" }, take: limit });
+  return rows.map(toStored);
+}
+function toStored(row) {
+  return { runId: row.runId, seq: row.seq, type: row.type, hostId: row.hostId, stepId: row.stepId, data: JSON.parse(row.data), at: row.createdAt.toISOString() };
+}
+var import_node_events, bus;
+var init_events = __esm({
+  "lib/engine/events.ts"() {
+    "use strict";
+    import_node_events = require("node:events");
+    init_client2();
+    bus = new import_node_events.EventEmitter();
+    bus.setMaxListeners(0);
+  }
+});
+
+// lib/http/errors.ts
+var AppError, notFound, conflict, unprocessable, ValidationError;
+var init_errors = __esm({
+  "lib/http/errors.ts"() {
+    "use strict";
+    AppError = class extends Error {
+      constructor(status, code, message, details) {
+        super(message);
+        this.status = status;
+        this.code = code;
+        this.details = details;
+        this.name = "AppError";
+      }
+      status;
+      code;
+      details;
+    };
+    notFound = (what) => new AppError(404, "not_found", `${what} was not found`);
+    conflict = (message) => new AppError(409, "conflict", message);
+    unprocessable = (message) => new AppError(422, "unprocessable", message);
+    ValidationError = class extends AppError {
+      constructor(errors, warnings = []) {
+        super(422, "invalid", `${errors.length} problem${errors.length === 1 ? "" : "s"} to fix`, { errors, warnings });
+        this.errors = errors;
+        this.warnings = warnings;
+        this.name = "ValidationError";
+      }
+      errors;
+      warnings;
+    };
+  }
+});
+
+// lib/cluster/versions.ts
+function findVersionProfile(version) {
+  const m = versionPattern.exec(version);
+  if (!m) return void 0;
+  return versionProfiles.find((p2) => p2.minor === `${m[1]}.${m[2]}`);
+}
+function minorOf(version) {
+  const m = versionPattern.exec(version);
+  return m ? Number(m[2]) : Number.NaN;
+}
+var versionProfiles, defaultKubernetesVersion, versionPattern;
+var init_versions = __esm({
+  "lib/cluster/versions.ts"() {
+    "use strict";
+    versionProfiles = [
+      { minor: "1.5", defaultVersion: "v1.5.3", label: "1.5", note: "legacy: hyperkube, as in the Topsail guide", hyperkube: true },
+      { minor: "1.29", defaultVersion: "v1.29.15", label: "1.29", hyperkube: false },
+      { minor: "1.30", defaultVersion: "v1.30.14", label: "1.30", hyperkube: false },
+      { minor: "1.31", defaultVersion: "v1.31.13", label: "1.31", hyperkube: false },
+      { minor: "1.32", defaultVersion: "v1.32.9", label: "1.32", note: "recommended", hyperkube: false }
+    ];
+    defaultKubernetesVersion = "v1.32.9";
+    versionPattern = /^v(\d+)\.(\d+)\.(\d+)$/;
+  }
+});
+
+// lib/cluster/net-syntax.ts
+function isIPv4(s2) {
+  return ipv4Pattern.test(s2);
+}
+function isIPv6(s2) {
+  if (s2.length > 45 || !/^[0-9a-fA-F:.]+$/.test(s2) || !s2.includes(":")) return false;
+  const double = s2.split("::");
+  if (double.length > 2) return false;
+  const groups = (part) => part === "" ? [] : part.split(":");
+  let parts = [...groups(double[0] ?? ""), ...groups(double[1] ?? "")];
+  let width = 8;
+  const last = parts[parts.length - 1];
+  if (last !== void 0 && last.includes(".")) {
+    if (!isIPv4(last)) return false;
+    parts = parts.slice(0, -1);
+    width = 6;
+  }
+  if (!parts.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g))) return false;
+  return double.length === 2 ? parts.length < width : parts.length === width;
+}
+function isIP(s2) {
+  return isIPv4(s2) || isIPv6(s2);
+}
+function isDnsName(s2) {
+  return s2.length <= 253 && dnsNamePattern.test(s2) && !isIPv4(s2) && !/(^|\.)\d+$/.test(s2);
+}
+function looksLikeIPv4(s2) {
+  return /^[\d.]+$/.test(s2) && s2.includes(".");
+}
+function isDns1123Label(s2) {
+  return s2.length <= 63 && new RegExp(`^${label}$`).test(s2);
+}
+var octet, ipv4Pattern, label, dnsNamePattern;
+var init_net_syntax = __esm({
+  "lib/cluster/net-syntax.ts"() {
+    "use strict";
+    octet = "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
+    ipv4Pattern = new RegExp(`^${octet}(\\.${octet}){3}$`);
+    label = "[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?";
+    dnsNamePattern = new RegExp(`^${label}(\\.${label})*$`);
+  }
+});
+
+// lib/cluster/ip.ts
+function ipv4ToInt(ip) {
+  return ip.split(".").reduce((acc, part) => acc * 256 + Number(part), 0);
+}
+function intToIpv4(n) {
+  return [24, 16, 8, 0].map((s2) => Math.floor(n / 2 ** s2) % 256).join(".");
+}
+function parseCidr(text) {
+  const [ip, prefixText, extra] = text.split("/");
+  if (extra !== void 0 || !ip || prefixText === void 0) return "must look like 10.2.0.0/16";
+  if (!isIPv4(ip)) return "must be an IPv4 network such as 10.2.0.0/16";
+  if (!/^\d{1,2}$/.test(prefixText)) return "prefix length must be a number from 1 to 30";
+  const prefix = Number(prefixText);
+  if (prefix < 1 || prefix > 30) return "prefix length must be from 1 to 30";
+  const addr = ipv4ToInt(ip);
+  const size = 2 ** (32 - prefix);
+  const base = addr - addr % size;
+  if (base !== addr) return `has host bits set; did you mean ${intToIpv4(base)}/${prefix}?`;
+  return { base, prefix, text };
+}
+function cidrSize(c) {
+  return 2 ** (32 - c.prefix);
+}
+function cidrContains(c, ip) {
+  if (!isIPv4(ip)) return false;
+  const n = ipv4ToInt(ip);
+  return n >= c.base && n < c.base + cidrSize(c);
+}
+function cidrsOverlap(a, b) {
+  return a.base < b.base + cidrSize(b) && b.base < a.base + cidrSize(a);
+}
+function nthAddress(c, n) {
+  return intToIpv4(c.base + n);
+}
+var init_ip = __esm({
+  "lib/cluster/ip.ts"() {
+    "use strict";
+    init_net_syntax();
+  }
+});
+
+// lib/cluster/definition.ts
+function formatPath(path15) {
+  if (path15.length === 0) return "(document)";
+  return path15.map((p2, i) => typeof p2 === "number" ? `[${p2}]` : i === 0 ? String(p2) : `.${String(p2)}`).join("");
+}
+function clip(s2) {
+  return s2.length > 40 ? `${s2.slice(0, 40)}\u2026` : s2;
+}
+function isMirrorUrl(s2) {
+  if (/[\s\u0000-\u001f]/.test(s2)) return false;
+  try {
+    const u = new URL(s2);
+    return (u.protocol === "http:" || u.protocol === "https:") && !u.username && !u.password && u.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+function validateClusterDefinition(input) {
+  const parsed = clusterDefinitionSchema.safeParse(input);
+  const errors = parsed.success ? [] : parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: issueMessage(i) }));
+  const cross = crossCheck(input);
+  for (const e of cross.errors) if (!errors.some((x) => x.path === e.path && x.message === e.message)) errors.push(e);
+  if (!parsed.success || errors.length > 0) return { ok: false, errors, warnings: cross.warnings };
+  return { ok: true, definition: parsed.data, warnings: cross.warnings };
+}
+function issueMessage(issue) {
+  if (issue.code === "unrecognized_keys") return `unknown field${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.map(clip).join(", ")}`;
+  if (issue.code === "invalid_type" && issue.input === void 0) return "is required";
+  if (issue.code === "too_big" && issue.origin === "string") return `must be at most ${String(issue.maximum)} characters`;
+  return issue.message;
+}
+function crossCheck(input) {
+  const errors = [];
+  const warnings = [];
+  const spec = obj(obj(input)?.spec);
+  if (!spec) return { errors, warnings };
+  const network = obj(spec.network);
+  const hosts = Array.isArray(spec.hosts) ? spec.hosts.map(obj) : [];
+  const pod = cidrAt(network?.podCidr, "spec.network.podCidr", errors);
+  const svc = cidrAt(network?.serviceCidr, "spec.network.serviceCidr", errors);
+  if (pod && svc && cidrsOverlap(pod, svc))
+    errors.push({ path: "spec.network.serviceCidr", message: `overlaps the pod CIDR ${pod.text}; pod and service networks must not overlap` });
+  const dnsIp = str(network?.dnsServiceIp);
+  if (dnsIp !== void 0 && svc) {
+    if (!isIPv4(dnsIp)) errors.push({ path: "spec.network.dnsServiceIp", message: "must be an IPv4 address" });
+    else if (!cidrContains(svc, dnsIp))
+      errors.push({ path: "spec.network.dnsServiceIp", message: `must be inside the service CIDR ${svc.text}` });
+    else if (dnsIp === nthAddress(svc, 1))
+      errors.push({ path: "spec.network.dnsServiceIp", message: `must not be ${dnsIp}: that is the API service IP (first address of the service CIDR)` });
+    else if (dnsIp === nthAddress(svc, 0) || dnsIp === nthAddress(svc, 2 ** (32 - svc.prefix) - 1))
+      errors.push({ path: "spec.network.dnsServiceIp", message: "must not be the network or broadcast address of the service CIDR" });
+  }
+  if (svc && 2 ** (32 - svc.prefix) < 16 && dnsIp === void 0)
+    errors.push({ path: "spec.network.serviceCidr", message: "is too small: it needs at least 16 addresses (the DNS service IP is its 10th)" });
+  const api = obj(spec.apiEndpoint);
+  const apiType = str(api?.type);
+  const apiHost = str(api?.host);
+  if (apiType === "first-master" && apiHost)
+    errors.push({ path: "spec.apiEndpoint.host", message: "must be empty when the endpoint is the first master" });
+  if (apiType === "dns" && !(apiHost && isDnsName(apiHost)))
+    errors.push({ path: "spec.apiEndpoint.host", message: "must be a DNS name (e.g. api.example.com) for a DNS endpoint" });
+  if (apiType === "vip") {
+    if (!(apiHost && isIP(apiHost))) errors.push({ path: "spec.apiEndpoint.host", message: "must be an IP address for a VIP or load balancer endpoint" });
+    else for (const [c, what] of [[pod, "pod"], [svc, "service"]])
+      if (c && cidrContains(c, apiHost)) errors.push({ path: "spec.apiEndpoint.host", message: `is inside the ${what} CIDR ${c.text}` });
+  }
+  const credentialNames = new Set(
+    (Array.isArray(spec.credentials) ? spec.credentials : []).map((c) => str(obj(c)?.name)).filter((n) => !!n)
+  );
+  const defaultCredential = str(obj(spec.ssh)?.credential);
+  if (defaultCredential && !credentialNames.has(defaultCredential))
+    errors.push({ path: "spec.ssh.credential", message: `refers to credential "${clip(defaultCredential)}", which is not defined under spec.credentials` });
+  if (Array.isArray(spec.hosts)) {
+    const masters = hosts.filter((h) => h?.role === "master").length;
+    if (masters === 0) errors.push({ path: "spec.hosts", message: "needs at least one master" });
+    else if (masters > 7)
+      errors.push({ path: "spec.hosts", message: `has ${masters} masters; etcd runs on every master and more than 7 members slows every write \u2014 use 3, 5 or 7` });
+    else if (masters % 2 === 0)
+      warnings.push({ path: "spec.hosts", message: `has ${masters} masters, an even number of etcd members: it tolerates no more failures than ${masters - 1} would` });
+    if (masters > 1 && apiType === "first-master")
+      warnings.push({ path: "spec.apiEndpoint.type", message: "with several masters, clients lose the API when the first master is down; prefer a DNS name or a VIP" });
+  }
+  const seenNames = /* @__PURE__ */ new Map();
+  const seenAddresses = /* @__PURE__ */ new Map();
+  hosts.forEach((h, i) => {
+    if (!h) return;
+    const name = str(h.name);
+    const addr = str(h.address)?.toLowerCase();
+    if (name !== void 0) {
+      const first = seenNames.get(name);
+      if (first !== void 0) errors.push({ path: `spec.hosts[${i}].name`, message: `duplicates the name of hosts[${first}]` });
+      else seenNames.set(name, i);
+    }
+    if (addr !== void 0) {
+      const first = seenAddresses.get(addr);
+      if (first !== void 0) errors.push({ path: `spec.hosts[${i}].address`, message: `duplicates the address of hosts[${first}]` });
+      else seenAddresses.set(addr, i);
+      for (const [c, what] of [[pod, "pod"], [svc, "service"]])
+        if (c && cidrContains(c, addr))
+          errors.push({ path: `spec.hosts[${i}].address`, message: `is inside the ${what} CIDR ${c.text}; host addresses must be outside the cluster networks` });
+    }
+    const cred = str(h.credential);
+    if (cred && !credentialNames.has(cred))
+      errors.push({ path: `spec.hosts[${i}].credential`, message: `refers to credential "${clip(cred)}", which is not defined under spec.credentials` });
+    if (!cred && !defaultCredential && Array.isArray(spec.credentials) && credentialNames.size !== 1)
+      errors.push({ path: `spec.hosts[${i}].credential`, message: "is required: set it here or as spec.ssh.credential" });
+    const bastionCred = str(obj(h.bastion)?.credential);
+    if (bastionCred && !credentialNames.has(bastionCred))
+      errors.push({ path: `spec.hosts[${i}].bastion.credential`, message: `refers to credential "${clip(bastionCred)}", which is not defined under spec.credentials` });
+  });
+  return { errors, warnings };
+}
+function cidrAt(value, path15, errors) {
+  if (typeof value !== "string") return void 0;
+  const parsed = parseCidr(value);
+  if (typeof parsed === "string") {
+    errors.push({ path: path15, message: parsed });
+    return void 0;
+  }
+  return parsed;
+}
+var import_zod2, API_VERSION, limits, dnsLabel, port, address, sshUser, sha256, cidr, labelName, labels, bastion, hostRoles, host, credentialTypes, credential, apiEndpointTypes, networkProviders, controlPlaneModes, clusterDefinitionSchema, obj, str;
+var init_definition = __esm({
+  "lib/cluster/definition.ts"() {
+    "use strict";
+    import_zod2 = require("zod");
+    init_versions();
+    init_net_syntax();
+    init_ip();
+    API_VERSION = "bootdeck.io/v1alpha1";
+    limits = {
+      name: 63,
+      address: 253,
+      user: 32,
+      url: 2048,
+      hosts: 2e3,
+      credentials: 64,
+      labels: 32,
+      labelKey: 317,
+      labelValue: 63
+    };
+    dnsLabel = import_zod2.z.string().max(limits.name, `must be at most ${limits.name} characters`).refine(isDns1123Label, "must be a DNS-1123 label: lower-case letters, digits and '-', starting and ending with a letter or digit");
+    port = import_zod2.z.number({ error: "must be a number" }).int("must be a whole number").min(1, "must be from 1 to 65535").max(65535, "must be from 1 to 65535");
+    address = import_zod2.z.string().min(1, "is required").max(limits.address, `must be at most ${limits.address} characters`).superRefine((s2, ctx) => {
+      if (isIP(s2) || isDnsName(s2)) return;
+      ctx.addIssue({ code: "custom", message: looksLikeIPv4(s2) ? "is not a valid IPv4 address: four numbers from 0 to 255, separated by dots" : "must be an IP address or a DNS name" });
+    });
+    sshUser = import_zod2.z.string().max(limits.user, `must be at most ${limits.user} characters`).regex(/^[a-z_][a-z0-9_-]*\$?$/, "must be a Unix user name (lower-case letters, digits, '_' and '-')");
+    sha256 = import_zod2.z.string().transform((s2) => /^[A-Fa-f0-9]{64}$/.test(s2.trim()) ? s2.trim().toLowerCase() : s2).pipe(import_zod2.z.string().regex(/^[a-f0-9]{64}$/, "must be a SHA-256 checksum: 64 hexadecimal characters"));
+    cidr = import_zod2.z.string().max(18, "must look like 10.2.0.0/16");
+    labelName = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$/;
+    labels = import_zod2.z.record(import_zod2.z.string(), import_zod2.z.string()).superRefine((rec, ctx) => {
+      const entries = Object.entries(rec);
+      if (entries.length > limits.labels) ctx.addIssue({ code: "custom", message: `at most ${limits.labels} labels` });
+      for (const [key, value] of entries) {
+        const slash = key.lastIndexOf("/");
+        const prefix = slash >= 0 ? key.slice(0, slash) : void 0;
+        const name = slash >= 0 ? key.slice(slash + 1) : key;
+        const keyOk = key.length <= limits.labelKey && labelName.test(name) && (prefix === void 0 || isDnsName(prefix));
+        if (!keyOk) ctx.addIssue({ code: "custom", path: [key], message: `label key "${clip(key)}" is not a valid Kubernetes label key` });
+        if (value !== "" && !(value.length <= limits.labelValue && labelName.test(value)))
+          ctx.addIssue({ code: "custom", path: [key], message: `label value "${clip(value)}" is not a valid Kubernetes label value` });
+      }
+    });
+    bastion = import_zod2.z.strictObject({
+      address,
+      port: port.default(22),
+      user: sshUser.optional(),
+      credential: dnsLabel.optional()
+    });
+    hostRoles = ["master", "worker"];
+    host = import_zod2.z.strictObject({
+      name: dnsLabel,
+      address,
+      port: port.optional(),
+      role: import_zod2.z.enum(hostRoles, { error: "must be master or worker" }),
+      user: sshUser.optional(),
+      credential: dnsLabel.optional(),
+      labels: labels.optional(),
+      bastion: bastion.optional()
+    });
+    credentialTypes = ["privateKey", "password", "agent"];
+    credential = import_zod2.z.strictObject({
+      name: dnsLabel,
+      type: import_zod2.z.enum(credentialTypes, { error: "must be privateKey, password or agent" }),
+      privateKeyFile: import_zod2.z.string().max(4096).optional(),
+      passphraseEnv: import_zod2.z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name").max(128).optional(),
+      passwordEnv: import_zod2.z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name").max(128).optional(),
+      fingerprint: import_zod2.z.string().max(128).optional()
+    });
+    apiEndpointTypes = ["first-master", "dns", "vip"];
+    networkProviders = ["flannel"];
+    controlPlaneModes = ["self-hosted"];
+    clusterDefinitionSchema = import_zod2.z.strictObject({
+      apiVersion: import_zod2.z.literal(API_VERSION, { error: `must be ${API_VERSION}` }),
+      kind: import_zod2.z.literal("Cluster", { error: "must be Cluster" }),
+      metadata: import_zod2.z.strictObject({ name: dnsLabel }),
+      spec: import_zod2.z.strictObject({
+        kubernetes: import_zod2.z.strictObject({
+          version: import_zod2.z.string().max(32).refine((v) => findVersionProfile(v) !== void 0, {
+            message: `is not a supported Kubernetes version; supported: ${versionProfiles.map((p2) => `v${p2.minor}.x`).join(", ")}`
+          }),
+          controlPlane: import_zod2.z.enum(controlPlaneModes, { error: "must be self-hosted" }).default("self-hosted")
+        }),
+        apiEndpoint: import_zod2.z.strictObject({
+          type: import_zod2.z.enum(apiEndpointTypes, { error: "must be first-master, dns or vip" }),
+          host: import_zod2.z.string().max(limits.address).optional(),
+          port: port.default(6443)
+        }),
+        network: import_zod2.z.strictObject({
+          podCidr: cidr,
+          serviceCidr: cidr,
+          clusterDomain: import_zod2.z.string().max(limits.address).refine(isDnsName, "must be a DNS name such as cluster.local").default("cluster.local"),
+          dnsServiceIp: import_zod2.z.string().max(15).optional(),
+          provider: import_zod2.z.enum(networkProviders, { error: "must be flannel" }).default("flannel")
+        }),
+        binaries: import_zod2.z.strictObject({
+          baseUrl: import_zod2.z.string().max(limits.url).refine(isMirrorUrl, "must be an http:// or https:// URL without credentials, e.g. https://mirror.example.com/kubernetes/v1.32.9"),
+          kubelet: import_zod2.z.strictObject({ sha256 }),
+          kubectl: import_zod2.z.strictObject({ sha256 })
+        }),
+        ssh: import_zod2.z.strictObject({
+          user: sshUser.default("root"),
+          port: port.default(22),
+          credential: dnsLabel.optional()
+        }).default({ user: "root", port: 22 }),
+        credentials: import_zod2.z.array(credential).max(limits.credentials, `at most ${limits.credentials} credentials`).default([]),
+        hosts: import_zod2.z.array(host).max(limits.hosts, `at most ${limits.hosts} hosts`)
+      })
+    });
+    obj = (v) => v && typeof v === "object" && !Array.isArray(v) ? v : void 0;
+    str = (v) => typeof v === "string" ? v : void 0;
+  }
+});
+
+// lib/cluster/derive.ts
+function hostUrlPart(address2) {
+  return isIPv6(address2) ? `[${address2}]` : address2;
+}
+function effectiveHost(def, host2) {
+  const single = def.spec.credentials.length === 1 ? def.spec.credentials[0]?.name : void 0;
+  return {
+    ...host2,
+    port: host2.port ?? def.spec.ssh.port,
+    user: host2.user ?? def.spec.ssh.user,
+    credential: host2.credential ?? def.spec.ssh.credential ?? single
+  };
+}
+function deriveCluster(def) {
+  const svc = parseCidr(def.spec.network.serviceCidr);
+  const profile = findVersionProfile(def.spec.kubernetes.version);
+  if (typeof svc === "string" || !profile) throw new Error("deriveCluster needs a validated definition");
+  const hosts = def.spec.hosts.map((h) => effectiveHost(def, h));
+  const masters = hosts.filter((h) => h.role === "master");
+  const workers = hosts.filter((h) => h.role === "worker");
+  const firstMaster = masters[0];
+  if (!firstMaster) throw new Error("deriveCluster needs at least one master");
+  const apiEndpointHost = def.spec.apiEndpoint.type === "first-master" ? firstMaster.address : def.spec.apiEndpoint.host ?? "";
+  return {
+    profile,
+    apiServiceIp: nthAddress(svc, 1),
+    dnsServiceIp: def.spec.network.dnsServiceIp ?? nthAddress(svc, 10),
+    apiServerUrl: `https://${hostUrlPart(apiEndpointHost)}:${def.spec.apiEndpoint.port}`,
+    apiEndpointHost,
+    masters,
+    workers,
+    etcdMembers: masters.map((m) => ({
+      name: m.name,
+      address: m.address,
+      peerUrl: `https://${hostUrlPart(m.address)}:2380`,
+      clientUrl: `https://${hostUrlPart(m.address)}:2379`
+    }))
+  };
+}
+var init_derive = __esm({
+  "lib/cluster/derive.ts"() {
+    "use strict";
+    init_ip();
+    init_net_syntax();
+    init_versions();
+  }
+});
+
+// lib/ids.ts
+function newId(prefix) {
+  return `${prefix}_${(0, import_node_crypto.randomBytes)(12).toString("base64url")}`;
+}
+var import_node_crypto;
+var init_ids = __esm({
+  "lib/ids.ts"() {
+    "use strict";
+    import_node_crypto = require("node:crypto");
+  }
+});
+
+// lib/secrets/master-key.ts
+function keyId(key) {
+  return (0, import_node_crypto2.createHash)("sha256").update(key).digest("hex").slice(0, 8);
+}
+function masterKeyFromBase64(text) {
+  const key = Buffer.from(text.trim(), "base64");
+  if (key.length !== 32) throw new Error("a master key must be 32 bytes, base64-encoded");
+  return { id: keyId(key), key };
+}
+function generateMasterKey() {
+  const key = (0, import_node_crypto2.randomBytes)(32);
+  return { id: keyId(key), key };
+}
+function masterKeyText(key) {
+  return `${key.key.toString("base64")}
+`;
+}
+function readKeyFile(file) {
+  const mode = (0, import_node_fs.statSync)(file).mode & 511;
+  if (mode & 63) throw new Error(`${file} is readable by others (mode ${mode.toString(8)}); run chmod 600 on it`);
+  return masterKeyFromBase64((0, import_node_fs.readFileSync)(file, "utf8"));
+}
+function pendingKeyFile() {
+  return `${getEnv().masterKeyFile}.new`;
+}
+function retiredKeyFiles() {
+  const file = getEnv().masterKeyFile;
+  const dir = import_node_path2.default.dirname(file);
+  const prefix = `${import_node_path2.default.basename(file)}.old-`;
+  if (!(0, import_node_fs.existsSync)(dir)) return [];
+  return (0, import_node_fs.readdirSync)(dir).filter((n) => n.startsWith(prefix)).sort().map((n) => import_node_path2.default.join(dir, n));
+}
+function getMasterKey() {
+  const env = getEnv();
+  if (env.BOOTDECK_MASTER_KEY) {
+    if (cached2?.stamp !== "env") cached2 = { key: masterKeyFromBase64(env.BOOTDECK_MASTER_KEY), stamp: "env" };
+    return cached2.key;
+  }
+  if (!(0, import_node_fs.existsSync)(env.masterKeyFile))
+    throw new Error(`No master key: set BOOTDECK_MASTER_KEY or run "bootdeck setup" to create ${env.masterKeyFile}`);
+  const st = (0, import_node_fs.statSync)(env.masterKeyFile);
+  const stamp = `${st.ino}:${st.mtimeMs}:${st.size}`;
+  if (cached2?.stamp !== stamp) cached2 = { key: readKeyFile(env.masterKeyFile), stamp };
+  return cached2.key;
+}
+function masterKeySource() {
+  return getEnv().BOOTDECK_MASTER_KEY ? "env" : "file";
+}
+function findMasterKey(id) {
+  const current = getMasterKey();
+  if (current.id === id) return current;
+  for (const file of [pendingKeyFile(), ...retiredKeyFiles()]) {
+    if (!(0, import_node_fs.existsSync)(file)) continue;
+    const k = readKeyFile(file);
+    if (k.id === id) return k;
+  }
+  return void 0;
+}
+function ensureMasterKeyFile() {
+  const env = getEnv();
+  if (env.BOOTDECK_MASTER_KEY || (0, import_node_fs.existsSync)(env.masterKeyFile)) return false;
+  (0, import_node_fs.mkdirSync)(import_node_path2.default.dirname(env.masterKeyFile), { recursive: true, mode: 448 });
+  (0, import_node_fs.writeFileSync)(env.masterKeyFile, masterKeyText(generateMasterKey()), { mode: 384, flag: "wx" });
+  return true;
+}
+function resetMasterKeyCache() {
+  cached2 = void 0;
+}
+var import_node_crypto2, import_node_fs, import_node_path2, cached2;
+var init_master_key = __esm({
+  "lib/secrets/master-key.ts"() {
+    "use strict";
+    import_node_crypto2 = require("node:crypto");
+    import_node_fs = require("node:fs");
+    import_node_path2 = __toESM(require("node:path"));
+    init_env();
+  }
+});
+
+// lib/secrets/cipher.ts
+function encryptSecret(plain, key = getMasterKey()) {
+  const nonce = (0, import_node_crypto3.randomBytes)(12);
+  const cipher = (0, import_node_crypto3.createCipheriv)("aes-256-gcm", key.key, nonce);
+  const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+  return ["v1", key.id, nonce.toString("base64"), cipher.getAuthTag().toString("base64"), body.toString("base64")].join(":");
+}
+function decryptSecret(sealed, key) {
+  const [version, id, nonce, tag, body] = sealed.split(":");
+  if (version !== "v1" || !id || nonce === void 0 || tag === void 0 || body === void 0)
+    throw new Error("not a Bootdeck secret (expected v1:\u2026)");
+  const k = key ?? findMasterKey(id);
+  if (!k || id !== k.id)
+    throw new Error(`secret was sealed with master key ${id}, but ${k ? `the key given is ${k.id}` : "no key with that id is available (current, master.key.new or master.key.old-*)"}`);
+  const decipher = (0, import_node_crypto3.createDecipheriv)("aes-256-gcm", k.key, Buffer.from(nonce, "base64"));
+  decipher.setAuthTag(Buffer.from(tag, "base64"));
+  return Buffer.concat([decipher.update(Buffer.from(body, "base64")), decipher.final()]).toString("utf8");
+}
+function sealedKeyId(sealed) {
+  return sealed.startsWith("v1:") ? sealed.split(":")[1] : void 0;
+}
+var import_node_crypto3;
+var init_cipher = __esm({
+  "lib/secrets/cipher.ts"() {
+    "use strict";
+    import_node_crypto3 = require("node:crypto");
+    init_master_key();
+  }
+});
+
+// lib/ssh/private-key.ts
+function fingerprintOfPublicBlob(blob) {
+  return `SHA256:${(0, import_node_crypto4.createHash)("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
+}
+function checkPrivateKey(pem, passphrase) {
+  const parsed = import_ssh2.utils.parseKey(pem, passphrase || void 0);
+  const key = Array.isArray(parsed) ? parsed[0] : parsed;
+  if (!key || key instanceof Error) {
+    const message = key instanceof Error ? key.message : "no key found";
+    if (/passphrase|decrypt|bad decrypt|integrity/i.test(message))
+      return { ok: false, reason: passphrase ? "the passphrase does not open this key" : "this key is encrypted: give its passphrase" };
+    return { ok: false, reason: "is not a private key SSH can use (OpenSSH, PEM/PKCS#1 or PKCS#8; RSA, ECDSA or Ed25519)" };
+  }
+  if (!key.isPrivateKey()) return { ok: false, reason: "is a public key; paste the private key" };
+  return { ok: true, fingerprint: fingerprintOfPublicBlob(key.getPublicSSH()), type: key.type };
+}
+var import_node_crypto4, import_ssh2;
+var init_private_key = __esm({
+  "lib/ssh/private-key.ts"() {
+    "use strict";
+    import_node_crypto4 = require("node:crypto");
+    import_ssh2 = require("ssh2");
+  }
+});
+
+// lib/clusters/repository.ts
+async function getClusterOrThrow({ id }) {
+  const c = await getDb().cluster.findUnique({
+    where: { id },
+    include: { hosts: { orderBy: { position: "asc" } }, credentials: { orderBy: { name: "asc" } } }
+  });
+  if (!c) throw notFound("Cluster");
+  return {
+    ...summarize(c, c.hosts),
+    definition: JSON.parse(c.definition),
+    credentials: c.credentials.map((cr) => ({
+      name: cr.name,
+      type: cr.kind,
+      fingerprint: cr.fingerprint,
+      hasSecret: cr.kind === "agent" || cr.secretCipher !== null
+    })),
+    hosts: c.hosts.map((h) => ({ id: h.id, name: h.name, address: h.address, sshPort: h.sshPort, role: h.role, hostKeyFingerprint: h.hostKeyFingerprint }))
+  };
+}
+async function findClusterIdByName({ name }) {
+  return (await getDb().cluster.findUnique({ where: { name }, select: { id: true } }))?.id;
+}
+async function getExportableDefinition({ id }) {
+  const view = await getClusterOrThrow({ id });
+  const byName = new Map(view.credentials.map((c) => [c.name, c]));
+  return {
+    ...view.definition,
+    spec: {
+      ...view.definition.spec,
+      credentials: view.definition.spec.credentials.map((c) => {
+        const stored = byName.get(c.name);
+        return stored?.fingerprint ? { ...c, fingerprint: stored.fingerprint } : c;
+      })
+    }
+  };
+}
+async function createCluster(input) {
+  const { definition, warnings } = validateOrThrow(input.definition);
+  const sealed = sealSecrets(definition, input.secrets, /* @__PURE__ */ new Map());
+  const id = newId("cl");
+  try {
+    await getDb().$transaction(async (tx) => {
+      await tx.cluster.create({
+        data: { id, name: definition.metadata.name, kubernetesVersion: definition.spec.kubernetes.version, definition: JSON.stringify(definition) }
+      });
+      for (const c of sealed) await tx.credential.create({ data: { id: newId("cred"), clusterId: id, ...c } });
+      await tx.host.createMany({ data: hostRows(definition).map((h) => ({ id: newId("host"), clusterId: id, ...h })) });
+    });
+  } catch (err) {
+    throw uniqueNameConflict(err, definition.metadata.name);
+  }
+  return { id, warnings };
+}
+async function updateCluster(input) {
+  const { definition, warnings } = validateOrThrow(input.definition);
+  const db = getDb();
+  const existing = await db.cluster.findUnique({ where: { id: input.id }, include: { hosts: true, credentials: true } });
+  if (!existing) throw notFound("Cluster");
+  if (existing.activeRunId) throw conflict("A run is in progress on this cluster; wait for it to finish or cancel it before editing");
+  const sealed = sealSecrets(definition, input.secrets, new Map(existing.credentials.map((c) => [c.name, c])));
+  try {
+    await db.$transaction(async (tx) => {
+      await tx.cluster.update({
+        where: { id: input.id },
+        data: { name: definition.metadata.name, kubernetesVersion: definition.spec.kubernetes.version, definition: JSON.stringify(definition) }
+      });
+      await tx.credential.deleteMany({ where: { clusterId: input.id, name: { notIn: sealed.map((c) => c.name) } } });
+      for (const c of sealed)
+        await tx.credential.upsert({
+          where: { clusterId_name: { clusterId: input.id, name: c.name } },
+          create: { id: newId("cred"), clusterId: input.id, ...c },
+          update: c
+        });
+      const rows = hostRows(definition);
+      const old = new Map(existing.hosts.map((h) => [h.name, h]));
+      await tx.host.deleteMany({ where: { clusterId: input.id, name: { notIn: rows.map((r2) => r2.name) } } });
+      for (const r2 of rows) {
+        const prev = old.get(r2.name);
+        if (!prev) await tx.host.create({ data: { id: newId("host"), clusterId: input.id, ...r2 } });
+        else {
+          const moved = prev.address !== r2.address || prev.sshPort !== r2.sshPort;
+          await tx.host.update({
+            where: { id: prev.id },
+            data: { ...r2, ...moved ? { hostKeyFingerprint: null, hostKeyConfirmedAt: null, facts: null } : {} }
+          });
+        }
+      }
+    });
+  } catch (err) {
+    throw uniqueNameConflict(err, definition.metadata.name);
+  }
+  return { warnings };
+}
+function validateOrThrow(input) {
+  const result = validateClusterDefinition(input);
+  if (!result.ok) throw new ValidationError(result.errors, result.warnings);
+  return { definition: result.definition, warnings: result.warnings };
+}
+function summarize(c, hosts) {
+  const masters = hosts.filter((h) => h.role === "master").length;
+  return {
+    id: c.id,
+    name: c.name,
+    kubernetesVersion: c.kubernetesVersion,
+    masters,
+    workers: hosts.length - masters,
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString()
+  };
+}
+function hostRows(def) {
+  return def.spec.hosts.map((h, position) => {
+    const e = effectiveHost(def, h);
+    return { position, name: e.name, address: e.address, sshPort: e.port, role: e.role };
+  });
+}
+function sealSecrets(def, secrets, stored) {
+  const errors = [];
+  const declared = new Set(def.spec.credentials.map((c) => c.name));
+  for (const name of Object.keys(secrets))
+    if (!declared.has(name)) errors.push({ path: `secrets.${name}`, message: "is a secret for a credential the definition does not declare" });
+  const sealed = def.spec.credentials.map((c) => {
+    const s2 = secrets[c.name] ?? {};
+    const prev = stored.get(c.name);
+    const keep = prev && prev.kind === c.type ? prev : void 0;
+    const path15 = `secrets.${c.name}`;
+    if (c.type === "agent") return { name: c.name, kind: c.type, secretCipher: null, passphraseCipher: null, fingerprint: null };
+    if (c.type === "password") {
+      if (s2.password) return { name: c.name, kind: c.type, secretCipher: encryptSecret(s2.password), passphraseCipher: null, fingerprint: null };
+      if (keep?.secretCipher) return { name: c.name, kind: c.type, secretCipher: keep.secretCipher, passphraseCipher: null, fingerprint: null };
+      errors.push({ path: `${path15}.password`, message: "is required for a password credential" });
+      return { name: c.name, kind: c.type, secretCipher: null, passphraseCipher: null, fingerprint: null };
+    }
+    if (s2.privateKey) {
+      const check = checkPrivateKey(s2.privateKey, s2.passphrase);
+      if (!check.ok) {
+        errors.push({ path: `${path15}.${/passphrase/.test(check.reason) ? "passphrase" : "privateKey"}`, message: check.reason });
+        return { name: c.name, kind: c.type, secretCipher: null, passphraseCipher: null, fingerprint: null };
+      }
+      return {
+        name: c.name,
+        kind: c.type,
+        secretCipher: encryptSecret(s2.privateKey),
+        passphraseCipher: s2.passphrase ? encryptSecret(s2.passphrase) : null,
+        fingerprint: check.fingerprint
+      };
+    }
+    if (keep?.secretCipher) return { name: c.name, kind: c.type, secretCipher: keep.secretCipher, passphraseCipher: keep.passphraseCipher, fingerprint: keep.fingerprint };
+    errors.push({ path: `${path15}.privateKey`, message: "is required: paste or upload the private key" });
+    return { name: c.name, kind: c.type, secretCipher: null, passphraseCipher: null, fingerprint: null };
+  });
+  if (errors.length) throw new ValidationError(errors);
+  return sealed;
+}
+function uniqueNameConflict(err, name) {
+  if (err && typeof err === "object" && "code" in err && err.code === "P2002")
+    return new AppError(409, "name_taken", `A cluster named "${name}" already exists`, {
+      errors: [{ path: "metadata.name", message: `a cluster named "${name}" already exists` }],
+      warnings: []
+    });
+  return err;
+}
+var init_repository = __esm({
+  "lib/clusters/repository.ts"() {
+    "use strict";
+    init_definition();
+    init_derive();
+    init_client2();
+    init_errors();
+    init_ids();
+    init_cipher();
+    init_private_key();
+  }
+});
+
+// lib/assets/cert-details.ts
+var isCertificatePath;
+var init_cert_details = __esm({
+  "lib/assets/cert-details.ts"() {
+    "use strict";
+    isCertificatePath = (path15) => path15.endsWith(".crt");
+  }
+});
+
+// lib/assets/context.ts
+function masterSelector(ctx) {
+  return ctx.caps.selfLabelRole ? { master: "true" } : { "node-role.kubernetes.io/control-plane": "" };
+}
+function masterTolerations(ctx) {
+  return ctx.caps.selfLabelRole ? [{ key: "node-role.kubernetes.io/master", operator: "Exists", effect: "NoSchedule" }] : [{ key: "node-role.kubernetes.io/control-plane", operator: "Exists", effect: "NoSchedule" }];
+}
+var SECRETS_DIR, BOOTSTRAP_SECRETS_HOST_DIR, IN_CLUSTER_KUBECONFIG_DIR, securePort, etcdServers, tolerateAll;
+var init_context = __esm({
+  "lib/assets/context.ts"() {
+    "use strict";
+    SECRETS_DIR = "/etc/kubernetes/secrets";
+    BOOTSTRAP_SECRETS_HOST_DIR = "/etc/kubernetes/bootstrap-secrets";
+    IN_CLUSTER_KUBECONFIG_DIR = "/etc/kubernetes/kubeconfig";
+    securePort = (ctx) => ctx.def.spec.apiEndpoint.port;
+    etcdServers = (ctx) => ctx.derived.etcdMembers.map((m) => m.clientUrl).join(",");
+    tolerateAll = [{ operator: "Exists" }];
+  }
+});
+
+// lib/assets/capabilities.ts
+function capabilitiesFor(version) {
+  const minor = minorOf(version);
+  if (!Number.isFinite(minor)) throw new Error(`not a Kubernetes version: ${version}`);
+  return {
+    minor,
+    version,
+    workloadsApi: minor >= 9 ? "apps/v1" : "extensions/v1beta1",
+    pdbApi: minor >= 21 ? "policy/v1" : "policy/v1beta1",
+    rbac: minor >= 8,
+    bootstrapTokens: minor >= 6,
+    frontProxy: minor >= 7,
+    hyperkube: minor < 19,
+    kubeletConfigFile: minor >= 10,
+    requireKubeconfigFlag: minor < 10,
+    allowPrivilegedFlag: minor < 15,
+    networkPluginFlag: minor < 24,
+    selfLabelRole: minor < 16,
+    serviceAccountIssuer: minor >= 20,
+    insecurePortFlag: minor < 20,
+    flannelNamespace: minor >= 20 ? "kube-flannel" : "kube-system"
+  };
+}
+function imagesFor(caps) {
+  const v = caps.version;
+  const hyperkube = `quay.io/coreos/hyperkube:${v}_coreos.0`;
+  const component = (name) => caps.hyperkube ? hyperkube : `registry.k8s.io/${name}:${v}`;
+  return {
+    apiserver: component("kube-apiserver"),
+    controllerManager: component("kube-controller-manager"),
+    scheduler: component("kube-scheduler"),
+    proxy: component("kube-proxy"),
+    etcd: caps.minor >= 29 ? "registry.k8s.io/etcd:3.5.16-0" : "quay.io/coreos/etcd:v3.1.8",
+    coredns: caps.minor >= 29 ? "registry.k8s.io/coredns/coredns:v1.11.3" : "docker.io/coredns/coredns:1.0.6",
+    flannel: caps.minor >= 20 ? "docker.io/flannel/flannel:v0.26.1" : "quay.io/coreos/flannel:v0.7.1-amd64",
+    flannelCni: caps.minor >= 20 ? "docker.io/flannel/flannel-cni-plugin:v1.6.0-flannel1" : void 0,
+    checkpointer: "quay.io/coreos/pod-checkpointer:83e25e5968391b9eb342042c435d1b3eeddb2be1"
+  };
+}
+function componentCommand(caps, name) {
+  return caps.hyperkube ? ["/hyperkube", name.replace(/^kube-/, "")] : [name];
+}
+var init_capabilities = __esm({
+  "lib/assets/capabilities.ts"() {
+    "use strict";
+    init_versions();
+  }
+});
+
+// lib/assets/manifests/flags.ts
+function apiserverSecretFiles(ctx) {
+  const files = {
+    "ca.crt": "tls/ca.crt",
+    "apiserver.crt": "tls/apiserver.crt",
+    "apiserver.key": "tls/apiserver.key",
+    "apiserver-kubelet-client.crt": "tls/apiserver-kubelet-client.crt",
+    "apiserver-kubelet-client.key": "tls/apiserver-kubelet-client.key",
+    "service-account.pub": "tls/service-account.pub",
+    "etcd/ca.crt": "tls/etcd/ca.crt",
+    "etcd-client.crt": "tls/etcd-client.crt",
+    "etcd-client.key": "tls/etcd-client.key"
+  };
+  if (ctx.caps.serviceAccountIssuer) files["service-account.key"] = "tls/service-account.key";
+  if (ctx.caps.frontProxy)
+    Object.assign(files, {
+      "front-proxy-ca.crt": "tls/front-proxy-ca.crt",
+      "front-proxy-client.crt": "tls/front-proxy-client.crt",
+      "front-proxy-client.key": "tls/front-proxy-client.key"
+    });
+  if (!ctx.caps.bootstrapTokens) files["known-tokens.csv"] = "auth/known-tokens.csv";
+  return files;
+}
+function controllerManagerSecretFiles() {
+  return { "ca.crt": "tls/ca.crt", "ca.key": "tls/ca.key", "service-account.key": "tls/service-account.key" };
+}
+function apiserverCommand(ctx) {
+  const { caps, def } = ctx;
+  const flags = [
+    "--advertise-address=$(POD_IP)",
+    "--allow-privileged=true",
+    "--bind-address=0.0.0.0",
+    `--client-ca-file=${s("ca.crt")}`,
+    `--etcd-cafile=${s("etcd/ca.crt")}`,
+    `--etcd-certfile=${s("etcd-client.crt")}`,
+    `--etcd-keyfile=${s("etcd-client.key")}`,
+    `--etcd-servers=${etcdServers(ctx)}`,
+    `--kubelet-client-certificate=${s("apiserver-kubelet-client.crt")}`,
+    `--kubelet-client-key=${s("apiserver-kubelet-client.key")}`,
+    // Explicit, never empty (bootkube #757 rendered `--secure-port=` when the URL had no port).
+    `--secure-port=${securePort(ctx)}`,
+    `--service-account-key-file=${s("service-account.pub")}`,
+    `--service-cluster-ip-range=${def.spec.network.serviceCidr}`,
+    `--tls-cert-file=${s("apiserver.crt")}`,
+    `--tls-private-key-file=${s("apiserver.key")}`
+  ];
+  if (caps.rbac) flags.push("--authorization-mode=Node,RBAC", "--enable-admission-plugins=NodeRestriction", "--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname");
+  else flags.push("--authorization-mode=AlwaysAllow", "--admission-control=NamespaceLifecycle,LimitRanger,ServiceAccount,ResourceQuota", "--storage-backend=etcd3");
+  if (caps.bootstrapTokens) flags.push("--enable-bootstrap-token-auth=true");
+  else flags.push(`--token-auth-file=${s("known-tokens.csv")}`);
+  if (caps.insecurePortFlag) flags.push("--insecure-port=0");
+  if (caps.serviceAccountIssuer)
+    flags.push(
+      `--service-account-issuer=https://kubernetes.default.svc.${def.spec.network.clusterDomain}`,
+      `--service-account-signing-key-file=${s("service-account.key")}`
+    );
+  if (caps.frontProxy)
+    flags.push(
+      `--proxy-client-cert-file=${s("front-proxy-client.crt")}`,
+      `--proxy-client-key-file=${s("front-proxy-client.key")}`,
+      "--requestheader-allowed-names=front-proxy-client",
+      `--requestheader-client-ca-file=${s("front-proxy-ca.crt")}`,
+      "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+      "--requestheader-group-headers=X-Remote-Group",
+      "--requestheader-username-headers=X-Remote-User"
+    );
+  return [...componentCommand(caps, "kube-apiserver"), ...flags.sort()];
+}
+function controllerManagerCommand(ctx, kubeconfigPath) {
+  const { caps, def } = ctx;
+  const flags = [
+    "--allocate-node-cidrs=true",
+    `--cluster-cidr=${def.spec.network.podCidr}`,
+    `--cluster-name=${def.metadata.name}`,
+    `--cluster-signing-cert-file=${s("ca.crt")}`,
+    `--cluster-signing-key-file=${s("ca.key")}`,
+    `--kubeconfig=${kubeconfigPath}`,
+    "--leader-elect=true",
+    `--root-ca-file=${s("ca.crt")}`,
+    `--service-account-private-key-file=${s("service-account.key")}`,
+    `--service-cluster-ip-range=${def.spec.network.serviceCidr}`
+  ];
+  if (caps.rbac)
+    flags.push(
+      `--authentication-kubeconfig=${kubeconfigPath}`,
+      `--authorization-kubeconfig=${kubeconfigPath}`,
+      "--controllers=*,bootstrapsigner,tokencleaner",
+      "--use-service-account-credentials=true"
+    );
+  return [...componentCommand(caps, "kube-controller-manager"), ...flags.sort()];
+}
+function schedulerCommand(ctx, kubeconfigPath) {
+  const flags = [`--kubeconfig=${kubeconfigPath}`, "--leader-elect=true"];
+  if (ctx.caps.rbac) flags.push(`--authentication-kubeconfig=${kubeconfigPath}`, `--authorization-kubeconfig=${kubeconfigPath}`);
+  return [...componentCommand(ctx.caps, "kube-scheduler"), ...flags.sort()];
+}
+var s, podIpEnv, nodeNameEnv;
+var init_flags = __esm({
+  "lib/assets/manifests/flags.ts"() {
+    "use strict";
+    init_capabilities();
+    init_context();
+    s = (rel) => `${SECRETS_DIR}/${rel}`;
+    podIpEnv = [{ name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } }];
+    nodeNameEnv = [{ name: "NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } }];
+  }
+});
+
+// lib/assets/bootstrap-manifests.ts
+function bootstrapSecretFiles(assetPaths) {
+  const out = {};
+  for (const p2 of assetPaths) {
+    if (p2.startsWith("tls/")) out[p2] = p2.slice("tls/".length);
+    else if (p2 === "auth/kubeconfig-controller-manager" || p2 === "auth/kubeconfig-scheduler" || p2 === "auth/known-tokens.csv")
+      out[p2] = p2.slice("auth/".length);
+  }
+  return out;
+}
+function staticPod(ctx, name, image, command) {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: `bootstrap-${name}`, namespace: "kube-system", labels: { "k8s-app": `bootstrap-${name}`, tier: "control-plane" } },
+    spec: {
+      hostNetwork: true,
+      priorityClassName: ctx.caps.minor >= 11 ? "system-node-critical" : void 0,
+      containers: [
+        {
+          name,
+          image,
+          command,
+          env: name === "kube-apiserver" ? podIpEnv : void 0,
+          volumeMounts: [
+            { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
+            { name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true }
+          ]
+        }
+      ],
+      volumes: [
+        { name: "secrets", hostPath: { path: BOOTSTRAP_SECRETS_HOST_DIR } },
+        { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } }
+      ]
+    }
+  };
+}
+function bootstrapManifests(ctx) {
+  const { images } = ctx;
+  return [
+    {
+      path: "bootstrap-manifests/bootstrap-apiserver.yaml",
+      purpose: "temporary API server static pod on the first master, until the pivot",
+      objects: [staticPod(ctx, "kube-apiserver", images.apiserver, apiserverCommand(ctx))]
+    },
+    {
+      path: "bootstrap-manifests/bootstrap-controller-manager.yaml",
+      purpose: "temporary controller-manager static pod on the first master, until the pivot",
+      objects: [staticPod(ctx, "kube-controller-manager", images.controllerManager, controllerManagerCommand(ctx, `${SECRETS_DIR}/kubeconfig-controller-manager`))]
+    },
+    {
+      path: "bootstrap-manifests/bootstrap-scheduler.yaml",
+      purpose: "temporary scheduler static pod on the first master, until the pivot",
+      objects: [staticPod(ctx, "kube-scheduler", images.scheduler, schedulerCommand(ctx, `${SECRETS_DIR}/kubeconfig-scheduler`))]
+    }
+  ];
+}
+function etcdMemberFiles(member) {
+  return {
+    "tls/etcd/ca.crt": `${ETCD_HOST_DIR}/ca.crt`,
+    [`tls/etcd/server-${member}.crt`]: `${ETCD_HOST_DIR}/server.crt`,
+    [`tls/etcd/server-${member}.key`]: `${ETCD_HOST_DIR}/server.key`,
+    [`tls/etcd/peer-${member}.crt`]: `${ETCD_HOST_DIR}/peer.crt`,
+    [`tls/etcd/peer-${member}.key`]: `${ETCD_HOST_DIR}/peer.key`
+  };
+}
+function etcdManifests(ctx) {
+  const members = ctx.derived.etcdMembers;
+  const initialCluster = members.map((m) => `${m.name}=${m.peerUrl}`).join(",");
+  return members.map((m) => {
+    const any = m.address.includes(":") ? "[::]" : "0.0.0.0";
+    const d = ETCD_HOST_DIR;
+    return {
+      path: `etcd/etcd-${m.name}.yaml`,
+      purpose: `etcd member static pod for ${m.name} (goes to its /etc/kubernetes/manifests)`,
+      objects: [
+        {
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: { name: "etcd", namespace: "kube-system", labels: { "k8s-app": "etcd", tier: "control-plane" } },
+          spec: {
+            hostNetwork: true,
+            priorityClassName: ctx.caps.minor >= 11 ? "system-node-critical" : void 0,
+            containers: [
+              {
+                name: "etcd",
+                image: ctx.images.etcd,
+                command: [
+                  "etcd",
+                  `--name=${m.name}`,
+                  "--data-dir=/var/lib/etcd",
+                  `--listen-client-urls=https://${any}:2379`,
+                  `--advertise-client-urls=${m.clientUrl}`,
+                  `--listen-peer-urls=https://${any}:2380`,
+                  `--initial-advertise-peer-urls=${m.peerUrl}`,
+                  `--initial-cluster=${initialCluster}`,
+                  "--initial-cluster-state=new",
+                  `--initial-cluster-token=${ctx.def.metadata.name}`,
+                  `--cert-file=${d}/server.crt`,
+                  `--key-file=${d}/server.key`,
+                  `--trusted-ca-file=${d}/ca.crt`,
+                  "--client-cert-auth=true",
+                  `--peer-cert-file=${d}/peer.crt`,
+                  `--peer-key-file=${d}/peer.key`,
+                  `--peer-trusted-ca-file=${d}/ca.crt`,
+                  "--peer-client-cert-auth=true"
+                ],
+                volumeMounts: [
+                  { name: "etcd-data", mountPath: "/var/lib/etcd" },
+                  { name: "etcd-certs", mountPath: d, readOnly: true }
+                ]
+              }
+            ],
+            volumes: [
+              { name: "etcd-data", hostPath: { path: "/var/lib/etcd", type: ctx.caps.minor >= 8 ? "DirectoryOrCreate" : void 0 } },
+              { name: "etcd-certs", hostPath: { path: d } }
+            ]
+          }
+        }
+      ]
+    };
+  });
+}
+var ETCD_HOST_DIR;
+var init_bootstrap_manifests = __esm({
+  "lib/assets/bootstrap-manifests.ts"() {
+    "use strict";
+    init_context();
+    init_flags();
+    ETCD_HOST_DIR = "/etc/kubernetes/etcd";
+  }
+});
+
+// lib/assets/pki.ts
+function generate(type) {
+  return new Promise((resolve, reject) => {
+    const done = (err, publicKey, privateKey) => err ? reject(err) : resolve({ publicKey, privateKey });
+    if (type === "rsa") (0, import_node_crypto5.generateKeyPair)("rsa", { modulusLength: 2048, publicExponent: 65537 }, done);
+    else (0, import_node_crypto5.generateKeyPair)("ec", { namedCurve: "P-256" }, done);
+  });
+}
+function keyPairFrom(source) {
+  const privateKey = typeof source === "string" ? (0, import_node_crypto5.createPrivateKey)(source) : source;
+  return { privateKey, publicKey: (0, import_node_crypto5.createPublicKey)(privateKey) };
+}
+function startKeyGeneration(names, type, injected = {}, onKey) {
+  const out = /* @__PURE__ */ new Map();
+  for (const name of names) {
+    const given = injected[name];
+    const p2 = given !== void 0 ? Promise.resolve(keyPairFrom(given)) : generate(type);
+    out.set(
+      name,
+      p2.then((k) => {
+        onKey?.(name);
+        return k;
+      })
+    );
+  }
+  return out;
+}
+function privateKeyPem(key) {
+  return key.asymmetricKeyType === "ec" ? key.export({ type: "sec1", format: "pem" }) : key.export({ type: "pkcs1", format: "pem" });
+}
+function publicKeyPem(key) {
+  return key.export({ type: "spki", format: "pem" });
+}
+var import_node_crypto5;
+var init_pki = __esm({
+  "lib/assets/pki.ts"() {
+    "use strict";
+    import_node_crypto5 = require("node:crypto");
+  }
+});
+
+// lib/assets/types.ts
+var defaultRenderOptions, RenderValidationError, RenderOptionsError;
+var init_types = __esm({
+  "lib/assets/types.ts"() {
+    "use strict";
+    defaultRenderOptions = { keyType: "rsa", caValidityDays: 3650, leafValidityDays: 365 };
+    RenderValidationError = class extends Error {
+      problems;
+      constructor(problems) {
+        super(`the cluster definition has ${problems.length} problem${problems.length === 1 ? "" : "s"}: ${problems.map((p2) => `${p2.path}: ${p2.message}`).join("; ")}`);
+        this.name = "RenderValidationError";
+        this.problems = problems;
+      }
+    };
+    RenderOptionsError = class extends Error {
+      constructor(message) {
+        super(message);
+        this.name = "RenderOptionsError";
+      }
+    };
+  }
+});
+
+// lib/assets/x509.ts
+function algorithmIdentifier(signingKey) {
+  const type = signingKey.asymmetricKeyType;
+  if (type === "rsa") return seq([oid(OID.sha256WithRSA), asn1.create(asn1.Class.UNIVERSAL, asn1.Type.NULL, false, "")]);
+  if (type === "ec") return seq([oid(OID.ecdsaWithSHA256)]);
+  throw new Error(`cannot sign with a ${String(type)} key; use RSA or ECDSA`);
+}
+function time(d) {
+  return d.getUTCFullYear() < 2050 ? asn1.create(asn1.Class.UNIVERSAL, asn1.Type.UTCTIME, false, asn1.dateToUtcTime(d)) : asn1.create(asn1.Class.UNIVERSAL, asn1.Type.GENERALIZEDTIME, false, asn1.dateToGeneralizedTime(d));
+}
+function keyIdentifier(publicKey) {
+  const spki = spkiAsn1(publicKey);
+  const bits = spki.value[1]?.value;
+  if (typeof bits !== "string") throw new Error("unexpected SubjectPublicKeyInfo");
+  return (0, import_node_crypto6.createHash)("sha1").update(buf(bits.slice(1))).digest();
+}
+function spkiAsn1(publicKey) {
+  return fromDer(bin(publicKey.export({ type: "spki", format: "der" })), { decodeBitStrings: false });
+}
+function tbsOf(certDer) {
+  const cert = fromDer(bin(certDer), { decodeBitStrings: false });
+  const tbs = cert.value[0];
+  if (!tbs || !Array.isArray(tbs.value)) throw new Error("not an X.509 certificate");
+  return tbs.value;
+}
+function subjectOf(certDer) {
+  const tbs = tbsOf(certDer);
+  const subject = tbs[tbs[0]?.tagClass === asn1.Class.CONTEXT_SPECIFIC ? 5 : 4];
+  if (!subject) throw new Error("certificate has no subject");
+  return subject;
+}
+function subjectKeyIdentifierOf(certDer) {
+  const exts = tbsOf(certDer).find((n) => n.tagClass === asn1.Class.CONTEXT_SPECIFIC && n.type === 3);
+  const list = exts?.value?.[0]?.value;
+  for (const ext of list ?? []) {
+    const parts = ext.value;
+    if (parts[0] && asn1.derToOid(parts[0].value) === OID.subjectKeyIdentifier) {
+      const octets = parts[parts.length - 1]?.value;
+      if (typeof octets !== "string") return void 0;
+      const inner = asn1.fromDer(octets).value;
+      return typeof inner === "string" ? buf(inner) : void 0;
+    }
+  }
+  return void 0;
+}
+function keyIdExtension(id, value) {
+  return seq([oid(id), asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OCTETSTRING, false, asn1.toDer(value).getBytes())]);
+}
+function buildCertificate(spec) {
+  const forgeCert = import_node_forge.default.pki.createCertificate();
+  forgeCert.setSubject(spec.subject.map((a) => ({ shortName: a.shortName, value: a.value })));
+  const subjectName = import_node_forge.default.pki.distinguishedNameToAsn1(forgeCert.subject);
+  const issuerName = spec.issuer ? subjectOf(spec.issuer.certDer) : subjectName;
+  const extensions = [
+    { name: "basicConstraints", cA: spec.isCa, critical: true },
+    spec.isCa ? { name: "keyUsage", critical: true, keyCertSign: true, cRLSign: true, digitalSignature: true } : (
+      // RSA key exchange needs keyEncipherment; ECDSA keys only sign.
+      { name: "keyUsage", critical: true, digitalSignature: true, keyEncipherment: spec.publicKey.asymmetricKeyType === "rsa" }
+    )
+  ];
+  if (spec.usages.length > 0)
+    extensions.push({ name: "extKeyUsage", serverAuth: spec.usages.includes("serverAuth"), clientAuth: spec.usages.includes("clientAuth") });
+  if (spec.altNames.length > 0)
+    extensions.push({
+      name: "subjectAltName",
+      altNames: spec.altNames.map((n) => "dns" in n ? { type: 2, value: n.dns } : { type: 7, ip: n.ip })
+    });
+  forgeCert.setExtensions(extensions);
+  const extSeq = extensionsToAsn1(forgeCert.extensions);
+  const list = extSeq.value[0]?.value;
+  const ski = keyIdentifier(spec.publicKey);
+  list.push(keyIdExtension(OID.subjectKeyIdentifier, asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OCTETSTRING, false, bin(ski))));
+  const aki = spec.issuer ? subjectKeyIdentifierOf(spec.issuer.certDer) ?? keyIdentifier(spec.signingKey) : ski;
+  list.push(keyIdExtension(OID.authorityKeyIdentifier, seq([asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, false, bin(aki))])));
+  const algorithm = algorithmIdentifier(spec.signingKey);
+  const tbs = seq([
+    asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, [asn1.create(asn1.Class.UNIVERSAL, asn1.Type.INTEGER, false, asn1.integerToDer(2).getBytes())]),
+    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.INTEGER, false, bin(spec.serial)),
+    algorithm,
+    issuerName,
+    seq([time(spec.notBefore), time(spec.notAfter)]),
+    subjectName,
+    spkiAsn1(spec.publicKey),
+    extSeq
+  ]);
+  const tbsDer = buf(asn1.toDer(tbs).getBytes());
+  const signature = (0, import_node_crypto6.sign)("sha256", tbsDer, spec.signingKey);
+  const cert = seq([
+    tbs,
+    algorithmIdentifier(spec.signingKey),
+    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.BITSTRING, false, `\0${bin(signature)}`)
+  ]);
+  return buf(asn1.toDer(cert).getBytes());
+}
+function certificatePem(der) {
+  const b64 = der.toString("base64").replace(/(.{64})/g, "$1\n").replace(/\n$/, "");
+  return `-----BEGIN CERTIFICATE-----
+${b64}
+-----END CERTIFICATE-----
+`;
+}
+function certificateDer(pem) {
+  const m = /-----BEGIN CERTIFICATE-----([\s\S]+?)-----END CERTIFICATE-----/.exec(pem);
+  if (!m?.[1]) throw new Error("no PEM certificate found");
+  return Buffer.from(m[1].replace(/\s+/g, ""), "base64");
+}
+var import_node_crypto6, import_node_forge, asn1, fromDer, extensionsToAsn1, OID, bin, buf, seq, oid;
+var init_x509 = __esm({
+  "lib/assets/x509.ts"() {
+    "use strict";
+    import_node_crypto6 = require("node:crypto");
+    import_node_forge = __toESM(require("node-forge"));
+    asn1 = import_node_forge.default.asn1;
+    fromDer = asn1.fromDer;
+    extensionsToAsn1 = import_node_forge.default.pki.certificateExtensionsToAsn1;
+    OID = {
+      sha256WithRSA: "1.2.840.113549.1.1.11",
+      ecdsaWithSHA256: "1.2.840.10045.4.3.2",
+      subjectKeyIdentifier: "2.5.29.14",
+      authorityKeyIdentifier: "2.5.29.35"
+    };
+    bin = (b) => b.toString("binary");
+    buf = (s2) => Buffer.from(s2, "binary");
+    seq = (v) => asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, v);
+    oid = (o2) => asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OID, false, asn1.oidToDer(o2).getBytes());
+  }
+});
+
+// lib/assets/certificates.ts
+function uniqueAltNames(values) {
+  const seen = /* @__PURE__ */ new Set();
+  return values.filter((v) => v !== "" && !seen.has(v.toLowerCase()) && seen.add(v.toLowerCase())).map(alt);
+}
+function apiserverAltNames(def, derived) {
+  const domain = def.spec.network.clusterDomain;
+  return uniqueAltNames([
+    ...derived.masters.flatMap((m) => [m.address, m.name]),
+    derived.apiEndpointHost,
+    "127.0.0.1",
+    "localhost",
+    "kubernetes",
+    "kubernetes.default",
+    "kubernetes.default.svc",
+    `kubernetes.default.svc.${domain}`,
+    derived.apiServiceIp
+  ]);
+}
+function certificatePlan(def, derived, caps) {
+  const plan = [
+    { name: CA, stem: "tls/ca", isCa: true, subject: [cn("kube-ca")], usages: [], altNames: [], purpose: "cluster CA: signs the API server, client and kubelet certificates" },
+    {
+      name: "apiserver",
+      stem: "tls/apiserver",
+      issuer: CA,
+      isCa: false,
+      subject: [cn("kube-apiserver")],
+      usages: ["serverAuth"],
+      altNames: apiserverAltNames(def, derived),
+      purpose: "API server serving certificate (every master, the API endpoint, in-cluster names)"
+    },
+    { name: "admin", stem: "tls/admin", issuer: CA, isCa: false, subject: [o("system:masters"), cn("kubernetes-admin")], usages: ["clientAuth"], altNames: [], purpose: "cluster administrator client certificate (system:masters)" },
+    {
+      name: "apiserver-kubelet-client",
+      stem: "tls/apiserver-kubelet-client",
+      issuer: CA,
+      isCa: false,
+      subject: [o("system:masters"), cn("kube-apiserver-kubelet-client")],
+      usages: ["clientAuth"],
+      altNames: [],
+      purpose: "API server's client certificate towards kubelets (logs, exec)"
+    },
+    { name: "controller-manager", stem: "tls/controller-manager", issuer: CA, isCa: false, subject: [cn("system:kube-controller-manager")], usages: ["clientAuth"], altNames: [], purpose: "controller-manager client certificate" },
+    { name: "scheduler", stem: "tls/scheduler", issuer: CA, isCa: false, subject: [cn("system:kube-scheduler")], usages: ["clientAuth"], altNames: [], purpose: "scheduler client certificate" },
+    { name: "service-account", keyOnly: true },
+    { name: ETCD_CA, stem: "tls/etcd/ca", isCa: true, subject: [cn("etcd-ca")], usages: [], altNames: [], purpose: "etcd CA, separate from the cluster CA: only etcd members and the API server reach etcd" }
+  ];
+  for (const m of derived.etcdMembers) {
+    const names = uniqueAltNames([m.address, m.name, "localhost", "127.0.0.1"]);
+    plan.push(
+      { name: `etcd-server-${m.name}`, stem: `tls/etcd/server-${m.name}`, issuer: ETCD_CA, isCa: false, subject: [o("etcd"), cn(m.name)], usages: ["serverAuth", "clientAuth"], altNames: names, purpose: `etcd client-port serving certificate for ${m.name}` },
+      { name: `etcd-peer-${m.name}`, stem: `tls/etcd/peer-${m.name}`, issuer: ETCD_CA, isCa: false, subject: [o("etcd"), cn(m.name)], usages: ["serverAuth", "clientAuth"], altNames: names, purpose: `etcd peer certificate for ${m.name} (member-to-member TLS)` }
+    );
+  }
+  plan.push({ name: "etcd-client", stem: "tls/etcd-client", issuer: ETCD_CA, isCa: false, subject: [o("etcd"), cn("kube-apiserver-etcd-client")], usages: ["clientAuth"], altNames: [], purpose: "API server's client certificate towards etcd" });
+  if (caps.frontProxy)
+    plan.push(
+      { name: FRONT_PROXY_CA, stem: "tls/front-proxy-ca", isCa: true, subject: [cn("front-proxy-ca")], usages: [], altNames: [], purpose: "front-proxy CA: the aggregation layer trusts only what it signs" },
+      { name: "front-proxy-client", stem: "tls/front-proxy-client", issuer: FRONT_PROXY_CA, isCa: false, subject: [cn("front-proxy-client")], usages: ["clientAuth"], altNames: [], purpose: "API server's client certificate towards aggregated API servers" }
+    );
+  return plan;
+}
+function randomSerial(random) {
+  const b = Buffer.from(random(16));
+  b[0] = (b[0] ?? 1) & 127 | 1;
+  return b;
+}
+function checkImportedCa(ca, now) {
+  let cert;
+  let key;
+  try {
+    cert = new import_node_crypto7.X509Certificate(ca.certPem);
+  } catch {
+    throw new RenderOptionsError("the imported CA certificate is not a PEM X.509 certificate");
+  }
+  try {
+    key = keyPairFrom(ca.keyPem);
+  } catch {
+    throw new RenderOptionsError("the imported CA key is not a PEM private key (unencrypted PKCS#1, SEC1 or PKCS#8)");
+  }
+  if (!cert.checkPrivateKey(key.privateKey)) throw new RenderOptionsError("the imported CA key does not match the imported CA certificate");
+  if (!cert.ca) throw new RenderOptionsError("the imported certificate is not a CA (basicConstraints CA:TRUE missing)");
+  if (new Date(cert.validTo) <= now) throw new RenderOptionsError(`the imported CA expired on ${cert.validTo}`);
+  const t = key.privateKey.asymmetricKeyType;
+  if (t !== "rsa" && t !== "ec") throw new RenderOptionsError(`the imported CA key is ${String(t)}; use RSA or ECDSA`);
+  return { cert, der: certificateDer(ca.certPem), key };
+}
+async function issueCertificates(plan, opts) {
+  const imported = opts.importedCa ? checkImportedCa(opts.importedCa, opts.now) : void 0;
+  const injected = { ...opts.keys };
+  if (imported) injected[CA] = imported.key.privateKey;
+  const keys = startKeyGeneration(
+    plan.map((e) => e.name),
+    opts.keyType,
+    injected,
+    (name) => opts.onStep?.(`key ${name}`)
+  );
+  const keyOf = (name) => {
+    const p2 = keys.get(name);
+    if (!p2) throw new Error(`no key planned for ${name}`);
+    return p2;
+  };
+  const notBefore = new Date(opts.now.getTime() - BACKDATE_MS);
+  const caNotAfter = new Date(opts.now.getTime() + opts.caValidityDays * DAY_MS);
+  const certs = /* @__PURE__ */ new Map();
+  const issue = async (entry) => {
+    const key = await keyOf(entry.name);
+    if (entry.name === CA && imported)
+      return { entry, certDer: imported.der, certPem: certificatePem(imported.der), keyPem: privateKeyPem(key.privateKey), key };
+    const issuer = entry.issuer ? await certs.get(entry.issuer) : void 0;
+    if (entry.issuer && !issuer) throw new Error(`issuer ${entry.issuer} of ${entry.name} is not planned before it`);
+    const issuerEnd = issuer ? issuer.entry.name === CA && imported ? new Date(imported.cert.validTo) : caNotAfter : caNotAfter;
+    const wanted = entry.isCa ? caNotAfter : new Date(opts.now.getTime() + opts.leafValidityDays * DAY_MS);
+    const certDer = buildCertificate({
+      subject: entry.subject,
+      serial: randomSerial(opts.random),
+      notBefore,
+      notAfter: wanted < issuerEnd ? wanted : issuerEnd,
+      publicKey: key.publicKey,
+      isCa: entry.isCa,
+      usages: entry.usages,
+      altNames: entry.altNames,
+      issuer: issuer ? { certDer: issuer.certDer } : void 0,
+      signingKey: issuer ? issuer.key.privateKey : key.privateKey
+    });
+    opts.onStep?.(`certificate ${entry.stem}.crt`);
+    return { entry, certDer, certPem: certificatePem(certDer), keyPem: privateKeyPem(key.privateKey), key };
+  };
+  for (const entry of plan) if (isCertEntry(entry)) certs.set(entry.name, issue(entry));
+  const [sa, ...settled] = await Promise.allSettled([keyOf("service-account"), ...certs.values()]);
+  const out = /* @__PURE__ */ new Map();
+  for (const s2 of settled) {
+    if (s2.status === "rejected") throw s2.reason;
+    const issued = s2.value;
+    out.set(issued.entry.name, issued);
+  }
+  if (!sa || sa.status === "rejected") throw sa?.reason ?? new Error("service-account key missing");
+  const saKey = sa.value;
+  return { certs: out, serviceAccount: { keyPem: privateKeyPem(saKey.privateKey), pubPem: publicKeyPem(saKey.publicKey) } };
+}
+var import_node_crypto7, CA, ETCD_CA, FRONT_PROXY_CA, cn, o, alt, isCertEntry, BACKDATE_MS, DAY_MS;
+var init_certificates = __esm({
+  "lib/assets/certificates.ts"() {
+    "use strict";
+    import_node_crypto7 = require("node:crypto");
+    init_net_syntax();
+    init_pki();
+    init_types();
+    init_x509();
+    CA = "ca";
+    ETCD_CA = "etcd-ca";
+    FRONT_PROXY_CA = "front-proxy-ca";
+    cn = (value) => ({ shortName: "CN", value });
+    o = (value) => ({ shortName: "O", value });
+    alt = (v) => isIP(v) ? { ip: v } : { dns: v };
+    isCertEntry = (e) => !("keyOnly" in e);
+    BACKDATE_MS = 5 * 60 * 1e3;
+    DAY_MS = 24 * 60 * 60 * 1e3;
+  }
+});
+
+// lib/assets/yaml-out.ts
+function toYaml(value) {
+  return (0, import_yaml.stringify)(value, { lineWidth: 0, aliasDuplicateObjects: false });
+}
+function toYamlDocuments(objects) {
+  return objects.map(toYaml).join("---\n");
+}
+var import_yaml;
+var init_yaml_out = __esm({
+  "lib/assets/yaml-out.ts"() {
+    "use strict";
+    import_yaml = require("yaml");
+  }
+});
+
+// lib/assets/kubeconfig.ts
+function kubeconfig(opts) {
+  const b64 = (s2) => Buffer.from(s2, "utf8").toString("base64");
+  const user2 = "token" in opts.user ? { token: opts.user.token } : "tokenFile" in opts.user ? { tokenFile: opts.user.tokenFile } : { "client-certificate-data": b64(opts.user.clientCertPem), "client-key-data": b64(opts.user.clientKeyPem) };
+  const context = `${opts.userName}@${opts.clusterName}`;
+  return toYaml({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: opts.clusterName, cluster: { server: opts.server, "certificate-authority-data": b64(opts.caPem) } }],
+    users: [{ name: opts.userName, user: user2 }],
+    contexts: [{ name: context, context: { cluster: opts.clusterName, user: opts.userName } }],
+    "current-context": context,
+    preferences: {}
+  });
+}
+function inClusterKubeconfig(opts) {
+  const sa = "/var/run/secrets/kubernetes.io/serviceaccount";
+  const context = `in-cluster@${opts.clusterName}`;
+  return toYaml({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: opts.clusterName, cluster: { server: opts.server, "certificate-authority": `${sa}/ca.crt` } }],
+    users: [{ name: "service-account", user: { tokenFile: `${sa}/token` } }],
+    contexts: [{ name: context, context: { cluster: opts.clusterName, user: "service-account" } }],
+    "current-context": context
+  });
+}
+var init_kubeconfig = __esm({
+  "lib/assets/kubeconfig.ts"() {
+    "use strict";
+    init_yaml_out();
+  }
+});
+
+// lib/assets/kubelet-unit.ts
+function kubeletBinary(caps) {
+  return caps.hyperkube ? "/usr/bin/hyperkube kubelet" : "/usr/local/bin/kubelet";
+}
+function kubeletFlags(caps, def, derived) {
+  const flags = [];
+  if (caps.bootstrapTokens) flags.push(`--bootstrap-kubeconfig=${KUBELET_PATHS.bootstrapKubeconfig}`, `--kubeconfig=${KUBELET_PATHS.kubeconfig}`);
+  else flags.push(`--kubeconfig=${KUBELET_PATHS.legacyKubeconfig}`);
+  if (caps.requireKubeconfigFlag) flags.push("--require-kubeconfig");
+  if (caps.kubeletConfigFile) flags.push(`--config=${KUBELET_PATHS.config}`);
+  if (caps.networkPluginFlag) flags.push("--cni-conf-dir=/etc/kubernetes/cni/net.d", "--network-plugin=cni");
+  flags.push("--lock-file=/var/run/lock/kubelet.lock", "--exit-on-lock-contention");
+  if (!caps.kubeletConfigFile) flags.push(`--pod-manifest-path=${KUBELET_PATHS.staticPods}`);
+  if (caps.allowPrivilegedFlag) flags.push("--allow-privileged");
+  if (!caps.kubeletConfigFile)
+    flags.push("--minimum-container-ttl-duration=6m0s", `--cluster_dns=${derived.dnsServiceIp}`, `--cluster_domain=${def.spec.network.clusterDomain}`);
+  return flags;
+}
+function selfLabels(caps, host2) {
+  const labels2 = {};
+  if (caps.selfLabelRole && host2.role === "master") labels2.master = "true";
+  for (const [k, v] of Object.entries(host2.labels ?? {}))
+    if (caps.selfLabelRole || !K8S_NAMESPACE.test(k) || ALLOWED_SELF_LABEL.test(k)) labels2[k] = v;
+  return labels2;
+}
+function kubeletHostEnv(caps, host2) {
+  const args = [`--hostname-override=${host2.name}`];
+  if (/^[0-9.]+$/.test(host2.address) || host2.address.includes(":")) args.push(`--node-ip=${host2.address}`);
+  const labels2 = Object.entries(selfLabels(caps, host2)).map(([k, v]) => `${k}=${v}`);
+  if (labels2.length > 0) args.push(`--node-labels=${labels2.join(",")}`);
+  return `# Bootdeck: kubelet settings for ${host2.name} (${host2.role})
+KUBELET_EXTRA_ARGS="${args.join(" ")}"
+`;
+}
+function kubeletUnit(caps) {
+  return [
+    "[Unit]",
+    `Description=Kubernetes kubelet (${caps.version}, Bootdeck)`,
+    "Documentation=https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/",
+    "Wants=network-online.target",
+    "After=network-online.target",
+    "",
+    "[Service]",
+    `ExecStart=${kubeletBinary(caps)}`,
+    "Restart=always",
+    "RestartSec=10",
+    "",
+    "[Install]",
+    "WantedBy=multi-user.target",
+    ""
+  ].join("\n");
+}
+function kubeletDropIn(caps, def, derived) {
+  const flags = kubeletFlags(caps, def, derived);
+  return [
+    "# Bootdeck: cluster-wide kubelet flags; host-specific ones come from /etc/default/kubelet.",
+    "[Unit]",
+    // Never retire the unit for restarting too often: it must come back once its files are in place.
+    "StartLimitIntervalSec=0",
+    "",
+    "[Service]",
+    `EnvironmentFile=-${KUBELET_PATHS.env}`,
+    `ExecStartPre=/bin/mkdir -p ${KUBELET_PATHS.staticPods}`,
+    "ExecStart=",
+    `ExecStart=${kubeletBinary(caps)} \\`,
+    ...flags.map((f) => `  ${f} \\`),
+    "  $KUBELET_EXTRA_ARGS",
+    ""
+  ].join("\n");
+}
+function kubeletConfiguration(def, derived, role) {
+  return toYaml({
+    apiVersion: "kubelet.config.k8s.io/v1beta1",
+    kind: "KubeletConfiguration",
+    authentication: {
+      anonymous: { enabled: false },
+      webhook: { enabled: true, cacheTTL: "2m0s" },
+      x509: { clientCAFile: KUBELET_PATHS.clientCa }
+    },
+    authorization: { mode: "Webhook" },
+    cgroupDriver: "systemd",
+    clusterDNS: [derived.dnsServiceIp],
+    clusterDomain: def.spec.network.clusterDomain,
+    containerRuntimeEndpoint: "unix:///run/containerd/containerd.sock",
+    failSwapOn: true,
+    readOnlyPort: 0,
+    rotateCertificates: true,
+    staticPodPath: KUBELET_PATHS.staticPods,
+    ...role === "master" ? { registerWithTaints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] } : {}
+  });
+}
+var KUBELET_PATHS, ALLOWED_SELF_LABEL, K8S_NAMESPACE;
+var init_kubelet_unit = __esm({
+  "lib/assets/kubelet-unit.ts"() {
+    "use strict";
+    init_yaml_out();
+    KUBELET_PATHS = {
+      unit: "/etc/systemd/system/kubelet.service",
+      dropIn: "/etc/systemd/system/kubelet.service.d/10-bootdeck.conf",
+      env: "/etc/default/kubelet",
+      config: "/var/lib/kubelet/config.yaml",
+      bootstrapKubeconfig: "/etc/kubernetes/bootstrap-kubelet.conf",
+      kubeconfig: "/etc/kubernetes/kubelet.conf",
+      legacyKubeconfig: "/etc/kubernetes/kubeconfig",
+      clientCa: "/etc/kubernetes/pki/ca.crt",
+      staticPods: "/etc/kubernetes/manifests"
+    };
+    ALLOWED_SELF_LABEL = /^(kubelet\.kubernetes\.io|node\.kubernetes\.io)\//;
+    K8S_NAMESPACE = /(^|\.)(kubernetes\.io|k8s\.io)\//;
+  }
+});
+
+// lib/assets/manifests/common.ts
+function meta(name, namespace, labels2) {
+  return { name, ...namespace ? { namespace } : {}, ...labels2 ? { labels: labels2 } : {} };
+}
+function workload(ctx, kind, name, namespace, podLabels, podSpec, extra = {}) {
+  return {
+    apiVersion: ctx.caps.workloadsApi,
+    kind,
+    metadata: meta(name, namespace, podLabels),
+    spec: {
+      ...kind === "Deployment" ? { replicas: extra.replicas ?? 2 } : {},
+      selector: { matchLabels: podLabels },
+      ...kind === "DaemonSet" ? { updateStrategy: ctx.caps.workloadsApi === "apps/v1" ? { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1 } } : { type: "RollingUpdate" } } : {},
+      ...kind === "Deployment" ? { strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 1 } } } : {},
+      template: {
+        metadata: { labels: podLabels, ...extra.annotations ? { annotations: extra.annotations } : {} },
+        spec: podSpec
+      }
+    }
+  };
+}
+function pdb(ctx, name, labels2) {
+  return { apiVersion: ctx.caps.pdbApi, kind: "PodDisruptionBudget", metadata: meta(name, NS), spec: { minAvailable: 1, selector: { matchLabels: labels2 } } };
+}
+function clusterRoleBinding(name, role, subjects) {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRoleBinding",
+    metadata: meta(name, void 0),
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role },
+    subjects: subjects.map((s2) => s2.kind === "ServiceAccount" ? { kind: s2.kind, name: s2.name, namespace: s2.namespace ?? NS } : { apiGroup: "rbac.authorization.k8s.io", kind: s2.kind, name: s2.name })
+  };
+}
+function spreadAcrossNodes(labels2) {
+  return {
+    podAntiAffinity: {
+      preferredDuringSchedulingIgnoredDuringExecution: [
+        { weight: 100, podAffinityTerm: { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: labels2 } } }
+      ]
+    }
+  };
+}
+function secretData(ctx, files) {
+  const data = {};
+  for (const [key, assetPath] of Object.entries(files)) {
+    const content = ctx.files.get(assetPath);
+    if (content === void 0) throw new Error(`render: ${assetPath} is needed before it was rendered`);
+    data[secretKey(key)] = Buffer.from(content, "utf8").toString("base64");
+  }
+  return data;
+}
+function secretVolume(name, secretName, files) {
+  return { name, secret: { secretName, defaultMode: 384, items: Object.keys(files).map((rel) => ({ key: secretKey(rel), path: rel })) } };
+}
+var NS, serviceAccount, inClusterKubeconfigVolume, secretKey;
+var init_common = __esm({
+  "lib/assets/manifests/common.ts"() {
+    "use strict";
+    NS = "kube-system";
+    serviceAccount = (name, namespace = NS) => ({ apiVersion: "v1", kind: "ServiceAccount", metadata: meta(name, namespace) });
+    inClusterKubeconfigVolume = { name: "kubeconfig", configMap: { name: "kubeconfig-in-cluster" } };
+    secretKey = (rel) => rel.replace(/\//g, "-");
+  }
+});
+
+// lib/assets/manifests/addons.ts
+function checkpointerManifests(ctx) {
+  const labels2 = { "k8s-app": "pod-checkpointer", tier: "control-plane" };
+  const ds = workload(ctx, "DaemonSet", "pod-checkpointer", NS, labels2, {
+    hostNetwork: true,
+    nodeSelector: masterSelector(ctx),
+    tolerations: masterTolerations(ctx),
+    ...critical(ctx, "system-node-critical"),
+    ...ctx.caps.rbac ? { serviceAccountName: "pod-checkpointer" } : {},
+    containers: [
+      {
+        name: "pod-checkpointer",
+        image: ctx.images.checkpointer,
+        command: ["/checkpoint", "--lock-file=/var/run/lock/pod-checkpointer.lock", `--kubeconfig=${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`, "--checkpoint-grace-period=5m"],
+        env: [...nodeNameEnv, ...podMeta],
+        volumeMounts: [
+          { name: "kubeconfig", mountPath: IN_CLUSTER_KUBECONFIG_DIR, readOnly: true },
+          { name: "etc-kubernetes", mountPath: "/etc/kubernetes" },
+          { name: "var-run", mountPath: "/var/run" }
+        ]
+      }
+    ],
+    volumes: [inClusterKubeconfigVolume, { name: "etc-kubernetes", hostPath: { path: "/etc/kubernetes" } }, { name: "var-run", hostPath: { path: "/var/run" } }]
+  }, { annotations: { "checkpointer.alpha.coreos.com/checkpoint": "true" } });
+  const out = [{ path: "manifests/pod-checkpointer.yaml", purpose: "pod-checkpointer DaemonSet: keeps local copies of checkpointed control-plane pods on masters", objects: [ds] }];
+  if (ctx.caps.rbac)
+    out.push({
+      path: "manifests/pod-checkpointer-rbac.yaml",
+      purpose: "pod-checkpointer's service account and read access to pods, secrets and config maps in kube-system",
+      objects: [
+        serviceAccount("pod-checkpointer"),
+        {
+          apiVersion: rbacV1,
+          kind: "Role",
+          metadata: meta("pod-checkpointer", NS),
+          rules: [
+            { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "watch"] },
+            { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["get"] }
+          ]
+        },
+        {
+          apiVersion: rbacV1,
+          kind: "RoleBinding",
+          metadata: meta("pod-checkpointer", NS),
+          roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "pod-checkpointer" },
+          subjects: [{ kind: "ServiceAccount", name: "pod-checkpointer", namespace: NS }]
+        }
+      ]
+    });
+  return out;
+}
+function kubeProxyManifests(ctx) {
+  const labels2 = { "k8s-app": "kube-proxy", tier: "node" };
+  const ds = workload(ctx, "DaemonSet", "kube-proxy", NS, labels2, {
+    hostNetwork: true,
+    tolerations: tolerateAll,
+    ...critical(ctx, "system-node-critical"),
+    ...ctx.caps.rbac ? { serviceAccountName: "kube-proxy" } : {},
+    containers: [
+      {
+        name: "kube-proxy",
+        image: ctx.images.proxy,
+        command: [
+          ...ctx.caps.hyperkube ? ["/hyperkube", "proxy"] : ["kube-proxy"],
+          `--cluster-cidr=${ctx.def.spec.network.podCidr}`,
+          "--hostname-override=$(NODE_NAME)",
+          `--kubeconfig=${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`,
+          "--proxy-mode=iptables"
+        ],
+        env: nodeNameEnv,
+        securityContext: { privileged: true },
+        volumeMounts: [
+          { name: "kubeconfig", mountPath: IN_CLUSTER_KUBECONFIG_DIR, readOnly: true },
+          { name: "lib-modules", mountPath: "/lib/modules", readOnly: true },
+          { name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true },
+          { name: "xtables-lock", mountPath: "/run/xtables.lock" }
+        ]
+      }
+    ],
+    volumes: [
+      inClusterKubeconfigVolume,
+      { name: "lib-modules", hostPath: { path: "/lib/modules" } },
+      { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } },
+      { name: "xtables-lock", hostPath: { path: "/run/xtables.lock", ...ctx.caps.minor >= 8 ? { type: "FileOrCreate" } : {} } }
+    ]
+  });
+  const out = [{ path: "manifests/kube-proxy.yaml", purpose: "kube-proxy DaemonSet on every node (service routing)", objects: [ds] }];
+  if (ctx.caps.rbac)
+    out.push({
+      path: "manifests/kube-proxy-rbac.yaml",
+      purpose: "kube-proxy's service account bound to system:node-proxier",
+      objects: [serviceAccount("kube-proxy"), clusterRoleBinding("bootdeck:kube-proxy", "system:node-proxier", [{ kind: "ServiceAccount", name: "kube-proxy" }])]
+    });
+  return out;
+}
+function corednsManifests(ctx) {
+  const domain = ctx.def.spec.network.clusterDomain;
+  const modern = ctx.caps.minor >= 29;
+  const corefile = [
+    ".:53 {",
+    "    errors",
+    "    health",
+    ...modern ? ["    ready"] : [],
+    `    kubernetes ${domain} in-addr.arpa ip6.arpa {`,
+    "      pods insecure",
+    "      fallthrough in-addr.arpa ip6.arpa",
+    "    }",
+    "    prometheus :9153",
+    modern ? "    forward . /etc/resolv.conf" : "    proxy . /etc/resolv.conf",
+    "    cache 30",
+    "    loop",
+    "    reload",
+    "    loadbalance",
+    "}",
+    ""
+  ].join("\n");
+  const labels2 = { "k8s-app": "kube-dns" };
+  const deploy = workload(ctx, "Deployment", "coredns", NS, labels2, {
+    affinity: spreadAcrossNodes(labels2),
+    tolerations: masterTolerations(ctx),
+    ...critical(ctx, "system-cluster-critical"),
+    ...ctx.caps.rbac ? { serviceAccountName: "coredns" } : {},
+    dnsPolicy: "Default",
+    containers: [
+      {
+        name: "coredns",
+        image: ctx.images.coredns,
+        args: ["-conf", "/etc/coredns/Corefile"],
+        ports: [
+          { name: "dns", containerPort: 53, protocol: "UDP" },
+          { name: "dns-tcp", containerPort: 53, protocol: "TCP" },
+          { name: "metrics", containerPort: 9153, protocol: "TCP" }
+        ],
+        resources: { limits: { memory: "170Mi" }, requests: { cpu: "100m", memory: "70Mi" } },
+        securityContext: { allowPrivilegeEscalation: false, capabilities: { add: ["NET_BIND_SERVICE"], drop: ["ALL"] }, readOnlyRootFilesystem: true },
+        livenessProbe: { httpGet: { path: "/health", port: 8080, scheme: "HTTP" }, initialDelaySeconds: 60, timeoutSeconds: 5 },
+        ...modern ? { readinessProbe: { httpGet: { path: "/ready", port: 8181, scheme: "HTTP" } } } : {},
+        volumeMounts: [{ name: "config", mountPath: "/etc/coredns", readOnly: true }]
+      }
+    ],
+    volumes: [{ name: "config", configMap: { name: "coredns", items: [{ key: "Corefile", path: "Corefile" }] } }]
+  });
+  const service = {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { ...meta("kube-dns", NS, { "k8s-app": "kube-dns", "kubernetes.io/name": "CoreDNS" }), annotations: { "prometheus.io/port": "9153", "prometheus.io/scrape": "true" } },
+    spec: {
+      selector: labels2,
+      clusterIP: ctx.derived.dnsServiceIp,
+      ports: [
+        { name: "dns", port: 53, protocol: "UDP" },
+        { name: "dns-tcp", port: 53, protocol: "TCP" },
+        { name: "metrics", port: 9153, protocol: "TCP" }
+      ]
+    }
+  };
+  const out = [
+    { path: "manifests/coredns-config.yaml", purpose: `CoreDNS configuration (serves ${domain})`, objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: meta("coredns", NS), data: { Corefile: corefile } }] },
+    { path: "manifests/coredns.yaml", purpose: "CoreDNS Deployment (2 replicas)", objects: [deploy] },
+    { path: "manifests/coredns-service.yaml", purpose: `cluster DNS Service at ${ctx.derived.dnsServiceIp}`, objects: [service] }
+  ];
+  if (ctx.caps.rbac)
+    out.push({
+      path: "manifests/coredns-rbac.yaml",
+      purpose: "CoreDNS service account and read access to services, endpoints, pods and namespaces",
+      objects: [
+        serviceAccount("coredns"),
+        {
+          apiVersion: rbacV1,
+          kind: "ClusterRole",
+          metadata: meta("system:coredns", void 0),
+          rules: [
+            { apiGroups: [""], resources: ["endpoints", "services", "pods", "namespaces"], verbs: ["list", "watch"] },
+            { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "watch"] }
+          ]
+        },
+        clusterRoleBinding("system:coredns", "system:coredns", [{ kind: "ServiceAccount", name: "coredns" }])
+      ]
+    });
+  return out;
+}
+function flannelManifests(ctx) {
+  const ns = ctx.caps.flannelNamespace;
+  const modern = ctx.caps.minor >= 20;
+  const labels2 = { app: "flannel", tier: "node" };
+  const cniConf = modern ? { name: "cbr0", cniVersion: "0.3.1", plugins: [{ type: "flannel", delegate: { hairpinMode: true, isDefaultGateway: true } }, { type: "portmap", capabilities: { portMappings: true } }] } : { name: "cbr0", type: "flannel", delegate: { isDefaultGateway: true } };
+  const cniDir = ctx.caps.networkPluginFlag && !modern ? "/etc/kubernetes/cni/net.d" : "/etc/cni/net.d";
+  const cniFile = modern ? "10-flannel.conflist" : "10-flannel.conf";
+  const netConf = { Network: ctx.def.spec.network.podCidr, Backend: { Type: "vxlan" } };
+  const config2 = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: meta("kube-flannel-cfg", ns, labels2),
+    data: { "cni-conf.json": `${JSON.stringify(cniConf, null, 2)}
+`, "net-conf.json": `${JSON.stringify(netConf, null, 2)}
+` }
+  };
+  const flanneld = {
+    name: "kube-flannel",
+    image: ctx.images.flannel,
+    command: ["/opt/bin/flanneld", "--ip-masq", "--kube-subnet-mgr"],
+    env: podMeta,
+    securityContext: modern ? { privileged: false, capabilities: { add: ["NET_ADMIN", "NET_RAW"] } } : { privileged: true },
+    resources: { requests: { cpu: "100m", memory: "50Mi" } },
+    volumeMounts: [
+      { name: "run", mountPath: "/run/flannel" },
+      { name: "flannel-cfg", mountPath: "/etc/kube-flannel/" },
+      ...modern ? [{ name: "xtables-lock", mountPath: "/run/xtables.lock" }] : []
+    ]
+  };
+  const installCni = {
+    name: "install-cni",
+    image: ctx.images.flannel,
+    command: modern ? ["cp", "-f", "/etc/kube-flannel/cni-conf.json", `/etc/cni/net.d/${cniFile}`] : ["/bin/sh", "-c", `set -e -x; cp -f /etc/kube-flannel/cni-conf.json /etc/cni/net.d/${cniFile}; while true; do sleep 3600; done`],
+    volumeMounts: [
+      { name: "cni", mountPath: "/etc/cni/net.d" },
+      { name: "flannel-cfg", mountPath: "/etc/kube-flannel/" }
+    ]
+  };
+  const podSpec = {
+    hostNetwork: true,
+    tolerations: tolerateAll,
+    ...critical(ctx, "system-node-critical"),
+    ...ctx.caps.rbac ? { serviceAccountName: "flannel" } : {},
+    ...modern ? {
+      initContainers: [
+        { name: "install-cni-plugin", image: ctx.images.flannelCni, command: ["cp"], args: ["-f", "/flannel", "/opt/cni/bin/flannel"], volumeMounts: [{ name: "cni-plugin", mountPath: "/opt/cni/bin" }] },
+        installCni
+      ],
+      containers: [flanneld]
+    } : { containers: [flanneld, installCni] },
+    volumes: [
+      { name: "run", hostPath: { path: "/run/flannel" } },
+      { name: "cni", hostPath: { path: cniDir } },
+      { name: "flannel-cfg", configMap: { name: "kube-flannel-cfg" } },
+      ...modern ? [
+        { name: "cni-plugin", hostPath: { path: "/opt/cni/bin" } },
+        { name: "xtables-lock", hostPath: { path: "/run/xtables.lock", type: "FileOrCreate" } }
+      ] : []
+    ]
+  };
+  const out = [];
+  if (ns !== NS)
+    out.push({
+      path: `manifests/00-namespace-${ns}.yaml`,
+      purpose: `namespace ${ns} for flannel (privileged pod security: it configures host networking)`,
+      objects: [{ apiVersion: "v1", kind: "Namespace", metadata: meta(ns, void 0, { "pod-security.kubernetes.io/enforce": "privileged" }) }]
+    });
+  out.push(
+    { path: "manifests/flannel-config.yaml", purpose: `flannel network configuration (pod network ${ctx.def.spec.network.podCidr}, vxlan)`, objects: [config2] },
+    { path: "manifests/flannel.yaml", purpose: "flannel DaemonSet on every node (pod network and CNI config)", objects: [workload(ctx, "DaemonSet", "kube-flannel-ds", ns, labels2, podSpec)] }
+  );
+  if (ctx.caps.rbac)
+    out.push({
+      path: "manifests/flannel-rbac.yaml",
+      purpose: "flannel's service account and access to nodes and their pod CIDRs",
+      objects: [
+        serviceAccount("flannel", ns),
+        {
+          apiVersion: rbacV1,
+          kind: "ClusterRole",
+          metadata: meta("flannel", void 0),
+          rules: [
+            { apiGroups: [""], resources: ["pods"], verbs: ["get"] },
+            { apiGroups: [""], resources: ["nodes"], verbs: ["get", "list", "watch"] },
+            { apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"] }
+          ]
+        },
+        clusterRoleBinding("flannel", "flannel", [{ kind: "ServiceAccount", name: "flannel", namespace: ns }])
+      ]
+    });
+  return out;
+}
+var rbacV1, critical, podMeta;
+var init_addons = __esm({
+  "lib/assets/manifests/addons.ts"() {
+    "use strict";
+    init_context();
+    init_common();
+    init_flags();
+    rbacV1 = "rbac.authorization.k8s.io/v1";
+    critical = (ctx, cls) => ctx.caps.minor >= 11 ? { priorityClassName: cls } : {};
+    podMeta = [
+      { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+      { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } }
+    ];
+  }
+});
+
+// lib/assets/token.ts
+function randomString(length, random) {
+  let out = "";
+  while (out.length < length) {
+    for (const b of random(length * 2)) {
+      if (b < 252 && out.length < length) out += ALPHABET[b % 36];
+    }
+  }
+  return out;
+}
+function generateBootstrapToken(random = import_node_crypto8.randomBytes) {
+  const id = randomString(6, random);
+  const secret = randomString(16, random);
+  return { id, secret, token: `${id}.${secret}` };
+}
+function bootstrapTokenSecret(t, opts) {
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: `bootstrap-token-${t.id}`, namespace: "kube-system" },
+    type: "bootstrap.kubernetes.io/token",
+    stringData: {
+      description: opts.description,
+      "token-id": t.id,
+      "token-secret": t.secret,
+      "usage-bootstrap-authentication": "true",
+      "usage-bootstrap-signing": "true"
+    }
+  };
+}
+var import_node_crypto8, ALPHABET;
+var init_token = __esm({
+  "lib/assets/token.ts"() {
+    "use strict";
+    import_node_crypto8 = require("node:crypto");
+    ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+  }
+});
+
+// lib/assets/manifests/bootstrap-auth.ts
+function bootstrapAuthManifests(ctx) {
+  const out = [
+    {
+      path: "manifests/kubeconfig-in-cluster.yaml",
+      purpose: "kubeconfig for control-plane pods: their service-account token, the API URL with explicit port",
+      objects: [
+        {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: meta("kubeconfig-in-cluster", NS),
+          data: { kubeconfig: inClusterKubeconfig({ clusterName: ctx.def.metadata.name, server: ctx.derived.apiServerUrl }) }
+        }
+      ]
+    }
+  ];
+  if (!ctx.caps.bootstrapTokens) return out;
+  out.push(
+    {
+      path: "manifests/kubelet-bootstrap-token.yaml",
+      purpose: `kubelet bootstrap token ${ctx.token.id} (TLS bootstrapping of every node)`,
+      objects: [bootstrapTokenSecret(ctx.token, { description: `Bootdeck kubelet bootstrap token for cluster ${ctx.def.metadata.name}` })],
+      sensitive: true
+    },
+    {
+      path: "manifests/csr-bootstrap-role-bindings.yaml",
+      purpose: "lets bootstrapping kubelets request, and get approved, their client certificates; lets nodes renew them",
+      objects: [
+        clusterRoleBinding("bootdeck:kubelet-bootstrap", "system:node-bootstrapper", [{ kind: "Group", name: "system:bootstrappers" }]),
+        clusterRoleBinding("bootdeck:node-autoapprove-bootstrap", "system:certificates.k8s.io:certificatesigningrequests:nodeclient", [{ kind: "Group", name: "system:bootstrappers" }]),
+        clusterRoleBinding("bootdeck:node-autoapprove-certificate-rotation", "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient", [{ kind: "Group", name: "system:nodes" }])
+      ]
+    }
+  );
+  return out;
+}
+var init_bootstrap_auth = __esm({
+  "lib/assets/manifests/bootstrap-auth.ts"() {
+    "use strict";
+    init_kubeconfig();
+    init_token();
+    init_common();
+  }
+});
+
+// lib/assets/manifests/control-plane.ts
+function apiserverManifests(ctx) {
+  const files = apiserverSecretFiles(ctx);
+  const labels2 = { "k8s-app": "kube-apiserver", tier: "control-plane" };
+  const secret = { apiVersion: "v1", kind: "Secret", metadata: meta("kube-apiserver", NS), type: "Opaque", data: secretData(ctx, files) };
+  const ds = workload(ctx, "DaemonSet", "kube-apiserver", NS, labels2, {
+    hostNetwork: true,
+    nodeSelector: masterSelector(ctx),
+    tolerations: masterTolerations(ctx),
+    ...ctx.caps.minor >= 11 ? { priorityClassName: "system-cluster-critical" } : {},
+    containers: [
+      {
+        name: "kube-apiserver",
+        image: ctx.images.apiserver,
+        // Until the bootstrap API server releases the port this one crash-loops; that is expected.
+        command: apiserverCommand(ctx),
+        env: podIpEnv,
+        ports: [{ name: "https", containerPort: securePort(ctx), hostPort: securePort(ctx) }],
+        volumeMounts: [
+          { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
+          { name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true }
+        ]
+      }
+    ],
+    volumes: [secretVolume("secrets", "kube-apiserver", files), { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } }]
+  }, { annotations: CHECKPOINT });
+  return [
+    { path: "manifests/kube-apiserver-secret.yaml", purpose: "API server's certificates and keys as a Secret (mounted into the self-hosted API server)", objects: [secret], sensitive: true },
+    { path: "manifests/kube-apiserver.yaml", purpose: "self-hosted API server DaemonSet on masters (checkpointed)", objects: [ds] }
+  ];
+}
+function controllerManagerManifests(ctx) {
+  const files = controllerManagerSecretFiles();
+  const labels2 = { "k8s-app": "kube-controller-manager", tier: "control-plane" };
+  const secret = { apiVersion: "v1", kind: "Secret", metadata: meta("kube-controller-manager", NS), type: "Opaque", data: secretData(ctx, files) };
+  const deploy = workload(ctx, "Deployment", "kube-controller-manager", NS, labels2, {
+    affinity: spreadAcrossNodes(labels2),
+    nodeSelector: masterSelector(ctx),
+    tolerations: masterTolerations(ctx),
+    ...ctx.caps.minor >= 11 ? { priorityClassName: "system-cluster-critical" } : {},
+    ...ctx.caps.rbac ? { serviceAccountName: "kube-controller-manager" } : {},
+    // Root: the secret volume is 0600 (a non-root user could not read the CA key).
+    containers: [
+      {
+        name: "kube-controller-manager",
+        image: ctx.images.controllerManager,
+        command: controllerManagerCommand(ctx, inClusterKubeconfig2),
+        volumeMounts: [
+          { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
+          { name: "kubeconfig", mountPath: IN_CLUSTER_KUBECONFIG_DIR, readOnly: true },
+          { name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true }
+        ]
+      }
+    ],
+    volumes: [
+      secretVolume("secrets", "kube-controller-manager", files),
+      inClusterKubeconfigVolume,
+      { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } }
+    ]
+  });
+  const out = [
+    { path: "manifests/kube-controller-manager-secret.yaml", purpose: "controller-manager's CA key and service-account key as a Secret", objects: [secret], sensitive: true },
+    { path: "manifests/kube-controller-manager.yaml", purpose: "self-hosted controller-manager Deployment (2 replicas on masters)", objects: [deploy] },
+    { path: "manifests/kube-controller-manager-disruption.yaml", purpose: "keeps one controller-manager running through voluntary disruptions", objects: [pdb(ctx, "kube-controller-manager", labels2)] }
+  ];
+  if (ctx.caps.rbac)
+    out.push({
+      path: "manifests/kube-controller-manager-rbac.yaml",
+      purpose: "controller-manager's service account and its binding to system:kube-controller-manager",
+      objects: [
+        serviceAccount("kube-controller-manager"),
+        clusterRoleBinding("bootdeck:kube-controller-manager", "system:kube-controller-manager", [{ kind: "ServiceAccount", name: "kube-controller-manager" }])
+      ]
+    });
+  return out;
+}
+function schedulerManifests(ctx) {
+  const labels2 = { "k8s-app": "kube-scheduler", tier: "control-plane" };
+  const deploy = workload(ctx, "Deployment", "kube-scheduler", NS, labels2, {
+    affinity: spreadAcrossNodes(labels2),
+    nodeSelector: masterSelector(ctx),
+    tolerations: masterTolerations(ctx),
+    ...ctx.caps.minor >= 11 ? { priorityClassName: "system-cluster-critical" } : {},
+    ...ctx.caps.rbac ? { serviceAccountName: "kube-scheduler" } : {},
+    securityContext: { runAsNonRoot: true, runAsUser: 65534 },
+    containers: [
+      {
+        name: "kube-scheduler",
+        image: ctx.images.scheduler,
+        command: schedulerCommand(ctx, inClusterKubeconfig2),
+        volumeMounts: [{ name: "kubeconfig", mountPath: IN_CLUSTER_KUBECONFIG_DIR, readOnly: true }]
+      }
+    ],
+    volumes: [inClusterKubeconfigVolume]
+  });
+  const out = [
+    { path: "manifests/kube-scheduler.yaml", purpose: "self-hosted scheduler Deployment (2 replicas on masters)", objects: [deploy] },
+    { path: "manifests/kube-scheduler-disruption.yaml", purpose: "keeps one scheduler running through voluntary disruptions", objects: [pdb(ctx, "kube-scheduler", labels2)] }
+  ];
+  if (ctx.caps.rbac)
+    out.push({
+      path: "manifests/kube-scheduler-rbac.yaml",
+      purpose: "scheduler's service account and its bindings to system:kube-scheduler and system:volume-scheduler",
+      objects: [
+        serviceAccount("kube-scheduler"),
+        clusterRoleBinding("bootdeck:kube-scheduler", "system:kube-scheduler", [{ kind: "ServiceAccount", name: "kube-scheduler" }]),
+        clusterRoleBinding("bootdeck:volume-scheduler", "system:volume-scheduler", [{ kind: "ServiceAccount", name: "kube-scheduler" }])
+      ]
+    });
+  return out;
+}
+var CHECKPOINT, inClusterKubeconfig2;
+var init_control_plane = __esm({
+  "lib/assets/manifests/control-plane.ts"() {
+    "use strict";
+    init_context();
+    init_common();
+    init_flags();
+    CHECKPOINT = { "checkpointer.alpha.coreos.com/checkpoint": "true" };
+    inClusterKubeconfig2 = `${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`;
+  }
+});
+
+// lib/assets/manifests/index.ts
+function selfHostedManifests(ctx) {
+  return [
+    ...bootstrapAuthManifests(ctx),
+    ...apiserverManifests(ctx),
+    ...controllerManagerManifests(ctx),
+    ...schedulerManifests(ctx),
+    ...checkpointerManifests(ctx),
+    ...kubeProxyManifests(ctx),
+    ...corednsManifests(ctx),
+    ...flannelManifests(ctx)
+  ];
+}
+function selfHostedObjectsInOrder(files) {
+  const all = files.flatMap((f) => f.objects.map((object, i) => ({ path: f.path, object, i })));
+  all.sort((a, b) => rank(a.object.kind) - rank(b.object.kind) || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.i - b.i));
+  return all.map(({ path: path15, object }) => ({ path: path15, object }));
+}
+var kindOrder, rank;
+var init_manifests = __esm({
+  "lib/assets/manifests/index.ts"() {
+    "use strict";
+    init_addons();
+    init_bootstrap_auth();
+    init_control_plane();
+    kindOrder = [
+      "Namespace",
+      "CustomResourceDefinition",
+      "ServiceAccount",
+      "ClusterRole",
+      "ClusterRoleBinding",
+      "Role",
+      "RoleBinding",
+      "Secret",
+      "ConfigMap",
+      "Service",
+      "DaemonSet",
+      "Deployment",
+      "PodDisruptionBudget"
+    ];
+    rank = (kind) => {
+      const i = kindOrder.indexOf(kind);
+      return i < 0 ? kindOrder.length : i;
+    };
+  }
+});
+
+// lib/assets/render.ts
+function checkDays(name, v) {
+  if (!Number.isInteger(v) || v < 1 || v > 36500) throw new RenderOptionsError(`${name} must be a whole number of days from 1 to 36500`);
+  return v;
+}
+async function renderAssets(input, options = {}) {
+  const validation = validateClusterDefinition(input);
+  if (!validation.ok) throw new RenderValidationError(validation.errors);
+  const def = validation.definition;
+  const keyType = options.keyType ?? defaultRenderOptions.keyType;
+  if (keyType !== "rsa" && keyType !== "ecdsa") throw new RenderOptionsError('key type must be "rsa" or "ecdsa"');
+  const caValidityDays = checkDays("CA validity", options.caValidityDays ?? defaultRenderOptions.caValidityDays);
+  const leafValidityDays = checkDays("certificate validity", options.leafValidityDays ?? defaultRenderOptions.leafValidityDays);
+  const now = options.now ?? /* @__PURE__ */ new Date();
+  const random = options.random ?? import_node_crypto9.randomBytes;
+  const derived = deriveCluster(def);
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
+  const plan = certificatePlan(def, derived, caps);
+  const certCount = plan.filter(isCertEntry).length;
+  const total = plan.length + certCount + 1;
+  let done = 0;
+  const step3 = (label2) => options.onProgress?.(++done, total, label2);
+  const pki = await issueCertificates(plan, {
+    keyType,
+    caValidityDays,
+    leafValidityDays,
+    now,
+    random,
+    keys: options.keys,
+    importedCa: options.importedCa,
+    onStep: step3
+  });
+  const token = generateBootstrapToken(random);
+  const drafts = [];
+  const add = (path15, content, sensitive, purpose) => drafts.push({ path: path15, content, sensitive, purpose });
+  for (const entry of plan) {
+    if (!isCertEntry(entry)) continue;
+    const c = pki.certs.get(entry.name);
+    if (!c) throw new Error(`certificate ${entry.name} was not issued`);
+    const imported = entry.name === CA && options.importedCa !== void 0;
+    add(`${entry.stem}.crt`, c.certPem, false, imported ? "cluster CA (imported)" : entry.purpose);
+    add(`${entry.stem}.key`, c.keyPem, true, `private key of ${entry.stem}.crt`);
+  }
+  add("tls/service-account.key", pki.serviceAccount.keyPem, true, "service-account token signing key (controller-manager; API server from 1.20)");
+  add("tls/service-account.pub", pki.serviceAccount.pubPem, false, "service-account token verification key (API server)");
+  const ca = pki.certs.get(CA);
+  if (!ca) throw new Error("cluster CA was not issued");
+  const cert = (name) => {
+    const c = pki.certs.get(name);
+    if (!c) throw new Error(`certificate ${name} was not issued`);
+    return { clientCertPem: c.certPem, clientKeyPem: c.keyPem };
+  };
+  const kc = (userName, user2, server = derived.apiServerUrl) => kubeconfig({ clusterName: def.metadata.name, server, caPem: ca.certPem, userName, user: user2 });
+  const loopbackUrl = `https://127.0.0.1:${def.spec.apiEndpoint.port}`;
+  add("auth/kubeconfig", kc("admin", cert("admin")), true, "administrator kubeconfig (system:masters)");
+  add(
+    "auth/kubeconfig-kubelet",
+    kc(caps.bootstrapTokens ? "kubelet-bootstrap" : "kubelet", { token: token.token }),
+    true,
+    caps.bootstrapTokens ? "kubelet bootstrap kubeconfig: bootstrap-token user that requests the node's client certificate" : "kubelet kubeconfig (static token user)"
+  );
+  add("auth/kubeconfig-controller-manager", kc("system:kube-controller-manager", cert("controller-manager"), loopbackUrl), true, "controller-manager kubeconfig for the bootstrap control plane (API server on loopback)");
+  add("auth/kubeconfig-scheduler", kc("system:kube-scheduler", cert("scheduler"), loopbackUrl), true, "scheduler kubeconfig for the bootstrap control plane (API server on loopback)");
+  if (!caps.bootstrapTokens) add("auth/known-tokens.csv", `${token.token},kubelet,kubelet,"system:nodes"
+`, true, "API server token file with the kubelets' token (1.5 has no bootstrap tokens)");
+  const ctx = { def, derived, caps, images: imagesFor(caps), pki, token, files: new Map(drafts.map((d) => [d.path, d.content])) };
+  const manifestFiles = [...bootstrapManifests(ctx), ...etcdManifests(ctx), ...selfHostedManifests(ctx)];
+  for (const f of manifestFiles) add(f.path, toYamlDocuments(f.objects), f.sensitive === true, f.purpose);
+  add("kubelet/kubelet.service", kubeletUnit(caps), false, "kubelet systemd unit (/etc/systemd/system/kubelet.service), Restart=always");
+  add("kubelet/10-bootdeck.conf", kubeletDropIn(caps, def, derived), false, "kubelet unit drop-in with the flags valid for this version (kubelet.service.d/10-bootdeck.conf)");
+  if (caps.kubeletConfigFile) {
+    add("kubelet/config-master.yaml", kubeletConfiguration(def, derived, "master"), false, "KubeletConfiguration for masters (/var/lib/kubelet/config.yaml; registers with the control-plane taint)");
+    if (derived.workers.length > 0) add("kubelet/config-worker.yaml", kubeletConfiguration(def, derived, "worker"), false, "KubeletConfiguration for workers (/var/lib/kubelet/config.yaml)");
+  }
+  for (const h of [...derived.masters, ...derived.workers])
+    add(`kubelet/hosts/${h.name}.env`, kubeletHostEnv(caps, h), false, `kubelet settings for ${h.name} (/etc/default/kubelet: node name, IP, labels)`);
+  step3("manifests");
+  const seen = /* @__PURE__ */ new Set();
+  for (const d of drafts) {
+    if (seen.has(d.path)) throw new Error(`render: ${d.path} rendered twice`);
+    seen.add(d.path);
+  }
+  return drafts.map((d) => ({ path: d.path, content: d.content, mode: FILE_MODE, sensitive: d.sensitive, purpose: d.purpose })).sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+}
+var import_node_crypto9, FILE_MODE, DIR_MODE;
+var init_render = __esm({
+  "lib/assets/render.ts"() {
+    "use strict";
+    import_node_crypto9 = require("node:crypto");
+    init_definition();
+    init_derive();
+    init_bootstrap_manifests();
+    init_capabilities();
+    init_certificates();
+    init_kubeconfig();
+    init_kubelet_unit();
+    init_manifests();
+    init_token();
+    init_types();
+    init_yaml_out();
+    init_manifests();
+    init_bootstrap_manifests();
+    init_kubelet_unit();
+    FILE_MODE = 384;
+    DIR_MODE = 448;
+  }
+});
+
+// lib/assets/tarball.ts
+var import_tar_stream;
+var init_tarball = __esm({
+  "lib/assets/tarball.ts"() {
+    "use strict";
+    import_tar_stream = require("tar-stream");
+  }
+});
+
+// lib/assets/text-diff.ts
+var init_text_diff = __esm({
+  "lib/assets/text-diff.ts"() {
+    "use strict";
+  }
+});
+
+// lib/assets/store.ts
+function earliestNotAfter(assets) {
+  let earliest = null;
+  for (const a of assets) {
+    if (a.sensitive || !isCertificatePath(a.path)) continue;
+    try {
+      const d = new Date(new import_node_crypto10.X509Certificate(a.content).validTo);
+      if (!earliest || d < earliest) earliest = d;
+    } catch {
+    }
+  }
+  return earliest;
+}
+async function saveAssetSet(input) {
+  const db = getDb();
+  const notAfter = earliestNotAfter(input.assets);
+  const rows = input.assets.map((a) => ({
+    id: newId("ast"),
+    path: a.path,
+    mode: a.mode,
+    sensitive: a.sensitive,
+    content: a.sensitive ? encryptSecret(a.content) : a.content,
+    sha256: sha2562(a.content),
+    size: Buffer.byteLength(a.content, "utf8"),
+    purpose: a.purpose
+  }));
+  for (let attempt = 0; ; attempt++) {
+    const last = await db.assetSet.findFirst({ where: { clusterId: input.clusterId }, orderBy: { version: "desc" }, select: { version: true } });
+    const version = (last?.version ?? 0) + 1;
+    try {
+      const created = await db.assetSet.create({
+        data: { id: newId("as"), clusterId: input.clusterId, version, options: JSON.stringify(input.options), notAfter, assets: { create: rows } },
+        select: { id: true, version: true }
+      });
+      return created;
+    } catch (err) {
+      if (err.code !== "P2002" || attempt >= 4) throw err;
+    }
+  }
+}
+async function renderAndSaveAssetSet(input) {
+  const cluster = await getClusterOrThrow({ id: input.clusterId });
+  const assets = await renderAssets(cluster.definition, input.options);
+  const saved = await saveAssetSet({
+    clusterId: input.clusterId,
+    assets,
+    options: {
+      keyType: input.options.keyType ?? "rsa",
+      caValidityDays: input.options.caValidityDays ?? 3650,
+      leafValidityDays: input.options.leafValidityDays ?? 365,
+      importedCa: input.options.importedCa !== void 0
+    }
+  });
+  return { ...saved, fileCount: assets.length };
+}
+var import_node_crypto10, sha2562;
+var init_store = __esm({
+  "lib/assets/store.ts"() {
+    "use strict";
+    import_node_crypto10 = require("node:crypto");
+    init_repository();
+    init_client2();
+    init_errors();
+    init_ids();
+    init_cipher();
+    init_cert_details();
+    init_render();
+    init_tarball();
+    init_text_diff();
+    sha2562 = (s2) => (0, import_node_crypto10.createHash)("sha256").update(s2, "utf8").digest("hex");
+  }
+});
+
+// lib/assets/render-jobs.ts
+async function awaitRunningRender(clusterId) {
+  for (const j of jobs.values()) if (j.clusterId === clusterId && j.status === "running") await j.settled?.catch(() => void 0);
+}
+var KEEP_MS, holder2, jobs;
+var init_render_jobs = __esm({
+  "lib/assets/render-jobs.ts"() {
+    "use strict";
+    init_client2();
+    init_errors();
+    init_store();
+    init_types();
+    KEEP_MS = 10 * 60 * 1e3;
+    holder2 = globalThis;
+    jobs = holder2.bootdeckRenderJobs ??= /* @__PURE__ */ new Map();
+  }
+});
+
+// lib/ssh/quote.ts
+function quote(arg) {
+  if (arg.includes("\0")) {
+    throw new QuoteError(
+      `cannot pass an argument containing a NUL byte (at index ${arg.indexOf("\0")}): command-line arguments end at NUL; send such data as a file or on stdin instead`
+    );
+  }
+  if (arg !== "" && SAFE.test(arg)) return arg;
+  return `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+function shellCommand(argv) {
+  if (argv.length === 0) throw new QuoteError("cannot build a command from an empty argument list");
+  return argv.map(quote).join(" ");
+}
+function shellScript(script, args = [], name = "bootdeck") {
+  return ["sh", "-c", script, name, ...args];
+}
+var QuoteError, SAFE;
+var init_quote = __esm({
+  "lib/ssh/quote.ts"() {
+    "use strict";
+    QuoteError = class extends Error {
+      constructor(message) {
+        super(message);
+        this.name = "QuoteError";
+      }
+    };
+    SAFE = /^[A-Za-z0-9_@%+=:,./-]+$/;
+  }
+});
+
+// lib/engine/actions/facts.ts
+function parseFacts(text, sentAt, receivedAt) {
+  const one = /* @__PURE__ */ new Map();
+  const addresses = [];
+  for (const line of text.split("\n")) {
+    const eq = line.indexOf("=");
+    if (eq < 0) continue;
+    const key = line.slice(0, eq);
+    const value = line.slice(eq + 1).trim();
+    if (key === "address") {
+      const [iface, cidr2] = value.split(" ");
+      if (iface && cidr2) addresses.push({ iface, cidr: cidr2 });
+    } else one.set(key, value);
+  }
+  const hostTime = Number(one.get("time") ?? "NaN") * 1e3;
+  const midpoint = (sentAt + receivedAt) / 2;
+  return {
+    os: one.get("os") ?? "unknown",
+    osId: one.get("osId") ?? "unknown",
+    kernel: one.get("kernel") ?? "unknown",
+    arch: one.get("arch") ?? "unknown",
+    hostname: one.get("hostname") ?? "",
+    init: one.get("init") ?? "unknown",
+    cpus: Number(one.get("cpus") ?? 0),
+    memKb: Number(one.get("memKb") ?? 0),
+    addresses,
+    clockOffsetS: Number.isFinite(hostTime) ? Math.round(hostTime - midpoint) / 1e3 : Number.NaN,
+    gatheredAt: new Date(receivedAt).toISOString()
+  };
+}
+var FACTS_SCRIPT;
+var init_facts = __esm({
+  "lib/engine/actions/facts.ts"() {
+    "use strict";
+    FACTS_SCRIPT = `. /etc/os-release 2>/dev/null
+echo "os=\${PRETTY_NAME:-unknown}"
+echo "osId=\${ID:-unknown}"
+echo "kernel=$(uname -r)"
+echo "arch=$(uname -m)"
+echo "hostname=$(hostname)"
+echo "init=$(cat /proc/1/comm 2>/dev/null)"
+echo "cpus=$(nproc 2>/dev/null)"
+echo "memKb=$(awk '/MemTotal/ {print $2}' /proc/meminfo)"
+ip -o addr show scope global 2>/dev/null | awk '{print "address=" $2 " " $4}'
+echo "time=$(date +%s.%N)"`;
+  }
+});
+
+// lib/engine/actions/host-scripts.ts
+var HOST_LOCK_FILE, LOCKED_EXIT, LOCK, UNLOCK_SCRIPT, PACKAGES_SCRIPT, BINARY_SCRIPT, KUBELET_START_SCRIPT, REMOVE_SCRIPT, PRESENT_SCRIPT, JOURNAL_SCRIPT, RESET_SCRIPT;
+var init_host_scripts = __esm({
+  "lib/engine/actions/host-scripts.ts"() {
+    "use strict";
+    HOST_LOCK_FILE = "/var/lib/bootdeck/run.lock";
+    LOCKED_EXIT = 75;
+    LOCK = `lock=${HOST_LOCK_FILE}
+mkdir -p /var/lib/bootdeck
+holder=$(cat "$lock" 2>/dev/null || true)
+if [ -n "$holder" ] && [ "$holder" != "$1" ] && [ "$holder" != "$2" ]; then
+  echo "bootdeck-locked-by $holder" >&2
+  exit ${LOCKED_EXIT}
+fi
+[ "$holder" = "$1" ] || echo "$1" > "$lock"
+shift 2
+`;
+    UNLOCK_SCRIPT = `lock=${HOST_LOCK_FILE}
+[ "$(cat "$lock" 2>/dev/null)" = "$1" ] && rm -f "$lock"
+exit 0`;
+    PACKAGES_SCRIPT = `${LOCK}missing=""
+for pair in "$@"; do
+  cmd=\${pair%%=*}; pkg=\${pair#*=}
+  command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
+done
+if [ -z "$missing" ]; then echo "bootdeck-packages present"; exit 0; fi
+echo "installing:$missing"
+if command -v apt-get >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  for try in 1 2 3; do
+    timeout 600 apt-get update -q && timeout 600 apt-get install -y -q --no-install-recommends $missing && exit 0
+    echo "apt-get failed (attempt $try of 3); retrying in $((try * 5)) s" >&2; sleep $((try * 5))
+  done
+elif command -v dnf >/dev/null 2>&1; then
+  for try in 1 2 3; do
+    timeout 600 dnf install -y $missing && exit 0
+    echo "dnf failed (attempt $try of 3); retrying in $((try * 5)) s" >&2; sleep $((try * 5))
+  done
+else
+  echo "no apt-get or dnf to install:$missing" >&2
+fi
+exit 1`;
+    BINARY_SCRIPT = `${LOCK}url=$1; sum=$2; dest=$3
+if [ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --status - 2>/dev/null; then
+  chmod 0755 "$dest"; echo "bootdeck-binary present $dest"; exit 0
+fi
+mkdir -p "$(dirname "$dest")"
+tmp="$dest.bootdeck-download"
+rm -f "$tmp"
+if command -v curl >/dev/null 2>&1; then curl -fsSL --retry 3 --connect-timeout 10 -o "$tmp" "$url"
+elif command -v wget >/dev/null 2>&1; then wget -q -T 10 -t 3 -O "$tmp" "$url"
+else echo "neither curl nor wget is installed" >&2; exit 1; fi || { echo "download of $url failed" >&2; rm -f "$tmp"; exit 1; }
+if ! echo "$sum  $tmp" | sha256sum -c --status -; then
+  echo "checksum mismatch for $url: expected $sum, got $(sha256sum "$tmp" | cut -d' ' -f1)" >&2; rm -f "$tmp"; exit 1
+fi
+chmod 0755 "$tmp" && mv -f "$tmp" "$dest" && echo "bootdeck-binary installed $dest"`;
+    KUBELET_START_SCRIPT = `${LOCK}systemctl daemon-reload
+systemctl enable kubelet >/dev/null 2>&1 || systemctl enable kubelet
+if [ "$1" = restart ] || ! systemctl is-active --quiet kubelet; then systemctl restart kubelet; fi
+before=$(systemctl show -p NRestarts --value kubelet 2>/dev/null || echo 0)
+sleep "$2"
+state=$(systemctl is-active kubelet 2>/dev/null || true)
+after=$(systemctl show -p NRestarts --value kubelet 2>/dev/null || echo 0)
+echo "bootdeck-kubelet state=$state restarts=$before..$after"
+if [ "$state" = active ] && [ "\${after:-0}" = "\${before:-0}" ]; then exit 0; fi
+echo "the kubelet is not running steadily (state $state, restarts $before \u2192 $after); its journal:" >&2
+journalctl -u kubelet -n 40 --no-pager 2>&1 | sed 's/^/journal: /' >&2
+exit 1`;
+    REMOVE_SCRIPT = `${LOCK}for p in "$@"; do rm -rf -- "$p"; done
+echo "bootdeck-removed $#"`;
+    PRESENT_SCRIPT = `for p in "$@"; do [ -e "$p" ] && echo "present $p"; done
+exit 0`;
+    JOURNAL_SCRIPT = `journalctl -u kubelet -n "$1" --no-pager 2>&1 || true`;
+    RESET_SCRIPT = `${LOCK}systemctl stop kubelet 2>/dev/null || true
+systemctl disable kubelet 2>/dev/null || true
+# Pods outlive the kubelet (they belong to the container runtime): stop and remove them all.
+if command -v crictl >/dev/null 2>&1; then crictl rmp --all --force >/dev/null 2>&1 || true; fi
+for p in "$@"; do rm -rf -- "$p"; done
+systemctl daemon-reload 2>/dev/null || true
+rm -f ${HOST_LOCK_FILE}
+echo "bootdeck-reset removed $# paths"`;
+  }
+});
+
+// lib/engine/actions/preflight.ts
+function parsePreflight(text) {
+  const probe = { swapKb: 0, ipForward: "", cgroup: "", commands: {}, pkgManager: null, listening: [], diskFreeKb: Number.NaN };
+  for (const line of text.split("\n")) {
+    const eq = line.indexOf("=");
+    if (eq < 0) continue;
+    const key = line.slice(0, eq);
+    const value = line.slice(eq + 1).trim();
+    if (key === "swapKb") probe.swapKb = Number(value) || 0;
+    else if (key === "ipForward") probe.ipForward = value;
+    else if (key === "cgroup") probe.cgroup = value;
+    else if (key === "cmd") {
+      const [c, yes] = value.split(" ");
+      if (c) probe.commands[c] = yes === "yes";
+    } else if (key === "pkgManager") probe.pkgManager ??= value;
+    else if (key === "listen") {
+      const port2 = Number(value.slice(value.lastIndexOf(":") + 1));
+      if (Number.isInteger(port2)) probe.listening.push(port2);
+    } else if (key === "diskFreeKb") probe.diskFreeKb = Number(value);
+  }
+  return probe;
+}
+function requiredPorts(role) {
+  return role === "master" ? [6443, 10250, 2379, 2380] : [10250];
+}
+function evaluateHost(probe, role) {
+  const f = [];
+  if (probe.swapKb > 0)
+    f.push({ check: "swap", severity: "error", message: `swap is on (${Math.round(probe.swapKb / 1024)} MiB)`, hint: "run `swapoff -a` and remove swap entries from /etc/fstab: the kubelet refuses to start with swap on" });
+  else f.push({ check: "swap", severity: "ok", message: "swap is off" });
+  const taken = requiredPorts(role).filter((p2) => probe.listening.includes(p2));
+  if (taken.length)
+    f.push({ check: "ports", severity: "error", message: `port${taken.length > 1 ? "s" : ""} ${taken.join(", ")} already in use`, hint: `find the owner with \`ss -ltnp 'sport = :${taken[0]}'\`; if it is an earlier install, reset the host first` });
+  else {
+    const ports = requiredPorts(role);
+    f.push({ check: "ports", severity: "ok", message: `${ports.length === 1 ? "port" : "ports"} ${ports.join(", ")} ${ports.length === 1 ? "is" : "are"} free` });
+  }
+  const missing = Object.entries(kubeletHostPackages).filter(([cmd]) => probe.commands[cmd] === false).map(([, pkg]) => pkg);
+  if (missing.length && !probe.pkgManager)
+    f.push({ check: "packages", severity: "error", message: `missing ${missing.join(", ")} and no apt-get or dnf to install them`, hint: "install them from your distribution before bootstrapping" });
+  else if (missing.length)
+    f.push({ check: "packages", severity: "warning", message: `missing ${missing.join(", ")}; they will be installed with ${probe.pkgManager}` });
+  else f.push({ check: "packages", severity: "ok", message: "the kubelet's host packages are present" });
+  const freeGiB = probe.diskFreeKb / 1024 / 1024;
+  if (!Number.isFinite(freeGiB)) f.push({ check: "disk", severity: "warning", message: "could not read free disk space on /" });
+  else if (freeGiB < 1) f.push({ check: "disk", severity: "error", message: `only ${freeGiB.toFixed(2)} GiB free on /`, hint: "free at least 2 GiB: images and etcd data live there" });
+  else if (freeGiB < 2) f.push({ check: "disk", severity: "warning", message: `${freeGiB.toFixed(1)} GiB free on /; 2 GiB or more is advised` });
+  else f.push({ check: "disk", severity: "ok", message: `${freeGiB.toFixed(1)} GiB free on /` });
+  if (probe.ipForward !== "1")
+    f.push({ check: "ip-forward", severity: "warning", message: "IPv4 forwarding is off", hint: "pod traffic needs it: `sysctl -w net.ipv4.ip_forward=1` and persist it in /etc/sysctl.d" });
+  if (probe.cgroup && probe.cgroup !== "cgroup2fs")
+    f.push({ check: "cgroups", severity: "warning", message: `cgroup v1 (${probe.cgroup}) is in use`, hint: "Kubernetes 1.31+ prefers cgroup v2 (systemd.unified_cgroup_hierarchy=1)" });
+  return f;
+}
+function evaluateCluster(hosts) {
+  const f = [];
+  const offsets = hosts.filter((h) => Number.isFinite(h.facts.clockOffsetS));
+  if (offsets.length > 1) {
+    const min = offsets.reduce((a, b) => b.facts.clockOffsetS < a.facts.clockOffsetS ? b : a);
+    const max = offsets.reduce((a, b) => b.facts.clockOffsetS > a.facts.clockOffsetS ? b : a);
+    const skew = max.facts.clockOffsetS - min.facts.clockOffsetS;
+    if (skew >= 1)
+      f.push({ check: "clock-skew", severity: "error", message: `clocks differ by ${skew.toFixed(1)} s (${max.name} ahead of ${min.name})`, hint: "enable NTP (systemd-timesyncd or chrony) on every host: etcd needs clocks within a second" });
+    else f.push({ check: "clock-skew", severity: "ok", message: `clocks agree within ${skew.toFixed(2)} s` });
+  }
+  const byHostname = /* @__PURE__ */ new Map();
+  for (const h of hosts) if (h.facts.hostname) byHostname.set(h.facts.hostname, [...byHostname.get(h.facts.hostname) ?? [], h.name]);
+  for (const [hostname2, names] of byHostname)
+    if (names.length > 1)
+      f.push({ check: "hostnames", severity: "error", message: `${names.join(", ")} all report the hostname "${hostname2}"`, hint: "node names come from hostnames and must be unique: set one with hostnamectl" });
+  return f;
+}
+var PREFLIGHT_SCRIPT, kubeletHostPackages, packagePairs;
+var init_preflight = __esm({
+  "lib/engine/actions/preflight.ts"() {
+    "use strict";
+    PREFLIGHT_SCRIPT = `echo "swapKb=$(awk 'NR > 1 {s += $3} END {print s + 0}' /proc/swaps 2>/dev/null)"
+echo "ipForward=$(cat /proc/sys/net/ipv4/ip_forward 2>/dev/null)"
+echo "cgroup=$(stat -fc %T /sys/fs/cgroup 2>/dev/null)"
+for c in iptables ip socat nsenter mount ebtables ethtool conntrack; do
+  if command -v "$c" >/dev/null 2>&1; then echo "cmd=$c yes"; else echo "cmd=$c no"; fi
+done
+for m in apt-get dnf; do command -v "$m" >/dev/null 2>&1 && echo "pkgManager=$m"; done
+ss -ltnH 2>/dev/null | awk '{print "listen=" $4}'
+df -Pk / 2>/dev/null | awk 'NR > 1 {print "diskFreeKb=" $4}'`;
+    kubeletHostPackages = {
+      iptables: "iptables",
+      ip: "iproute2",
+      socat: "socat",
+      nsenter: "util-linux",
+      mount: "mount",
+      ebtables: "ebtables",
+      ethtool: "ethtool",
+      conntrack: "conntrack"
+    };
+    packagePairs = () => Object.entries(kubeletHostPackages).map(([cmd, pkg]) => `${cmd}=${pkg}`);
+  }
+});
+
+// lib/engine/host-files.ts
+function kubeletFiles(caps, host2) {
+  const files = [
+    { asset: "kubelet/kubelet.service", path: KUBELET_PATHS.unit, mode: PUBLIC },
+    { asset: "kubelet/10-bootdeck.conf", path: KUBELET_PATHS.dropIn, mode: PUBLIC },
+    { asset: `kubelet/hosts/${host2.name}.env`, path: KUBELET_PATHS.env, mode: PUBLIC },
+    { asset: "tls/ca.crt", path: KUBELET_PATHS.clientCa, mode: PUBLIC }
+  ];
+  if (caps.kubeletConfigFile) files.push({ asset: `kubelet/config-${host2.role}.yaml`, path: KUBELET_PATHS.config, mode: PUBLIC });
+  const kubeconfigPath = caps.bootstrapTokens ? KUBELET_PATHS.kubeconfig : KUBELET_PATHS.legacyKubeconfig;
+  if (host2.role === "master") files.push({ asset: "auth/kubeconfig", path: kubeconfigPath, mode: SECRET });
+  else files.push({ asset: "auth/kubeconfig-kubelet", path: caps.bootstrapTokens ? KUBELET_PATHS.bootstrapKubeconfig : kubeconfigPath, mode: SECRET });
+  if (host2.role === "master") {
+    for (const [asset, path15] of Object.entries(etcdMemberFiles(host2.name))) files.push({ asset, path: path15, mode: SECRET });
+    files.push({ asset: `etcd/etcd-${host2.name}.yaml`, path: `${KUBELET_PATHS.staticPods}/etcd.yaml`, mode: PUBLIC });
+  }
+  return files;
+}
+function controlPlaneFiles(assetPaths) {
+  const secrets = Object.entries(bootstrapSecretFiles(assetPaths)).map(([asset, rel]) => ({ asset, path: `${BOOTSTRAP_SECRETS_HOST_DIR}/${rel}`, mode: SECRET }));
+  const manifests = bootstrapManifestAssets(assetPaths).map((asset) => ({ asset, path: `${KUBELET_PATHS.staticPods}/${asset.slice(asset.lastIndexOf("/") + 1)}`, mode: PUBLIC }));
+  return [...secrets, ...manifests];
+}
+function bootstrapLeftovers(assetPaths) {
+  return [...bootstrapManifestAssets(assetPaths).map((a) => `${KUBELET_PATHS.staticPods}/${a.slice(a.lastIndexOf("/") + 1)}`), BOOTSTRAP_SECRETS_HOST_DIR];
+}
+function missingAssets(needed, available) {
+  return [...new Set(needed.map((f) => f.asset).filter((a) => !available.has(a)))];
+}
+function binaryDownloads(def) {
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
+  const base = def.spec.binaries.baseUrl.replace(/\/+$/, "");
+  const { kubelet, kubectl } = def.spec.binaries;
+  return [
+    caps.hyperkube ? { url: `${base}/hyperkube`, sha256: kubelet.sha256, dest: "/usr/bin/hyperkube" } : { url: `${base}/kubelet`, sha256: kubelet.sha256, dest: "/usr/local/bin/kubelet" },
+    { url: `${base}/kubectl`, sha256: kubectl.sha256, dest: "/usr/local/bin/kubectl" }
+  ];
+}
+function resetPaths(def, host2, assetPaths) {
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
+  const paths = /* @__PURE__ */ new Set([
+    ...kubeletFiles(caps, host2).map((f) => f.path),
+    ...bootstrapLeftovers(assetPaths),
+    "/etc/systemd/system/multi-user.target.wants/kubelet.service",
+    "/var/lib/kubelet",
+    "/etc/kubernetes",
+    "/etc/cni/net.d",
+    ...host2.role === "master" ? ["/var/lib/etcd"] : [],
+    ...binaryDownloads(def).map((b) => b.dest)
+  ]);
+  return [...paths].sort();
+}
+var PUBLIC, SECRET, bootstrapManifestAssets;
+var init_host_files = __esm({
+  "lib/engine/host-files.ts"() {
+    "use strict";
+    init_capabilities();
+    init_render();
+    init_context();
+    PUBLIC = 420;
+    SECRET = 384;
+    bootstrapManifestAssets = (assetPaths) => assetPaths.filter((p2) => p2.startsWith("bootstrap-manifests/")).sort();
+  }
+});
+
+// lib/engine/plans.ts
+function hostPhases(def, only) {
+  const hosts = def.spec.hosts.map((h) => effectiveHost(def, h)).filter((h) => !only || only.has(h.name));
+  return [
+    {
+      id: "facts",
+      title: "Connect, pin host keys, gather facts",
+      steps: hosts.map((h) => ({
+        key: `facts/${h.name}`,
+        phase: "facts",
+        action: "facts",
+        title: `Facts of ${h.name}`,
+        host: h.name,
+        files: [],
+        commands: [asSent(shellScript(FACTS_SCRIPT, [], "bootdeck-facts"))],
+        dependsOn: [],
+        timeoutMs: 6e4
+      }))
+    },
+    {
+      id: "preflight",
+      title: "Preflight checks (nothing is changed)",
+      steps: [
+        ...hosts.map((h) => ({
+          key: `preflight/${h.name}`,
+          phase: "preflight",
+          action: "preflight",
+          title: `Preflight on ${h.name}`,
+          host: h.name,
+          files: [],
+          commands: [asSent(shellScript(PREFLIGHT_SCRIPT, [], "bootdeck-preflight"))],
+          dependsOn: [`facts/${h.name}`],
+          timeoutMs: 6e4
+        })),
+        {
+          key: "preflight/cluster",
+          phase: "preflight",
+          action: "preflight-cluster",
+          title: "Clock skew and unique host names across hosts",
+          host: null,
+          files: [],
+          commands: [],
+          dependsOn: hosts.map((h) => `facts/${h.name}`),
+          timeoutMs: 1e4
+        }
+      ]
+    }
+  ];
+}
+function buildCheckPlan(def) {
+  return { runType: "check", phases: hostPhases(def) };
+}
+function step(s2) {
+  return { files: [], commands: [], dependsOn: [], retries: 0, ...s2 };
+}
+function filesOf(files, assets) {
+  return files.map((f) => {
+    const a = assets.get(f.asset);
+    if (!a) throw new PlanError(`asset ${f.asset} is missing`);
+    return { path: f.path, mode: f.mode, sha256: a.sha256, size: a.size };
+  });
+}
+function installPhases(def, runId, hosts, assets) {
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
+  const pairs = packagePairs();
+  return [
+    {
+      id: "packages",
+      title: "Install the kubelet's host packages that are missing",
+      steps: hosts.map((h) => step({ key: `packages/${h.name}`, phase: "packages", action: "packages", title: `Host packages on ${h.name}`, host: h.name, commands: [locked(runId, PACKAGES_SCRIPT, pairs)], timeoutMs: 15 * MIN, retries: 2 }))
+    },
+    {
+      id: "binaries",
+      title: "Install kubelet and kubectl from the binary mirror (checksums verified)",
+      steps: hosts.map(
+        (h) => step({ key: `binaries/${h.name}`, phase: "binaries", action: "binaries", title: `Binaries on ${h.name}`, host: h.name, commands: binaryDownloads(def).map((b) => locked(runId, BINARY_SCRIPT, [b.url, b.sha256, b.dest])), timeoutMs: 10 * MIN, retries: 2 })
+      )
+    },
+    {
+      id: "kubelet",
+      title: "Push the kubelet's unit, settings and credentials (etcd on masters); start it and check it keeps running",
+      steps: hosts.map((h) => {
+        const files = kubeletFiles(caps, { name: h.name, role: h.role });
+        return step({
+          key: `kubelet/${h.name}`,
+          phase: "kubelet",
+          action: "kubelet",
+          title: `Kubelet on ${h.name}`,
+          host: h.name,
+          files: filesOf(files, assets),
+          commands: [locked(runId, KUBELET_START_SCRIPT, ["restart", "5"])],
+          timeoutMs: 3 * MIN
+        });
+      })
+    }
+  ];
+}
+function checkAssets(def, assets, hosts, withControlPlane) {
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
+  const needed = hosts.flatMap((h) => kubeletFiles(caps, { name: h.name, role: h.role }));
+  if (withControlPlane) needed.push(...controlPlaneFiles([...assets.keys()]), { asset: "auth/kubeconfig", path: "", mode: 0 });
+  const missing = missingAssets(needed, new Set(assets.keys()));
+  if (missing.length) throw new PlanError(`the latest asset set lacks ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}: it is older than the cluster definition; render the assets again`);
+}
+function buildBootstrapPlan(def, runId, assets) {
+  const hosts = def.spec.hosts.map((h) => effectiveHost(def, h));
+  const masters = hosts.filter((h) => h.role === "master");
+  const workers = hosts.filter((h) => h.role === "worker");
+  const first = masters[0];
+  if (!first) throw new PlanError("a bootstrap needs at least one master");
+  checkAssets(def, assets, hosts, true);
+  const leftovers = bootstrapLeftovers([...assets.keys()]);
+  const joinKey = (h) => `join/${h.name}`;
+  const lastMaster = masters[masters.length - 1] ?? first;
+  return {
+    runType: "bootstrap",
+    phases: [
+      ...hostPhases(def),
+      ...installPhases(def, runId, hosts, assets),
+      {
+        id: "control-plane",
+        title: "Temporary control plane on the first master; wait for the API",
+        steps: [
+          step({
+            key: `control-plane/${first.name}`,
+            phase: "control-plane",
+            action: "control-plane",
+            title: `Bootstrap control plane on ${first.name}`,
+            host: first.name,
+            files: filesOf(controlPlaneFiles([...assets.keys()]), assets),
+            commands: ["GET /healthz and GET /api/v1/namespaces/kube-system through the SSH tunnel until both answer 200 (deadline 5 min)"],
+            timeoutMs: 7 * MIN
+          })
+        ]
+      },
+      {
+        id: "self-hosted",
+        title: "Create the self-hosted objects (Namespaces, CRDs until served, then the rest)",
+        steps: [
+          step({
+            key: "self-hosted/cluster",
+            phase: "self-hosted",
+            action: "self-hosted",
+            title: "Self-hosted control plane objects",
+            host: null,
+            commands: [...assets.keys()].filter((p2) => p2.startsWith("manifests/")).map((p2) => `create what is missing from ${p2}`).concat([`label ${first.name} as master`]),
+            timeoutMs: 6 * MIN
+          })
+        ]
+      },
+      {
+        id: "pivot",
+        title: "Pivot: self-hosted control plane Ready, remove the bootstrap one, check the takeover",
+        steps: [
+          step({
+            key: "pivot/cluster",
+            phase: "pivot",
+            action: "pivot",
+            title: "Pivot to the self-hosted control plane",
+            host: null,
+            commands: [asSent(shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present")), locked(runId, REMOVE_SCRIPT, leftovers)],
+            timeoutMs: 16 * MIN
+          })
+        ]
+      },
+      {
+        id: "join",
+        title: "Join the masters one at a time, then the workers; set roles and taints",
+        steps: [
+          ...masters.map(
+            (m, i) => step({ key: joinKey(m), phase: "join", action: "join", title: `Join master ${m.name}`, host: m.name, dependsOn: i > 0 ? [joinKey(masters[i - 1])] : [], timeoutMs: 12 * MIN })
+          ),
+          ...workers.map((w) => step({ key: joinKey(w), phase: "join", action: "join", title: `Join worker ${w.name}`, host: w.name, dependsOn: [joinKey(lastMaster)], timeoutMs: 8 * MIN }))
+        ]
+      },
+      {
+        id: "verify",
+        title: "Verify: nodes Ready, pods Running and Ready",
+        steps: [step({ key: "verify/cluster", phase: "verify", action: "verify", title: "Verify the cluster", host: null, timeoutMs: 4 * MIN })]
+      }
+    ]
+  };
+}
+function buildJoinPlan(def, runId, assets, names) {
+  const all = def.spec.hosts.map((h) => effectiveHost(def, h));
+  const first = all.find((h) => h.role === "master");
+  const hosts = selectHosts(all, names);
+  const masters = hosts.filter((h) => h.role === "master");
+  if (masters.length)
+    throw new PlanError(`${masters.map((m) => m.name).join(", ")} ${masters.length > 1 ? "are masters" : "is a master"}: adding masters to a running cluster changes etcd's membership, which this version does not do; bootstrap the cluster with all its masters`);
+  if (!first) throw new PlanError("the cluster has no master to join");
+  checkAssets(def, assets, hosts, false);
+  return {
+    runType: "join",
+    phases: [
+      ...hostPhases(def, new Set(hosts.map((h) => h.name))),
+      ...installPhases(def, runId, hosts, assets),
+      { id: "join", title: "Join the workers; set their role", steps: hosts.map((h) => step({ key: `join/${h.name}`, phase: "join", action: "join", title: `Join worker ${h.name}`, host: h.name, timeoutMs: 8 * MIN })) }
+    ]
+  };
+}
+function buildResetPlan(def, runId, assetPaths, names) {
+  const hosts = selectHosts(def.spec.hosts.map((h) => effectiveHost(def, h)), names);
+  return {
+    runType: "reset",
+    phases: [
+      {
+        id: "reset",
+        title: "Stop the kubelet and its pods; remove Bootdeck's files, the kubelet's state and etcd's data",
+        steps: hosts.map(
+          (h) => step({ key: `reset/${h.name}`, phase: "reset", action: "reset", title: `Reset ${h.name}`, host: h.name, commands: [locked(runId, RESET_SCRIPT, resetPaths(def, h, assetPaths))], timeoutMs: 3 * MIN })
+        )
+      }
+    ]
+  };
+}
+function selectHosts(all, names) {
+  const unknown = names.filter((n) => !all.some((h) => h.name === n));
+  if (unknown.length) throw new PlanError(`not hosts of this cluster: ${unknown.join(", ")}`);
+  return all.filter((h) => names.includes(h.name));
+}
+var asSent, PlanError, MIN, locked;
+var init_plans = __esm({
+  "lib/engine/plans.ts"() {
+    "use strict";
+    init_capabilities();
+    init_derive();
+    init_quote();
+    init_facts();
+    init_host_scripts();
+    init_preflight();
+    init_host_files();
+    asSent = (argv) => shellCommand(argv);
+    PlanError = class extends Error {
+    };
+    MIN = 6e4;
+    locked = (runId, script, args, name = "bootdeck") => asSent(shellScript(script, [runId, "", ...args], name));
+  }
+});
+
+// lib/engine/plan.ts
+var import_zod3, plannedFile, plannedStep, plannedPhase, runPlan;
+var init_plan = __esm({
+  "lib/engine/plan.ts"() {
+    "use strict";
+    import_zod3 = require("zod");
+    plannedFile = import_zod3.z.object({ path: import_zod3.z.string(), mode: import_zod3.z.number().int(), sha256: import_zod3.z.string(), size: import_zod3.z.number().int() });
+    plannedStep = import_zod3.z.object({
+      /** Unique in the run: "phase/host/action". */
+      key: import_zod3.z.string(),
+      phase: import_zod3.z.string(),
+      action: import_zod3.z.string(),
+      title: import_zod3.z.string(),
+      /** Host name, or null for a cluster-wide step. */
+      host: import_zod3.z.string().nullable(),
+      files: import_zod3.z.array(plannedFile).default([]),
+      /** The command lines the step sends, as the host will see them. */
+      commands: import_zod3.z.array(import_zod3.z.string()).default([]),
+      /** Steps whose failure makes this one pointless (keys); failed dependencies mark it skipped. */
+      dependsOn: import_zod3.z.array(import_zod3.z.string()).default([]),
+      /** Per attempt. */
+      timeoutMs: import_zod3.z.number().int().positive(),
+      /** Attempts after a failure, with back-off (downloads and package installs: a mirror or repository blip). */
+      retries: import_zod3.z.number().int().min(0).max(5).optional()
+    });
+    plannedPhase = import_zod3.z.object({ id: import_zod3.z.string(), title: import_zod3.z.string(), steps: import_zod3.z.array(plannedStep) });
+    runPlan = import_zod3.z.object({ runType: import_zod3.z.string(), phases: import_zod3.z.array(plannedPhase) });
+  }
+});
+
+// lib/engine/runs.ts
+async function createRun(input) {
+  const id = input.id ?? newId("run");
+  const hosts = await getDb().host.findMany({ where: { clusterId: input.clusterId }, select: { id: true, name: true } });
+  const hostId = new Map(hosts.map((h) => [h.name, h.id]));
+  let ordinal = 0;
+  await getDb().$transaction(async (tx) => {
+    await tx.run.create({
+      data: { id, clusterId: input.clusterId, type: input.type, plan: JSON.stringify(input.plan), createdById: input.createdById, assetSetId: input.assetSetId }
+    });
+    await tx.step.createMany({
+      data: input.plan.phases.flatMap(
+        (phase) => phase.steps.map((s2) => ({
+          id: newId("step"),
+          runId: id,
+          hostId: s2.host ? hostId.get(s2.host) ?? null : null,
+          phase: phase.id,
+          key: s2.key,
+          ordinal: ordinal++,
+          title: s2.title,
+          command: s2.commands.join("\n") || null
+        }))
+      )
+    });
+  });
+  await appendRunEvent({ runId: id, type: "run.planned", data: { type: input.type, steps: ordinal } });
+  return id;
+}
+async function getRunPlan(runId) {
+  const run3 = await getDb().run.findUnique({ where: { id: runId }, select: { plan: true } });
+  if (!run3) throw notFound("Run");
+  return runPlan.parse(JSON.parse(run3.plan));
+}
+async function startRun({ runId }) {
+  const db = getDb();
+  const run3 = await db.run.findUnique({ where: { id: runId }, select: { clusterId: true, status: true } });
+  if (!run3) throw notFound("Run");
+  await db.$transaction(async (tx) => {
+    const locked2 = await tx.cluster.updateMany({ where: { id: run3.clusterId, OR: [{ activeRunId: null }, { activeRunId: runId }] }, data: { activeRunId: runId } });
+    if (locked2.count === 0) {
+      const c = await tx.cluster.findUnique({ where: { id: run3.clusterId }, select: { activeRunId: true } });
+      throw conflict(`Another run (${c?.activeRunId}) is in progress on this cluster; wait for it or cancel it`);
+    }
+    const started = await tx.run.updateMany({ where: { id: runId, status: "planned" }, data: { status: "running", startedAt: /* @__PURE__ */ new Date() } });
+    if (started.count === 0) throw conflict(`Run ${runId} is ${run3.status}; only a planned run can start`);
+  });
+  await appendRunEvent({ runId, type: "run.started" });
+}
+async function requestCancel({ runId }) {
+  const r2 = await getDb().run.updateMany({ where: { id: runId, status: { in: ["planned", "running"] } }, data: { cancelRequested: true } });
+  if (r2.count === 0) throw conflict("Only a planned or running run can be cancelled");
+  await appendRunEvent({ runId, type: "run.cancel-requested" });
+}
+async function claimRun({ runId, workerId, staleMs }) {
+  const stale = new Date(Date.now() - staleMs);
+  const r2 = await getDb().run.updateMany({
+    where: { id: runId, status: "running", OR: [{ workerId: null }, { workerId }, { heartbeatAt: null }, { heartbeatAt: { lt: stale } }] },
+    data: { workerId, heartbeatAt: /* @__PURE__ */ new Date() }
+  });
+  return r2.count === 1;
+}
+async function listResumableRuns({ workerId, staleMs }) {
+  const stale = new Date(Date.now() - staleMs);
+  const rows = await getDb().run.findMany({
+    where: { status: "running", OR: [{ workerId: null }, { workerId }, { heartbeatAt: null }, { heartbeatAt: { lt: stale } }] },
+    select: { id: true },
+    orderBy: { createdAt: "asc" }
+  });
+  return rows.map((r2) => r2.id);
+}
+async function finishRun({ runId, status, summary }) {
+  const db = getDb();
+  const run3 = await db.run.findUniqueOrThrow({ where: { id: runId }, select: { clusterId: true } });
+  await db.$transaction([
+    db.run.updateMany({ where: { id: runId, status: "running" }, data: { status, finishedAt: /* @__PURE__ */ new Date(), summary: JSON.stringify(summary), workerId: null } }),
+    db.cluster.updateMany({ where: { id: run3.clusterId, activeRunId: runId }, data: { activeRunId: null } })
+  ]);
+  await appendRunEvent({ runId, type: "run.finished", data: { status, summary } });
+}
+async function acceptRunWarnings({ runId, by }) {
+  await appendRunEvent({ runId, type: "run.warnings-accepted", data: { by } });
+}
+var init_runs = __esm({
+  "lib/engine/runs.ts"() {
+    "use strict";
+    init_client2();
+    init_errors();
+    init_ids();
+    init_events();
+    init_plan();
+  }
+});
+
+// lib/engine/plan-run.ts
+async function latestAssets(clusterId, renderIfNone) {
+  const db = getDb();
+  if (renderIfNone) await awaitRunningRender(clusterId);
+  let set = await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true } });
+  if (!set && renderIfNone) set = { id: (await renderAndSaveAssetSet({ clusterId, options: {} })).id };
+  if (!set) return void 0;
+  const rows = await db.asset.findMany({ where: { assetSetId: set.id }, select: { path: true, sha256: true, size: true } });
+  return { id: set.id, index: new Map(rows.map((r2) => [r2.path, { sha256: r2.sha256, size: r2.size }])) };
+}
+async function planRun({ clusterId, body, createdById, by }) {
+  const cluster = await getDb().cluster.findUnique({ where: { id: clusterId }, select: { definition: true } });
+  if (!cluster) throw notFound("Cluster");
+  const definition = JSON.parse(cluster.definition);
+  const id = newId("run");
+  const assets = body.type === "check" ? void 0 : await latestAssets(clusterId, body.type !== "reset");
+  let plan;
+  try {
+    if (body.type === "check") plan = buildCheckPlan(definition);
+    else if (body.type === "bootstrap") plan = buildBootstrapPlan(definition, id, assets?.index ?? /* @__PURE__ */ new Map());
+    else if (body.type === "join") plan = buildJoinPlan(definition, id, assets?.index ?? /* @__PURE__ */ new Map(), body.hosts);
+    else plan = buildResetPlan(definition, id, [...assets?.index.keys() ?? []], body.hosts);
+  } catch (err) {
+    if (err instanceof PlanError) throw unprocessable(err.message);
+    throw err;
+  }
+  const runId = await createRun({ id, clusterId, type: body.type, plan, createdById, assetSetId: assets?.id });
+  if ("acceptWarnings" in body && body.acceptWarnings) await acceptRunWarnings({ runId, by: by ?? "unknown" });
+  return runId;
+}
+var init_plan_run = __esm({
+  "lib/engine/plan-run.ts"() {
+    "use strict";
+    init_render_jobs();
+    init_store();
+    init_client2();
+    init_errors();
+    init_ids();
+    init_plans();
+    init_runs();
+  }
+});
+
+// lib/ssh/backoff.ts
+function backoffDelay(retry, opts, random = Math.random) {
+  const raw2 = Math.min(opts.maxMs, opts.baseMs * 2 ** (retry - 1));
+  return Math.round(raw2 * (1 - opts.jitter * random()));
+}
+async function withRetry(fn, opts) {
+  const sleep = opts.sleep ?? abortableSleep;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn(attempt);
+    } catch (err) {
+      if (attempt >= opts.attempts || !opts.isRetryable(err) || opts.signal?.aborted) throw err;
+      const delay = backoffDelay(attempt, opts);
+      opts.onRetry?.(err, attempt, delay);
+      await sleep(delay, opts.signal);
+    }
+  }
+}
+function abortableSleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+var DEFAULT_BACKOFF;
+var init_backoff = __esm({
+  "lib/ssh/backoff.ts"() {
+    "use strict";
+    DEFAULT_BACKOFF = { attempts: 3, baseMs: 250, maxMs: 4e3, jitter: 0.2 };
+  }
+});
+
+// lib/ssh/errors.ts
+function isSshError(err) {
+  return err instanceof SshError;
+}
+function describeError(d) {
+  const at = d.host;
+  switch (d.kind) {
+    case "unreachable":
+      return `${at}: host unreachable at ${d.address}${d.cause ? ` (${d.cause})` : ""}. Check that it is powered on, the address is right, and no firewall or routing drops SSH.`;
+    case "refused":
+      return `${at}: connection refused at ${d.address}. The host is up but nothing listens on the SSH port: check that sshd runs and the port is right.`;
+    case "timeout":
+      return d.phase === "connect" ? `${at}: no SSH handshake within ${d.afterMs} ms. The host may be down, overloaded, or a firewall drops packets; check the network path.` : `${at}: step ${d.step ?? "(none)"} timed out after ${d.afterMs} ms; the remote command was stopped. Check the host's load or raise the step's timeout.`;
+    case "auth-failed":
+      return `${at}: authentication failed for user "${d.user}"${d.methods.length ? ` (tried: ${d.methods.join(", ")})` : ""}. Check that the key is in ~${d.user}/.ssh/authorized_keys, or the password/passphrase.`;
+    case "host-key-changed":
+      return `${at}: host key changed \u2014 refusing to connect. Pinned ${d.pinned}, offered ${d.offered}. This can be a machine-in-the-middle. ${REPIN_HINT}`;
+    case "sudo-needs-password":
+      return `${at}: sudo asks user "${d.user}" for a password${d.step ? ` (step ${d.step})` : ""}. Bootdeck runs "sudo -n" and cannot type one: give the user NOPASSWD sudo (e.g. "${d.user} ALL=(ALL) NOPASSWD:ALL" in /etc/sudoers.d/) or connect as root.`;
+    case "command-failed": {
+      const how = d.exitCode === null ? `killed by signal ${d.signal ?? "?"}` : `exit code ${d.exitCode}`;
+      const tail = d.stderrTail.length ? `
+last stderr lines:
+${d.stderrTail.join("\n")}` : "";
+      return `${at}: step ${d.step ?? "(none)"} failed with ${how}: ${truncate(d.command, 200)}${tail}`;
+    }
+    case "cancelled":
+      return `${at}: step ${d.step ?? "(none)"} cancelled; the remote command was stopped.`;
+  }
+}
+function truncate(s2, n) {
+  return s2.length <= n ? s2 : `${s2.slice(0, n)}\u2026 (${s2.length} chars)`;
+}
+function classifyConnectError(err, ctx) {
+  if (err instanceof SshError) return err;
+  const e = err ?? {};
+  const msg = e.message ?? String(err);
+  if (ctx.offeredKey && ctx.pinnedKey && ctx.offeredKey !== ctx.pinnedKey) {
+    return new SshError({ kind: "host-key-changed", host: ctx.host, pinned: ctx.pinnedKey, offered: ctx.offeredKey }, { cause: err });
+  }
+  if (e.level === "client-authentication" || /All configured authentication methods failed/i.test(msg)) {
+    return new SshError({ kind: "auth-failed", host: ctx.host, user: ctx.user, methods: [] }, { cause: err });
+  }
+  if (e.level === "client-timeout" || e.code === "ETIMEDOUT" || /Timed out while waiting for handshake/i.test(msg)) {
+    return new SshError({ kind: "timeout", host: ctx.host, phase: "connect", afterMs: ctx.timeoutMs }, { cause: err });
+  }
+  if (e.code === "ECONNREFUSED" || /\bConnection refused\b/i.test(msg)) {
+    return new SshError({ kind: "refused", host: ctx.host, address: ctx.address }, { cause: err });
+  }
+  return new SshError(
+    { kind: "unreachable", host: ctx.host, address: ctx.address, cause: e.code ?? msg },
+    { cause: err }
+  );
+}
+function isSudoPasswordPrompt(stderr) {
+  return /^sudo: (a password is required|a terminal is required)/m.test(stderr);
+}
+var RETRYABLE, SshError, REPIN_HINT;
+var init_errors2 = __esm({
+  "lib/ssh/errors.ts"() {
+    "use strict";
+    RETRYABLE = {
+      unreachable: true,
+      refused: true,
+      timeout: true,
+      "auth-failed": false,
+      "host-key-changed": false,
+      "sudo-needs-password": false,
+      "command-failed": false,
+      cancelled: false
+    };
+    SshError = class extends Error {
+      detail;
+      kind;
+      host;
+      retryable;
+      constructor(detail, options) {
+        super(describeError(detail), options);
+        this.name = "SshError";
+        this.detail = detail;
+        this.kind = detail.kind;
+        this.host = detail.host;
+        this.retryable = RETRYABLE[detail.kind] && !(detail.kind === "timeout" && detail.phase === "command");
+      }
+    };
+    REPIN_HINT = 'If the host was legitimately reinstalled, verify the new fingerprint out of band (on the host: `ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub`), then re-pin it: the host\'s page \u2192 "Re-pin host key", or `bootdeck host repin CLUSTER HOST`.';
+  }
+});
+
+// lib/ssh/host-key.ts
+function fingerprint(keyBlob) {
+  return `SHA256:${(0, import_node_crypto11.createHash)("sha256").update(keyBlob).digest("base64").replace(/=+$/, "")}`;
+}
+function decideHostKey(policy, offered) {
+  if (policy.pinned) {
+    return normalise(policy.pinned) === offered ? { accept: true, firstContact: false } : { accept: false, reason: "changed" };
+  }
+  if (policy.requirePinned) return { accept: false, reason: "unpinned" };
+  return { accept: true, firstContact: true };
+}
+function normalise(pin) {
+  const body = pin.trim().replace(/^SHA256:/, "").replace(/=+$/, "");
+  return `SHA256:${body}`;
+}
+var import_node_crypto11;
+var init_host_key = __esm({
+  "lib/ssh/host-key.ts"() {
+    "use strict";
+    import_node_crypto11 = require("node:crypto");
+  }
+});
+
+// lib/ssh/connection.ts
+function connectHost(host2, opts) {
+  const address2 = `${host2.address}:${host2.port ?? 22}`;
+  return new Promise((resolve, reject) => {
+    const client = new import_ssh22.Client();
+    let offered;
+    let settled = false;
+    let keyError;
+    const finish = (err, ok) => {
+      if (settled) return;
+      settled = true;
+      opts.signal?.removeEventListener("abort", onAbort);
+      if (ok) return resolve(ok);
+      client.end();
+      reject(
+        keyError ?? classifyConnectError(err, {
+          host: host2.id,
+          address: address2,
+          user: host2.user,
+          timeoutMs: opts.connectTimeoutMs,
+          offeredKey: offered,
+          pinnedKey: host2.hostKey.pinned
+        })
+      );
+    };
+    const onAbort = () => finish(new SshError({ kind: "cancelled", host: host2.id }));
+    if (opts.signal?.aborted) return onAbort();
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+    const config2 = {
+      host: host2.address,
+      port: host2.port ?? 22,
+      username: host2.user,
+      readyTimeout: opts.connectTimeoutMs,
+      keepaliveInterval: opts.keepaliveIntervalMs,
+      keepaliveCountMax: opts.keepaliveCountMax,
+      sock: opts.sock,
+      hostVerifier: (key, verify) => {
+        offered = fingerprint(key);
+        const decision = decideHostKey(host2.hostKey, offered);
+        if (!decision.accept) {
+          keyError = decision.reason === "changed" ? new SshError({ kind: "host-key-changed", host: host2.id, pinned: host2.hostKey.pinned ?? "", offered }) : new SshError({ kind: "host-key-changed", host: host2.id, pinned: "(none: pinning required)", offered });
+          return verify(false);
+        }
+        if (!decision.firstContact || !host2.hostKey.onFirstContact) return verify(true);
+        Promise.resolve(host2.hostKey.onFirstContact(offered)).then(
+          () => verify(true),
+          (err) => {
+            keyError = new SshError(
+              { kind: "unreachable", host: host2.id, address: address2, cause: `recording the host key failed: ${String(err)}` },
+              { cause: err }
+            );
+            verify(false);
+          }
+        );
+      }
+    };
+    switch (host2.auth.kind) {
+      case "key":
+        config2.privateKey = host2.auth.privateKey;
+        config2.passphrase = host2.auth.passphrase;
+        break;
+      case "password":
+        config2.password = host2.auth.password;
+        break;
+      case "agent":
+        config2.agent = host2.auth.socket ?? process.env.SSH_AUTH_SOCK;
+        break;
+    }
+    client.once("ready", () => {
+      client.setNoDelay(true);
+      finish(void 0, client);
+    });
+    client.once("error", (err) => finish(err));
+    client.once("close", () => finish(new Error("connection closed during handshake")));
+    try {
+      client.connect(config2);
+    } catch (err) {
+      const msg = err instanceof Error ? err.message : String(err);
+      settled = true;
+      opts.signal?.removeEventListener("abort", onAbort);
+      reject(new SshError({ kind: "auth-failed", host: host2.id, user: host2.user, methods: [`${host2.auth.kind}: ${msg}`] }, { cause: err }));
+    }
+  });
+}
+function forwardThrough(bastion2, target, bastionId) {
+  const address2 = `${target.address}:${target.port ?? 22}`;
+  return new Promise((resolve, reject) => {
+    bastion2.forwardOut("127.0.0.1", 0, target.address, target.port ?? 22, (err, stream) => {
+      if (err) {
+        const refused = /refused/i.test(err.message);
+        return reject(
+          refused ? new SshError({ kind: "refused", host: target.id, address: address2 }, { cause: err }) : new SshError({ kind: "unreachable", host: target.id, address: address2, cause: `via bastion ${bastionId}: ${err.message}` }, { cause: err })
+        );
+      }
+      resolve(stream);
+    });
+  });
+}
+var import_ssh22;
+var init_connection = __esm({
+  "lib/ssh/connection.ts"() {
+    "use strict";
+    import_ssh22 = require("ssh2");
+    init_errors2();
+    init_host_key();
+  }
+});
+
+// lib/ssh/lines.ts
+var LineSplitter;
+var init_lines = __esm({
+  "lib/ssh/lines.ts"() {
+    "use strict";
+    LineSplitter = class {
+      constructor(emit) {
+        this.emit = emit;
+      }
+      emit;
+      partial = "";
+      decoder = new TextDecoder("utf-8", { fatal: false });
+      push(chunk) {
+        const text = this.partial + (typeof chunk === "string" ? chunk : this.decoder.decode(chunk, { stream: true }));
+        const parts = text.split("\n");
+        this.partial = parts.pop() ?? "";
+        for (const p2 of parts) this.emit(p2.endsWith("\r") ? p2.slice(0, -1) : p2);
+      }
+      flush() {
+        const rest = this.partial + this.decoder.decode();
+        this.partial = "";
+        if (rest.length > 0) this.emit(rest);
+      }
+    };
+  }
+});
+
+// lib/ssh/scripts.ts
+var RUN_WRAPPER, UPLOAD_PROBE, UPLOAD_APPLY;
+var init_scripts = __esm({
+  "lib/ssh/scripts.ts"() {
+    "use strict";
+    RUN_WRAPPER = `echo "bootdeck-pid $$" >&2
+exec 3<&0
+setsid "$@" <&3 3<&- &
+p=$!
+exec 3<&-
+stop() {
+  kill -TERM "-$p" 2>/dev/null || exit 143
+  i=0
+  while [ "$i" -lt 10 ] && kill -0 "-$p" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+  kill -KILL "-$p" 2>/dev/null
+  exit 143
+}
+trap stop TERM HUP INT
+wait "$p"`;
+    UPLOAD_PROBE = `n=$#
+for f; do
+  if [ -f "$f" ]; then set -- "$@" "$f"; printf y; else printf n; fi
+done
+echo
+shift "$n"
+if [ "$#" -gt 0 ]; then
+  stat --printf '%a %U:%G\\n' -- "$@"
+  sha256sum -z -- "$@"
+fi`;
+    UPLOAD_APPLY = `set -eu
+sums=$1; want=$2; stage=$3; nd=$4; nt=$5; shift 5
+on_dirs() { c=$1; shift; n=$#; i=0
+  for a; do i=$((i + 1)); if [ "$i" -le "$nd" ]; then set -- "$@" "$a"; fi; done
+  shift "$n"; "$c" "$@"; }
+on_temps() { c=$1; shift; shift "$nd"; "$c" "$@"; }
+mkstages() { for d; do mkdir -p -m 700 -- "$d/$stage"; done; }
+rmstages() { for d; do rm -rf -- "$d/$stage"; done; }
+movein() { for d; do find "$d/$stage" -mindepth 1 -maxdepth 1 -exec mv -f -t "$d" -- {} +; rmdir -- "$d/$stage"; done; }
+syncfs_all() { sync -f -- "$@"; }
+stat_all() { stat --printf '%a %U:%G\\n' -- "$@"; }
+fail() { on_dirs rmstages "$@"; echo "bootdeck-upload: $msg" >&2; exit "$code"; }
+on_dirs mkstages "$@"
+if ! tar -x -f - -C / --same-owner --same-permissions; then msg="tar extraction failed"; code=90; fail "$@"; fi
+if ! printf '%s' "$sums" | sha256sum -c --quiet --strict - >&2; then msg="checksum mismatch after transfer"; code=91; fail "$@"; fi
+got=$(on_temps stat_all "$@")
+if [ "$got" != "$want" ]; then msg="mode/owner not as requested: wanted [$want] got [$got] (does the owner exist on this host?)"; code=92; fail "$@"; fi
+on_dirs syncfs_all "$@"
+on_dirs movein "$@"
+on_dirs syncfs_all "$@"
+echo "bootdeck-upload: wrote $nt"`;
+  }
+});
+
+// lib/ssh/exec.ts
+function buildRemoteCommand(argv, user2) {
+  if (argv.length === 0) throw new QuoteError("cannot run an empty command");
+  const wrapped = ["sh", "-c", RUN_WRAPPER, "bootdeck-run", ...argv];
+  const line = shellCommand(user2 === "root" ? wrapped : ["sudo", "-n", "--", ...wrapped]);
+  if (Buffer.byteLength(line) > MAX_COMMAND_BYTES) {
+    throw new QuoteError(
+      `command line too long: ${Buffer.byteLength(line)} bytes once quoted, the remote shell accepts at most ${MAX_COMMAND_BYTES}; pass large data on stdin or upload it as a file`
+    );
+  }
+  return line;
+}
+function buildKillCommand(pid, user2) {
+  if (!/^\d+$/.test(pid)) throw new Error(`not a pid: ${pid}`);
+  const argv = ["kill", "-TERM", pid];
+  return shellCommand(user2 === "root" ? argv : ["sudo", "-n", "--", ...argv]);
+}
+function sendSignal(ch, name) {
+  const internals = ch;
+  const id = internals.outgoing?.id;
+  const st = internals.outgoing?.state;
+  if (id === void 0 || st !== "open" && st !== "eof") return;
+  try {
+    internals._client?._protocol?.signal(id, name);
+  } catch {
+  }
+}
+async function execOnClient(ctx, argv, opts = {}) {
+  const step3 = opts.step ?? "";
+  const started = Date.now();
+  const timeoutMs = opts.timeoutMs ?? ctx.defaultTimeoutMs;
+  if (opts.signal?.aborted) throw new SshError({ kind: "cancelled", host: ctx.hostId, step: step3 });
+  const command = buildRemoteCommand(argv, ctx.user);
+  return new Promise((resolve, reject) => {
+    ctx.client.exec(command, { pty: false }, (err, ch) => {
+      if (err) return reject(new ChannelOpenError(err));
+      handleChannel(ch, resolve, reject);
+    });
+  });
+  function handleChannel(ch, resolve, reject) {
+    const stdout = [];
+    let stdoutBytes = 0;
+    const capture = opts.captureStdout ?? true;
+    const stderrTail = [];
+    let stderrText = "";
+    let exitCode = null;
+    let exitSignal;
+    let stopped;
+    let killTimer;
+    let remotePid;
+    const emit = (stream) => {
+      const redact = ctx.redactor.forStream();
+      return new LineSplitter((raw2) => {
+        if (stream === "stderr" && !remotePid) {
+          const m = /^bootdeck-pid (\d+)$/.exec(raw2);
+          if (m) {
+            remotePid = m[1];
+            if (stopped) killRemote();
+            return;
+          }
+        }
+        const line = redact(raw2);
+        if (stream === "stderr") {
+          stderrTail.push(line);
+          if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
+        }
+        if (!opts.quiet) ctx.sink?.({ host: ctx.hostId, step: step3, stream, line });
+      });
+    };
+    const outLines = emit("stdout");
+    const errLines = emit("stderr");
+    ch.on("data", (d) => {
+      if (capture && stdoutBytes < MAX_CAPTURE_BYTES) {
+        stdout.push(d);
+        stdoutBytes += d.length;
+      }
+      outLines.push(d);
+    });
+    ch.stderr.on("data", (d) => {
+      if (stderrText.length < 4096) stderrText += d.toString("utf8");
+      errLines.push(d);
+    });
+    ch.on("exit", (code, signal) => {
+      exitCode = code;
+      exitSignal = signal;
+    });
+    const stop = (why) => {
+      if (stopped) return;
+      stopped = why;
+      sendSignal(ch, "TERM");
+      killRemote();
+      killTimer = setTimeout(() => {
+        ch.close();
+        settle();
+      }, KILL_GRACE_MS);
+    };
+    let killSent = false;
+    const killRemote = () => {
+      if (killSent || !remotePid) return;
+      killSent = true;
+      ctx.client.exec(buildKillCommand(remotePid, ctx.user), { pty: false }, (err, kch) => {
+        if (err) return;
+        kch.on("data", () => void 0);
+        kch.stderr.on("data", () => void 0);
+        kch.end();
+      });
+    };
+    const timer = timeoutMs > 0 ? setTimeout(() => stop("timeout"), timeoutMs) : void 0;
+    const onAbort = () => stop("cancelled");
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+    let settled = false;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(killTimer);
+      opts.signal?.removeEventListener("abort", onAbort);
+      outLines.flush();
+      errLines.flush();
+      const base = { host: ctx.hostId, step: step3 };
+      if (stopped === "timeout") {
+        return reject(new SshError({ kind: "timeout", ...base, phase: "command", afterMs: timeoutMs }));
+      }
+      if (stopped === "cancelled") return reject(new SshError({ kind: "cancelled", ...base }));
+      if (exitCode !== 0 && ctx.user !== "root" && isSudoPasswordPrompt(stderrText)) {
+        return reject(new SshError({ kind: "sudo-needs-password", ...base, user: ctx.user }));
+      }
+      if (exitCode === null && exitSignal === void 0) {
+        return reject(new SshError({ kind: "unreachable", host: ctx.hostId, address: ctx.address ?? ctx.hostId, cause: `the connection was lost while ${step3 ? `step ${step3}` : "a command"} ran; it may have run partly` }));
+      }
+      if (exitCode === 0 || opts.allowFailure && exitCode !== null) {
+        return resolve({
+          ...base,
+          exitCode: exitCode ?? 0,
+          stdout: Buffer.concat(stdout),
+          stderrTail,
+          durationMs: Date.now() - started
+        });
+      }
+      reject(
+        new SshError({
+          kind: "command-failed",
+          ...base,
+          command: ctx.redactor.redact(shellCommand(argv)),
+          exitCode,
+          signal: exitSignal,
+          stderrTail
+        })
+      );
+    };
+    ch.on("close", settle);
+    if (opts.stdin === void 0) ch.end();
+    else if (typeof opts.stdin === "string" || Buffer.isBuffer(opts.stdin)) ch.end(opts.stdin);
+    else opts.stdin.pipe(ch);
+  }
+}
+var STDERR_TAIL_LINES, MAX_CAPTURE_BYTES, KILL_GRACE_MS, MAX_COMMAND_BYTES, ChannelOpenError;
+var init_exec = __esm({
+  "lib/ssh/exec.ts"() {
+    "use strict";
+    init_errors2();
+    init_lines();
+    init_quote();
+    init_scripts();
+    STDERR_TAIL_LINES = 20;
+    MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
+    KILL_GRACE_MS = 2e3;
+    MAX_COMMAND_BYTES = 128 * 1024 - 1;
+    ChannelOpenError = class extends Error {
+      constructor(cause) {
+        super(`could not open an exec channel: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+      }
+    };
+  }
+});
+
+// lib/ssh/redact.ts
+var REDACTED, PATTERNS, PEM_BEGIN, PEM_END, Redactor;
+var init_redact = __esm({
+  "lib/ssh/redact.ts"() {
+    "use strict";
+    REDACTED = "[REDACTED]";
+    PATTERNS = [
+      // Kubernetes bootstrap tokens: <6>.<16> lower-case alphanumerics.
+      /\b[a-z0-9]{6}\.[a-z0-9]{16}\b/g,
+      // Authorization headers and bearer tokens.
+      /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi,
+      // key=value / key: value forms of common secret names.
+      /\b((?:password|passwd|passphrase|secret|token|api[_-]?key)["']?\s*[:=]\s*["']?)[^\s"',;]+/gi
+    ];
+    PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY)-----/;
+    PEM_END = /-----END ((?:[A-Z0-9]+ )*PRIVATE KEY)-----/;
+    Redactor = class {
+      secrets = /* @__PURE__ */ new Set();
+      /** Registers literal secrets; values shorter than 4 characters would redact noise, so they are ignored. */
+      add(...values) {
+        for (const v of values) {
+          if (v && v.length >= 4) {
+            this.secrets.add(v);
+            for (const line of v.split("\n")) if (line.trim().length >= 16) this.secrets.add(line.trim());
+          }
+        }
+        return this;
+      }
+      /** Redacts a whole text (possibly many lines), including complete PEM private-key blocks. */
+      redact(text) {
+        const lr = this.forStream();
+        return text.split("\n").map((l) => lr(l)).join("\n");
+      }
+      forStream() {
+        let inKey = false;
+        return (line) => {
+          if (inKey) {
+            if (PEM_END.test(line)) inKey = false;
+            return REDACTED;
+          }
+          const begin = PEM_BEGIN.exec(line);
+          if (begin) {
+            inKey = !PEM_END.test(line.slice(begin.index + begin[0].length));
+            return line.slice(0, begin.index) + `${REDACTED} (${begin[1]})`;
+          }
+          return this.redactLine(line);
+        };
+      }
+      redactLine(line) {
+        let out = line;
+        for (const s2 of [...this.secrets].sort((a, b) => b.length - a.length)) {
+          if (out.includes(s2)) out = out.split(s2).join(REDACTED);
+        }
+        for (const re of PATTERNS) {
+          out = out.replace(
+            re,
+            (match, prefix) => typeof prefix === "string" && /[:=]\s*["']?$/.test(prefix) ? `${prefix}${REDACTED}` : REDACTED
+          );
+        }
+        return out;
+      }
+    };
+  }
+});
+
+// lib/ssh/semaphore.ts
+var Semaphore;
+var init_semaphore = __esm({
+  "lib/ssh/semaphore.ts"() {
+    "use strict";
+    Semaphore = class {
+      constructor(limit) {
+        this.limit = limit;
+        if (!Number.isInteger(limit) || limit < 1) throw new Error(`concurrency limit must be a positive integer, got ${limit}`);
+      }
+      limit;
+      active = 0;
+      waiters = [];
+      get inFlight() {
+        return this.active;
+      }
+      async use(fn) {
+        if (this.active >= this.limit) await new Promise((r2) => this.waiters.push(r2));
+        else this.active++;
+        try {
+          return await fn();
+        } finally {
+          const next = this.waiters.shift();
+          if (next) next();
+          else this.active--;
+        }
+      }
+    };
+  }
+});
+
+// lib/ssh/upload.ts
+function normaliseFiles(files) {
+  const seen = /* @__PURE__ */ new Set();
+  return files.map((f) => {
+    if (!import_posix.default.isAbsolute(f.path)) throw new QuoteError(`upload target must be an absolute path, got "${f.path}"`);
+    if (f.path.includes("\0")) throw new QuoteError("upload target path contains a NUL byte");
+    const p2 = import_posix.default.normalize(f.path);
+    if (p2.endsWith("/")) throw new QuoteError(`upload target must name a file, got "${f.path}"`);
+    if (seen.has(p2)) throw new QuoteError(`upload lists "${p2}" twice`);
+    seen.add(p2);
+    const owner = f.owner ?? "root:root";
+    if (!/^[A-Za-z0-9_.][A-Za-z0-9_.-]*:[A-Za-z0-9_.][A-Za-z0-9_.-]*$/.test(owner)) {
+      throw new QuoteError(`owner must be "user:group" names, got "${owner}"`);
+    }
+    const content = typeof f.content === "string" ? Buffer.from(f.content) : f.content;
+    return {
+      path: p2,
+      content,
+      sha256: (0, import_node_crypto12.createHash)("sha256").update(content).digest("hex"),
+      mode: (f.mode ?? 384).toString(8),
+      owner
+    };
+  });
+}
+function probeArgs(files) {
+  return ["sh", "-c", UPLOAD_PROBE, "bootdeck-probe", ...files.map((f) => f.path)];
+}
+function parseProbe(out, count2) {
+  const text = out.toString("utf8");
+  const nl = text.indexOf("\n");
+  const flags = text.slice(0, nl);
+  if (nl < 0 || flags.length !== count2 || /[^yn]/.test(flags)) {
+    throw new Error(`unexpected upload probe output: ${JSON.stringify(text.slice(0, 200))}`);
+  }
+  const existing = [...flags].filter((c) => c === "y").length;
+  let rest = text.slice(nl + 1);
+  const stats = [];
+  for (let i = 0; i < existing; i++) {
+    const e = rest.indexOf("\n");
+    stats.push(rest.slice(0, e));
+    rest = rest.slice(e + 1);
+  }
+  const sums = rest.split("\0").filter((r2) => r2.length > 0).map((r2) => r2.replace(/^\\/, "").slice(0, 64));
+  if (sums.length !== existing || sums.some((s2) => !/^[0-9a-f]{64}$/.test(s2))) {
+    throw new Error(`unexpected upload probe checksums: ${JSON.stringify(rest.slice(0, 200))}`);
+  }
+  let k = 0;
+  return [...flags].map((c) => {
+    if (c === "n") return { exists: false };
+    const [mode = "", owner = ""] = (stats[k] ?? "").split(" ");
+    const sha2563 = sums[k] ?? "";
+    k++;
+    return { exists: true, mode, owner, sha256: sha2563 };
+  });
+}
+function needsWrite(f, remote) {
+  return !remote.exists || remote.sha256 !== f.sha256 || remote.mode !== f.mode || remote.owner !== f.owner;
+}
+function tempPathFor(target, nonce) {
+  return import_posix.default.join(import_posix.default.dirname(target), stageName(nonce), import_posix.default.basename(target));
+}
+function checksumLine(sha2563, file) {
+  if (/[\\\n]/.test(file)) return `\\${sha2563}  ${file.replaceAll("\\", "\\\\").replaceAll("\n", "\\n")}`;
+  return `${sha2563}  ${file}`;
+}
+function planApply(files, nonce = (0, import_node_crypto12.randomBytes)(6).toString("hex")) {
+  const temps = files.map((f) => tempPathFor(f.path, nonce));
+  const dirs = [...new Set(files.map((f) => import_posix.default.dirname(f.path)))];
+  const sums = files.map((f, i) => checksumLine(f.sha256, temps[i] ?? "")).join("\n") + "\n";
+  const want = files.map((f) => `${f.mode} ${f.owner}`).join("\n");
+  const argv = [
+    "sh",
+    "-c",
+    UPLOAD_APPLY,
+    "bootdeck-upload",
+    sums,
+    want,
+    stageName(nonce),
+    String(dirs.length),
+    String(files.length),
+    ...dirs,
+    ...temps
+  ];
+  const tar = () => buildTar(files, temps);
+  return { argv, temps, tar };
+}
+function buildTar(files, temps) {
+  const p2 = (0, import_tar_stream2.pack)();
+  const chunks = [];
+  return new Promise((resolve, reject) => {
+    p2.on("data", (c) => chunks.push(c));
+    p2.on("end", () => resolve(Buffer.concat(chunks)));
+    p2.on("error", reject);
+    files.forEach((f, i) => {
+      const [uname, gname] = f.owner.split(":");
+      p2.entry(
+        {
+          name: (temps[i] ?? "").replace(/^\/+/, ""),
+          size: f.content.length,
+          mode: parseInt(f.mode, 8),
+          uname,
+          gname,
+          uid: 0,
+          gid: 0,
+          mtime: /* @__PURE__ */ new Date(),
+          type: "file"
+        },
+        f.content
+      );
+    });
+    p2.finalize();
+  });
+}
+var import_node_crypto12, import_posix, import_tar_stream2, stageName;
+var init_upload = __esm({
+  "lib/ssh/upload.ts"() {
+    "use strict";
+    import_node_crypto12 = require("node:crypto");
+    import_posix = __toESM(require("node:path/posix"));
+    import_tar_stream2 = require("tar-stream");
+    init_quote();
+    init_scripts();
+    stageName = (nonce) => `.bootdeck-upload-${nonce}`;
+  }
+});
+
+// lib/ssh/upload-sftp.ts
+function openSftp(client) {
+  return new Promise((resolve, reject) => client.sftp((err, sftp) => err ? reject(err) : resolve(sftp)));
+}
+function step2(fn) {
+  return new Promise((resolve, reject) => fn((err, v) => err ? reject(err) : resolve(v)));
+}
+async function sftpWriteTemps(sftp, files, temps) {
+  await Promise.all(
+    files.map(async (f, i) => {
+      const temp = temps[i] ?? "";
+      const handle = await step2((cb) => sftp.open(temp, "w", { mode: parseInt(f.mode, 8) }, cb));
+      try {
+        if (f.content.length > 0) await step2((cb) => sftp.write(handle, f.content, 0, f.content.length, 0, cb));
+        await step2((cb) => sftp.ext_openssh_fsync(handle, (err) => cb(err)));
+      } finally {
+        await step2((cb) => sftp.close(handle, cb));
+      }
+    })
+  );
+}
+function dirsOf(paths) {
+  return [...new Set(paths.map((p2) => import_posix2.default.dirname(p2)))];
+}
+var import_posix2, EMPTY_TAR;
+var init_upload_sftp = __esm({
+  "lib/ssh/upload-sftp.ts"() {
+    "use strict";
+    import_posix2 = __toESM(require("node:path/posix"));
+    EMPTY_TAR = Buffer.alloc(1024);
+  }
+});
+
+// lib/ssh/executor.ts
+var Executor;
+var init_executor = __esm({
+  "lib/ssh/executor.ts"() {
+    "use strict";
+    init_backoff();
+    init_connection();
+    init_errors2();
+    init_exec();
+    init_redact();
+    init_semaphore();
+    init_upload();
+    init_upload_sftp();
+    Executor = class {
+      redactor;
+      pool = /* @__PURE__ */ new Map();
+      commands;
+      uploads;
+      opts;
+      sink;
+      closed = false;
+      constructor(options = {}) {
+        this.opts = {
+          concurrency: options.concurrency ?? 64,
+          uploadConcurrency: options.uploadConcurrency ?? 16,
+          perHostChannels: options.perHostChannels ?? 8,
+          connectTimeoutMs: options.connectTimeoutMs ?? 15e3,
+          commandTimeoutMs: options.commandTimeoutMs ?? 10 * 6e4,
+          keepaliveIntervalMs: options.keepaliveIntervalMs ?? 5e3,
+          keepaliveCountMax: options.keepaliveCountMax ?? 3,
+          retry: { ...DEFAULT_BACKOFF, ...options.retry }
+        };
+        this.commands = new Semaphore(this.opts.concurrency);
+        this.uploads = new Semaphore(this.opts.uploadConcurrency);
+        this.sink = options.sink;
+        this.redactor = options.redactor ?? new Redactor();
+      }
+      /** Runs argv (quoted through the one helper) on the host; throws a classified SshError on failure. */
+      async run(host2, argv, opts = {}) {
+        return this.commands.use(() => this.runNow(host2, argv, opts));
+      }
+      /** Uploads files idempotently: one probe exec, then (only if something differs) one tar stream. */
+      async upload(host2, files, opts = {}) {
+        const { changed, result } = await this.probeChanges(host2, files, opts);
+        if (changed.length === 0) return result;
+        const plan = planApply(changed);
+        const tar = await plan.tar();
+        await this.uploads.use(() => this.run(host2, plan.argv, { ...opts, stdin: tar, quiet: true }));
+        return { ...result, bytes: tar.length, execs: 2 };
+      }
+      /** One probe exec: which of the files differ on the host (content, mode or owner). */
+      async probeChanges(host2, files, opts) {
+        const planned = normaliseFiles(files);
+        const probe = await this.run(host2, probeArgs(planned), { ...opts, quiet: true });
+        const remote = parseProbe(probe.stdout, planned.length);
+        const changed = planned.filter((f, i) => needsWrite(f, remote[i] ?? { exists: false }));
+        const result = { host: host2.id, step: opts.step ?? "", written: changed.length, skipped: planned.length - changed.length, bytes: 0, execs: 1 };
+        return { changed, result };
+      }
+      /**
+       * The same upload over SFTP (root logins only). Kept to re-measure against the tar stream; see
+       * docs/ssh.md. Costs one exec more (mkdir) plus four SFTP round trips per file.
+       */
+      async uploadViaSftp(host2, files, opts = {}) {
+        if (host2.user !== "root") throw new Error("SFTP uploads need a root login (SFTP cannot use sudo); use upload()");
+        const { changed, result } = await this.probeChanges(host2, files, opts);
+        if (changed.length === 0) return result;
+        const plan = planApply(changed);
+        await this.run(host2, ["mkdir", "-p", "-m", "700", "--", ...dirsOf(plan.temps)], { ...opts, quiet: true });
+        const client = await this.client(host2, opts.signal);
+        const sftp = await openSftp(client);
+        try {
+          await this.uploads.use(() => sftpWriteTemps(sftp, changed, plan.temps));
+        } finally {
+          sftp.end();
+        }
+        await this.run(host2, plan.argv, { ...opts, stdin: EMPTY_TAR, quiet: true });
+        return { ...result, bytes: changed.reduce((n, f) => n + f.content.length, 0), execs: 3 };
+      }
+      /** Runs fn for every host with the executor's bounds; collects each host's result or classified error. */
+      async forEachHost(hosts, fn) {
+        return Promise.all(
+          hosts.map(async (h) => {
+            try {
+              return { host: h.id, ok: true, value: await fn(h) };
+            } catch (err) {
+              return { host: h.id, ok: false, error: err instanceof Error ? err : new Error(String(err)) };
+            }
+          })
+        );
+      }
+      /**
+       * A TCP stream from the host to address:port over the host's pooled connection (like ssh -L): how
+       * the engine reaches a cluster's API without a route from the dashboard.
+       */
+      async forward(host2, address2, port2, signal) {
+        const client = await this.client(host2, signal);
+        return forwardThrough(client, { id: `${address2}:${port2} from ${host2.id}`, address: address2, port: port2 }, host2.id);
+      }
+      /** Opens (or reuses) the host's connection; useful to surface host-key/auth errors before a run. */
+      async connect(host2, signal) {
+        await this.client(host2, signal);
+      }
+      /** Drops a host's pooled connection (e.g. after a re-pin) so the next call reconnects. */
+      disconnect(hostId) {
+        const entry = this.pool.get(hostId);
+        this.pool.delete(hostId);
+        entry?.client.then((c) => c.end(), () => void 0);
+      }
+      async close() {
+        this.closed = true;
+        const entries = [...this.pool.entries()];
+        this.pool.clear();
+        await Promise.all(entries.map(([, e]) => e.client.then((c) => c.end(), () => void 0)));
+      }
+      get connectionCount() {
+        return this.pool.size;
+      }
+      async runNow(host2, argv, opts) {
+        this.registerSecrets(host2);
+        for (let attempt = 1; ; attempt++) {
+          const client = await this.client(host2, opts.signal);
+          const entry = this.pool.get(host2.id);
+          try {
+            return await (entry?.channels ?? new Semaphore(1)).use(
+              () => execOnClient(
+                { client, hostId: host2.id, address: `${host2.address}:${host2.port ?? 22}`, user: host2.user, sink: this.sink, redactor: this.redactor, defaultTimeoutMs: this.opts.commandTimeoutMs },
+                argv,
+                opts
+              )
+            );
+          } catch (err) {
+            if (err instanceof ChannelOpenError) {
+              this.disconnect(host2.id);
+              if (attempt < 2) continue;
+              throw new SshError({ kind: "unreachable", host: host2.id, address: host2.address, cause: err.message }, { cause: err });
+            }
+            throw err;
+          }
+        }
+      }
+      client(host2, signal) {
+        if (this.closed) return Promise.reject(new Error("executor is closed"));
+        const existing = this.pool.get(host2.id);
+        if (existing) return existing.client;
+        const client = withRetry(() => this.open(host2, signal), {
+          ...this.opts.retry,
+          signal,
+          isRetryable: (err) => isSshError(err) && err.retryable
+        });
+        const entry = { client, channels: new Semaphore(this.opts.perHostChannels) };
+        this.pool.set(host2.id, entry);
+        client.then(
+          (c) => {
+            const drop = () => {
+              if (this.pool.get(host2.id) === entry) this.pool.delete(host2.id);
+            };
+            c.once("close", drop);
+            c.once("error", drop);
+          },
+          () => {
+            if (this.pool.get(host2.id) === entry) this.pool.delete(host2.id);
+          }
+        );
+        return client;
+      }
+      async open(host2, signal) {
+        const base = {
+          connectTimeoutMs: this.opts.connectTimeoutMs,
+          keepaliveIntervalMs: this.opts.keepaliveIntervalMs,
+          keepaliveCountMax: this.opts.keepaliveCountMax,
+          signal
+        };
+        if (!host2.bastion) return connectHost(host2, base);
+        const bastion2 = await this.client(host2.bastion, signal);
+        const sock = await forwardThrough(bastion2, host2, host2.bastion.id);
+        return connectHost(host2, { ...base, sock });
+      }
+      registerSecrets(host2) {
+        for (let h = host2; h; h = h.bastion) {
+          if (h.auth.kind === "password") this.redactor.add(h.auth.password);
+          if (h.auth.kind === "key") this.redactor.add(h.auth.passphrase);
+        }
+      }
+    };
+  }
+});
+
+// lib/ssh/index.ts
+var init_ssh = __esm({
+  "lib/ssh/index.ts"() {
+    "use strict";
+    init_executor();
+    init_errors2();
+    init_host_key();
+    init_quote();
+    init_redact();
+  }
+});
+
+// lib/engine/actions/types.ts
+function needHost(ctx) {
+  if (!ctx.host) throw new Error(`step ${ctx.planned.key} needs a host`);
+  return ctx.host;
+}
+var WaitAbandoned;
+var init_types2 = __esm({
+  "lib/engine/actions/types.ts"() {
+    "use strict";
+    WaitAbandoned = class extends Error {
+    };
+  }
+});
+
+// lib/engine/cluster-api.ts
+function adminCredentialsFrom(kubeconfigYaml) {
+  const doc = import_yaml2.default.parse(kubeconfigYaml);
+  const cluster = doc.clusters?.[0]?.cluster ?? {};
+  const user2 = doc.users?.[0]?.user ?? {};
+  const b64 = (v, what) => {
+    if (!v) throw new Error(`the admin kubeconfig has no ${what}; re-render the assets`);
+    return Buffer.from(v, "base64").toString("utf8");
+  };
+  return {
+    caPem: b64(cluster["certificate-authority-data"], "certificate-authority-data"),
+    certPem: b64(user2["client-certificate-data"], "client-certificate-data"),
+    keyPem: b64(user2["client-key-data"], "client-key-data")
+  };
+}
+function apiMessage(body) {
+  try {
+    const parsed = JSON.parse(body);
+    return parsed.message ?? body.slice(0, 300);
+  } catch {
+    return body.slice(0, 300);
+  }
+}
+var import_node_https, import_node_net, k8s, import_yaml2, ClusterApi;
+var init_cluster_api = __esm({
+  "lib/engine/cluster-api.ts"() {
+    "use strict";
+    import_node_https = __toESM(require("node:https"));
+    import_node_net = __toESM(require("node:net"));
+    k8s = __toESM(require("@kubernetes/client-node"));
+    import_yaml2 = __toESM(require("yaml"));
+    ClusterApi = class {
+      constructor(opts) {
+        this.opts = opts;
+      }
+      opts;
+      /** Why the last tunnelled connection could not be opened (shown in wait and failure messages). */
+      lastTunnelError;
+      sockets = /* @__PURE__ */ new Set();
+      port = 0;
+      server;
+      /** Where the API is, as the hosts see it. */
+      get endpoint() {
+        const h = this.opts.endpoint.host;
+        return `${h.includes(":") ? `[${h}]` : h}:${this.opts.endpoint.port}`;
+      }
+      async listen() {
+        if (this.server) return this.port;
+        const server = import_node_net.default.createServer((socket) => void this.bridge(socket));
+        this.server = server;
+        await new Promise((resolve, reject) => {
+          server.once("error", reject);
+          server.listen(0, "127.0.0.1", () => resolve());
+        });
+        this.port = server.address().port;
+        return this.port;
+      }
+      async bridge(socket) {
+        this.sockets.add(socket);
+        socket.once("close", () => this.sockets.delete(socket));
+        socket.on("error", () => void 0);
+        const errors = [];
+        for (const host2 of this.opts.via()) {
+          try {
+            const stream = await this.opts.executor.forward(host2, this.opts.endpoint.host, this.opts.endpoint.port);
+            this.lastTunnelError = void 0;
+            stream.on("error", () => socket.destroy());
+            socket.pipe(stream).pipe(socket);
+            socket.once("close", () => stream.destroy());
+            return;
+          } catch (err) {
+            errors.push(`from ${host2.id}: ${err instanceof Error ? err.message : String(err)}`);
+          }
+        }
+        this.lastTunnelError = `cannot reach the API at ${this.endpoint} (${errors.join("; ") || "no master to tunnel through"})`;
+        socket.destroy();
+      }
+      async kubeConfig() {
+        const port2 = await this.listen();
+        const kc = new k8s.KubeConfig();
+        const b64 = (s2) => Buffer.from(s2, "utf8").toString("base64");
+        kc.loadFromOptions({
+          clusters: [{ name: "cluster", server: `https://127.0.0.1:${port2}`, caData: b64(this.opts.credentials.caPem), skipTLSVerify: false }],
+          users: [{ name: "bootdeck-admin", certData: b64(this.opts.credentials.certPem), keyData: b64(this.opts.credentials.keyPem) }],
+          contexts: [{ name: "bootdeck", cluster: "cluster", user: "bootdeck-admin" }],
+          currentContext: "bootdeck"
+        });
+        return kc;
+      }
+      async core() {
+        return (await this.kubeConfig()).makeApiClient(k8s.CoreV1Api);
+      }
+      async objects() {
+        return k8s.KubernetesObjectApi.makeApiClient(await this.kubeConfig());
+      }
+      /** One HTTPS request through the tunnel; resolves with any status, rejects only when nothing answered. */
+      async request(path15, opts = {}) {
+        const port2 = await this.listen();
+        const payload = opts.body === void 0 ? void 0 : JSON.stringify(opts.body);
+        return new Promise((resolve, reject) => {
+          const req = import_node_https.default.request(
+            {
+              host: "127.0.0.1",
+              port: port2,
+              path: path15,
+              method: opts.method ?? "GET",
+              ca: this.opts.credentials.caPem,
+              cert: this.opts.credentials.certPem,
+              key: this.opts.credentials.keyPem,
+              headers: { accept: "application/json", ...payload ? { "content-type": opts.contentType ?? "application/json" } : {} },
+              timeout: opts.timeoutMs ?? 1e4,
+              signal: opts.signal,
+              agent: false
+            },
+            (res) => {
+              const chunks = [];
+              res.on("data", (c) => chunks.push(c));
+              res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+              res.on("error", reject);
+            }
+          );
+          req.on("timeout", () => req.destroy(new Error(`no answer from the API at ${this.endpoint} within ${(opts.timeoutMs ?? 1e4) / 1e3} s`)));
+          req.on("error", (err) => reject(this.lastTunnelError && /socket hang up|ECONNRESET/.test(err.message) ? new Error(this.lastTunnelError) : err));
+          req.end(payload);
+        });
+      }
+      /** GET a JSON object; undefined on 404; throws with the API's message otherwise. */
+      async getJson(path15, signal) {
+        const r2 = await this.request(path15, { signal });
+        if (r2.status === 404) return void 0;
+        if (r2.status < 200 || r2.status > 299) throw new Error(`GET ${path15}: HTTP ${r2.status} ${apiMessage(r2.body)}`);
+        return JSON.parse(r2.body);
+      }
+      async close() {
+        for (const s2 of this.sockets) s2.destroy();
+        const server = this.server;
+        this.server = void 0;
+        if (server) await new Promise((resolve) => server.close(() => resolve()));
+      }
+    };
+  }
+});
+
+// lib/engine/actions/kube.ts
+function nodeReady(node) {
+  const c = node.status?.conditions?.find((x) => x.type === "Ready");
+  if (!c) return { ready: false, why: "no Ready condition reported yet" };
+  if (c.status === "True") return { ready: true, why: "Ready" };
+  return { ready: false, why: `NotReady${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ""})` : ""}` };
+}
+function podReady(pod) {
+  return pod.status?.phase === "Running" && pod.status.conditions?.find((c) => c.type === "Ready")?.status === "True";
+}
+function podLine(pod) {
+  const cs = pod.status?.containerStatuses ?? [];
+  const waiting = cs.map((c) => c.state?.waiting?.reason).find(Boolean);
+  return `${pod.metadata?.namespace}/${pod.metadata?.name} ${pod.status?.phase ?? "Pending"} ${cs.filter((c) => c.ready).length}/${cs.length || 1}${waiting ? ` (${waiting})` : ""}`;
+}
+function controlPlaneMissing(pods, components, opts = {}) {
+  return components.filter(
+    (c) => !pods.some(
+      (p2) => p2.metadata?.namespace === "kube-system" && (p2.metadata?.name ?? "").startsWith(`${c}-`) && !(p2.metadata?.name ?? "").startsWith("bootstrap-") && (podReady(p2) || opts.beforePivot === true && c === "kube-apiserver" && p2.status?.phase === "Running")
+    )
+  );
+}
+function masterRole(caps) {
+  return caps.selfLabelRole ? { labels: { "node-role.kubernetes.io/master": "" }, taint: { key: "node-role.kubernetes.io/master", effect: "NoSchedule" } } : { labels: { "node-role.kubernetes.io/control-plane": "" }, taint: { key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" } };
+}
+function rolePatch(node, role, caps) {
+  const wanted = role === "master" ? masterRole(caps) : { labels: { "node-role.kubernetes.io/worker": "" }, taint: void 0 };
+  const labels2 = node.metadata?.labels ?? {};
+  const missingLabels = Object.fromEntries(Object.entries(wanted.labels).filter(([k, v]) => labels2[k] !== v));
+  const taints = node.spec?.taints ?? [];
+  const needTaint = wanted.taint && !taints.some((t) => t.key === wanted.taint?.key && t.effect === wanted.taint.effect);
+  if (Object.keys(missingLabels).length === 0 && !needTaint) return void 0;
+  return {
+    ...Object.keys(missingLabels).length ? { metadata: { labels: missingLabels } } : {},
+    ...needTaint && wanted.taint ? { spec: { taints: [...taints, wanted.taint] } } : {}
+  };
+}
+var isMirrorPod, CONTROL_PLANE_COMPONENTS;
+var init_kube = __esm({
+  "lib/engine/actions/kube.ts"() {
+    "use strict";
+    isMirrorPod = (pod) => pod.metadata?.ownerReferences?.some((o2) => o2.kind === "Node") === true || pod.metadata?.annotations?.["kubernetes.io/config.mirror"] !== void 0;
+    CONTROL_PLANE_COMPONENTS = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"];
+  }
+});
+
+// lib/engine/actions/bootstrap.ts
+async function runLocked(ctx, script, args, opts = {}) {
+  const host2 = needHost(ctx);
+  const exec = (takeover) => ctx.executor.run(host2.target, shellScript(script, [ctx.runId, takeover, ...args], "bootdeck"), { step: ctx.planned.key, signal: ctx.signal, timeoutMs: opts.timeoutMs ?? ctx.planned.timeoutMs, quiet: opts.quiet, allowFailure: true });
+  let r2 = await exec("");
+  if (r2.exitCode === LOCKED_EXIT) {
+    const holder4 = r2.stderrTail.join("\n").match(/bootdeck-locked-by (\S+)/)?.[1] ?? "";
+    const other = holder4 ? await getDb().run.findUnique({ where: { id: holder4 }, select: { status: true } }) : null;
+    if (other && !["running", "planned"].includes(other.status)) r2 = await exec(holder4);
+    else
+      throw new Error(
+        other ? `${host2.name} is locked by run ${holder4}, which is ${other.status}: wait for it or cancel it` : `${host2.name} is locked by run ${holder4 || "(unknown)"}, which this dashboard does not know (another Bootdeck?); if nothing else manages the host, remove /var/lib/bootdeck/run.lock on it`
+      );
+  }
+  if (r2.exitCode !== 0) {
+    const tail = r2.stderrTail.filter((l) => !l.startsWith("journal: ")).slice(-6).join("; ");
+    const err = new Error(`${ctx.planned.title} failed on ${host2.name} (exit ${r2.exitCode})${tail ? `: ${tail}` : ""}`);
+    err.exitCode = r2.exitCode;
+    err.journal = r2.stderrTail.filter((l) => l.startsWith("journal: ")).map((l) => l.slice(9));
+    throw err;
+  }
+  return r2;
+}
+async function journalTail(ctx, lines = 60) {
+  try {
+    const r2 = await ctx.executor.run(needHost(ctx).target, shellScript(JOURNAL_SCRIPT, [String(lines)], "bootdeck-journal"), { step: ctx.planned.key, quiet: true, timeoutMs: 15e3 });
+    return r2.stdout.toString("utf8").split("\n").filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+function failure(error, extra = {}) {
+  const message = error instanceof Error ? error.message : String(error);
+  const journal = error.journal;
+  return { ok: false, error: message, data: { ...extra, ...journal?.length ? { journal } : {} } };
+}
+function fileSpecs(ctx, files) {
+  return files.map((f) => ({ path: f.path, content: ctx.resources.asset(f.asset), mode: f.mode }));
+}
+async function listNodes(ctx) {
+  const core = await ctx.resources.api().core();
+  return (await core.listNode()).items;
+}
+async function listPods(ctx) {
+  const core = await ctx.resources.api().core();
+  return (await core.listPodForAllNamespaces()).items;
+}
+async function waitForApi(ctx, what, timeoutMs = API_WAIT_MS) {
+  const api = ctx.resources.api();
+  await ctx.wait(what, { timeoutMs, intervalMs: 1e3 }, async () => {
+    const health = await api.request("/healthz", { timeoutMs: 5e3, signal: ctx.signal });
+    if (health.status !== 200) return { ok: false, why: `/healthz answered ${health.status} ${health.body.slice(0, 120)}` };
+    const ns = await api.request("/api/v1/namespaces/kube-system", { timeoutMs: 5e3, signal: ctx.signal });
+    if (ns.status !== 200) return { ok: false, why: `kube-system not readable yet (HTTP ${ns.status} ${apiMessage(ns.body)})` };
+    return { ok: true, value: void 0 };
+  });
+}
+function selfHostedObjects(ctx) {
+  const files = ctx.resources.assetPaths.filter((p2) => p2.startsWith("manifests/")).map((path15) => ({ path: path15, objects: import_yaml3.default.parseAllDocuments(ctx.resources.asset(path15)).map((d) => d.toJSON()).filter((o2) => o2 && o2.kind) }));
+  return selfHostedObjectsInOrder(files);
+}
+async function waitForTokens(ctx, accounts) {
+  await ctx.wait(`service accounts${ctx.resources.caps.minor < 24 ? " and their tokens" : ""} made by the controller-manager (${accounts.map((a) => a.metadata.name).join(", ")})`, { timeoutMs: 3 * 6e4, intervalMs: 1e3 }, async () => {
+    for (const a of accounts) {
+      const sa = await ctx.resources.api().getJson(`/api/v1/namespaces/${a.metadata.namespace ?? "default"}/serviceaccounts/${a.metadata.name}`, ctx.signal);
+      if (!sa) return { ok: false, why: `${a.metadata.namespace}/${a.metadata.name} does not exist yet (is kube-controller-manager running?)` };
+      if (ctx.resources.caps.minor < 24 && !sa.secrets?.length) return { ok: false, why: `${a.metadata.namespace}/${a.metadata.name} has no token yet (is kube-controller-manager running?)` };
+    }
+    return { ok: true, value: void 0 };
+  });
+}
+async function assertReachable(ctx, host2) {
+  try {
+    await ctx.executor.run(host2.target, ["true"], { step: ctx.planned.key, quiet: true, timeoutMs: 1e4, signal: ctx.signal });
+  } catch (err) {
+    if (isSshError(err) && ["unreachable", "timeout", "refused"].includes(err.detail.kind)) throw new WaitAbandoned(`${host2.name} stopped answering while it joined: ${err.message}`);
+  }
+}
+async function setRole(ctx, name, role) {
+  const api = ctx.resources.api();
+  let patch;
+  await ctx.wait(`${name} registered, to set its role`, { timeoutMs: 3 * 6e4, intervalMs: 2e3 }, async () => {
+    const node = await api.getJson(`/api/v1/nodes/${encodeURIComponent(name)}`, ctx.signal);
+    if (!node) return { ok: false, why: `${name} has not registered yet` };
+    patch = rolePatch(node, role, ctx.resources.caps);
+    return { ok: true, value: void 0 };
+  });
+  if (!patch) return false;
+  const r2 = await api.request(`/api/v1/nodes/${encodeURIComponent(name)}`, { method: "PATCH", body: patch, contentType: "application/merge-patch+json" });
+  if (r2.status !== 200) throw new Error(`setting the ${role} role on ${name}: HTTP ${r2.status} ${apiMessage(r2.body)}`);
+  return true;
+}
+function describeApiError(err) {
+  if (err instanceof k8s2.ApiException) return `HTTP ${err.code} ${typeof err.body === "string" ? apiMessage(err.body) : JSON.stringify(err.body).slice(0, 300)}`;
+  return err instanceof Error ? err.message : String(err);
+}
+var k8s2, import_yaml3, API_WAIT_MS, KUBELET_WATCH_S, objectName, bootstrapActions;
+var init_bootstrap = __esm({
+  "lib/engine/actions/bootstrap.ts"() {
+    "use strict";
+    k8s2 = __toESM(require("@kubernetes/client-node"));
+    import_yaml3 = __toESM(require("yaml"));
+    init_render();
+    init_client2();
+    init_ssh();
+    init_cluster_api();
+    init_host_files();
+    init_host_scripts();
+    init_kube();
+    init_preflight();
+    init_types2();
+    API_WAIT_MS = 5 * 6e4;
+    KUBELET_WATCH_S = 5;
+    objectName = (o2) => `${o2.kind} ${o2.metadata.namespace ? `${o2.metadata.namespace}/` : ""}${o2.metadata.name}`;
+    bootstrapActions = {
+      /** Phase 3: install the kubelet's host packages that are missing. */
+      async packages(ctx) {
+        try {
+          const r2 = await runLocked(ctx, PACKAGES_SCRIPT, packagePairs(), { timeoutMs: ctx.planned.timeoutMs });
+          const out = r2.stdout.toString("utf8");
+          return { ok: true, summary: out.includes("bootdeck-packages present") ? "all host packages present" : `installed ${out.match(/installing:(.*)/)?.[1]?.trim() ?? "missing packages"}` };
+        } catch (err) {
+          return failure(err);
+        }
+      },
+      /** Phase 4: kubelet (or hyperkube) and kubectl from the mirror, checksum-verified, executable. */
+      async binaries(ctx) {
+        const done = [];
+        try {
+          for (const b of binaryDownloads(ctx.resources.definition)) {
+            const r2 = await runLocked(ctx, BINARY_SCRIPT, [b.url, b.sha256, b.dest]);
+            done.push(`${b.dest} ${r2.stdout.toString("utf8").includes("present") ? "already in place" : "installed"}`);
+          }
+          return { ok: true, summary: done.join(", ") };
+        } catch (err) {
+          return failure(err);
+        }
+      },
+      /** Phase 5: the kubelet's files (and etcd's on masters), then start it and check it keeps running. */
+      async kubelet(ctx) {
+        const host2 = needHost(ctx);
+        try {
+          const files = kubeletFiles(ctx.resources.caps, { name: host2.name, role: host2.role });
+          const up = await ctx.executor.upload(host2.target, fileSpecs(ctx, files), { step: ctx.planned.key, signal: ctx.signal });
+          const r2 = await runLocked(ctx, KUBELET_START_SCRIPT, [up.written > 0 ? "restart" : "keep", String(KUBELET_WATCH_S)]);
+          const state = r2.stdout.toString("utf8").match(/bootdeck-kubelet (.*)/)?.[1] ?? "";
+          return { ok: true, summary: `${up.written} of ${files.length} files changed; kubelet ${state}`, data: { filesWritten: up.written } };
+        } catch (err) {
+          const journal = err.journal?.length ? void 0 : await journalTail(ctx);
+          return failure(err, journal ? { journal } : {});
+        }
+      },
+      /** Phase 6: the bootstrap control plane's secrets and static pods on the first master; wait for the API. */
+      async "control-plane"(ctx) {
+        const host2 = needHost(ctx);
+        try {
+          const files = controlPlaneFiles(ctx.resources.assetPaths);
+          const up = await ctx.executor.upload(host2.target, fileSpecs(ctx, files), { step: ctx.planned.key, signal: ctx.signal });
+          const started = Date.now();
+          await waitForApi(ctx, `kube-apiserver (healthz, kube-system) at ${ctx.resources.api().endpoint} via ${host2.name}`);
+          return { ok: true, summary: `${up.written} of ${files.length} files changed; API healthy after ${((Date.now() - started) / 1e3).toFixed(1)} s` };
+        } catch (err) {
+          return failure(err, { journal: await journalTail(ctx) });
+        }
+      },
+      /** Phase 7: create the self-hosted objects (Namespaces, CRDs until served, then the rest), skipping those present. */
+      async "self-hosted"(ctx) {
+        const objects = selfHostedObjects(ctx);
+        const client = await ctx.resources.api().objects();
+        let created = 0;
+        let present = 0;
+        let crdsPending = [];
+        await waitForTokens(ctx, [{ apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default", namespace: "kube-system" } }]);
+        const groups = [];
+        for (const { object } of objects) {
+          const last = groups[groups.length - 1];
+          if (last && last[0]?.kind === object.kind) last.push(object);
+          else groups.push([object]);
+        }
+        for (const group of groups) {
+          if (ctx.signal.aborted) throw ctx.signal.reason;
+          const kind = group[0]?.kind;
+          if (kind !== "CustomResourceDefinition" && kind !== "Namespace" && crdsPending.length) {
+            const pending = crdsPending;
+            await ctx.wait(`custom resource definitions served (${pending.join(", ")})`, { timeoutMs: 6e4, intervalMs: 1e3 }, async () => {
+              for (const name of pending) {
+                const crd = await ctx.resources.api().getJson(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`, ctx.signal);
+                if (crd?.status?.conditions?.find((c) => c.type === "Established")?.status !== "True") return { ok: false, why: `${name} not Established yet` };
+              }
+              return { ok: true, value: void 0 };
+            });
+            crdsPending = [];
+          }
+          const results = await Promise.all(
+            group.map(async (object) => {
+              try {
+                await client.create(object);
+                if (object.kind === "CustomResourceDefinition") crdsPending.push(object.metadata.name);
+                return "created";
+              } catch (e) {
+                if (e instanceof k8s2.ApiException && e.code === 409) return "present";
+                return new Error(`creating ${objectName(object)}: ${describeApiError(e)}`);
+              }
+            })
+          );
+          const error = results.find((r2) => r2 instanceof Error);
+          if (error) return failure(error);
+          created += results.filter((r2) => r2 === "created").length;
+          present += results.filter((r2) => r2 === "present").length;
+          if (kind === "ServiceAccount" && ctx.resources.caps.minor < 24) await waitForTokens(ctx, group);
+        }
+        const first = ctx.resources.firstMaster.name;
+        await setRole(ctx, first, "master");
+        return { ok: true, summary: `${created} objects created, ${present} already present (of ${objects.length}); ${first} labelled as master` };
+      },
+      /**
+       * Phase 8: wait for the self-hosted control plane (Running and Ready), every registered node Ready,
+       * then remove the bootstrap control plane and check the self-hosted API server answers with the same
+       * objects. The gap — how long the API did not answer — is measured and reported.
+       */
+      async pivot(ctx) {
+        const first = ctx.resources.firstMaster;
+        const api = ctx.resources.api();
+        const marker = `bootdeck-pivot-${ctx.runId.slice(4).toLowerCase().replace(/[^a-z0-9-]/g, "")}`;
+        try {
+          const leftovers = bootstrapLeftovers(ctx.resources.assetPaths);
+          const probe = await ctx.executor.run(first.target, shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { step: ctx.planned.key, signal: ctx.signal, quiet: true, timeoutMs: 3e4 });
+          const bootstrapGone = !probe.stdout.toString("utf8").includes("present");
+          if (!bootstrapGone) {
+            await ctx.wait(`self-hosted control plane started (${CONTROL_PLANE_COMPONENTS.join(", ")}) and ${first.name} Ready`, { timeoutMs: 8 * 6e4, intervalMs: 2e3 }, async () => {
+              const pods = await listPods(ctx);
+              const missing = controlPlaneMissing(pods, CONTROL_PLANE_COMPONENTS, { beforePivot: true });
+              if (missing.length) {
+                const seen = pods.filter((p2) => missing.some((m) => (p2.metadata?.name ?? "").startsWith(`${m}-`))).map(podLine);
+                return { ok: false, why: `not yet Running and Ready: ${missing.join(", ")}${seen.length ? ` (seen: ${seen.join("; ")})` : ""}` };
+              }
+              const node = (await listNodes(ctx)).find((n) => n.metadata?.name === first.name);
+              const ready = node ? nodeReady(node) : { ready: false, why: "not registered" };
+              if (!ready.ready) return { ok: false, why: `${first.name} ${ready.why} \u2014 is the pod network (CNI) up?` };
+              return { ok: true, value: void 0 };
+            });
+            const put = await api.request(`/api/v1/namespaces/kube-system/configmaps`, { method: "POST", body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: marker }, data: { run: ctx.runId } } });
+            if (put.status !== 201 && put.status !== 409) throw new Error(`writing the pivot marker: HTTP ${put.status} ${apiMessage(put.body)}`);
+          }
+          const rm2 = await runLocked({ ...ctx, host: first }, REMOVE_SCRIPT, leftovers);
+          await ctx.emit("step.progress", { key: ctx.planned.key, message: `removed the bootstrap control plane from ${first.name}: ${rm2.stdout.toString("utf8").trim()}` });
+          const removedAt = Date.now();
+          let firstDown;
+          let lastDown;
+          await ctx.wait(`the self-hosted kube-apiserver to take over on ${first.name}`, { timeoutMs: 6 * 6e4, intervalMs: 1e3 }, async () => {
+            let health;
+            try {
+              health = await api.request("/healthz", { timeoutMs: 3e3, signal: ctx.signal });
+            } catch (e) {
+              health = { status: 0, body: e instanceof Error ? e.message : String(e) };
+            }
+            if (health.status !== 200) {
+              firstDown ??= Date.now();
+              lastDown = Date.now();
+              return { ok: false, why: `API not answering (${health.status || health.body})` };
+            }
+            const pods = await listPods(ctx);
+            if (pods.some((p2) => (p2.metadata?.name ?? "").startsWith("bootstrap-kube-apiserver"))) return { ok: false, why: "the bootstrap kube-apiserver's pod is still listed" };
+            const missing = controlPlaneMissing(pods, CONTROL_PLANE_COMPONENTS);
+            if (missing.length) return { ok: false, why: `waiting for ${missing.join(", ")} to be Running and Ready again` };
+            const cm = await api.request(`/api/v1/namespaces/kube-system/configmaps/${marker}`, { timeoutMs: 3e3 });
+            if (cm.status === 404 && bootstrapGone) return { ok: true, value: void 0 };
+            if (cm.status !== 200) return { ok: false, why: `the pivot marker is not readable (HTTP ${cm.status})` };
+            return { ok: true, value: void 0 };
+          });
+          await api.request(`/api/v1/namespaces/kube-system/configmaps/${marker}`, { method: "DELETE" }).catch(() => void 0);
+          const gapS = firstDown && lastDown ? (lastDown - firstDown) / 1e3 : 0;
+          return { ok: true, summary: `self-hosted control plane took over ${((Date.now() - removedAt) / 1e3).toFixed(1)} s after the bootstrap one was removed; API gap ${gapS.toFixed(1)} s`, data: { apiGapS: gapS } };
+        } catch (err) {
+          return failure(err);
+        }
+      },
+      /** Phase 9: the host's node registered and Ready (its kubelet joined with the bootstrap token), then its role. */
+      async join(ctx) {
+        const host2 = needHost(ctx);
+        let polls = 0;
+        try {
+          await ctx.wait(`${host2.name} to register and be Ready`, { timeoutMs: 5 * 6e4, intervalMs: 2e3 }, async () => {
+            if (polls++ % 5 === 4) await assertReachable(ctx, host2);
+            const node = (await listNodes(ctx)).find((n) => n.metadata?.name === host2.name);
+            if (!node) return { ok: false, why: `${host2.name} has not registered (is its kubelet running and can it reach ${ctx.resources.api().endpoint}?)` };
+            const r2 = nodeReady(node);
+            return r2.ready ? { ok: true, value: void 0 } : { ok: false, why: `${host2.name} ${r2.why}` };
+          });
+          const patched = await setRole(ctx, host2.name, host2.role);
+          if (host2.role === "master") {
+            await ctx.wait(`the control plane on ${host2.name} Running and Ready`, { timeoutMs: 5 * 6e4, intervalMs: 2e3 }, async () => {
+              const pods = (await listPods(ctx)).filter((p2) => p2.spec?.nodeName === host2.name);
+              const missing = controlPlaneMissing(pods, ["kube-apiserver"]);
+              return missing.length ? { ok: false, why: `${missing.join(", ")} not Running and Ready on ${host2.name}` } : { ok: true, value: void 0 };
+            });
+          }
+          return { ok: true, summary: `${host2.name} Ready${patched ? `, role ${host2.role} set` : ""}` };
+        } catch (err) {
+          return failure(err, { journal: await journalTail(ctx) });
+        }
+      },
+      /** Phase 10: every node Ready and every pod Running and Ready; a summary. */
+      async verify(ctx) {
+        let summary = "";
+        const joinSteps = await getDb().step.findMany({ where: { runId: ctx.runId, phase: "join" }, select: { status: true, host: { select: { name: true } } } });
+        const joined = joinSteps.length ? joinSteps.filter((s2) => s2.status === "done").map((s2) => s2.host?.name ?? "") : ctx.hosts.map((h) => h.name);
+        try {
+          await ctx.wait("every node Ready and every pod Running and Ready", { timeoutMs: 3 * 6e4, intervalMs: 2e3 }, async () => {
+            const [nodes, pods] = await Promise.all([listNodes(ctx), listPods(ctx)]);
+            const expected = joined;
+            const notReady = expected.filter((n) => {
+              const node = nodes.find((x) => x.metadata?.name === n);
+              return !node || !nodeReady(node).ready;
+            });
+            const bad = pods.filter((p2) => !podReady(p2) && p2.status?.phase !== "Succeeded");
+            if (notReady.length) return { ok: false, why: `not Ready: ${notReady.join(", ")}` };
+            if (bad.length) return { ok: false, why: `pods not Running and Ready: ${bad.slice(0, 8).map(podLine).join("; ")}${bad.length > 8 ? ` and ${bad.length - 8} more` : ""}` };
+            const mirrors = pods.filter(isMirrorPod).length;
+            summary = `${nodes.length} nodes Ready, ${pods.length} pods Running and Ready (${mirrors} static)`;
+            return { ok: true, value: void 0 };
+          });
+          return { ok: true, summary };
+        } catch (err) {
+          return failure(err);
+        }
+      },
+      /** Reset: stop the kubelet and its pods, remove what Bootdeck installed. */
+      async reset(ctx) {
+        const host2 = needHost(ctx);
+        const paths = resetPaths(ctx.resources.definition, host2, ctx.resources.assetPaths);
+        try {
+          const r2 = await runLocked(ctx, RESET_SCRIPT, paths);
+          let node = "";
+          if (ctx.resources.hasAsset("auth/kubeconfig")) {
+            try {
+              const del = await ctx.resources.api().request(`/api/v1/nodes/${encodeURIComponent(host2.name)}`, { method: "DELETE", timeoutMs: 5e3, signal: ctx.signal });
+              node = del.status === 200 || del.status === 202 ? "; Node object deleted" : del.status === 404 ? "" : `; Node object not deleted (HTTP ${del.status})`;
+            } catch (e) {
+              node = `; Node object not deleted (${e instanceof Error ? e.message : String(e)})`;
+            }
+          }
+          return { ok: true, summary: `${r2.stdout.toString("utf8").trim() || "reset"}${node}` };
+        } catch (err) {
+          if (isSshError(err)) throw err;
+          return failure(err);
+        }
+      }
+    };
+  }
+});
+
+// lib/engine/schemas.ts
+var import_zod4, hostName, createRunBody, retryRunBody, runIdParams, stepOutputParams, WARNINGS_NEED_DECISION, JOURNAL_MARKER;
+var init_schemas = __esm({
+  "lib/engine/schemas.ts"() {
+    "use strict";
+    import_zod4 = require("zod");
+    hostName = import_zod4.z.string().min(1).max(253);
+    createRunBody = import_zod4.z.discriminatedUnion(
+      "type",
+      [
+        /** Phases 1–2 only (facts and preflight): nothing on the hosts changes. */
+        import_zod4.z.strictObject({ type: import_zod4.z.literal("check") }),
+        /** The whole self-hosted bootstrap, phases 1–10. */
+        import_zod4.z.strictObject({ type: import_zod4.z.literal("bootstrap"), acceptWarnings: import_zod4.z.boolean().optional() }),
+        /** Add hosts of the definition to a running cluster (their kubelets join with the bootstrap token). */
+        import_zod4.z.strictObject({ type: import_zod4.z.literal("join"), hosts: import_zod4.z.array(hostName).min(1), acceptWarnings: import_zod4.z.boolean().optional() }),
+        /** Stop the kubelet and remove what Bootdeck installed, on the named hosts. */
+        import_zod4.z.strictObject({ type: import_zod4.z.literal("reset"), hosts: import_zod4.z.array(hostName).min(1), confirm: import_zod4.z.literal(true, { error: "resetting hosts needs confirm: true" }) })
+      ],
+      { error: "type must be one of check, bootstrap, join, reset" }
+    );
+    retryRunBody = import_zod4.z.strictObject({
+      step: import_zod4.z.string().min(1).max(600).optional(),
+      host: hostName.optional(),
+      /** Preflight warnings stop a bootstrap or join until an admin or lead accepts them. */
+      acceptWarnings: import_zod4.z.boolean().optional()
+    });
+    runIdParams = import_zod4.z.strictObject({ id: import_zod4.z.string().regex(/^run_[A-Za-z0-9_-]{16}$/) });
+    stepOutputParams = import_zod4.z.strictObject({ id: runIdParams.shape.id, key: import_zod4.z.string().min(1).max(600).regex(/^[\x21-\x7e]+$/) });
+    WARNINGS_NEED_DECISION = "need an admin's decision";
+    JOURNAL_MARKER = "--- kubelet journal (last lines) ---";
+  }
+});
+
+// lib/engine/actions/index.ts
+async function storedFacts(hosts) {
+  const rows = await getDb().host.findMany({ where: { id: { in: hosts.map((h) => h.id) } }, select: { id: true, name: true, facts: true } });
+  return rows.filter((r2) => r2.facts).map((r2) => ({ name: r2.name, facts: JSON.parse(r2.facts) }));
+}
+async function warningsDecision(ctx) {
+  if (!CHANGING_RUNS.has(ctx.runType)) return "not-needed";
+  const accepted = await getDb().runEvent.findFirst({ where: { runId: ctx.runId, type: "run.warnings-accepted" }, select: { seq: true } });
+  return accepted ? "accepted" : "needed";
+}
+function outcomeOf(findings, where, decision) {
+  const errors = findings.filter((f) => f.severity === "error");
+  const warnings = findings.filter((f) => f.severity === "warning");
+  if (errors.length)
+    return {
+      ok: false,
+      error: `preflight failed on ${where}: ${errors.map((e) => e.message).join("; ")}`,
+      hint: errors.map((e) => e.hint).filter(Boolean).join(" \xB7 ") || void 0,
+      data: { findings }
+    };
+  const listed = warnings.map((w) => w.message).join("; ");
+  if (warnings.length && decision === "needed")
+    return {
+      ok: false,
+      error: `preflight on ${where}: warnings ${WARNINGS_NEED_DECISION}: ${listed}`,
+      hint: `${warnings.map((w) => w.hint).filter(Boolean).join(" \xB7 ")} \u2014 or, if they are acceptable here, accept the warnings and retry (an admin or lead; bootdeck apply --accept-warnings)`,
+      data: { findings }
+    };
+  return { ok: true, summary: warnings.length ? `${warnings.length} warning${warnings.length === 1 ? "" : "s"}${decision === "accepted" ? " (accepted)" : ""}: ${listed}` : "all checks passed", data: { findings } };
+}
+var CHANGING_RUNS, actions;
+var init_actions = __esm({
+  "lib/engine/actions/index.ts"() {
+    "use strict";
+    init_client2();
+    init_ssh();
+    init_bootstrap();
+    init_facts();
+    init_preflight();
+    init_schemas();
+    init_types2();
+    CHANGING_RUNS = /* @__PURE__ */ new Set(["bootstrap", "join"]);
+    actions = {
+      /** Connect (pinning the host key on first contact) and record the host's facts. */
+      async facts(ctx) {
+        const host2 = needHost(ctx);
+        const sentAt = Date.now();
+        const r2 = await ctx.executor.run(host2.target, shellScript(FACTS_SCRIPT, [], "bootdeck-facts"), { step: ctx.planned.key, signal: ctx.signal, quiet: true, timeoutMs: ctx.planned.timeoutMs });
+        const facts = parseFacts(r2.stdout.toString("utf8"), sentAt, Date.now());
+        await getDb().host.update({ where: { id: host2.id }, data: { facts: JSON.stringify(facts) } });
+        return { ok: true, summary: `${facts.os}, kernel ${facts.kernel}, ${facts.arch}, init ${facts.init}, clock ${facts.clockOffsetS >= 0 ? "+" : ""}${facts.clockOffsetS.toFixed(2)} s`, data: { facts } };
+      },
+      /** Read-only checks on one host. */
+      async preflight(ctx) {
+        const host2 = needHost(ctx);
+        const r2 = await ctx.executor.run(host2.target, shellScript(PREFLIGHT_SCRIPT, [], "bootdeck-preflight"), { step: ctx.planned.key, signal: ctx.signal, quiet: true, timeoutMs: ctx.planned.timeoutMs });
+        return outcomeOf(evaluateHost(parsePreflight(r2.stdout.toString("utf8")), host2.role), host2.name, await warningsDecision(ctx));
+      },
+      /** Checks across hosts, from the facts phase 1 stored. */
+      async "preflight-cluster"(ctx) {
+        return outcomeOf(evaluateCluster(await storedFacts(ctx.hosts)), "the cluster", await warningsDecision(ctx));
+      },
+      ...bootstrapActions
+    };
+  }
+});
+
+// lib/engine/hints.ts
+function hintFor(message) {
+  return known.find(([re]) => re.test(message))?.[1];
+}
+var known;
+var init_hints = __esm({
+  "lib/engine/hints.ts"() {
+    "use strict";
+    known = [
+      [/swap/i, "turn swap off (`swapoff -a`, and remove it from /etc/fstab), then retry the host"],
+      [/address already in use|port .* in use|bind: /i, "another process holds the port \u2014 an earlier install or the bootstrap control plane; reset the host or stop it, then retry"],
+      [/x509|certificate/i, "a certificate does not match: check that the API endpoint and every master address are in the apiserver certificate (re-render the assets)"],
+      [/etcd.*(unreachable|refused|deadline)|connection refused.*2379/i, "etcd is not reachable: check that port 2379 is open between masters and that the clocks agree"],
+      [/cni|network plugin|NetworkPluginNotReady/i, "the pod network is not up yet: check the flannel pods (kube-system) and /etc/cni/net.d on the node"],
+      [/unknown flag/i, "the kubelet rejected a flag: the installed kubelet's version does not match spec.kubernetes.version \u2014 check the binaries' URL and sums, then retry the host"],
+      [/not running steadily/i, "the kubelet keeps exiting: read its journal lines in the output (a file named by a flag missing, a wrong kubeconfig, swap on), fix that, then retry the host"],
+      [/kubelet.*(not found|No such file)/i, "the kubelet binary is missing: check the binaries step and the mirror URL"],
+      [/clock|skew/i, "enable NTP on every host (systemd-timesyncd or chrony)"],
+      [/unreachable|timed out|EHOSTUNREACH|ETIMEDOUT/i, "check that the host is up and reachable on its SSH port from the dashboard (and through its bastion, if any), then retry"],
+      [/host key/i, "if the host was reinstalled, re-pin its host key on the cluster page; otherwise treat it as an attack"],
+      [/authentication|auth failed|All configured authentication methods failed/i, "check the user name and credential for this host"]
+    ];
+  }
+});
+
+// lib/engine/run-resources.ts
+async function loadRunResources(params) {
+  const set = params.assetSetId ? await getDb().assetSet.findUnique({ where: { id: params.assetSetId }, select: { version: true, assets: { select: { path: true, content: true, sensitive: true, sha256: true } } } }) : null;
+  return new RunResources(params.definition, set?.assets ?? [], params.executor, params.hosts, set?.version ?? null);
+}
+var RunResources;
+var init_run_resources = __esm({
+  "lib/engine/run-resources.ts"() {
+    "use strict";
+    init_capabilities();
+    init_derive();
+    init_client2();
+    init_cipher();
+    init_cluster_api();
+    RunResources = class {
+      constructor(definition, assets, executor, hosts, assetSetVersion) {
+        this.definition = definition;
+        this.executor = executor;
+        this.hosts = hosts;
+        this.assetSetVersion = assetSetVersion;
+        this.derived = deriveCluster(definition);
+        this.caps = capabilitiesFor(definition.spec.kubernetes.version);
+        this.assetRows = new Map(assets.map((a) => [a.path, a]));
+      }
+      definition;
+      executor;
+      hosts;
+      assetSetVersion;
+      derived;
+      caps;
+      assetRows;
+      clusterApi;
+      get assetPaths() {
+        return [...this.assetRows.keys()].sort();
+      }
+      hasAsset(path15) {
+        return this.assetRows.has(path15);
+      }
+      asset(path15) {
+        const row = this.assetRows.get(path15);
+        if (!row) throw new Error(`asset ${path15} is not in asset set v${this.assetSetVersion ?? "?"}: re-render the assets and plan a new run`);
+        return row.sensitive ? decryptSecret(row.content) : row.content;
+      }
+      get firstMaster() {
+        const name = this.derived.masters[0]?.name;
+        const h = this.hosts.find((x) => x.name === name);
+        if (!h) throw new Error("the cluster has no first master");
+        return h;
+      }
+      get masters() {
+        return this.hosts.filter((h) => h.role === "master");
+      }
+      /** The cluster's API through a tunnel over the masters' SSH connections (first master first). */
+      api() {
+        this.clusterApi ??= new ClusterApi({
+          executor: this.executor,
+          via: () => this.masters.map((m) => m.target),
+          endpoint: { host: this.derived.apiEndpointHost, port: this.definition.spec.apiEndpoint.port },
+          credentials: adminCredentialsFrom(this.asset("auth/kubeconfig"))
+        });
+        return this.clusterApi;
+      }
+      async close() {
+        await this.clusterApi?.close();
+      }
+    };
+  }
+});
+
+// lib/engine/targets.ts
+async function loadEngineHosts(params) {
+  const db = getDb();
+  const [rows, credentials] = await Promise.all([
+    db.host.findMany({ where: { clusterId: params.clusterId }, orderBy: { position: "asc" } }),
+    db.credential.findMany({ where: { clusterId: params.clusterId } })
+  ]);
+  const auth = /* @__PURE__ */ new Map();
+  for (const c of credentials) {
+    if (c.secretCipher) await recordSecretUse({ credentialId: c.id, credentialName: c.name, clusterId: params.clusterId, runId: params.runId, purpose: params.purpose ?? "ssh" });
+    if (c.kind === "agent") auth.set(c.name, { kind: "agent" });
+    else if (c.kind === "password" && c.secretCipher) auth.set(c.name, { kind: "password", password: decryptSecret(c.secretCipher) });
+    else if (c.secretCipher)
+      auth.set(c.name, { kind: "key", privateKey: decryptSecret(c.secretCipher), ...c.passphraseCipher ? { passphrase: decryptSecret(c.passphraseCipher) } : {} });
+  }
+  const authFor = (name, host2) => {
+    const a = name ? auth.get(name) : void 0;
+    if (!a) throw new Error(`host ${host2} has no usable credential${name ? ` ("${name}" has no stored secret)` : ""}: edit the cluster and give one`);
+    return a;
+  };
+  const byName = new Map(rows.map((r2) => [r2.name, r2]));
+  return params.definition.spec.hosts.map((h) => {
+    const e = effectiveHost(params.definition, h);
+    const row = byName.get(e.name);
+    if (!row) throw new Error(`host ${e.name} is in the definition but not in the database; save the cluster again`);
+    const hostKey = {
+      pinned: row.hostKeyFingerprint ?? void 0,
+      onFirstContact: (fp) => params.onPinned({ id: row.id, name: row.name }, fp)
+    };
+    const bastion2 = e.bastion ? {
+      id: `${e.name}-bastion`,
+      address: e.bastion.address,
+      port: e.bastion.port,
+      user: e.bastion.user ?? e.user,
+      auth: authFor(e.bastion.credential ?? e.credential, `${e.name}'s bastion`),
+      // The bastion's key is trusted on first use per run; pinning bastions is a follow-up.
+      hostKey: {}
+    } : void 0;
+    return {
+      id: row.id,
+      name: e.name,
+      role: e.role,
+      address: e.address,
+      target: { id: e.name, address: e.address, port: e.port, user: e.user, auth: authFor(e.credential, e.name), hostKey, ...bastion2 ? { bastion: bastion2 } : {} }
+    };
+  });
+}
+var init_targets = __esm({
+  "lib/engine/targets.ts"() {
+    "use strict";
+    init_derive();
+    init_client2();
+    init_cipher();
+    init_record();
+  }
+});
+
+// lib/engine/runner.ts
+async function executeRun(runId, options) {
+  const db = getDb();
+  const staleMs = options.staleMs ?? 3e4;
+  if (!await claimRun({ runId, workerId: options.workerId, staleMs })) return "not-claimed";
+  const run3 = await db.run.findUniqueOrThrow({ where: { id: runId }, include: { cluster: true } });
+  const plan = await getRunPlan(runId);
+  const definition = JSON.parse(run3.cluster.definition);
+  const tails = /* @__PURE__ */ new Map();
+  const pending = /* @__PURE__ */ new Map();
+  const sink = (line) => {
+    const tail = tails.get(line.step) ?? [];
+    tail.push(`${line.stream === "stderr" ? "! " : ""}${line.line}`);
+    if (tail.length > OUTPUT_TAIL_LINES) tail.shift();
+    tails.set(line.step, tail);
+    pending.set(line.step, [...pending.get(line.step) ?? [], line]);
+  };
+  const executor = options.executor ?? new Executor({ sink });
+  let flushing = Promise.resolve();
+  const flush = () => flushing = flushing.catch(() => void 0).then(async () => {
+    const batches = [...pending.entries()];
+    pending.clear();
+    for (const [step3, lines] of batches) await appendRunEvent({ runId, type: "step.output", data: { step: step3, lines: lines.map((l) => ({ stream: l.stream, line: l.line })) } });
+  });
+  const controller = new AbortController();
+  let cancelled = false;
+  let lostLease = false;
+  const hosts = await loadEngineHosts({
+    clusterId: run3.clusterId,
+    runId,
+    definition,
+    onPinned: async (h, fingerprint2) => {
+      await db.host.updateMany({ where: { id: h.id, hostKeyFingerprint: null }, data: { hostKeyFingerprint: fingerprint2 } });
+      await appendRunEvent({ runId, type: "host.key-pinned", hostId: h.id, data: { host: h.name, fingerprint: fingerprint2 } });
+    }
+  });
+  const hostByName = new Map(hosts.map((h) => [h.name, h]));
+  const resources = await loadRunResources({ assetSetId: run3.assetSetId, definition, executor, hosts });
+  const failedHosts = /* @__PURE__ */ new Set();
+  let stopAll = false;
+  const finished = /* @__PURE__ */ new Map();
+  const mutates = plan.phases.some((p2) => !["facts", "preflight"].includes(p2.id));
+  const timer = setInterval(() => {
+    void (async () => {
+      const r2 = await db.run.findUnique({ where: { id: runId }, select: { cancelRequested: true } });
+      if (r2?.cancelRequested && !cancelled) {
+        cancelled = true;
+        controller.abort(new Error("cancelled by a user"));
+      }
+      if (!await claimRun({ runId, workerId: options.workerId, staleMs })) {
+        lostLease = true;
+        controller.abort(new Error("another worker took over this run"));
+      }
+    })().catch(() => void 0);
+  }, options.heartbeatMs ?? 1e3);
+  const outputTimer = setInterval(() => void flush().catch(() => void 0), OUTPUT_FLUSH_MS);
+  try {
+    for (const phase of plan.phases) {
+      if (stopAll || controller.signal.aborted) break;
+      await appendRunEvent({ runId, type: "phase.started", data: { phase: phase.id, title: phase.title } });
+      finished.clear();
+      for (const s2 of phase.steps) finished.set(s2.key, runStep(s2));
+      const results = await Promise.all(phase.steps.map((s2) => finished.get(s2.key)));
+      await appendRunEvent({ runId, type: "phase.finished", data: { phase: phase.id } });
+      if (results.some((r2) => r2.failed && r2.critical)) stopAll = true;
+    }
+  } finally {
+    clearInterval(timer);
+    clearInterval(outputTimer);
+    await flush();
+    if (mutates && !lostLease) await releaseHostLocks();
+    await resources.close();
+    if (!options.executor) await executor.close();
+  }
+  const leftover = cancelled ? "cancelled" : "skipped";
+  await db.step.updateMany({ where: { runId, status: { in: ["pending", "waiting"] } }, data: { status: leftover } });
+  const steps = await db.step.findMany({ where: { runId }, select: { status: true, hostId: true, title: true, error: true } });
+  const failed = steps.filter((s2) => s2.status === "failed");
+  const waitsForDecision = failed.length > 0 && failed.every((s2) => s2.error?.includes(WARNINGS_NEED_DECISION));
+  const status = cancelled ? "cancelled" : waitsForDecision ? "needs-decision" : failed.length || stopAll ? "failed" : "succeeded";
+  const failedHostNames = [...failedHosts];
+  const runHosts = new Set(plan.phases.flatMap((p2) => p2.steps.map((st) => st.host).filter(Boolean))).size;
+  await finishRun({
+    runId,
+    status,
+    summary: {
+      steps: steps.length,
+      done: steps.filter((s2) => s2.status === "done").length,
+      failed: failed.length,
+      failedHosts: failedHostNames,
+      message: status === "succeeded" ? runHosts === 1 ? "1 host done" : `all ${runHosts} hosts done` : status === "cancelled" ? "cancelled by a user" : status === "needs-decision" ? `needs a decision: preflight warnings on ${failedHostNames.length ? `${failedHostNames.length} of ${runHosts} hosts (${failedHostNames.join(", ")})` : "the cluster"} wait for an admin or lead to accept them` : `failed on ${failedHostNames.length} of ${runHosts} hosts${failedHostNames.length ? `: ${failedHostNames.join(", ")}` : ""}`
+    }
+  });
+  return status;
+  async function runStep(planned) {
+    const host2 = planned.host ? hostByName.get(planned.host) : void 0;
+    const critical2 = !host2 || host2.role === "master";
+    const row = await db.step.findUniqueOrThrow({ where: { runId_key: { runId, key: planned.key } } });
+    if (row.status === "done" || row.status === "skipped") return { failed: false, critical: critical2 };
+    if (row.status === "failed") {
+      if (host2) failedHosts.add(host2.name);
+      return { failed: true, critical: critical2 };
+    }
+    if (controller.signal.aborted) return { failed: false, critical: critical2 };
+    const sameDeps = planned.dependsOn.map((k) => finished.get(k)).filter(Boolean);
+    if (sameDeps.length) await Promise.all(sameDeps);
+    if (host2 && failedHosts.has(host2.name)) {
+      await db.step.update({ where: { id: row.id }, data: { status: "skipped", error: `skipped: an earlier step failed on ${host2.name}` } });
+      return { failed: false, critical: critical2 };
+    }
+    if (planned.dependsOn.length) {
+      const deps = await db.step.findMany({ where: { runId, key: { in: planned.dependsOn }, status: { in: ["failed", "skipped", "cancelled"] } }, select: { key: true, status: true } });
+      if (deps.length) {
+        await db.step.update({ where: { id: row.id }, data: { status: "skipped", error: `skipped: ${deps.map((d) => `${d.key} ${d.status}`).join(", ")}` } });
+        return { failed: false, critical: critical2 };
+      }
+    }
+    const action = actions[planned.action];
+    const startedAt = /* @__PURE__ */ new Date();
+    const claimed = await db.step.updateMany({ where: { id: row.id, status: { in: ["pending", "running", "waiting"] } }, data: { status: "running", attempts: { increment: 1 }, startedAt, finishedAt: null } });
+    if (claimed.count === 0) return { failed: false, critical: critical2 };
+    await appendRunEvent({ runId, type: "step.started", stepId: row.id, hostId: host2?.id, data: { key: planned.key, attempt: row.attempts + 1, resumed: row.status === "running" || row.status === "waiting" } });
+    let outcome = { ok: false, error: "not run" };
+    let exitCode = null;
+    const emit = (type, data) => appendRunEvent({ runId, type, stepId: row.id, hostId: host2?.id, data }).then(() => void 0);
+    for (let retry = 0; ; retry++) {
+      const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(planned.timeoutMs)]);
+      exitCode = null;
+      try {
+        if (!action) throw new Error(`no action "${planned.action}" in this version of Bootdeck`);
+        outcome = await action({ runId, runType: run3.type, planned, host: host2, hosts, executor, signal, resources, emit, wait: (what, opts, check) => waitFor(row.id, planned, host2, signal, emit, what, opts, check) });
+      } catch (err) {
+        if (isSshError(err) && err.detail.kind === "command-failed") exitCode = err.detail.exitCode;
+        const message = err instanceof Error ? err.message : String(err);
+        outcome = { ok: false, error: message };
+      }
+      if (outcome.ok || controller.signal.aborted || retry >= (planned.retries ?? 0)) break;
+      const inMs = 2e3 * 2 ** retry;
+      await emit("step.retrying", { key: planned.key, attempt: retry + 2, of: (planned.retries ?? 0) + 1, error: outcome.error, inMs });
+      await abortableSleep(inMs, controller.signal).catch(() => void 0);
+      if (controller.signal.aborted) break;
+      await db.step.update({ where: { id: row.id }, data: { attempts: { increment: 1 } } });
+    }
+    await flush();
+    const finishedAt = /* @__PURE__ */ new Date();
+    const durationMs = finishedAt.getTime() - startedAt.getTime();
+    const journal = Array.isArray(outcome.data?.journal) ? outcome.data.journal : [];
+    if (!outcome.ok && !outcome.hint) outcome = { ...outcome, hint: hintFor([outcome.error, ...journal].join("\n")) };
+    const output = [...tails.get(planned.key) ?? [], ...journal.length ? [JOURNAL_MARKER, ...journal] : []].join("\n") || null;
+    if (outcome.ok) {
+      await db.step.update({ where: { id: row.id }, data: { status: "done", finishedAt, output, error: null, hint: null, exitCode: 0 } });
+      await appendRunEvent({ runId, type: "step.finished", stepId: row.id, hostId: host2?.id, data: { key: planned.key, durationMs, summary: outcome.summary, ...outcome.data } });
+      return { failed: false, critical: critical2 };
+    }
+    const wasCancel = controller.signal.aborted && cancelled;
+    await db.step.update({
+      where: { id: row.id },
+      data: { status: wasCancel ? "cancelled" : "failed", finishedAt, output, error: outcome.error, hint: outcome.hint ?? null, exitCode }
+    });
+    await appendRunEvent({ runId, type: wasCancel ? "step.cancelled" : "step.failed", stepId: row.id, hostId: host2?.id, data: { key: planned.key, durationMs, error: outcome.error, hint: outcome.hint, ...outcome.data } });
+    if (!wasCancel && host2) failedHosts.add(host2.name);
+    return { failed: !wasCancel, critical: critical2 };
+  }
+  async function releaseHostLocks() {
+    await Promise.all(
+      hosts.map((h) => executor.run(h.target, shellScript(UNLOCK_SCRIPT, [runId], "bootdeck-unlock"), { step: "unlock", quiet: true, timeoutMs: 1e4, allowFailure: true }).catch(() => void 0))
+    );
+  }
+  async function waitFor(stepId, planned, host2, signal, emit, what, opts, check) {
+    const since = /* @__PURE__ */ new Date();
+    const deadline = new Date(since.getTime() + opts.timeoutMs);
+    await db.step.update({ where: { id: stepId }, data: { status: "waiting" } });
+    await emit("step.waiting", { key: planned.key, what, host: host2?.name ?? null, since: since.toISOString(), deadline: deadline.toISOString() });
+    let why = "";
+    try {
+      for (; ; ) {
+        try {
+          const r2 = await check();
+          if (r2.ok) return r2.value;
+          why = r2.why;
+        } catch (err) {
+          if (signal.aborted) throw signal.reason;
+          if (err instanceof WaitAbandoned) throw err;
+          why = err instanceof Error ? err.message : String(err);
+        }
+        if (Date.now() + opts.intervalMs > deadline.getTime()) {
+          const mins = opts.timeoutMs / 6e4;
+          throw new Error(`timed out after ${mins >= 1 ? `${mins} min` : `${opts.timeoutMs / 1e3} s`} waiting for ${what}${why ? `: ${why}` : ""}`);
+        }
+        await abortableSleep(opts.intervalMs, signal);
+      }
+    } finally {
+      const back = await db.step.updateMany({ where: { id: stepId, status: "waiting" }, data: { status: "running" } });
+      if (back.count) await emit("step.wait-ended", { key: planned.key, what });
+    }
+  }
+}
+var OUTPUT_TAIL_LINES, OUTPUT_FLUSH_MS;
+var init_runner = __esm({
+  "lib/engine/runner.ts"() {
+    "use strict";
+    init_client2();
+    init_backoff();
+    init_ssh();
+    init_host_scripts();
+    init_types2();
+    init_actions();
+    init_events();
+    init_hints();
+    init_runs();
+    init_run_resources();
+    init_targets();
+    init_schemas();
+    OUTPUT_TAIL_LINES = 200;
+    OUTPUT_FLUSH_MS = 300;
+  }
+});
+
+// lib/engine/worker.ts
+function getEngineWorker() {
+  return holder3.bootdeckEngine ??= new EngineWorker();
+}
+var import_node_os, STALE_MS, SWEEP_MS, EngineWorker, holder3;
+var init_worker = __esm({
+  "lib/engine/worker.ts"() {
+    "use strict";
+    import_node_os = require("node:os");
+    init_runner();
+    init_runs();
+    STALE_MS = 15e3;
+    SWEEP_MS = 5e3;
+    EngineWorker = class {
+      workerId = `w_${(0, import_node_os.hostname)()}_${process.pid}`;
+      active = /* @__PURE__ */ new Map();
+      sweeper;
+      start() {
+        if (this.sweeper) return;
+        void this.sweep();
+        this.sweeper = setInterval(() => void this.sweep(), SWEEP_MS);
+        this.sweeper.unref();
+      }
+      stop() {
+        clearInterval(this.sweeper);
+        this.sweeper = void 0;
+      }
+      /** Runs a started run in the background (no-op when this worker already runs it). */
+      schedule(runId) {
+        if (this.active.has(runId)) return;
+        const p2 = executeRun(runId, { workerId: this.workerId, staleMs: STALE_MS }).catch((err) => console.error(`[bootdeck engine] run ${runId} stopped with an error:`, err)).finally(() => this.active.delete(runId));
+        this.active.set(runId, p2);
+      }
+      /** Waits for every run this worker is executing (CLI and tests). */
+      async drain() {
+        while (this.active.size) await Promise.allSettled([...this.active.values()]);
+      }
+      async sweep() {
+        try {
+          for (const runId of await listResumableRuns({ workerId: this.workerId, staleMs: STALE_MS })) this.schedule(runId);
+        } catch (err) {
+          console.error("[bootdeck engine] could not look for runs to resume:", err);
+        }
+      }
+    };
+    holder3 = globalThis;
+  }
+});
+
+// lib/cluster/yaml.ts
+function parseClusterYaml(text) {
+  if (text.length > maxYamlBytes)
+    return { ok: false, errors: [{ path: "(file)", message: `is larger than ${maxYamlBytes / 1024 / 1024} MiB` }], warnings: [] };
+  const lineCounter = new import_yaml4.LineCounter();
+  const doc = (0, import_yaml4.parseDocument)(text, { prettyErrors: false, uniqueKeys: true, lineCounter });
+  if (doc.errors.length > 0)
+    return {
+      ok: false,
+      errors: doc.errors.map((e) => ({
+        path: `(line ${lineCounter.linePos(e.pos[0]).line})`,
+        message: e.message.split("\n")[0] ?? "invalid YAML"
+      })),
+      warnings: []
+    };
+  return validateClusterDefinition(doc.toJS({ maxAliasCount: 100 }));
+}
+function toClusterYaml(def) {
+  return `# Bootdeck cluster definition \u2014 see docs/cluster-yaml.md
+${(0, import_yaml4.stringify)(def, { lineWidth: 0 })}`;
+}
+var import_yaml4, maxYamlBytes;
+var init_yaml = __esm({
+  "lib/cluster/yaml.ts"() {
+    "use strict";
+    import_yaml4 = require("yaml");
+    init_definition();
+    maxYamlBytes = 2 * 1024 * 1024;
+  }
+});
+
+// lib/clusters/cli-secrets.ts
+async function readCredentialSecrets(def, baseDir, env) {
+  const secrets = {};
+  const problems = [];
+  for (const [i, c] of def.spec.credentials.entries()) {
+    const at = `spec.credentials[${i}]`;
+    const s2 = {};
+    if (c.privateKeyFile) {
+      const file = import_node_path3.default.resolve(baseDir, c.privateKeyFile.replace(/^~(?=\/)/, env.HOME ?? "~"));
+      try {
+        s2.privateKey = await (0, import_promises.readFile)(file, "utf8");
+      } catch (err) {
+        problems.push({ path: `${at}.privateKeyFile`, message: `cannot read ${file}: ${err.code ?? String(err)}` });
+      }
+    }
+    for (const [field, target] of [["passphraseEnv", "passphrase"], ["passwordEnv", "password"]]) {
+      const name = c[field];
+      if (!name) continue;
+      const value = env[name];
+      if (value === void 0) problems.push({ path: `${at}.${field}`, message: `environment variable ${name} is not set` });
+      else s2[target] = value;
+    }
+    if (Object.keys(s2).length) secrets[c.name] = s2;
+  }
+  return { secrets, problems };
+}
+var import_promises, import_node_path3;
+var init_cli_secrets = __esm({
+  "lib/clusters/cli-secrets.ts"() {
+    "use strict";
+    import_promises = require("node:fs/promises");
+    import_node_path3 = __toESM(require("node:path"));
+  }
+});
+
+// lib/clusters/import.ts
+async function importClusterYaml(input) {
+  const parsed = parseClusterYaml(input.yaml);
+  if (!parsed.ok) throw new ValidationError(parsed.errors, parsed.warnings);
+  const name = parsed.definition.metadata.name;
+  const existing = await findClusterIdByName({ name });
+  if (existing && !input.replace) throw conflict(`A cluster named "${name}" already exists; choose "replace" to update it from this file`);
+  if (existing) {
+    const { warnings: warnings2 } = await updateCluster({ id: existing, definition: parsed.definition, secrets: input.secrets });
+    return { id: existing, created: false, warnings: warnings2 };
+  }
+  const { id, warnings } = await createCluster({ definition: parsed.definition, secrets: input.secrets });
+  return { id, created: true, warnings };
+}
+var init_import = __esm({
+  "lib/clusters/import.ts"() {
+    "use strict";
+    init_yaml();
+    init_errors();
+    init_repository();
+  }
+});
+
+// cli/problems.ts
+function printWarnings(warnings) {
+  for (const w of warnings) console.log(`warning: ${w.path}: ${w.message}`);
+}
+function printErrors(file, errors) {
+  for (const e of errors) console.log(`error: ${e.path}: ${e.message}`);
+  console.log(`${file}: ${errors.length} problem${errors.length === 1 ? "" : "s"}`);
+}
+var init_problems = __esm({
+  "cli/problems.ts"() {
+    "use strict";
+  }
+});
+
+// cli/commands/import.ts
+var import_exports = {};
+__export(import_exports, {
+  importCommand: () => importCommand,
+  importFile: () => importFile
+});
+async function importFile(file, opts) {
+  const text = await (0, import_promises2.readFile)(file, "utf8");
+  const parsed = parseClusterYaml(text);
+  if (!parsed.ok) {
+    printWarnings(parsed.warnings);
+    printErrors(file, parsed.errors);
+    return { ok: false };
+  }
+  const { secrets, problems } = await readCredentialSecrets(parsed.definition, import_node_path4.default.dirname(import_node_path4.default.resolve(file)), process.env);
+  if (problems.length) {
+    printErrors(file, problems);
+    return { ok: false };
+  }
+  try {
+    const r2 = await importClusterYaml({ yaml: text, secrets, replace: opts.replace });
+    await recordAudit({ action: r2.created ? "cluster.import" : "cluster.import_replace", username: `cli:${process.env.USER ?? "?"}`, target: r2.id, details: { via: opts.via ?? "cli" } });
+    printWarnings(r2.warnings);
+    console.log(`${r2.created ? "created" : "updated"} cluster ${parsed.definition.metadata.name} (${r2.id})`);
+    return { ok: true, id: r2.id, name: parsed.definition.metadata.name };
+  } catch (err) {
+    if (err instanceof ValidationError) {
+      printWarnings(err.warnings);
+      printErrors(file, err.errors);
+      return { ok: false };
+    }
+    if (err instanceof AppError) {
+      console.error(`bootdeck: ${err.message}`);
+      return { ok: false };
+    }
+    throw err;
+  }
+}
+var import_promises2, import_node_path4, importCommand;
+var init_import2 = __esm({
+  "cli/commands/import.ts"() {
+    "use strict";
+    import_promises2 = require("node:fs/promises");
+    import_node_path4 = __toESM(require("node:path"));
+    init_record();
+    init_yaml();
+    init_cli_secrets();
+    init_import();
+    init_client2();
+    init_errors();
+    init_problems();
+    importCommand = {
+      async run(argv) {
+        const file = argv.find((a) => !a.startsWith("-"));
+        if (!file || argv.includes("--help")) {
+          console.log(`Usage: bootdeck import cluster.yaml [--replace]
+
+Credentials are read from each credential's privateKeyFile (relative to the YAML file),
+passphraseEnv and passwordEnv. --replace updates the cluster of the same name.`);
+          return file ? 0 : 2;
+        }
+        try {
+          const r2 = await importFile(file, { replace: argv.includes("--replace") });
+          return r2.ok ? 0 : 1;
+        } finally {
+          await disconnectDb();
+        }
+      }
+    };
+  }
+});
+
+// cli/commands/apply.ts
+var apply_exports = {};
+__export(apply_exports, {
+  apply: () => apply,
+  planText: () => planText,
+  progressLine: () => progressLine
+});
+function planText(plan, verbose) {
+  const lines = [];
+  const hosts = new Set(plan.phases.flatMap((p2) => p2.steps.map((s2) => s2.host).filter(Boolean)));
+  const steps = plan.phases.reduce((n, p2) => n + p2.steps.length, 0);
+  lines.push(`Plan: ${plan.runType} on ${hosts.size} hosts, ${plan.phases.length} phases, ${steps} steps`);
+  plan.phases.forEach((p2, i) => {
+    lines.push(`  ${i + 1}. ${p2.title} \u2014 ${p2.steps.length} step${p2.steps.length === 1 ? "" : "s"}`);
+    if (!verbose) return;
+    for (const s2 of p2.steps) {
+      lines.push(`     ${s2.title}${s2.dependsOn.length ? ` (after ${s2.dependsOn.join(", ")})` : ""}`);
+      for (const f of s2.files) lines.push(`       file ${f.path} mode ${f.mode.toString(8).padStart(4, "0")} sha256 ${f.sha256.slice(0, 12)} ${f.size} B`);
+      for (const c of s2.commands) lines.push(`       run  ${c.length > 400 ? `${c.slice(0, 400)}\u2026 (${c.length} chars)` : c}`);
+    }
+  });
+  return lines.join("\n");
+}
+function progressLine(e, startedAt, verbose) {
+  const t = `[${clock(Date.parse(e.at) - startedAt)}]`;
+  const d = e.data;
+  switch (e.type) {
+    case "phase.started":
+      return `${t} \u2500\u2500 ${String(d.title)}`;
+    case "step.started":
+      return verbose || Number(d.attempt) > 1 || d.resumed ? `${t} ${String(d.key)} started${d.resumed ? " (resumed)" : ""}` : void 0;
+    case "step.waiting": {
+      const deadline = clock(Date.parse(String(d.deadline)) - Date.parse(String(d.since)));
+      return `${t} ${String(d.key)} waiting for ${String(d.what)} (deadline ${deadline})`;
+    }
+    case "step.finished":
+      return `${t} \u2714 ${String(d.key)} (${(Number(d.durationMs) / 1e3).toFixed(1)} s) ${String(d.summary ?? "")}`;
+    case "step.retrying":
+      return `${t} \u21BB ${String(d.key)}: ${String(d.error)} \u2014 attempt ${String(d.attempt)} of ${String(d.of)} in ${Math.round(Number(d.inMs) / 1e3)} s`;
+    case "step.failed":
+      return `${t} \u2718 ${String(d.key)}: ${String(d.error)}${d.hint ? `
+         hint: ${String(d.hint)}` : ""}`;
+    case "step.output":
+      return verbose ? d.lines.map((l) => `         ${String(d.step)} ${l.stream === "stderr" ? "!" : "|"} ${l.line}`).join("\n") : void 0;
+    case "host.key-pinned":
+      return `${t} pinned the host key of ${String(d.host)}: ${String(d.fingerprint)}`;
+    case "run.finished": {
+      const summary = d.summary ?? {};
+      if (d.status === "needs-decision")
+        return `${t} run stopped, it ${summary.message ?? "needs a decision"}
+         to go on: run this again with --accept-warnings, or accept them on the run's page in the dashboard`;
+      return `${t} run ${String(d.status)}: ${summary.message ?? ""}`;
+    }
+    default:
+      return void 0;
+  }
+}
+async function confirm(question) {
+  const rl = (0, import_promises3.createInterface)({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+async function follow(runId, verbose) {
+  const worker2 = getEngineWorker();
+  let interrupted = false;
+  const onSigint = () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    console.error("\ncancelling (Ctrl-C again to leave at once; the run then resumes on the next start)\u2026");
+    void requestCancel({ runId }).catch(() => void 0);
+  };
+  process.on("SIGINT", onSigint);
+  worker2.schedule(runId);
+  const run3 = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { startedAt: true } });
+  const startedAt = run3.startedAt?.getTime() ?? Date.now();
+  let seq2 = 0;
+  let status = "";
+  try {
+    while (!status) {
+      const events = await listRunEvents({ runId, afterSeq: seq2 });
+      for (const e of events) {
+        seq2 = e.seq;
+        const line = progressLine(e, startedAt, verbose);
+        if (line) console.log(line);
+        if (e.type === "run.finished") status = String(e.data.status);
+      }
+      if (!status) await new Promise((r2) => setTimeout(r2, 250));
+    }
+    await worker2.drain();
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+  return status === "succeeded" ? 0 : 1;
+}
+var import_promises3, USAGE, clock, apply;
+var init_apply = __esm({
+  "cli/commands/apply.ts"() {
+    "use strict";
+    import_promises3 = require("node:readline/promises");
+    init_record();
+    init_client2();
+    init_events();
+    init_plan_run();
+    init_runs();
+    init_worker();
+    init_errors();
+    init_import2();
+    USAGE = `Usage: bootdeck apply --config cluster.yaml [--dry-run] [--yes] [--accept-warnings] [--verbose]
+
+Saves the cluster (as bootdeck import --replace does), plans its bootstrap (phases \xD7 hosts, with every
+file's checksum and every command), prints the plan, and runs it once confirmed.
+  --dry-run   print the plan and stop; the planned run stays in the dashboard to confirm there
+  --yes       do not ask for confirmation (needed when stdin is not a terminal)
+  --accept-warnings
+              go on past preflight warnings (without it they stop the run, as errors always do)
+  --verbose   print every file and command of the plan, and the commands' output while they run
+Ctrl-C cancels the run (commands in flight are stopped); running it again resumes from what is done.`;
+    clock = (ms) => {
+      const s2 = Math.max(0, Math.round(ms / 1e3));
+      return `${String(Math.floor(s2 / 60)).padStart(2, "0")}:${String(s2 % 60).padStart(2, "0")}`;
+    };
+    apply = {
+      async run(argv) {
+        const i = argv.indexOf("--config");
+        const file = i >= 0 ? argv[i + 1] : void 0;
+        if (argv.includes("--help") || !file) {
+          console.log(USAGE);
+          return file || argv.includes("--help") ? 0 : 2;
+        }
+        const dryRun = argv.includes("--dry-run");
+        const yes = argv.includes("--yes");
+        const verbose = argv.includes("--verbose");
+        try {
+          const saved = await importFile(file, { replace: true, via: "cli apply" });
+          if (!saved.ok) return 1;
+          const runId = await planRun({ clusterId: saved.id, body: { type: "bootstrap", acceptWarnings: argv.includes("--accept-warnings") }, by: `cli:${process.env.USER ?? "?"}` });
+          console.log(planText(await getRunPlan(runId), verbose));
+          if (dryRun) {
+            console.log(`
+dry run: nothing was changed on the hosts. The plan is saved as run ${runId}; confirm it in the dashboard, or run this again with --yes.`);
+            return 0;
+          }
+          if (!yes) {
+            if (!process.stdin.isTTY) {
+              console.error("bootdeck apply: not confirmed; pass --yes to run without a terminal");
+              return 2;
+            }
+            if (!await confirm(`
+Run this plan on cluster ${saved.name}? [y/N] `)) {
+              console.log(`not started; the plan stays as run ${runId}`);
+              return 1;
+            }
+          }
+          await startRun({ runId });
+          await recordAudit({ action: "run.start", username: `cli:${process.env.USER ?? "?"}`, target: runId, details: { via: "cli apply" } });
+          return await follow(runId, verbose);
+        } catch (err) {
+          if (err instanceof AppError) {
+            console.error(`bootdeck apply: ${err.message}`);
+            return 1;
+          }
+          throw err;
+        } finally {
+          await disconnectDb();
+        }
+      }
+    };
+  }
+});
+
+// cli/commands/export.ts
+var export_exports = {};
+__export(export_exports, {
+  exportCommand: () => exportCommand
+});
+var exportCommand;
+var init_export = __esm({
+  "cli/commands/export.ts"() {
+    "use strict";
+    init_yaml();
+    init_repository();
+    init_client2();
+    exportCommand = {
+      async run(argv) {
+        const name = argv.find((a) => !a.startsWith("-"));
+        if (!name || argv.includes("--help")) {
+          console.log("Usage: bootdeck export CLUSTER-NAME > cluster.yaml");
+          return name ? 0 : 2;
+        }
+        try {
+          const id = await findClusterIdByName({ name });
+          if (!id) {
+            console.error(`bootdeck export: no cluster named "${name}"`);
+            return 1;
+          }
+          process.stdout.write(toClusterYaml(await getExportableDefinition({ id })));
+          return 0;
+        } finally {
+          await disconnectDb();
+        }
+      }
+    };
+  }
+});
+
+// lib/db/migrate.ts
+async function migrateDatabase() {
+  const env = getEnv();
+  (0, import_node_fs2.mkdirSync)(env.BOOTDECK_DATA_DIR, { recursive: true, mode: 448 });
+  const cli = import_node_path5.default.join(env.BOOTDECK_HOME, "node_modules", "prisma", "build", "index.js");
+  try {
+    const { stdout } = await run(process.execPath, [cli, "migrate", "deploy"], {
+      cwd: env.BOOTDECK_HOME,
+      env: { ...process.env, DATABASE_URL: env.databaseUrl, PRISMA_HIDE_UPDATE_MESSAGE: "1", CHECKPOINT_DISABLE: "1" },
+      timeout: 12e4
+    });
+    return stdout;
+  } catch (err) {
+    const e = err;
+    const text = e.stderr || e.stdout || e.message;
+    if (/SocketTimeout|database is locked|SQLITE_BUSY/.test(text))
+      throw new Error(`Database migration failed: ${env.databaseUrl} is locked by another process (a dashboard or worker still running?). Stop it and run "bootdeck setup" again.`);
+    throw new Error(`Database migration failed (${env.databaseUrl}):
+${text}`);
+  }
+}
+var import_node_child_process, import_node_fs2, import_node_path5, import_node_util, run;
+var init_migrate = __esm({
+  "lib/db/migrate.ts"() {
+    "use strict";
+    import_node_child_process = require("node:child_process");
+    import_node_fs2 = require("node:fs");
+    import_node_path5 = __toESM(require("node:path"));
+    import_node_util = require("node:util");
+    init_env();
+    run = (0, import_node_util.promisify)(import_node_child_process.execFile);
+  }
+});
+
+// lib/auth/password.ts
+function scrypt(password, salt, opts) {
+  return new Promise(
+    (resolve, reject) => (0, import_node_crypto13.scrypt)(
+      password,
+      salt,
+      keyLength,
+      { ...opts, maxmem: 128 * opts.N * (opts.r ?? 8) * 2 },
+      (err, key) => err ? reject(err) : resolve(key)
+    )
+  );
+}
+async function hashPassword(password) {
+  const salt = (0, import_node_crypto13.randomBytes)(16);
+  const hash2 = await scrypt(password, salt, { N, r, p });
+  return ["scrypt", N, r, p, salt.toString("base64"), hash2.toString("base64")].join("$");
+}
+function passwordProblem(password) {
+  if (password.length < passwordRules.min) return `must be at least ${passwordRules.min} characters`;
+  if (password.length > passwordRules.max) return `must be at most ${passwordRules.max} characters`;
+  return void 0;
+}
+var import_node_crypto13, N, r, p, keyLength, passwordRules;
+var init_password = __esm({
+  "lib/auth/password.ts"() {
+    "use strict";
+    import_node_crypto13 = require("node:crypto");
+    N = 2 ** 15;
+    r = 8;
+    p = 1;
+    keyLength = 32;
+    passwordRules = { min: 10, max: 256 };
+  }
+});
+
+// lib/auth/roles.ts
+var roles;
+var init_roles = __esm({
+  "lib/auth/roles.ts"() {
+    "use strict";
+    roles = ["admin", "lead", "support"];
+  }
+});
+
+// lib/auth/user-schemas.ts
+var import_zod5, usernameSchema, displayNameSchema, roleSchema, createUserBody, updateUserBody, resetPasswordBody, userIdParams;
+var init_user_schemas = __esm({
+  "lib/auth/user-schemas.ts"() {
+    "use strict";
+    import_zod5 = require("zod");
+    init_roles();
+    usernameSchema = import_zod5.z.string().regex(/^[a-z][a-z0-9._-]{1,31}$/, "must be 2\u201332 lower-case letters, digits, '.', '_' or '-', starting with a letter");
+    displayNameSchema = import_zod5.z.string().trim().min(1, "is required").max(64, "must be at most 64 characters").regex(/^[^\p{Cc}\p{Cf}\p{Cs}<>]*$/u, "may not contain control characters or < >");
+    roleSchema = import_zod5.z.enum(roles);
+    createUserBody = import_zod5.z.strictObject({
+      username: usernameSchema,
+      displayName: displayNameSchema.optional(),
+      role: roleSchema
+    });
+    updateUserBody = import_zod5.z.strictObject({ role: roleSchema.optional(), disabled: import_zod5.z.boolean().optional(), displayName: displayNameSchema.optional() }).refine((b) => b.role !== void 0 || b.disabled !== void 0 || b.displayName !== void 0, "nothing to change");
+    resetPasswordBody = import_zod5.z.strictObject({});
+    userIdParams = import_zod5.z.strictObject({ id: import_zod5.z.string().regex(/^usr_[A-Za-z0-9_-]{16}$/) });
+  }
+});
+
+// lib/auth/users.ts
+async function countUsers() {
+  return getDb().user.count();
+}
+async function createUser(input) {
+  const problem = passwordProblem(input.password);
+  if (problem) throw new ValidationError([{ path: "password", message: problem }]);
+  const name = usernameSchema.safeParse(input.username);
+  if (!name.success) throw new ValidationError([{ path: "username", message: name.error.issues[0]?.message ?? "is invalid" }]);
+  const display = displayNameSchema.safeParse(input.displayName ?? input.username);
+  if (!display.success) throw new ValidationError([{ path: "displayName", message: display.error.issues[0]?.message ?? "is invalid" }]);
+  const id = newId("usr");
+  try {
+    await getDb().user.create({
+      data: { id, username: name.data, displayName: display.data, passwordHash: await hashPassword(input.password), role: input.role }
+    });
+  } catch (err) {
+    if (err && typeof err === "object" && "code" in err && err.code === "P2002")
+      throw new AppError(409, "name_taken", `A user named "${name.data}" already exists`, {
+        errors: [{ path: "username", message: "is taken" }],
+        warnings: []
+      });
+    throw err;
+  }
+  return id;
+}
+function generatePassword() {
+  return (0, import_node_crypto14.randomBytes)(15).toString("base64url");
+}
+async function listUsers() {
+  const rows = await getDb().user.findMany({ orderBy: { username: "asc" } });
+  return rows.map(toView);
+}
+async function getUserOrThrow({ id }) {
+  const row = await getDb().user.findUnique({ where: { id } });
+  if (!row) throw notFound("User");
+  return toView(row);
+}
+async function findUserByName({ username }) {
+  return getDb().user.findUnique({ where: { username: username.toLowerCase() }, select: { id: true, username: true, role: true, disabled: true } });
+}
+async function updateUser(input) {
+  if (input.disabled === true && input.id === input.actorId) throw conflict("You cannot disable your own account");
+  await getDb().$transaction(async (tx) => {
+    const user2 = await tx.user.findUnique({ where: { id: input.id } });
+    if (!user2) throw notFound("User");
+    const role = input.role ?? user2.role;
+    const disabled = input.disabled ?? user2.disabled;
+    const wasActiveAdmin = user2.role === "admin" && !user2.disabled;
+    if (wasActiveAdmin && (role !== "admin" || disabled)) {
+      const others = await tx.user.count({ where: { role: "admin", disabled: false, id: { not: user2.id } } });
+      if (others === 0) throw conflict("This is the last enabled admin; make another user admin first");
+    }
+    await tx.user.update({ where: { id: user2.id }, data: { role, disabled, ...input.displayName !== void 0 ? { displayName: input.displayName } : {} } });
+    if (disabled && !user2.disabled) await tx.session.deleteMany({ where: { userId: user2.id } });
+  });
+  return getUserOrThrow({ id: input.id });
+}
+async function resetUserPassword(input) {
+  const password = input.password ?? generatePassword();
+  const problem = passwordProblem(password);
+  if (problem) throw new ValidationError([{ path: "password", message: problem }]);
+  const passwordHash = await hashPassword(password);
+  await getDb().$transaction(async (tx) => {
+    const user2 = await tx.user.findUnique({ where: { id: input.id }, select: { id: true } });
+    if (!user2) throw notFound("User");
+    await tx.user.update({ where: { id: user2.id }, data: { passwordHash } });
+    await tx.session.deleteMany({ where: { userId: user2.id } });
+  });
+  return password;
+}
+function toView(u) {
+  return {
+    id: u.id,
+    username: u.username,
+    displayName: u.displayName,
+    role: u.role,
+    disabled: u.disabled,
+    createdAt: u.createdAt.toISOString()
+  };
+}
+var import_node_crypto14;
+var init_users = __esm({
+  "lib/auth/users.ts"() {
+    "use strict";
+    import_node_crypto14 = require("node:crypto");
+    init_client2();
+    init_errors();
+    init_ids();
+    init_password();
+    init_user_schemas();
+  }
+});
+
+// cli/commands/setup.ts
+var setup_exports = {};
+__export(setup_exports, {
+  setup: () => setup
+});
+var import_node_fs3, setup;
+var init_setup = __esm({
+  "cli/commands/setup.ts"() {
+    "use strict";
+    import_node_fs3 = require("node:fs");
+    init_client2();
+    init_migrate();
+    init_env();
+    init_master_key();
+    init_users();
+    setup = {
+      async run(argv) {
+        if (argv.includes("--help")) {
+          console.log(`Usage: bootdeck setup
+
+Idempotent; safe to run before every start.
+  - data directory:  $BOOTDECK_DATA_DIR (default ./data)
+  - master key:      $BOOTDECK_MASTER_KEY, or a key file ($BOOTDECK_MASTER_KEY_FILE, default data/master.key, mode 0600)
+  - first admin:     user "admin"; password from $BOOTDECK_ADMIN_PASSWORD, or generated and printed once`);
+          return 0;
+        }
+        const env = getEnv();
+        if (ensureMasterKeyFile()) console.log(`setup: created master key ${env.masterKeyFile} (mode 0600) \u2014 back it up; without it stored secrets cannot be read`);
+        await migrateDatabase();
+        await configureDb();
+        const dbFile = env.databaseUrl.replace(/^file:/, "");
+        for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) if ((0, import_node_fs3.existsSync)(f)) (0, import_node_fs3.chmodSync)(f, 384);
+        console.log(`setup: database ${env.databaseUrl} is up to date`);
+        if (await countUsers() === 0) {
+          const password = env.BOOTDECK_ADMIN_PASSWORD ?? generatePassword();
+          await createUser({ username: "admin", displayName: "Administrator", password, role: "admin" });
+          console.log(
+            env.BOOTDECK_ADMIN_PASSWORD ? 'setup: created user "admin" with the password from BOOTDECK_ADMIN_PASSWORD' : `setup: created user "admin" with password ${password}
+setup: this password is shown only once; sign in and keep it safe`
+          );
+        }
+        await disconnectDb();
+        return 0;
+      }
+    };
+  }
+});
+
+// cli/commands/validate.ts
+var validate_exports = {};
+__export(validate_exports, {
+  validate: () => validate
+});
+var import_promises4, validate;
+var init_validate = __esm({
+  "cli/commands/validate.ts"() {
+    "use strict";
+    import_promises4 = require("node:fs/promises");
+    init_yaml();
+    init_problems();
+    validate = {
+      async run(argv) {
+        const file = argv.find((a) => !a.startsWith("-"));
+        if (!file || argv.includes("--help")) {
+          console.log("Usage: bootdeck validate cluster.yaml\n\nExits 0 when valid, 1 when it has problems, 2 on usage errors.");
+          return file ? 0 : 2;
+        }
+        let text;
+        try {
+          text = await (0, import_promises4.readFile)(file, "utf8");
+        } catch (err) {
+          console.error(`bootdeck validate: cannot read ${file}: ${err.code ?? String(err)}`);
+          return 2;
+        }
+        const result = parseClusterYaml(text);
+        printWarnings(result.warnings);
+        if (!result.ok) {
+          printErrors(file, result.errors);
+          return 1;
+        }
+        const hosts = result.definition.spec.hosts;
+        const masters = hosts.filter((h) => h.role === "master").length;
+        console.log(`${file}: valid \u2014 cluster ${result.definition.metadata.name}, ${masters} master(s), ${hosts.length - masters} worker(s)`);
+        return 0;
+      }
+    };
+  }
+});
+
+// cli/commands/worker.ts
+var worker_exports = {};
+__export(worker_exports, {
+  worker: () => worker
+});
+var worker;
+var init_worker2 = __esm({
+  "cli/commands/worker.ts"() {
+    "use strict";
+    init_worker();
+    worker = {
+      async run(argv) {
+        if (argv.includes("--help")) {
+          console.log("Usage: bootdeck worker\n\nRuns started runs and resumes runs whose worker stopped, against the same database as the dashboard.");
+          return 0;
+        }
+        const w = getEngineWorker();
+        w.start();
+        console.log(`engine worker ${w.workerId} is running; Ctrl-C stops it (its runs resume on the next worker)`);
+        const idle = setInterval(() => void 0, 6e4);
+        await new Promise((resolve) => {
+          process.once("SIGINT", resolve);
+          process.once("SIGTERM", resolve);
+        });
+        clearInterval(idle);
+        w.stop();
+        return 0;
+      }
+    };
+  }
+});
+
+// lab/config.ts
+function validateLabName(name) {
+  if (!/^[a-z][a-z0-9]{0,7}$/.test(name)) {
+    throw new Error(`lab name must be 1\u20138 lower-case letters/digits starting with a letter (it becomes interface names), got "${name}"`);
+  }
+  return name;
+}
+var import_node_path6, CACHE_DIR, RUN_DIR, SUITE, MIRROR, BASE_PACKAGES, FIXED_SUBNETS, SUBNET_PREFIX, FIRST_HOST_OCTET, MAX_HOSTS, USERS, LAB_PASSWORD, labDir, statePath, bridgeName, netnsName, vethName;
+var init_config = __esm({
+  "lab/config.ts"() {
+    "use strict";
+    import_node_path6 = __toESM(require("node:path"));
+    CACHE_DIR = process.env.BOOTDECK_LAB_CACHE ?? "/var/cache/bootdeck-lab";
+    RUN_DIR = process.env.BOOTDECK_LAB_RUN ?? "/run/bootdeck-lab";
+    SUITE = "bookworm";
+    MIRROR = process.env.BOOTDECK_LAB_MIRROR ?? "http://deb.debian.org/debian";
+    BASE_PACKAGES = [
+      "openssh-server",
+      "sudo",
+      "iproute2",
+      "python3",
+      "procps",
+      "etcd-server",
+      "etcd-client",
+      "iptables",
+      "socat",
+      "util-linux",
+      "mount",
+      "ebtables",
+      "ethtool",
+      "conntrack",
+      "curl",
+      "ca-certificates"
+    ];
+    FIXED_SUBNETS = { dev: 10, test: 20 };
+    SUBNET_PREFIX = "10.237";
+    FIRST_HOST_OCTET = 10;
+    MAX_HOSTS = 240;
+    USERS = {
+      /** Unprivileged user with passwordless sudo (what Bootdeck should be given on real hosts). */
+      sudo: "deploy",
+      /** A user whose sudo asks for a password (tests the clear error). */
+      sudoWithPassword: "needpw"
+    };
+    LAB_PASSWORD = "bootdeck-lab-password";
+    labDir = (name) => import_node_path6.default.join(RUN_DIR, name);
+    statePath = (name) => import_node_path6.default.join(labDir(name), "state.json");
+    bridgeName = (name) => `bdl-${name}`;
+    netnsName = (lab2, host2) => `bdl-${lab2}-${host2}`;
+    vethName = (subnet, index) => `bdv${subnet}h${index}`;
+  }
+});
+
+// lab/sh.ts
+function run2(cmd, args, opts = {}) {
+  const r2 = (0, import_node_child_process2.spawnSync)(cmd, args, { input: opts.input, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  if (r2.error) throw new LabCommandError(`${cmd}: ${r2.error.message}`);
+  if (r2.status !== 0 && !opts.allowFail) {
+    throw new LabCommandError(`${cmd} ${args.join(" ")} failed (exit ${r2.status}): ${(r2.stderr || r2.stdout).trim()}`);
+  }
+  return r2.stdout;
+}
+function tryRun(cmd, args) {
+  const r2 = (0, import_node_child_process2.spawnSync)(cmd, args, { stdio: "ignore" });
+  return r2.status === 0;
+}
+function runStreaming(cmd, args, onLine) {
+  return new Promise((resolve, reject) => {
+    const child = (0, import_node_child_process2.spawn)(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let tail = [];
+    const feed = (buf2) => {
+      for (const line of buf2.toString("utf8").split("\n")) {
+        if (!line.trim()) continue;
+        tail = [...tail.slice(-20), line];
+        onLine(line);
+      }
+    };
+    child.stdout.on("data", feed);
+    child.stderr.on("data", feed);
+    child.on("error", reject);
+    child.on(
+      "close",
+      (code) => code === 0 ? resolve() : reject(new LabCommandError(`${cmd} failed (exit ${code}):
+${tail.join("\n")}`))
+    );
+  });
+}
+function which(cmd) {
+  return tryRun("sh", ["-c", 'command -v "$1" >/dev/null', "which", cmd]);
+}
+var import_node_child_process2, LabCommandError;
+var init_sh = __esm({
+  "lab/sh.ts"() {
+    "use strict";
+    import_node_child_process2 = require("node:child_process");
+    LabCommandError = class extends Error {
+    };
+  }
+});
+
+// lab/base-image.ts
+function baseImageKeys() {
+  const pkgKey = hash(SUITE, MIRROR, ...BASE_PACKAGES);
+  const imageKey = hash(pkgKey, CONFIGURE, SSHD_CONF, HOST_INIT);
+  return {
+    debootstrapDir: import_node_path7.default.join(CACHE_DIR, `debootstrap-${pkgKey}`),
+    imageDir: import_node_path7.default.join(CACHE_DIR, `rootfs-${imageKey}`)
+  };
+}
+async function ensureBaseImage(log2) {
+  const { debootstrapDir, imageDir } = baseImageKeys();
+  if (complete(imageDir)) return imageDir;
+  import_node_fs4.default.mkdirSync(CACHE_DIR, { recursive: true });
+  if (!complete(debootstrapDir)) {
+    const tmp2 = `${debootstrapDir}.partial`;
+    import_node_fs4.default.rmSync(tmp2, { recursive: true, force: true });
+    log2(`building the base root filesystem with debootstrap (${SUITE}, minbase, ${BASE_PACKAGES.length} packages); takes a few minutes the first time\u2026`);
+    let n = 0;
+    await runStreaming(
+      "debootstrap",
+      ["--variant=minbase", `--include=${BASE_PACKAGES.join(",")}`, SUITE, tmp2, MIRROR],
+      (line) => {
+        if (/^I: (Retrieving Release|Validating Packages|Resolving|Found|Checking|Extracting base|Installing core|Configuring|Base system)/.test(line) || ++n % 25 === 0) {
+          log2(`  debootstrap: ${line.replace(/^I: /, "")}`);
+        }
+      }
+    );
+    import_node_fs4.default.writeFileSync(import_node_path7.default.join(tmp2, ".bootdeck-complete"), (/* @__PURE__ */ new Date()).toISOString());
+    import_node_fs4.default.renameSync(tmp2, debootstrapDir);
+  }
+  log2("configuring the base image (users, sudo, sshd)\u2026");
+  const tmp = `${imageDir}.partial`;
+  import_node_fs4.default.rmSync(tmp, { recursive: true, force: true });
+  run2("cp", ["-a", "--reflink=auto", debootstrapDir, tmp]);
+  import_node_fs4.default.rmSync(import_node_path7.default.join(tmp, ".bootdeck-complete"), { force: true });
+  run2("chroot", [tmp, "/bin/sh", "-c", CONFIGURE]);
+  import_node_fs4.default.writeFileSync(import_node_path7.default.join(tmp, "etc/ssh/sshd_config.d/bootdeck-lab.conf"), SSHD_CONF);
+  import_node_fs4.default.writeFileSync(import_node_path7.default.join(tmp, "sbin/bootdeck-lab-init"), HOST_INIT, { mode: 493 });
+  import_node_fs4.default.writeFileSync(import_node_path7.default.join(tmp, ".bootdeck-complete"), (/* @__PURE__ */ new Date()).toISOString());
+  import_node_fs4.default.renameSync(tmp, imageDir);
+  log2(`base image ready: ${imageDir}`);
+  return imageDir;
+}
+var import_node_crypto15, import_node_fs4, import_node_path7, HOST_INIT, SSHD_CONF, CONFIGURE, hash, complete;
+var init_base_image = __esm({
+  "lab/base-image.ts"() {
+    "use strict";
+    import_node_crypto15 = require("node:crypto");
+    import_node_fs4 = __toESM(require("node:fs"));
+    import_node_path7 = __toESM(require("node:path"));
+    init_config();
+    init_sh();
+    HOST_INIT = `#!/bin/sh
+# bootdeck lab host init (PID 1 in the host's pid namespace)
+mount -t proc proc /proc
+echo "$1" > /proc/sys/kernel/hostname
+mount -t sysfs sysfs /sys 2>/dev/null || true
+mount -t tmpfs -o mode=755 tmpfs /run
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=755 tmpfs /dev
+mknod -m 666 /dev/null c 1 3; mknod -m 666 /dev/zero c 1 5; mknod -m 666 /dev/full c 1 7
+mknod -m 666 /dev/random c 1 8; mknod -m 666 /dev/urandom c 1 9; mknod -m 666 /dev/tty c 5 0
+mkdir -p /dev/pts /dev/shm /run/sshd /run/lock
+mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts /dev/pts
+ln -s pts/ptmx /dev/ptmx; ln -s /proc/self/fd /dev/fd
+ln -s /proc/self/fd/0 /dev/stdin; ln -s /proc/self/fd/1 /dev/stdout; ln -s /proc/self/fd/2 /dev/stderr
+/usr/sbin/sshd -E /var/log/sshd.log
+trap 'exit 0' TERM INT
+while :; do sleep 3600 & wait; done
+`;
+    SSHD_CONF = `# bootdeck lab: test hosts only, reachable only on the lab bridge
+PermitRootLogin yes
+PasswordAuthentication yes
+UsePAM no
+UseDNS no
+MaxStartups 200:30:400
+PidFile /run/sshd.pid
+HostKey /etc/ssh/ssh_host_ed25519_key
+`;
+    CONFIGURE = `set -eu
+useradd -m -s /bin/bash ${USERS.sudo}
+useradd -m -s /bin/bash ${USERS.sudoWithPassword}
+printf '%s\\n' 'root:${LAB_PASSWORD}' '${USERS.sudo}:${LAB_PASSWORD}' '${USERS.sudoWithPassword}:${LAB_PASSWORD}' | chpasswd
+echo '${USERS.sudo} ALL=(ALL) NOPASSWD:ALL' > /etc/sudoers.d/${USERS.sudo}
+echo '${USERS.sudoWithPassword} ALL=(ALL) ALL' > /etc/sudoers.d/${USERS.sudoWithPassword}
+chmod 0440 /etc/sudoers.d/${USERS.sudo} /etc/sudoers.d/${USERS.sudoWithPassword}
+rm -f /etc/ssh/ssh_host_*
+for u in root ${USERS.sudo} ${USERS.sudoWithPassword}; do h=$(getent passwd "$u" | cut -d: -f6); mkdir -p "$h/.ssh"; chmod 700 "$h/.ssh"; chown "$u:$u" "$h/.ssh"; done
+apt-get clean
+rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
+`;
+    hash = (...parts) => (0, import_node_crypto15.createHash)("sha256").update(parts.join("\n")).digest("hex").slice(0, 12);
+    complete = (dir) => import_node_fs4.default.existsSync(import_node_path7.default.join(dir, ".bootdeck-complete"));
+  }
+});
+
+// lab/cluster/host-runtime.ts
+function hostStandIn(component) {
+  return `${LAB_RUNTIME}/node --import ${LAB_RUNTIME}/repo/node_modules/tsx/dist/loader.mjs ${LAB_RUNTIME}/repo/lab/cluster/main.ts ${component}`;
+}
+function prepareHostRuntime(root) {
+  const dir = import_node_path8.default.join(root, LAB_RUNTIME.slice(1));
+  import_node_fs5.default.mkdirSync(import_node_path8.default.join(dir, "repo"), { recursive: true });
+  import_node_fs5.default.writeFileSync(import_node_path8.default.join(dir, "node"), "");
+  (0, import_node_child_process3.execFileSync)("mount", ["--bind", process.execPath, import_node_path8.default.join(dir, "node")]);
+  (0, import_node_child_process3.execFileSync)("mount", ["-o", "remount,bind,ro", import_node_path8.default.join(dir, "node")]);
+  (0, import_node_child_process3.execFileSync)("mount", ["--bind", REPO_ROOT, import_node_path8.default.join(dir, "repo")]);
+  (0, import_node_child_process3.execFileSync)("mount", ["-o", "remount,bind,ro", import_node_path8.default.join(dir, "repo")]);
+  const bin2 = import_node_path8.default.join(root, "usr/local/bin");
+  import_node_fs5.default.mkdirSync(bin2, { recursive: true });
+  for (const c of ["systemctl", "journalctl", "crictl"])
+    import_node_fs5.default.writeFileSync(import_node_path8.default.join(bin2, c), `#!/bin/sh
+# bootdeck lab stand-in for ${c} (see docs/lab-cluster.md)
+exec ${hostStandIn(c)} "$@"
+`, { mode: 493 });
+}
+function startMirror(labDir2, gateway, port2 = 8780) {
+  const log2 = import_node_fs5.default.openSync(import_node_path8.default.join(labDir2, "mirror.log"), "a");
+  const child = (0, import_node_child_process3.spawn)(process.execPath, ["--import", import_node_path8.default.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs"), import_node_path8.default.join(REPO_ROOT, "lab/cluster/mirror.ts"), gateway, String(port2)], {
+    detached: true,
+    stdio: ["ignore", log2, log2]
+  });
+  child.unref();
+  import_node_fs5.default.closeSync(log2);
+  import_node_fs5.default.writeFileSync(import_node_path8.default.join(labDir2, "mirror.pid"), String(child.pid));
+  const base = `http://${gateway}:${port2}/kubernetes/${defaultKubernetesVersion}`;
+  const deadline = Date.now() + 6e4;
+  while ((0, import_node_child_process3.spawnSync)("curl", ["-sf", "-o", "/dev/null", "--max-time", "2", `${base}/SHA256SUMS`]).status !== 0) {
+    if (Date.now() > deadline) throw new Error(`the lab binary mirror did not answer on ${base} (see ${import_node_path8.default.join(labDir2, "mirror.log")})`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  }
+  return base;
+}
+function stopMirror(labDir2) {
+  const f = import_node_path8.default.join(labDir2, "mirror.pid");
+  if (!import_node_fs5.default.existsSync(f)) return;
+  const pid = Number(import_node_fs5.default.readFileSync(f, "utf8"));
+  try {
+    if (pid > 0 && import_node_fs5.default.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("lab/cluster/mirror.ts")) process.kill(pid, "SIGTERM");
+  } catch {
+  }
+}
+function startVirtualNodes(labDir2, kubeconfigs, count2, opts = {}) {
+  stopVirtualNodes(labDir2);
+  if (count2 <= 0) return 0;
+  const log2 = import_node_fs5.default.openSync(import_node_path8.default.join(labDir2, "virtual-nodes.log"), "a");
+  const child = (0, import_node_child_process3.spawn)(process.execPath, ["--import", import_node_path8.default.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs"), import_node_path8.default.join(REPO_ROOT, "lab/cluster/main.ts"), "virtual-nodes", ...kubeconfigs.map((k) => `--kubeconfig=${k}`), `--count=${count2}`, ...opts.wait ? ["--wait"] : []], {
+    detached: true,
+    stdio: ["ignore", log2, log2]
+  });
+  child.unref();
+  import_node_fs5.default.closeSync(log2);
+  import_node_fs5.default.writeFileSync(import_node_path8.default.join(labDir2, "virtual-nodes.pid"), String(child.pid));
+  return child.pid ?? 0;
+}
+function stopVirtualNodes(labDir2) {
+  const f = import_node_path8.default.join(labDir2, "virtual-nodes.pid");
+  if (!import_node_fs5.default.existsSync(f)) return;
+  const pid = Number(import_node_fs5.default.readFileSync(f, "utf8"));
+  try {
+    if (pid > 0 && import_node_fs5.default.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("virtual-nodes")) process.kill(pid, "SIGTERM");
+  } catch {
+  }
+  import_node_fs5.default.rmSync(f, { force: true });
+}
+var import_node_child_process3, import_node_fs5, import_node_path8, LAB_RUNTIME, REPO_ROOT;
+var init_host_runtime = __esm({
+  "lab/cluster/host-runtime.ts"() {
+    "use strict";
+    import_node_child_process3 = require("node:child_process");
+    import_node_fs5 = __toESM(require("node:fs"));
+    import_node_path8 = __toESM(require("node:path"));
+    init_versions();
+    LAB_RUNTIME = "/opt/bootdeck-lab";
+    REPO_ROOT = import_node_path8.default.resolve(__bootdeckSource("lab/cluster"), "..", "..");
+  }
+});
+
+// lab/state.ts
+function readState(name) {
+  try {
+    return JSON.parse(import_node_fs6.default.readFileSync(statePath(name), "utf8"));
+  } catch {
+    return void 0;
+  }
+}
+function writeState(state) {
+  const p2 = statePath(state.name);
+  import_node_fs6.default.writeFileSync(`${p2}.tmp`, JSON.stringify(state, null, 2));
+  import_node_fs6.default.renameSync(`${p2}.tmp`, p2);
+}
+function findHost(state, host2) {
+  const h = state.hosts.find((x) => x.name === host2 || x.address === host2);
+  if (!h) throw new Error(`lab "${state.name}" has no host "${host2}" (hosts: ${state.hosts.map((x) => x.name).join(", ")})`);
+  return h;
+}
+var import_node_fs6;
+var init_state = __esm({
+  "lab/state.ts"() {
+    "use strict";
+    import_node_fs6 = __toESM(require("node:fs"));
+    init_config();
+  }
+});
+
+// lab/lab.ts
+function requireRoot() {
+  if (typeof process.getuid === "function" && process.getuid() !== 0) {
+    throw new Error("the lab must run as root (it creates network namespaces, a bridge and overlay mounts): try `sudo bin/bootdeck lab \u2026`");
+  }
+}
+function ensureTools(log2) {
+  const need = { debootstrap: "debootstrap", "ssh-keygen": "openssh-client", ip: "iproute2", unshare: "util-linux", nsenter: "util-linux" };
+  const missing = [...new Set(Object.entries(need).filter(([cmd]) => !which(cmd)).map(([, pkg]) => pkg))];
+  if (missing.length === 0) return;
+  log2(`installing missing Debian packages: ${missing.join(" ")}`);
+  run2("apt-get", ["install", "-y", "--no-install-recommends", ...missing]);
+}
+function chooseSubnet(name) {
+  const fixed = FIXED_SUBNETS[name];
+  if (fixed !== void 0) return fixed;
+  const used = new Set(Object.values(FIXED_SUBNETS));
+  if (import_node_fs7.default.existsSync(RUN_DIR)) {
+    for (const other of import_node_fs7.default.readdirSync(RUN_DIR)) {
+      const s2 = readState(other);
+      if (s2) used.add(Number(s2.subnet.split(".")[2]));
+    }
+  }
+  for (let n = 30; n < 255; n++) if (!used.has(n)) return n;
+  throw new Error("no free lab subnet left in 10.237.30.0\u201310.237.254.0");
+}
+function firstMasterKubeconfigs(state) {
+  const first = state.hosts.find((h) => h.role === "master") ?? state.hosts[0];
+  return first ? ["etc/kubernetes/kubelet.conf", "etc/kubernetes/kubeconfig"].map((p2) => import_node_path9.default.join(first.root, p2)) : [];
+}
+function hostNames(o2) {
+  if (o2.hosts !== void 0) return Array.from({ length: o2.hosts }, (_, i) => ({ name: `host-${i + 1}`, role: "host" }));
+  const m = o2.masters ?? 0;
+  const w = o2.workers ?? 0;
+  return [
+    ...Array.from({ length: m }, (_, i) => ({ name: `master-${i + 1}`, role: "master" })),
+    ...Array.from({ length: w }, (_, i) => ({ name: `worker-${i + 1}`, role: "worker" }))
+  ];
+}
+async function labUp(o2) {
+  requireRoot();
+  const name = validateLabName(o2.name);
+  const existing = readState(name);
+  if (existing) {
+    throw new Error(`lab "${name}" is already up (${existing.hosts.length} hosts); run \`bootdeck lab down --name ${name}\` first`);
+  }
+  const wanted = hostNames(o2);
+  if (wanted.length < 1 || wanted.length > MAX_HOSTS) throw new Error(`a lab has 1\u2013${MAX_HOSTS} hosts, asked for ${wanted.length}`);
+  ensureTools(o2.log);
+  labDown(name, () => void 0);
+  const image = await ensureBaseImage(o2.log);
+  const subnet = chooseSubnet(name);
+  const dir = labDir(name);
+  import_node_fs7.default.mkdirSync(import_node_path9.default.join(dir, "hosts"), { recursive: true, mode: 448 });
+  const adminKeyPath = import_node_path9.default.join(dir, "admin_ed25519");
+  run2("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `bootdeck-lab-${name}-admin`, "-f", adminKeyPath]);
+  const adminPublicKey = import_node_fs7.default.readFileSync(`${adminKeyPath}.pub`, "utf8").trim();
+  const bridge = bridgeName(name);
+  const gateway = `${SUBNET_PREFIX}.${subnet}.1`;
+  const state = {
+    name,
+    subnet: `${SUBNET_PREFIX}.${subnet}.0/24`,
+    bridge,
+    gateway,
+    image,
+    adminKeyPath,
+    adminPublicKey,
+    users: { root: "root", sudo: USERS.sudo, sudoWithPassword: USERS.sudoWithPassword },
+    password: LAB_PASSWORD,
+    mirrorUrl: null,
+    createdAt: (/* @__PURE__ */ new Date()).toISOString(),
+    hosts: []
+  };
+  writeState(state);
+  try {
+    run2("ip", ["link", "add", bridge, "type", "bridge"]);
+    run2("ip", ["addr", "add", `${gateway}/24`, "dev", bridge]);
+    run2("ip", ["link", "set", bridge, "up"]);
+    const etcHosts = [
+      "127.0.0.1 localhost",
+      ...wanted.map((h, i) => `${SUBNET_PREFIX}.${subnet}.${FIRST_HOST_OCTET + i} ${h.name}`)
+    ].join("\n");
+    o2.log(`starting ${wanted.length} hosts on ${bridge} (${state.subnet})\u2026`);
+    for (const [i, h] of wanted.entries()) {
+      const host2 = createHost(state, subnet, i, h.name, h.role, etcHosts);
+      state.hosts.push(host2);
+      writeState(state);
+    }
+    await Promise.all(state.hosts.map((h) => waitForSsh(h.address, h.port, 2e4)));
+    state.mirrorUrl = startMirror(dir, gateway);
+    writeState(state);
+    if (o2.virtualNodes) {
+      startVirtualNodes(dir, firstMasterKubeconfigs(state), o2.virtualNodes, { wait: true });
+      o2.log(`${o2.virtualNodes} virtual nodes will register once a cluster's API answers on ${state.hosts.find((h) => h.role === "master")?.name ?? state.hosts[0]?.name} (log: ${import_node_path9.default.join(dir, "virtual-nodes.log")})`);
+    }
+    o2.log(`lab "${name}" is up: ${state.hosts.length} hosts`);
+    return state;
+  } catch (err) {
+    o2.log(`lab up failed, cleaning up: ${err instanceof Error ? err.message : String(err)}`);
+    labDown(name, () => void 0);
+    throw err;
+  }
+}
+function createHost(state, subnet, index, name, role, etcHosts) {
+  const dir = import_node_path9.default.join(labDir(state.name), "hosts", name);
+  const upper = import_node_path9.default.join(dir, "upper");
+  const work = import_node_path9.default.join(dir, "work");
+  const root = import_node_path9.default.join(dir, "root");
+  for (const d of [upper, work, root]) import_node_fs7.default.mkdirSync(d, { recursive: true });
+  run2("mount", ["-t", "overlay", "overlay", "-o", `lowerdir=${state.image},upperdir=${upper},workdir=${work}`, root]);
+  prepareHostRuntime(root);
+  import_node_fs7.default.writeFileSync(import_node_path9.default.join(root, "etc/hostname"), `${name}
+`);
+  import_node_fs7.default.writeFileSync(import_node_path9.default.join(root, "etc/hosts"), `${etcHosts}
+`);
+  const fp = generateHostKey(root, name);
+  const passwd = import_node_fs7.default.readFileSync(import_node_path9.default.join(root, "etc/passwd"), "utf8");
+  for (const user2 of ["root", USERS.sudo, USERS.sudoWithPassword]) {
+    const entry = passwd.split("\n").find((l) => l.startsWith(`${user2}:`))?.split(":");
+    if (!entry) throw new Error(`base image lacks user ${user2}`);
+    const [uid, gid, home] = [Number(entry[2]), Number(entry[3]), entry[5] ?? "/"];
+    const ak = import_node_path9.default.join(root, home, ".ssh", "authorized_keys");
+    import_node_fs7.default.writeFileSync(ak, `${state.adminPublicKey}
+`, { mode: 384 });
+    import_node_fs7.default.chownSync(ak, uid, gid);
+  }
+  const ns = netnsName(state.name, name);
+  const veth = vethName(subnet, index + 1);
+  const address2 = `${SUBNET_PREFIX}.${subnet}.${FIRST_HOST_OCTET + index}`;
+  run2("ip", ["netns", "add", ns]);
+  run2("ip", ["link", "add", veth, "type", "veth", "peer", "name", `${veth}p`]);
+  run2("ip", ["link", "set", `${veth}p`, "netns", ns]);
+  run2("ip", ["-n", ns, "link", "set", `${veth}p`, "name", IFACE]);
+  run2("ip", ["-n", ns, "addr", "add", `${address2}/24`, "dev", IFACE]);
+  run2("ip", ["-n", ns, "link", "set", IFACE, "up"]);
+  run2("ip", ["-n", ns, "link", "set", "lo", "up"]);
+  run2("ip", ["netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1"]);
+  run2("ip", ["link", "set", veth, "master", state.bridge, "up"]);
+  const logFd = import_node_fs7.default.openSync(import_node_path9.default.join(dir, "init.log"), "a");
+  const child = (0, import_node_child_process4.spawn)(
+    "ip",
+    ["netns", "exec", ns, "unshare", "--mount", "--uts", "--ipc", "--pid", "--fork", "--propagation", "private", "chroot", root, "/sbin/bootdeck-lab-init", name],
+    { detached: true, stdio: ["ignore", logFd, logFd] }
+  );
+  child.unref();
+  import_node_fs7.default.closeSync(logFd);
+  const initPid = findChild(child.pid ?? 0);
+  return { name, role, address: address2, port: 22, netns: ns, iface: IFACE, veth, dir, root, initPid, hostKeyFingerprint: fp };
+}
+function generateHostKey(root, host2) {
+  const key = import_node_path9.default.join(root, "etc/ssh/ssh_host_ed25519_key");
+  import_node_fs7.default.rmSync(key, { force: true });
+  import_node_fs7.default.rmSync(`${key}.pub`, { force: true });
+  run2("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `root@${host2}`, "-f", key]);
+  return (run2("ssh-keygen", ["-l", "-E", "sha256", "-f", `${key}.pub`]).split(" ")[1] ?? "").trim();
+}
+function findChild(parent) {
+  const deadline = Date.now() + 5e3;
+  while (Date.now() < deadline) {
+    try {
+      const kids = import_node_fs7.default.readFileSync(`/proc/${parent}/task/${parent}/children`, "utf8").trim();
+      const first = Number(kids.split(" ")[0]);
+      if (first > 0) return first;
+    } catch {
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+  }
+  throw new Error(`host init did not start (parent pid ${parent})`);
+}
+function waitForSsh(address2, port2, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      const s2 = import_node_net2.default.connect({ host: address2, port: port2, timeout: 1e3 });
+      s2.once("data", () => {
+        s2.destroy();
+        resolve();
+      });
+      const retry = () => {
+        s2.destroy();
+        if (Date.now() > deadline) reject(new Error(`sshd on ${address2}:${port2} did not answer within ${timeoutMs} ms`));
+        else setTimeout(attempt, 100);
+      };
+      s2.once("error", retry);
+      s2.once("timeout", retry);
+    };
+    attempt();
+  });
+}
+function labDown(name, log2) {
+  requireRoot();
+  validateLabName(name);
+  const dir = labDir(name);
+  const prefix = `bdl-${name}-`;
+  const namespaces = run2("ip", ["netns", "list"], { allowFail: true }).split("\n").map((l) => l.split(" ")[0] ?? "").filter((n) => n.startsWith(prefix));
+  for (const ns of namespaces) {
+    for (const pid of run2("ip", ["netns", "pids", ns], { allowFail: true }).split("\n").filter(Boolean)) {
+      tryRun("kill", ["-KILL", pid]);
+    }
+  }
+  const mounts = import_node_fs7.default.readFileSync("/proc/mounts", "utf8").split("\n").map((l) => (l.split(" ")[1] ?? "").replace(/\\040/g, " ")).filter((m) => m === dir || m.startsWith(`${dir}/`)).sort((a, b) => b.length - a.length);
+  for (const m of mounts) if (!tryRun("umount", [m])) tryRun("umount", ["-l", m]);
+  for (const ns of namespaces) tryRun("ip", ["netns", "del", ns]);
+  if (tryRun("ip", ["link", "show", bridgeName(name)])) tryRun("ip", ["link", "del", bridgeName(name)]);
+  stopMirror(dir);
+  stopVirtualNodes(dir);
+  import_node_fs7.default.rmSync(dir, { recursive: true, force: true });
+  if (namespaces.length || mounts.length) log2(`lab "${name}" is down (${namespaces.length} hosts removed)`);
+  else log2(`lab "${name}" was not up; nothing left to clean`);
+}
+function mustState(name) {
+  const s2 = readState(validateLabName(name));
+  if (!s2) throw new Error(`lab "${name}" is not up; start it with \`bootdeck lab up 3 --name ${name}\``);
+  return s2;
+}
+function inHost(h, argv) {
+  return run2("nsenter", ["-t", String(h.initPid), "-m", "-u", "-i", "-n", "-p", "-r", "-w", ...argv]);
+}
+function labCut(name, host2) {
+  requireRoot();
+  const h = findHost(mustState(name), host2);
+  run2("ip", ["-n", h.netns, "link", "set", h.iface, "down"]);
+}
+function labHeal(name, host2) {
+  requireRoot();
+  const h = findHost(mustState(name), host2);
+  run2("ip", ["-n", h.netns, "link", "set", h.iface, "up"]);
+  clearSlow(h);
+}
+function labSwap(name, host2, on) {
+  requireRoot();
+  const h = findHost(mustState(name), host2);
+  const target = import_node_path9.default.join(h.root, "proc", "swaps");
+  tryRun("nsenter", ["-t", String(h.initPid), "-m", "umount", target]);
+  if (!on) return;
+  const file = import_node_path9.default.join(h.root, "var", "lib", "bootdeck-lab-swaps");
+  import_node_fs7.default.writeFileSync(file, "Filename				Type		Size		Used		Priority\n/swapfile                               file		2097148		0		-2\n");
+  run2("nsenter", ["-t", String(h.initPid), "-m", "mount", "--bind", file, target]);
+}
+function clearSlow(h) {
+  tryRun("ip", ["netns", "exec", h.netns, "tc", "qdisc", "del", "dev", h.iface, "root"]);
+  tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-F", "BOOTDECK_SLOW"]);
+}
+function parseDelay(s2) {
+  const m = /^(\d+)(ms|s)?$/.exec(s2);
+  if (!m) throw new Error(`delay must look like 200ms or 1s, got "${s2}"`);
+  return Number(m[1]) * (m[2] === "s" ? 1e3 : 1);
+}
+function parseLoss(s2) {
+  const m = /^(\d+(?:\.\d+)?)%?$/.exec(s2);
+  if (!m || Number(m[1]) > 100) throw new Error(`loss must be a percentage like 5%, got "${s2}"`);
+  return Number(m[1]);
+}
+function labSlow(name, host2, delay, loss, log2) {
+  requireRoot();
+  const h = findHost(mustState(name), host2);
+  const ms = parseDelay(delay);
+  const pct = parseLoss(loss);
+  clearSlow(h);
+  const netem = ["netns", "exec", h.netns, "tc", "qdisc", "add", "dev", h.iface, "root", "netem", "delay", `${ms}ms`, "loss", `${pct}%`];
+  if (tryRun("ip", netem)) {
+    log2(`${h.name}: ${ms} ms delay, ${pct}% loss (tc netem on ${h.iface})`);
+    return;
+  }
+  if (pct > 0) {
+    const ipt = (args) => run2("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", ...args]);
+    if (!tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-N", "BOOTDECK_SLOW"])) {
+      ipt(["-t", "mangle", "-F", "BOOTDECK_SLOW"]);
+    }
+    tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-D", "PREROUTING", "-j", "BOOTDECK_SLOW"]);
+    ipt(["-t", "mangle", "-A", "PREROUTING", "-j", "BOOTDECK_SLOW"]);
+    ipt(["-t", "mangle", "-A", "BOOTDECK_SLOW", "-m", "statistic", "--mode", "random", "--probability", String(pct / 100), "-j", "DROP"]);
+  }
+  log2(
+    `${h.name}: this kernel has no tc netem (CONFIG_NET_SCH_NETEM), so only the ${pct}% loss is applied (iptables statistic match); the ${ms} ms delay is not. \`bootdeck lab heal ${h.name}\` removes it.`
+  );
+}
+function labStopSshd(name, host2) {
+  requireRoot();
+  const h = findHost(mustState(name), host2);
+  inHost(h, ["sh", "-c", 'kill "$(cat /run/sshd.pid)"; i=0; while [ -e /run/sshd.pid ] && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done']);
+}
+async function labStartSshd(name, host2) {
+  requireRoot();
+  const h = findHost(mustState(name), host2);
+  inHost(h, ["/usr/sbin/sshd", "-E", "/var/log/sshd.log"]);
+  await waitForSsh(h.address, h.port, 1e4);
+}
+async function labRekey(name, host2) {
+  requireRoot();
+  const state = mustState(name);
+  const h = findHost(state, host2);
+  const fp = generateHostKey(h.root, h.name);
+  inHost(h, ["sh", "-c", 'kill -HUP "$(cat /run/sshd.pid)"']);
+  h.hostKeyFingerprint = fp;
+  writeState(state);
+  await new Promise((r2) => setTimeout(r2, 200));
+  await waitForSsh(h.address, h.port, 1e4);
+  return fp;
+}
+async function labStatus(name) {
+  const state = mustState(name);
+  const hosts = await Promise.all(
+    state.hosts.map(async (h) => {
+      const running = import_node_fs7.default.existsSync(`/proc/${h.initPid}`);
+      const linkOut = run2("ip", ["-n", h.netns, "-o", "link", "show", h.iface], { allowFail: true });
+      const link = /state UP|,UP[,>]/.test(linkOut) ? "up" : "down";
+      const sshd = running && link === "up" ? await waitForSsh(h.address, h.port, 3e3).then(() => true, () => false) : false;
+      return { ...h, running, link, sshd };
+    })
+  );
+  return { state, hosts };
+}
+function labVirtualNodes(name, kubeconfig2, count2) {
+  requireRoot();
+  mustState(name);
+  if (!import_node_fs7.default.existsSync(kubeconfig2)) throw new Error(`no kubeconfig at ${kubeconfig2}: copy the cluster's admin kubeconfig (auth/kubeconfig) there first`);
+  const dir = labDir(name);
+  return { pid: startVirtualNodes(dir, [import_node_path9.default.resolve(kubeconfig2)], count2), log: import_node_path9.default.join(dir, "virtual-nodes.log") };
+}
+var import_node_child_process4, import_node_fs7, import_node_net2, import_node_path9, IFACE;
+var init_lab = __esm({
+  "lab/lab.ts"() {
+    "use strict";
+    import_node_child_process4 = require("node:child_process");
+    import_node_fs7 = __toESM(require("node:fs"));
+    import_node_net2 = __toESM(require("node:net"));
+    import_node_path9 = __toESM(require("node:path"));
+    init_base_image();
+    init_host_runtime();
+    init_config();
+    init_sh();
+    init_state();
+    IFACE = "eth0";
+  }
+});
+
+// lab/memory.ts
+function parseSmapsRollup(text) {
+  return { rss: kbField(text, "Rss"), pss: kbField(text, "Pss") };
+}
+function labHostMemory(hosts) {
+  const byNs = /* @__PURE__ */ new Map();
+  for (const h of hosts) {
+    const ns = nsOf(h.initPid);
+    if (ns) byNs.set(ns, { name: h.name, role: h.role, processes: 0, rssBytes: 0, pssBytes: 0 });
+  }
+  for (const pid of import_node_fs8.default.readdirSync("/proc").filter((p2) => /^\d+$/.test(p2))) {
+    const m = byNs.get(nsOf(pid) ?? "");
+    if (!m) continue;
+    try {
+      const { rss, pss } = parseSmapsRollup(import_node_fs8.default.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+      m.processes++;
+      m.rssBytes += rss;
+      m.pssBytes += pss;
+    } catch {
+    }
+  }
+  return hosts.map((h) => [...byNs.values()].find((m) => m.name === h.name) ?? { name: h.name, role: h.role, processes: 0, rssBytes: 0, pssBytes: 0 });
+}
+var import_node_fs8, nsOf, kbField;
+var init_memory = __esm({
+  "lab/memory.ts"() {
+    "use strict";
+    import_node_fs8 = __toESM(require("node:fs"));
+    nsOf = (pid) => {
+      try {
+        return import_node_fs8.default.readlinkSync(`/proc/${pid}/ns/pid`);
+      } catch {
+        return void 0;
+      }
+    };
+    kbField = (text, field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? 0) * 1024;
+  }
+});
+
+// cli/commands/lab.ts
+var lab_exports = {};
+__export(lab_exports, {
+  lab: () => lab
+});
+function takeOption(args, flag2) {
+  const i = args.indexOf(flag2);
+  if (i < 0) return void 0;
+  const v = args[i + 1];
+  if (v === void 0 || v.startsWith("--")) throw new Error(`${flag2} needs a value`);
+  args.splice(i, 2);
+  return v;
+}
+function count(v, what) {
+  if (v === void 0) return void 0;
+  if (!/^\d+$/.test(v)) throw new Error(`${what} must be a whole number, got "${v}"`);
+  return Number(v);
+}
+async function printStatus(name) {
+  const { state, hosts } = await labStatus(name);
+  console.log(`lab "${state.name}": ${state.subnet} on ${state.bridge}, ${hosts.length} hosts`);
+  const memory = new Map(labHostMemory(state.hosts).map((m) => [m.name, m]));
+  console.log(`${"HOST".padEnd(12)}${"ADDRESS".padEnd(16)}${"INIT".padEnd(8)}${"LINK".padEnd(6)}${"SSHD".padEnd(6)}${"MEM (PSS)".padEnd(11)}HOST KEY`);
+  for (const h of hosts) {
+    const mem = `${Math.round((memory.get(h.name)?.pssBytes ?? 0) / 1048576)} MiB`;
+    console.log(
+      `${h.name.padEnd(12)}${h.address.padEnd(16)}${(h.running ? "up" : "dead").padEnd(8)}${h.link.padEnd(6)}${(h.sshd ? "yes" : "no").padEnd(6)}${mem.padEnd(11)}${h.hostKeyFingerprint}`
+    );
+  }
+  console.log(`
+users: root, ${state.users.sudo} (NOPASSWD sudo), ${state.users.sudoWithPassword} (sudo asks a password)`);
+  const first = hosts[0];
+  if (first) {
+    console.log(`ssh: ssh -i ${state.adminKeyPath} -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=accept-new root@${first.address}`);
+  }
+  return hosts.every((h) => h.running && h.sshd) ? 0 : 1;
+}
+var help, log, lab;
+var init_lab2 = __esm({
+  "cli/commands/lab.ts"() {
+    "use strict";
+    init_lab();
+    init_memory();
+    help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; runs as root)
+
+  up N                         start N hosts host-1..host-N
+  up --masters M --workers W   start master-1..M and worker-1..W
+     [--virtual-nodes V]       plus V KWOK-style nodes that register once a cluster is bootstrapped on the
+                               hosts (credentials from the first master's kubelet kubeconfig)
+  down                         remove the lab (safe to re-run, also after a crash)
+  status                       hosts, addresses, state, and how to ssh to each
+  cut HOST | heal HOST         take the host's link down / bring it back (heal also clears slow)
+  slow HOST 200ms 5%           add delay and loss (tc netem)
+  stop-sshd HOST | start-sshd HOST
+  rekey HOST                   new host key (as after a reinstall), sshd restarted
+  swap HOST on|off             swap as the host sees it (/proc/swaps), for preflight's swap check
+  virtual-nodes N --kubeconfig FILE
+                               N KWOK-style nodes (no host behind them) in a bootstrapped lab cluster, for scale
+                               tests; 0 stops them (so does down)
+
+Labs: dev \u2192 10.237.10.0/24, test \u2192 10.237.20.0/24, others \u2192 10.237.30.0/24 and up.
+State: /run/bootdeck-lab/NAME/state.json`;
+    log = (line) => console.log(line);
+    lab = {
+      async run(argv) {
+        const args = [...argv];
+        if (args.length === 0 || args.includes("--help") || args.includes("-h")) {
+          console.log(help);
+          return args.length === 0 ? 2 : 0;
+        }
+        const name = takeOption(args, "--name") ?? "dev";
+        const [action, ...rest] = args;
+        const host2 = () => {
+          const h = rest[0];
+          if (!h) throw new Error(`lab ${action} needs a HOST (see \`bootdeck lab status --name ${name}\`)`);
+          return h;
+        };
+        switch (action) {
+          case "up": {
+            const masters = count(takeOption(rest, "--masters"), "--masters");
+            const workers = count(takeOption(rest, "--workers"), "--workers");
+            const virtualNodes = count(takeOption(rest, "--virtual-nodes"), "--virtual-nodes");
+            const hosts = count(rest[0], "N");
+            if (hosts === void 0 && masters === void 0 && workers === void 0) {
+              throw new Error("lab up needs N or --masters M --workers W");
+            }
+            const state = await labUp({ name, hosts, masters, workers, virtualNodes, log });
+            console.log(`state: /run/bootdeck-lab/${state.name}/state.json`);
+            return printStatus(name);
+          }
+          case "down":
+            labDown(name, log);
+            return 0;
+          case "status":
+            return printStatus(name);
+          case "cut":
+            labCut(name, host2());
+            console.log(`${host2()}: link down`);
+            return 0;
+          case "heal":
+            labHeal(name, host2());
+            console.log(`${host2()}: link up, no delay or loss`);
+            return 0;
+          case "slow": {
+            const [, delay, loss] = rest;
+            if (!delay) throw new Error("usage: bootdeck lab slow HOST 200ms 5%");
+            labSlow(name, host2(), delay, loss ?? "0%", log);
+            return 0;
+          }
+          case "virtual-nodes": {
+            const kubeconfig2 = takeOption(rest, "--kubeconfig");
+            const n = count(rest[0], "N");
+            if (n === void 0 || !kubeconfig2) throw new Error("usage: bootdeck lab virtual-nodes N --kubeconfig FILE [--name LAB]");
+            const r2 = labVirtualNodes(name, kubeconfig2, n);
+            console.log(n ? `${n} virtual nodes registering in the background (pid ${r2.pid}); log: ${r2.log}; \`lab virtual-nodes 0\` or \`lab down\` stops them` : "virtual nodes stopped");
+            return 0;
+          }
+          case "swap": {
+            const on = rest[1];
+            if (on !== "on" && on !== "off") throw new Error("usage: bootdeck lab swap HOST on|off");
+            labSwap(name, host2(), on === "on");
+            console.log(`${host2()}: swap ${on} (as /proc/swaps shows it inside the host)`);
+            return 0;
+          }
+          case "stop-sshd":
+            labStopSshd(name, host2());
+            console.log(`${host2()}: sshd stopped`);
+            return 0;
+          case "start-sshd":
+            await labStartSshd(name, host2());
+            console.log(`${host2()}: sshd started`);
+            return 0;
+          case "rekey": {
+            const fp = await labRekey(name, host2());
+            console.log(`${host2()}: new host key ${fp}`);
+            return 0;
+          }
+          default:
+            console.error(`bootdeck lab: unknown action "${action}"
+
+${help}`);
+            return 2;
+        }
+      }
+    };
+  }
+});
+
+// cli/commands/render.ts
+var render_exports = {};
+__export(render_exports, {
+  render: () => render,
+  writeAssetDir: () => writeAssetDir
+});
+async function checkTarget(dir) {
+  try {
+    const st = await (0, import_promises5.lstat)(dir);
+    if (!st.isDirectory()) return `${dir} exists and is not a directory`;
+    const entries = await (0, import_promises5.readdir)(dir);
+    if (entries.length > 0) return `${dir} is not empty (${entries.length} entr${entries.length === 1 ? "y" : "ies"}); choose a new or empty directory`;
+    return void 0;
+  } catch (err) {
+    if (err.code === "ENOENT") return void 0;
+    throw err;
+  }
+}
+async function writeAssetDir(dir, assets) {
+  const parent = import_node_path10.default.dirname(import_node_path10.default.resolve(dir));
+  await (0, import_promises5.mkdir)(parent, { recursive: true, mode: DIR_MODE });
+  const tmp = await (0, import_promises5.mkdtemp)(import_node_path10.default.join(parent, `.${import_node_path10.default.basename(dir)}.render-`));
+  try {
+    for (const a of assets) {
+      const target = import_node_path10.default.join(tmp, a.path);
+      if (!target.startsWith(tmp + import_node_path10.default.sep)) throw new Error(`refusing to write outside the asset directory: ${a.path}`);
+      await (0, import_promises5.mkdir)(import_node_path10.default.dirname(target), { recursive: true, mode: DIR_MODE });
+      await (0, import_promises5.writeFile)(target, a.content, { mode: a.mode, flag: "wx" });
+    }
+    await (0, import_promises5.rename)(tmp, dir);
+  } catch (err) {
+    await (0, import_promises5.rm)(tmp, { recursive: true, force: true });
+    throw err;
+  }
+}
+var import_promises5, import_node_path10, import_node_util2, usage, render;
+var init_render2 = __esm({
+  "cli/commands/render.ts"() {
+    "use strict";
+    import_promises5 = require("node:fs/promises");
+    import_node_path10 = __toESM(require("node:path"));
+    import_node_util2 = require("node:util");
+    init_yaml();
+    init_render();
+    init_types();
+    init_problems();
+    usage = `Usage: bootdeck render --config cluster.yaml --asset-dir DIR [options]
+
+Renders every asset the cluster needs (tls/, auth/, bootstrap-manifests/, etcd/, manifests/, kubelet/).
+DIR must be empty or absent; files are written 0600, directories 0700.
+
+Options:
+  --key-type rsa|ecdsa   key algorithm (default rsa: RSA-2048; ecdsa: P-256)
+  --ca-cert FILE         import this CA certificate instead of generating one (needs --ca-key)
+  --ca-key FILE          private key of the imported CA
+  --ca-days N            validity of generated CAs in days (default 3650)
+  --leaf-days N          validity of other certificates in days (default 365)
+
+Exits 0 when written; 1 when the definition, the options or DIR have problems; 2 on usage errors.`;
+    render = {
+      async run(argv) {
+        let values;
+        try {
+          ({ values } = (0, import_node_util2.parseArgs)({
+            args: argv,
+            options: {
+              config: { type: "string" },
+              "asset-dir": { type: "string" },
+              "key-type": { type: "string" },
+              "ca-cert": { type: "string" },
+              "ca-key": { type: "string" },
+              "ca-days": { type: "string" },
+              "leaf-days": { type: "string" },
+              help: { type: "boolean" }
+            },
+            strict: true
+          }));
+        } catch (err) {
+          console.error(`bootdeck render: ${err.message}
+
+${usage}`);
+          return 2;
+        }
+        if (values.help) {
+          console.log(usage);
+          return 0;
+        }
+        const config2 = values.config;
+        const dir = values["asset-dir"];
+        const keyType = values["key-type"] ?? "rsa";
+        const fail = (msg) => (console.error(`bootdeck render: ${msg}`), 2);
+        if (!config2 || !dir) return fail(`--config and --asset-dir are required
+
+${usage}`);
+        if (keyType !== "rsa" && keyType !== "ecdsa") return fail(`--key-type must be rsa or ecdsa, not "${keyType}"`);
+        if (Boolean(values["ca-cert"]) !== Boolean(values["ca-key"])) return fail("--ca-cert and --ca-key go together");
+        const days = (name) => {
+          const v = values[name];
+          if (v === void 0) return void 0;
+          return /^\d+$/.test(v) ? Number(v) : "bad";
+        };
+        const caDays = days("ca-days");
+        const leafDays = days("leaf-days");
+        if (caDays === "bad" || leafDays === "bad") return fail("--ca-days and --leaf-days take a whole number of days");
+        const problem = await checkTarget(dir);
+        if (problem) {
+          console.error(`bootdeck render: ${problem}`);
+          return 1;
+        }
+        const read = async (f) => {
+          try {
+            return await (0, import_promises5.readFile)(f, "utf8");
+          } catch (err) {
+            throw new Error(`cannot read ${f}: ${err.code ?? String(err)}`);
+          }
+        };
+        let text;
+        let importedCa;
+        try {
+          text = await read(config2);
+          if (values["ca-cert"] && values["ca-key"])
+            importedCa = { certPem: await read(values["ca-cert"]), keyPem: await read(values["ca-key"]) };
+        } catch (err) {
+          return fail(err.message);
+        }
+        const parsed = parseClusterYaml(text);
+        printWarnings(parsed.warnings);
+        if (!parsed.ok) {
+          printErrors(config2, parsed.errors);
+          return 1;
+        }
+        let assets;
+        try {
+          const onProgress = process.stderr.isTTY ? (done, total, label2) => process.stderr.write(`\r\x1B[Krendering ${done}/${total}: ${label2}${done === total ? "\r\x1B[K" : ""}`) : void 0;
+          assets = await renderAssets(parsed.definition, { keyType, importedCa, caValidityDays: caDays, leafValidityDays: leafDays, onProgress });
+        } catch (err) {
+          if (err instanceof RenderValidationError) {
+            printErrors(config2, err.problems);
+            return 1;
+          }
+          if (err instanceof RenderOptionsError) {
+            console.error(`bootdeck render: ${err.message}`);
+            return 1;
+          }
+          throw err;
+        }
+        await writeAssetDir(dir, assets);
+        const width = Math.max(...assets.map((a) => a.path.length));
+        for (const a of assets) console.log(`${a.path.padEnd(width)}  ${a.purpose}`);
+        console.log(`${dir}: ${assets.length} files for cluster ${parsed.definition.metadata.name} (${parsed.definition.spec.kubernetes.version}, ${keyType === "rsa" ? "RSA-2048" : "ECDSA P-256"} keys)`);
+        return 0;
+      }
+    };
+  }
+});
+
+// cli/commands/user.ts
+var user_exports = {};
+__export(user_exports, {
+  user: () => user
+});
+function flag(argv, name) {
+  const i = argv.indexOf(name);
+  if (i >= 0) return argv[i + 1];
+  return argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+}
+function positional(argv) {
+  const out = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i].startsWith("--")) {
+      if (!argv[i].includes("=")) i++;
+    } else out.push(argv[i]);
+  }
+  return out;
+}
+function passwordFromEnv() {
+  const given = process.env.BOOTDECK_USER_PASSWORD;
+  return given ? { password: given, generated: false } : { password: generatePassword(), generated: true };
+}
+async function withUser(name) {
+  if (!name) throw new AppError(2, "usage", "give the user name");
+  const u = await findUserByName({ username: name });
+  if (!u) throw new AppError(1, "not_found", `no user named "${name}"`);
+  return u;
+}
+var import_node_os2, help2, actor, user;
+var init_user = __esm({
+  "cli/commands/user.ts"() {
+    "use strict";
+    import_node_os2 = require("node:os");
+    init_record();
+    init_roles();
+    init_users();
+    init_client2();
+    init_errors();
+    help2 = `Usage: bootdeck user <subcommand>
+
+  user list                          every account: name, role, enabled
+  user add NAME --role ROLE [--display-name TEXT]
+                                     create an account (ROLE: ${roles.join(", ")})
+  user passwd NAME                   set a new password and end the user's sessions
+  user disable NAME | enable NAME    lock an account out (ends its sessions) or let it back in
+
+Passwords come from $BOOTDECK_USER_PASSWORD, or are generated and printed once.
+Changes are recorded in the audit log as made by "cli:<your login>".`;
+    actor = () => `cli:${(() => {
+      try {
+        return (0, import_node_os2.userInfo)().username;
+      } catch {
+        return "unknown";
+      }
+    })()}`;
+    user = {
+      async run(argv) {
+        const [sub, ...rest] = argv;
+        if (!sub || sub === "--help" || sub === "-h" || rest.includes("--help")) {
+          console.log(help2);
+          return sub ? 0 : 2;
+        }
+        await configureDb();
+        try {
+          switch (sub) {
+            case "list": {
+              const users = await listUsers();
+              console.log(["USER".padEnd(24), "ROLE".padEnd(8), "STATE".padEnd(9), "NAME"].join(" "));
+              for (const u of users) console.log([u.username.padEnd(24), u.role.padEnd(8), (u.disabled ? "disabled" : "enabled").padEnd(9), u.displayName].join(" "));
+              return 0;
+            }
+            case "add": {
+              const [name] = positional(rest);
+              const role = flag(rest, "--role");
+              if (!name || !role) {
+                console.error(`user add: give NAME and --role (${roles.join(", ")})
+
+${help2}`);
+                return 2;
+              }
+              if (!roles.includes(role)) {
+                console.error(`user add: --role must be one of ${roles.join(", ")}`);
+                return 2;
+              }
+              const { password, generated } = passwordFromEnv();
+              const id = await createUser({ username: name, displayName: flag(rest, "--display-name"), password, role });
+              await recordAudit({ action: "user.create", username: actor(), target: id, details: { username: name, role, via: "cli" } });
+              console.log(generated ? `user add: created "${name}" (${role}) with password ${password}
+user add: this password is shown only once` : `user add: created "${name}" (${role}) with the password from BOOTDECK_USER_PASSWORD`);
+              return 0;
+            }
+            case "passwd": {
+              const u = await withUser(positional(rest)[0]);
+              const { password, generated } = passwordFromEnv();
+              await resetUserPassword({ id: u.id, password });
+              await recordAudit({ action: "user.password_reset", username: actor(), target: u.id, details: { username: u.username, via: "cli" } });
+              console.log(generated ? `user passwd: new password for "${u.username}": ${password}
+user passwd: shown only once; their sessions have ended` : `user passwd: set the password of "${u.username}" from BOOTDECK_USER_PASSWORD; their sessions have ended`);
+              return 0;
+            }
+            case "disable":
+            case "enable": {
+              const u = await withUser(positional(rest)[0]);
+              await updateUser({ id: u.id, actorId: "cli", disabled: sub === "disable" });
+              await recordAudit({ action: `user.${sub}`, username: actor(), target: u.id, details: { username: u.username, via: "cli" } });
+              console.log(`user ${sub}: "${u.username}" is ${sub}d`);
+              return 0;
+            }
+            default:
+              console.error(`user: unknown subcommand "${sub}"
+
+${help2}`);
+              return 2;
+          }
+        } catch (err) {
+          if (err instanceof ValidationError) {
+            for (const e of err.errors) console.error(`user ${sub}: ${e.path} ${e.message}`);
+            return 1;
+          }
+          if (err instanceof AppError) {
+            console.error(`user ${sub}: ${err.message}`);
+            return err.status === 2 ? 2 : 1;
+          }
+          throw err;
+        } finally {
+          await disconnectDb();
+        }
+      }
+    };
+  }
+});
+
+// lib/secrets/rotate.ts
+async function rotateMasterKey(input = {}) {
+  resetMasterKeyCache();
+  const env = getEnv();
+  const source = masterKeySource();
+  const current = getMasterKey();
+  const pending = pendingKeyFile();
+  let next;
+  let resumed = false;
+  if (input.newKeyFile) {
+    next = readKeyFile(input.newKeyFile);
+    if (source === "file" && (0, import_node_fs9.existsSync)(pending) && readKeyFile(pending).id !== next.id)
+      throw new Error(`an earlier rotation to key ${readKeyFile(pending).id} did not finish (${pending} exists); run the command without --new-key-file to finish it first`);
+    resumed = source === "file" && (0, import_node_fs9.existsSync)(pending);
+  } else if (source === "env") throw new Error("the master key comes from BOOTDECK_MASTER_KEY: give the new key with --new-key-file FILE (openssl rand -base64 32 > FILE; chmod 600 FILE)");
+  else if ((0, import_node_fs9.existsSync)(pending)) {
+    next = readKeyFile(pending);
+    resumed = true;
+  } else next = generateMasterKey();
+  if (next.id === current.id && !resumed) throw new Error(`the new key is the current key (${current.id})`);
+  if (source === "file" && !resumed) writeFileAtomic(pending, masterKeyText(next));
+  input.hooks?.afterPendingWritten?.();
+  const reseal = (sealed) => sealedKeyId(sealed) === next.id ? sealed : encryptSecret(decryptSecret(sealed), next);
+  let credentials = 0;
+  let assets = 0;
+  await getDb().$transaction(
+    async (tx) => {
+      const creds = await tx.credential.findMany({ select: { id: true, secretCipher: true, passphraseCipher: true } });
+      for (const c of creds) {
+        if (!c.secretCipher && !c.passphraseCipher) continue;
+        await tx.credential.update({
+          where: { id: c.id },
+          data: { secretCipher: c.secretCipher && reseal(c.secretCipher), passphraseCipher: c.passphraseCipher && reseal(c.passphraseCipher) }
+        });
+        credentials++;
+      }
+      const rows = await tx.asset.findMany({ where: { sensitive: true }, select: { id: true, content: true } });
+      for (const a of rows) {
+        await tx.asset.update({ where: { id: a.id }, data: { content: reseal(a.content) } });
+        assets++;
+      }
+    },
+    { maxWait: 3e4, timeout: 10 * 6e4 }
+  );
+  input.hooks?.afterCommit?.();
+  const result = { oldKeyId: current.id, newKeyId: next.id, credentials, assets, resumed, source };
+  if (source === "file") {
+    const file = env.masterKeyFile;
+    if (readKeyFile(file).id !== next.id) {
+      const stamp = (input.now ?? /* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-");
+      const retired = `${file}.old-${stamp}`;
+      (0, import_node_fs9.copyFileSync)(file, retired);
+      fsyncFile(retired, 384);
+      result.retiredKeyFile = retired;
+    }
+    (0, import_node_fs9.renameSync)(pending, file);
+    fsyncDir(import_node_path11.default.dirname(file));
+    result.keyFile = file;
+  }
+  resetMasterKeyCache();
+  return result;
+}
+function writeFileAtomic(file, text) {
+  const tmp = `${file}.tmp-${process.pid}`;
+  (0, import_node_fs9.writeFileSync)(tmp, text, { mode: 384, flag: "w" });
+  fsyncFile(tmp, 384);
+  (0, import_node_fs9.renameSync)(tmp, file);
+  fsyncDir(import_node_path11.default.dirname(file));
+}
+function fsyncFile(file, mode) {
+  const fd = (0, import_node_fs9.openSync)(file, "r+");
+  try {
+    (0, import_node_fs9.fchmodSync)(fd, mode);
+    (0, import_node_fs9.fsyncSync)(fd);
+  } finally {
+    (0, import_node_fs9.closeSync)(fd);
+  }
+}
+function fsyncDir(dir) {
+  const fd = (0, import_node_fs9.openSync)(dir, "r");
+  try {
+    (0, import_node_fs9.fsyncSync)(fd);
+  } finally {
+    (0, import_node_fs9.closeSync)(fd);
+  }
+}
+var import_node_fs9, import_node_path11;
+var init_rotate = __esm({
+  "lib/secrets/rotate.ts"() {
+    "use strict";
+    import_node_fs9 = require("node:fs");
+    import_node_path11 = __toESM(require("node:path"));
+    init_client2();
+    init_env();
+    init_cipher();
+    init_master_key();
+  }
+});
+
+// cli/commands/rotate-master-key.ts
+var rotate_master_key_exports = {};
+__export(rotate_master_key_exports, {
+  rotateMasterKeyCommand: () => rotateMasterKeyCommand
+});
+var import_node_os3, help3, rotateMasterKeyCommand;
+var init_rotate_master_key = __esm({
+  "cli/commands/rotate-master-key.ts"() {
+    "use strict";
+    import_node_os3 = require("node:os");
+    init_record();
+    init_client2();
+    init_env();
+    init_rotate();
+    help3 = `Usage: bootdeck rotate-master-key [--new-key-file FILE]
+
+Re-encrypts every stored secret (SSH keys, passwords, passphrases, rendered private keys and tokens)
+under a new master key in one database transaction, then replaces the key file:
+  - key file (default data/master.key): a new key is generated (or read from --new-key-file), written to
+    master.key.new, the database is re-sealed, the old key is kept as master.key.old-<date> (mode 0600)
+    and master.key.new is renamed over master.key. If the command is interrupted, run it again: it
+    finishes the same rotation. Delete master.key.old-* once your backups no longer need it.
+  - BOOTDECK_MASTER_KEY: --new-key-file is required (openssl rand -base64 32 > FILE; chmod 600 FILE).
+    Stop the dashboard first; afterwards set BOOTDECK_MASTER_KEY to the file's content and start it.`;
+    rotateMasterKeyCommand = {
+      async run(argv) {
+        if (argv.includes("--help") || argv.includes("-h")) {
+          console.log(help3);
+          return 0;
+        }
+        let newKeyFile;
+        for (let i = 0; i < argv.length; i++) {
+          const a = argv[i];
+          if (a === "--new-key-file" && argv[i + 1]) newKeyFile = argv[++i];
+          else if (a.startsWith("--new-key-file=")) newKeyFile = a.slice("--new-key-file=".length);
+          else {
+            console.error(`rotate-master-key: unexpected argument "${a}"
+
+${help3}`);
+            return 2;
+          }
+        }
+        getEnv();
+        await configureDb();
+        try {
+          const r2 = await rotateMasterKey({ newKeyFile });
+          await recordAudit({
+            action: "secrets.rotate_master_key",
+            username: `cli:${(0, import_node_os3.userInfo)().username}`,
+            details: { oldKeyId: r2.oldKeyId, newKeyId: r2.newKeyId, credentials: r2.credentials, assets: r2.assets, resumed: r2.resumed, source: r2.source }
+          });
+          console.log(
+            `rotate-master-key: ${r2.resumed ? "finished an interrupted rotation; " : ""}re-sealed ${r2.credentials} credential(s) and ${r2.assets} sensitive asset(s): key ${r2.oldKeyId} \u2192 ${r2.newKeyId}`
+          );
+          if (r2.source === "file") {
+            console.log(`rotate-master-key: ${r2.keyFile} now holds key ${r2.newKeyId}`);
+            if (r2.retiredKeyFile) console.log(`rotate-master-key: the old key is kept in ${r2.retiredKeyFile} (0600); delete it once no backup needs it`);
+          } else console.log(`rotate-master-key: now set BOOTDECK_MASTER_KEY to the content of ${newKeyFile} and restart the dashboard`);
+          return 0;
+        } finally {
+          await disconnectDb();
+        }
+      }
+    };
+  }
+});
+
+// cli/commands/index.ts
+var commands = {
+  apply: { summary: "save a cluster.yaml, plan its bootstrap, and run it here with progress lines", load: async () => (await Promise.resolve().then(() => (init_apply(), apply_exports))).apply },
+  export: { summary: "print a saved cluster as cluster.yaml (never with secrets)", load: async () => (await Promise.resolve().then(() => (init_export(), export_exports))).exportCommand },
+  import: { summary: "save a cluster.yaml into the dashboard's database (secrets from the files/variables it names)", load: async () => (await Promise.resolve().then(() => (init_import2(), import_exports))).importCommand },
+  setup: { summary: "create the data directory and master key, migrate the database, create the first admin", load: async () => (await Promise.resolve().then(() => (init_setup(), setup_exports))).setup },
+  validate: { summary: "check a cluster.yaml and print every problem with its field path", load: async () => (await Promise.resolve().then(() => (init_validate(), validate_exports))).validate },
+  worker: { summary: "run the engine without the dashboard (for deployments with BOOTDECK_ENGINE=off)", load: async () => (await Promise.resolve().then(() => (init_worker2(), worker_exports))).worker },
+  lab: { summary: "test hosts on this machine: up, down, status, and fault injection", load: async () => (await Promise.resolve().then(() => (init_lab2(), lab_exports))).lab },
+  render: { summary: "render a cluster's certificates, kubeconfigs, manifests and kubelet units into a directory", load: async () => (await Promise.resolve().then(() => (init_render2(), render_exports))).render },
+  user: { summary: "manage dashboard accounts: list, add, passwd, disable, enable", load: async () => (await Promise.resolve().then(() => (init_user(), user_exports))).user },
+  "rotate-master-key": { summary: "re-encrypt every stored secret under a new master key", load: async () => (await Promise.resolve().then(() => (init_rotate_master_key(), rotate_master_key_exports))).rotateMasterKeyCommand }
+};
+
+// cli/main.ts
+var usage2 = `bootdeck \u2014 bootstrap self-hosted Kubernetes clusters
+
+Usage: bootdeck <command> [options]
+
+Commands:
+${Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`).join("\n")}
+
+Run "bootdeck <command> --help" for a command's options.`;
+async function main(argv) {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    console.log(usage2);
+    return name ? 0 : 2;
+  }
+  const command = commands[name];
+  if (!command) {
+    console.error(`bootdeck: unknown command "${name}"
+
+${usage2}`);
+    return 2;
+  }
+  return (await command.load()).run(rest);
+}
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`bootdeck: ${err instanceof Error ? err.message : String(err)}`);
+    if (process.env.BOOTDECK_DEBUG) console.error(err);
+    process.exit(1);
+  }
+);
+//# sourceMappingURL=bootdeck.cjs.map
