@@ -2,7 +2,7 @@ import "server-only";
 // Asset sets in the database: each render of a cluster is a new numbered version. Sensitive contents
 // are sealed with the master key (lib/secrets/cipher); the checksum is always of the plain content,
 // so two renders compare without decrypting.
-import { createHash } from "node:crypto";
+import { createHash, X509Certificate } from "node:crypto";
 import { getClusterOrThrow } from "../clusters/repository";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
@@ -40,8 +40,32 @@ function parseOptions(json: string): AssetSetOptions {
   return { keyType: o.keyType ?? "rsa", caValidityDays: o.caValidityDays ?? 3650, leafValidityDays: o.leafValidityDays ?? 365, importedCa: o.importedCa ?? false };
 }
 
+/** The earliest expiry among a set's certificates (what the fleet list warns about); null when it has none. */
+export function earliestNotAfter(assets: readonly { path: string; content: string; sensitive: boolean }[]): Date | null {
+  let earliest: Date | null = null;
+  for (const a of assets) {
+    if (a.sensitive || !isCertificatePath(a.path)) continue;
+    try {
+      const d = new Date(new X509Certificate(a.content).validTo);
+      if (!earliest || d < earliest) earliest = d;
+    } catch {
+      // not parseable: it cannot expire the cluster's trust either way; leave it out
+    }
+  }
+  return earliest;
+}
+
+/** Fills in `notAfter` for sets saved before it was recorded (read once, then stored). */
+export async function backfillNotAfter({ assetSetId }: { assetSetId: string }): Promise<Date | null> {
+  const rows = await getDb().asset.findMany({ where: { assetSetId, sensitive: false }, select: { path: true, content: true, sensitive: true } });
+  const notAfter = earliestNotAfter(rows);
+  if (notAfter) await getDb().assetSet.update({ where: { id: assetSetId }, data: { notAfter } });
+  return notAfter;
+}
+
 export async function saveAssetSet(input: { clusterId: string; assets: readonly RenderedAsset[]; options: AssetSetOptions }): Promise<{ id: string; version: number }> {
   const db = getDb();
+  const notAfter = earliestNotAfter(input.assets);
   const rows = input.assets.map((a) => ({
     id: newId("ast"),
     path: a.path,
@@ -58,7 +82,7 @@ export async function saveAssetSet(input: { clusterId: string; assets: readonly 
     const version = (last?.version ?? 0) + 1;
     try {
       const created = await db.assetSet.create({
-        data: { id: newId("as"), clusterId: input.clusterId, version, options: JSON.stringify(input.options), assets: { create: rows } },
+        data: { id: newId("as"), clusterId: input.clusterId, version, options: JSON.stringify(input.options), notAfter, assets: { create: rows } },
         select: { id: true, version: true },
       });
       return created;

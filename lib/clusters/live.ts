@@ -11,10 +11,14 @@ import { notFound } from "../http/errors";
 import { Executor } from "../ssh";
 import { loadRunResources, type RunResources } from "../engine/run-resources";
 import { loadEngineHosts } from "../engine/targets";
+import { recordNodesSeen } from "./fleet";
 import { nodeRow, podRow, type ApiState, type LiveMessage, type NodeRow, type PodRow } from "./live-rows";
 
 const IDLE_CLOSE_MS = 60_000;
 const RESTART_MS = 3_000;
+/** The fleet list's "nodes Ready" is written at most this often, and at least this often while watched. */
+const NODES_SEEN_MS = 5_000;
+const NODES_SEEN_REFRESH_MS = 60_000;
 
 type Listener = (m: LiveMessage) => void;
 
@@ -31,6 +35,9 @@ class ClusterLive {
   private stopped = false;
   /** A live session (first viewer to idle close) records each credential's use once, not on every reconnect. */
   private secretUseRecorded = false;
+  private nodesSeenTimer: NodeJS.Timeout | undefined;
+  private nodesSeenWritten = "";
+  private nodesSeenAt = 0;
 
   constructor(
     readonly clusterId: string,
@@ -50,6 +57,24 @@ class ClusterLive {
 
   private emit(m: LiveMessage): void {
     for (const l of this.listeners) l(m);
+    if (m.type === "snapshot" || m.type === "node") this.noteNodes();
+  }
+
+  /** Records nodes Ready for the fleet list: on a change (batched) and once a minute while connected. */
+  private noteNodes(): void {
+    if (this.api.state !== "connected" || this.nodesSeenTimer) return;
+    this.nodesSeenTimer = setTimeout(() => {
+      this.nodesSeenTimer = undefined;
+      if (this.api.state !== "connected" || this.stopped) return;
+      const nodes = [...this.nodes.values()];
+      const ready = nodes.filter((n) => n.ready).length;
+      const key = `${ready}/${nodes.length}`;
+      if (key === this.nodesSeenWritten && Date.now() - this.nodesSeenAt < NODES_SEEN_REFRESH_MS) return;
+      this.nodesSeenWritten = key;
+      this.nodesSeenAt = Date.now();
+      void recordNodesSeen({ clusterId: this.clusterId, ready, total: nodes.length }).catch(() => undefined);
+    }, NODES_SEEN_MS);
+    this.nodesSeenTimer.unref?.();
   }
 
   private setApi(state: ApiState["state"], message?: string, duringPivot?: boolean): void {
@@ -186,6 +211,7 @@ class ClusterLive {
   async close(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.restartTimer);
+    clearTimeout(this.nodesSeenTimer);
     await this.release();
     this.onClosed();
   }
