@@ -6,6 +6,7 @@ import { useState } from "react";
 import { assetQueryKeys } from "@/lib/assets/schemas";
 import type { AssetSetSummary, AssetSetView } from "@/lib/assets/store";
 import { api } from "../api-client";
+import { FileText } from "../file-content";
 import { Time, useTimeZone } from "../time";
 import { formatTime } from "../time-format";
 import { AssetDiff } from "./asset-diff";
@@ -113,14 +114,11 @@ function FileRow({ asset: a, open, onToggle }: { asset: AssetSetView["assets"][n
     <>
       <tr className="border-t border-slate-100 align-top" data-testid="asset-file">
         <td className="p-1 font-mono text-xs">
-          {a.certificate ? (
-            <button className="text-left text-indigo-700 hover:underline" onClick={onToggle} aria-expanded={open}>
-              {a.path}
-            </button>
-          ) : (
-            a.path
-          )}
-          {a.sensitive && <span className="ml-2 rounded bg-amber-100 px-1 text-[10px] text-amber-800">sensitive</span>}
+          {/* Every file opens: its content (a certificate's details too); a secret says it stays hidden. */}
+          <button className="text-left text-indigo-700 hover:underline" onClick={onToggle} aria-expanded={open} data-testid={`asset-open-${a.path}`}>
+            {a.path}
+          </button>
+          {a.sensitive && <span className="ml-2 rounded bg-amber-100 px-1 text-[10px] text-amber-900">sensitive</span>}
         </td>
         <td className="p-1">
           {a.purpose}
@@ -128,10 +126,11 @@ function FileRow({ asset: a, open, onToggle }: { asset: AssetSetView["assets"][n
         </td>
         <td className="p-1 text-right text-xs text-slate-500">{a.size.toLocaleString()} B</td>
       </tr>
-      {open && a.certificate && (
+      {open && (
         <tr>
-          <td colSpan={3} className="bg-slate-50 p-2">
-            <CertificateDetailsView cert={a.certificate} />
+          <td colSpan={3} className="space-y-2 bg-slate-50 p-2">
+            {a.certificate && <CertificateDetailsView cert={a.certificate} />}
+            <FileText path={a.path} content={a.content} sensitive={a.sensitive} testId={`asset-content-${a.path}`} />
           </td>
         </tr>
       )}
