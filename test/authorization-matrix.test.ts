@@ -36,6 +36,7 @@ export const rules: Record<string, Rule> = {
   "GET /api/clusters/:id/assets/:setId/diff": ALL,
   "GET /api/clusters/:id/assets/:setId/download": ALL,
   "GET /api/clusters/:id/assets/jobs/:jobId": ALL,
+  "POST /api/clusters/:id/assets/ensure": RUNNERS,
   "POST /api/clusters/import": ADMIN,
   "GET /api/clusters/:id/runs": ALL,
   "POST /api/clusters/:id/runs": RUNNERS,

@@ -3,6 +3,7 @@ import { listFleet } from "@/lib/clusters/fleet";
 import { createCluster } from "@/lib/clusters/repository";
 import { saveClusterBody } from "@/lib/clusters/schemas";
 import { json, readJson, route } from "@/lib/http/route";
+import { renderAhead } from "@/lib/assets/render-ahead";
 
 // GET /api/clusters — every cluster, summarised with its health (nodes Ready as last seen, last run, certificate expiry).
 export const GET = route({ permission: "cluster:read" }, async () => json({ clusters: await listFleet() }));
@@ -12,5 +13,6 @@ export const POST = route({ permission: "cluster:write" }, async ({ req, user, i
   const body = await readJson(req, saveClusterBody);
   const created = await createCluster(body);
   await recordAudit({ action: "cluster.create", userId: user.id, username: user.username, ip, target: created.id });
+  await renderAhead({ clusterId: created.id, user, ip });
   return json(created, { status: 201 });
 });
