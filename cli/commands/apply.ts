@@ -89,7 +89,6 @@ async function confirm(question: string): Promise<boolean> {
 }
 
 export const apply: Command = {
-  summary: "save a cluster.yaml, plan its bootstrap, and run it here with progress lines",
   async run(argv) {
     const i = argv.indexOf("--config");
     const file = i >= 0 ? argv[i + 1] : undefined;
