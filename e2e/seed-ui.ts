@@ -1,11 +1,12 @@
 // Seeds the browser tests' database for the pages that need no lab: clusters, runs, asset sets and users
 // written straight into it. Nothing here reaches a host, and nothing the dashboard does with it can:
 // the hosts are in TEST-NET-1 (192.0.2.0/24), no seeded run of a cluster whose pages open the live view
-// ever got its control plane up (so the live view says "No API yet" and connects nowhere), and the one
-// seeded run that is "running" holds a lease far in the future, so the engine never resumes it.
+// ever got its control plane up (so the live view says "No API yet" and connects nowhere), and the
+// seeded runs that are "running" hold a lease far in the future, so the engine never resumes them.
 // Run with the e2e environment:
 //   node --conditions=react-server --import tsx e2e/seed-ui.ts seed            → ids (JSON)
 //   … e2e/seed-ui.ts fleet <count>                                             → <count> clusters with health
+//   … e2e/seed-ui.ts running                                                   → a bootstrap under way (ids)
 //   … e2e/seed-ui.ts accept <runId> <by>                                       → as a separate worker would: warnings
 //                                                                                accepted, the run retried to success
 import { randomBytes } from "node:crypto";
@@ -21,7 +22,7 @@ import { planRun } from "../lib/engine/plan-run";
 import { createRun } from "../lib/engine/runs";
 import { WARNINGS_NEED_DECISION } from "../lib/engine/schemas";
 
-export const seededPasswords = { lead: "e2e-lead-password", support: "e2e-support-password" };
+import { seededPasswords } from "./seed-users";
 
 /** ssh2 now and then generates an Ed25519 key its own parser refuses: draw again. */
 function privateKey(): string {
@@ -93,17 +94,7 @@ async function seed(): Promise<void> {
   // 1. A planned bootstrap with the real plan (its files come from the asset set above).
   const plannedRunId = await planRun({ clusterId, body: { type: "bootstrap" }, createdById: admin?.id });
 
-  // 2. A check that failed on worker-2 (the host page's last failure).
-  const checkPlan: RunPlan = { runType: "check", phases: planFor(hosts).phases.slice(0, 2).map((p) => ({ ...p, steps: p.steps.filter((s) => s.host) })) };
-  const failedCheckId = await createRun({ clusterId, type: "check", plan: checkPlan, createdById: admin?.id });
-  await setSteps(failedCheckId, (key, _phase, host) =>
-    key === "preflight/worker-2"
-      ? { status: "failed", error: "preflight failed on worker-2: swap is on", hint: "swapoff -a, and remove the swap line from /etc/fstab", startedAt: at(10), finishedAt: at(11), output: "swap: 1 device\nports: ok" }
-      : { status: "done", startedAt: at(host === "worker-2" ? 0 : 1), finishedAt: at(5), output: "ok" },
-  );
-  await finished(failedCheckId, "failed", "failed on 1 of 3 hosts: worker-2", at(0), at(11));
-
-  // 3. A bootstrap stopped by preflight warnings: it needs a decision (admin or lead).
+  // 2. A bootstrap stopped by preflight warnings: it needs a decision (admin or lead).
   const decisionRunId = await createRun({ clusterId, type: "bootstrap", plan: planFor(hosts), createdById: admin?.id });
   await setSteps(decisionRunId, (_key, phase, host) =>
     phase === "facts"
@@ -114,18 +105,15 @@ async function seed(): Promise<void> {
   );
   await finished(decisionRunId, "needs-decision", `needs a decision: preflight warnings on 3 of 3 hosts (${hosts.map((h) => h.name).join(", ")}) wait for an admin or lead to accept them`, at(60), at(62));
 
-  // 4. A bootstrap under way (its lease held by nobody that exists): facts to kubelet done, control
-  //    plane waiting — the ETA goes by the phase times of the successful run in the other cluster.
-  const runningRunId = await createRun({ clusterId, type: "bootstrap", plan: planFor(hosts), createdById: admin?.id });
-  const now = Date.now();
-  await setSteps(runningRunId, (_key, phase) => {
-    const i = phaseIds.indexOf(phase as (typeof phaseIds)[number]);
-    if (i < 5) return { status: "done", startedAt: new Date(now - 60_000 + i * 8_000), finishedAt: new Date(now - 60_000 + i * 8_000 + 6_000) };
-    if (i === 5) return { status: "waiting", startedAt: new Date(now - 15_000) };
-    return null;
-  });
-  await db.run.update({ where: { id: runningRunId }, data: { status: "running", startedAt: new Date(now - 60_000), workerId: "w_e2e-seed", heartbeatAt: new Date(now + 7 * 24 * 3600_000) } });
-  await appendRunEvent({ runId: runningRunId, type: "run.started" });
+  // 3. A check that failed on worker-2, after the bootstrap above (the host page's last failure).
+  const checkPlan: RunPlan = { runType: "check", phases: planFor(hosts).phases.slice(0, 2).map((p) => ({ ...p, steps: p.steps.filter((s) => s.host) })) };
+  const failedCheckId = await createRun({ clusterId, type: "check", plan: checkPlan, createdById: admin?.id });
+  await setSteps(failedCheckId, (key, _phase, host) =>
+    key === "preflight/worker-2"
+      ? { status: "failed", error: "preflight failed on worker-2: swap is on", hint: "swapoff -a, and remove the swap line from /etc/fstab", startedAt: at(10), finishedAt: at(11), output: "swap: 1 device\nports: ok" }
+      : { status: "done", startedAt: at(host === "worker-2" ? 0 : 1), finishedAt: at(5), output: "ok" },
+  );
+  await finished(failedCheckId, "failed", "failed on 1 of 3 hosts: worker-2", at(0), at(11));
 
   // 5. Another cluster with a successful bootstrap: the phase times the ETA goes by. Its pages are
   //    never opened (it would be "bootstrapped", and the live view would try its hosts).
@@ -145,7 +133,39 @@ async function seed(): Promise<void> {
   fresh.spec.hosts = hosts.map((h, i) => ({ ...h, address: `192.0.2.${81 + i}` }));
   const { id: freshClusterId } = await createCluster({ definition: fresh, secrets: { "admin-key": { privateKey: privateKey() } } });
 
-  console.log(JSON.stringify({ clusterId, clusterName: def.metadata.name, plannedRunId, failedCheckId, decisionRunId, runningRunId, historyClusterId, freshClusterId, freshClusterName: fresh.metadata.name }));
+  console.log(JSON.stringify({ clusterId, clusterName: def.metadata.name, plannedRunId, failedCheckId, decisionRunId, historyClusterId, freshClusterId, freshClusterName: fresh.metadata.name }));
+}
+
+/**
+ * A bootstrap under way in a cluster of its own, its times relative to now (the ETA depends on them):
+ * facts to kubelet done, the control plane waiting for 15 s. Its lease is held by a worker that does not
+ * exist and never expires, so the engine leaves it alone; it never got a control plane, so its live
+ * view says "No API yet" and connects nowhere. The ETA goes by the phase times of the successful run
+ * of the seeded history cluster.
+ */
+async function running(): Promise<void> {
+  const db = getDb();
+  const admin = await db.user.findUnique({ where: { username: "admin" }, select: { id: true } });
+  const def = exampleDefinition({ name: `ui-eta-${randomBytes(3).toString("hex")}`, hosts: 3 });
+  def.spec.hosts = [
+    { name: "master-1", address: "192.0.2.91", role: "master" },
+    { name: "worker-1", address: "192.0.2.92", role: "worker" },
+    { name: "worker-2", address: "192.0.2.93", role: "worker" },
+  ];
+  const { id: clusterId } = await createCluster({ definition: def, secrets: { "admin-key": { privateKey: privateKey() } } });
+  const hosts = def.spec.hosts;
+    const runningRunId = await createRun({ clusterId, type: "bootstrap", plan: planFor(hosts), createdById: admin?.id });
+  const now = Date.now();
+  await setSteps(runningRunId, (_key, phase) => {
+    const i = phaseIds.indexOf(phase as (typeof phaseIds)[number]);
+    if (i < 5) return { status: "done", startedAt: new Date(now - 60_000 + i * 8_000), finishedAt: new Date(now - 60_000 + i * 8_000 + 6_000) };
+    if (i === 5) return { status: "waiting", startedAt: new Date(now - 15_000) };
+    return null;
+  });
+  await db.run.update({ where: { id: runningRunId }, data: { status: "running", startedAt: new Date(now - 60_000), workerId: "w_e2e-seed", heartbeatAt: new Date(now + 7 * 24 * 3600_000) } });
+  await appendRunEvent({ runId: runningRunId, type: "run.started" });
+
+  console.log(JSON.stringify({ clusterId, runId: runningRunId }));
 }
 
 /** `count` clusters with what the fleet list shows: nodes seen, a last run, an asset set's expiry. */
@@ -205,6 +225,7 @@ async function main(cmd: string | undefined, args: string[]): Promise<void> {
   try {
     if (cmd === "seed") await seed();
     else if (cmd === "fleet") await fleet(Number(args[0] ?? 200));
+    else if (cmd === "running") await running();
     else if (cmd === "accept") await accept(args[0]!, args[1] ?? "lee");
     else throw new Error(`unknown command ${cmd ?? "(none)"}: seed | fleet <count> | accept <runId> <by>`);
   } finally {

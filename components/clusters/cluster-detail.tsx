@@ -123,7 +123,7 @@ export function ClusterDetail({ id }: { id: string }) {
                 </td>
                 <td className="p-1">{h.sshPort}</td>
                 <td className="p-1">{h.role}</td>
-                <td className="p-1 font-mono text-xs">{h.hostKeyFingerprint ?? <span className="text-slate-400">not yet seen (pinned on first contact)</span>}</td>
+                <td className="p-1 font-mono text-xs">{h.hostKeyFingerprint ?? <span className="text-slate-600">not yet seen (pinned on first contact)</span>}</td>
                 <td className="p-1">
                   <HostActions clusterId={c.id} host={h.name} role={h.role === "master" ? "master" : "worker"} />
                 </td>

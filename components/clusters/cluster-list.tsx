@@ -155,7 +155,7 @@ function FleetLine({ c, now }: { c: FleetRow; now: number }) {
       <td className="p-2" data-testid="fleet-last-run">
         {c.lastRun ? (
           <span className="flex flex-wrap items-center gap-1">
-            <Link className="text-indigo-700 hover:underline" href={`/clusters/${c.id}/runs/${c.lastRun.id}`}>
+            <Link className="text-indigo-700 underline" href={`/clusters/${c.id}/runs/${c.lastRun.id}`}>
               {runTypeTitle[c.lastRun.type] ?? c.lastRun.type}
             </Link>
             <StatusBadge status={c.lastRun.status} />

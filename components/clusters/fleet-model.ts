@@ -13,7 +13,7 @@ export function certState(notAfter: string, now: number): CertState {
 }
 
 export function daysLeft(notAfter: string, now: number): number {
-  return Math.floor((Date.parse(notAfter) - now) / DAY);
+  return Math.trunc((Date.parse(notAfter) - now) / DAY);
 }
 
 /** Why a cluster needs someone's attention; empty when it does not. */

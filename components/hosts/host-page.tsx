@@ -5,6 +5,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { HostView } from "@/lib/clusters/hosts";
+import { lastWorkedRun } from "@/lib/clusters/host-state";
 import { queryKeys } from "@/lib/clusters/schemas";
 import { api, ApiError } from "../api-client";
 import { CopyButton } from "../copy-button";
@@ -20,11 +21,11 @@ export function HostPage({ clusterId, host }: { clusterId: string; host: string 
   if (q.isPending) return <p className="text-sm text-slate-600">Loading…</p>;
   if (q.isError) return <p className="text-sm text-red-700">{q.error instanceof ApiError && q.error.status === 404 ? `This cluster has no host named ${host}.` : `Could not load the host: ${q.error.message}`}</p>;
   const h = q.data;
-  const last = h.runs[0];
+  const last = lastWorkedRun(h.runs);
   return (
     <div className="space-y-4" data-testid="host-page">
       <p className="text-sm">
-        <Link className="text-indigo-700 hover:underline" href={`/clusters/${clusterId}`} data-testid="host-cluster">
+        <Link className="text-indigo-700 underline" href={`/clusters/${clusterId}`} data-testid="host-cluster">
           {h.clusterName}
         </Link>{" "}
         › hosts

@@ -270,7 +270,7 @@ function GridRowView({
           {row.host ?? "cluster"}
         </span>
         {row.host !== null && <span className="shrink-0 text-xs text-slate-500">{row.role}</span>}
-        {row.address && <span className="truncate text-xs text-slate-400">{row.address}</span>}
+        {row.address && <span className="truncate text-xs text-slate-600">{row.address}</span>}
       </div>
       {row.cells.map((cell, i) => {
         const phase = phases[i]!.id;

@@ -44,7 +44,7 @@ export function StepDetails({
           <span>
             {phaseTitle} on{" "}
             {row.host ? (
-              <Link className="text-indigo-700 hover:underline" href={`/clusters/${clusterId}/hosts/${encodeURIComponent(row.host)}`} data-testid="step-host-link">
+              <Link className="text-indigo-700 underline" href={`/clusters/${clusterId}/hosts/${encodeURIComponent(row.host)}`} data-testid="step-host-link">
                 {row.host}
               </Link>
             ) : (

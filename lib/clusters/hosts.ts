@@ -6,16 +6,11 @@ import type { HostFacts } from "../engine/actions/facts";
 import { WARNINGS_NEED_DECISION } from "../engine/schemas";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
+import { hostState, type HostRunView, type HostState } from "./host-state";
 
-export type HostRunView = {
-  id: string;
-  type: string;
-  status: string;
-  at: string;
-  /** How the run went on this host: its failed (or decision) step, else done, else what it did last. */
-  outcome: "done" | "failed" | "decision" | "skipped" | "cancelled" | "in progress" | "not started";
-  failedStep: { key: string; phase: string; title: string; error: string | null } | null;
-};
+export type { HostRunView } from "./host-state";
+
+
 
 export type HostView = {
   clusterId: string;
@@ -26,7 +21,7 @@ export type HostView = {
   role: string;
   hostKeyFingerprint: string | null;
   facts: HostFacts | null;
-  state: { label: string; tone: "ok" | "bad" | "warn" | "busy" | "none" };
+  state: HostState;
   runs: HostRunView[];
 };
 
@@ -57,7 +52,11 @@ export async function getHostView({ clusterId, host }: { clusterId: string; host
         ? decision
           ? "decision"
           : "failed"
-        : ordered.every((s) => s.status === "done" || s.status === "skipped") && ordered.some((s) => s.status === "done")
+        : run.status === "planned"
+          ? "not started"
+          : run.status === "running"
+            ? "in progress"
+            : ordered.every((s) => s.status === "done" || s.status === "skipped") && ordered.some((s) => s.status === "done")
           ? "done"
           : ordered.some((s) => s.status === "running" || s.status === "waiting")
             ? "in progress"
@@ -87,20 +86,4 @@ export async function getHostView({ clusterId, host }: { clusterId: string; host
     state: hostState(runs, row.hostKeyFingerprint !== null),
     runs,
   };
-}
-
-/** The host's state from the latest run that worked on it (newest first in `runs`). */
-export function hostState(runs: readonly Pick<HostRunView, "type" | "status" | "outcome" | "failedStep">[], pinned: boolean): HostView["state"] {
-  const last = runs.find((r) => r.outcome !== "not started");
-  if (!last) return pinned ? { label: "key pinned, nothing run yet", tone: "none" } : { label: "not contacted yet", tone: "none" };
-  if (last.outcome === "in progress") return { label: `in a ${last.type} run`, tone: "busy" };
-  if (last.outcome === "failed") return { label: `${last.type} failed at ${last.failedStep?.phase ?? "a step"}`, tone: "bad" };
-  if (last.outcome === "decision") return { label: "preflight warnings need a decision", tone: "warn" };
-  if (last.outcome === "cancelled") return { label: `${last.type} cancelled`, tone: "warn" };
-  if (last.outcome === "done") {
-    if (last.type === "reset") return { label: "reset: Bootdeck's files and the kubelet removed", tone: "none" };
-    if (last.type === "check") return { label: "checked (facts and preflight)", tone: "ok" };
-    return { label: last.type === "join" ? "joined" : "bootstrapped", tone: "ok" };
-  }
-  return { label: `${last.type}: skipped on this host`, tone: "warn" };
 }

@@ -7,11 +7,13 @@ import { getDb } from "../db/client";
 
 export type PhaseTimes = { runId: string; clusterId: string; finishedAt: string; hosts: number; phases: Record<string, number> };
 
-/** The latest successful run of `type` on this cluster, else on any cluster; null when there is none. */
+/** The latest successful run of `type` that logged its phases, on this cluster, else on any cluster; null when there is none. */
 export async function getPhaseTimes({ clusterId, type }: { clusterId: string; type: string }): Promise<PhaseTimes | null> {
   const db = getDb();
-  const pick = { where: { type, status: "succeeded" }, orderBy: { finishedAt: "desc" as const }, select: { id: true, clusterId: true, finishedAt: true, plan: true } };
-  const run = (await db.run.findFirst({ ...pick, where: { ...pick.where, clusterId } })) ?? (await db.run.findFirst(pick));
+  const latest = (where: { clusterId?: string }) =>
+    db.runEvent.findFirst({ where: { type: "phase.finished", run: { type, status: "succeeded", ...where } }, orderBy: { id: "desc" }, select: { runId: true } });
+  const found = (await latest({ clusterId })) ?? (await latest({}));
+  const run = found ? await db.run.findUnique({ where: { id: found.runId }, select: { id: true, clusterId: true, finishedAt: true, plan: true } }) : null;
   if (!run?.finishedAt) return null;
   const events = await db.runEvent.findMany({ where: { runId: run.id, type: { in: ["phase.started", "phase.finished"] } }, orderBy: { seq: "asc" }, select: { type: true, data: true, createdAt: true } });
   const phases = phaseDurations(events.map((e) => ({ type: e.type, phase: String((JSON.parse(e.data) as { phase?: unknown }).phase ?? ""), at: e.createdAt.getTime() })));
