@@ -29,6 +29,8 @@ export function HostsStep({ draft, update, errorsAt, errorsUnder, onAddBlank, on
   const [paste, setPaste] = useState("");
   const [problems, setProblems] = useState<LineProblem[]>([]);
   const [added, setAdded] = useState<number | null>(null);
+  // Open at first (no hosts yet); then as the user leaves it — it does not close under their paste's problems.
+  const [pasteOpen, setPasteOpen] = useState(draft.hosts.length === 0);
   const setHost = (key: string, patch: Partial<DraftHost>) => update({ hosts: draft.hosts.map((h) => (h.key === key ? { ...h, ...patch } : h)) });
   const setCred = (key: string, patch: Partial<DraftCredential>) =>
     update({ credentials: draft.credentials.map((c) => (c.key === key ? { ...c, ...patch } : c)) });
@@ -184,8 +186,10 @@ export function HostsStep({ draft, update, errorsAt, errorsUnder, onAddBlank, on
             </table>
           </div>
         )}
-        <details className="rounded-md border border-slate-200 p-3" open={draft.hosts.length === 0}>
-          <summary className="cursor-pointer text-sm font-medium">Paste many hosts, or import CSV</summary>
+        <details className="rounded-md border border-slate-200 p-3" open={pasteOpen} onToggle={(e) => setPasteOpen(e.currentTarget.open)}>
+          <summary className="cursor-pointer text-sm font-medium" data-testid="paste-toggle">
+            Paste many hosts, or import CSV
+          </summary>
           <p className="mt-2 text-xs text-slate-500">
             One host per line: <code>address[:port] role [user] [key=value,…]</code>, e.g. <code>10.0.0.11 master</code> or <code>node-7.dc1.example.com:2222 worker deploy zone=a</code>. CSV needs a header row with <code>address,role</code> and optionally <code>name,port,user,labels</code>.
           </p>
