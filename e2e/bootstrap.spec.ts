@@ -165,7 +165,7 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   // The plan: every phase, the exact files (with checksums) and commands, before anything runs.
   await expect(run.status).toHaveText("planned", { timeout: 60_000 });
   await expect(run.planPhases()).toHaveCount(10);
-  await run.planStep("kubelet/worker-1").getByRole("button").click();
+  await run.planToggle("kubelet/worker-1").click();
   await expect(run.planStep("kubelet/worker-1")).toContainText("/etc/kubernetes/bootstrap-kubelet.conf");
   await expect(run.planStep("kubelet/worker-1")).toContainText("systemctl daemon-reload");
   await page.screenshot({ path: shot("30-bootstrap-plan.png"), fullPage: true });

@@ -181,7 +181,7 @@ const PlanRowView = memo(function PlanRowView({ row, onToggle, runId }: { row: P
   const s = row.step;
   return (
     <div className="border-b border-slate-100" data-testid={`plan-step-${s.key}`}>
-      <button className="flex w-full items-center gap-2 py-1 text-left text-sm hover:bg-slate-50" aria-expanded={row.open} onClick={() => onToggle(s.key)}>
+      <button className="flex w-full items-center gap-2 py-1 text-left text-sm hover:bg-slate-50" aria-expanded={row.open} onClick={() => onToggle(s.key)} data-testid={`plan-toggle-${s.key}`}>
         <span className="w-3 text-slate-600">{row.open ? "▾" : "▸"}</span>
         <span className="w-40 shrink-0 truncate font-mono text-xs">{s.host ?? "cluster"}</span>
         <span className="flex-1">{s.title}</span>

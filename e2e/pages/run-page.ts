@@ -33,7 +33,7 @@ export class RunPage {
   }
   /** The planned file's content (or the line saying a secret stays hidden), opened with its View button. */
   async viewPlannedFile(stepKey: string, path: string): Promise<Locator> {
-    await this.planStep(stepKey).getByRole("button").first().click();
+    await this.planToggle(stepKey).click();
     await this.page.getByTestId(`view-file-${path}`).click();
     return this.page.getByTestId(`file-content-${path}`);
   }
@@ -42,6 +42,10 @@ export class RunPage {
   }
   planStep(key: string): Locator {
     return this.page.getByTestId(`plan-step-${key}`);
+  }
+  /** The button that opens (and closes) a planned step. */
+  planToggle(key: string): Locator {
+    return this.page.getByTestId(`plan-toggle-${key}`);
   }
   get scroller(): Locator {
     return this.page.getByTestId("grid-scroll");
