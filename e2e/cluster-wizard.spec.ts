@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { defaultKubernetesVersion } from "../lib/cluster/versions";
 import { signIn } from "./pages/login-page";
 import { WizardPage } from "./pages/wizard-page";
 
@@ -128,7 +129,7 @@ test("an admin creates a cluster with the wizard, sees field errors, exports, re
   await expect(page.getByTestId("detail-hosts").locator("tbody tr").nth(10)).toContainText("2222");
 
   await page.goto("/clusters");
-  await expect(page.getByTestId("cluster-row-e2e-prod")).toContainText("v1.32.9");
+  await expect(page.getByTestId("cluster-row-e2e-prod")).toContainText(defaultKubernetesVersion);
   await page.screenshot({ path: shot("07-cluster-list-with-cluster"), fullPage: true });
 
   await page.getByTestId("cluster-row-e2e-prod").getByRole("link").click();

@@ -179,7 +179,7 @@ async function fleet(count: number): Promise<void> {
     if (await db.cluster.findUnique({ where: { name }, select: { id: true } })) continue;
     const def = exampleDefinition({ name, hosts: 6 });
     def.spec.hosts = def.spec.hosts.map((h, j) => ({ ...h, address: `192.0.2.${(j % 6) + 100}` }));
-    if (i % 10 === 3) def.spec.kubernetes.version = "v1.31.13";
+    if (i % 10 === 3) def.spec.kubernetes.version = "v1.35.4";
     const { id } = await createCluster({ definition: def, secrets: { "admin-key": { privateKey: key } } });
     const ready = i % 13 === 5 ? 5 : 6;
     await db.nodesSeen.create({ data: { clusterId: id, ready, total: 6, seenAt: new Date(t - (i % 50) * 60_000) } });

@@ -380,6 +380,16 @@ var init_client = __esm({
 });
 
 // lib/env.ts
+function parseProxyList(s2) {
+  return s2.split(",").map((p2) => p2.trim()).filter(Boolean).map((p2) => {
+    const [address2 = "", bits] = p2.split("/");
+    const v = (0, import_node_net.isIP)(address2);
+    const max = v === 4 ? 32 : 128;
+    const prefix = bits === void 0 ? max : /^\d{1,3}$/.test(bits) ? Number(bits) : NaN;
+    if (!v || !(prefix >= 0 && prefix <= max)) return { ok: false };
+    return { ok: true, entry: { address: address2, prefix, family: v === 4 ? "ipv4" : "ipv6" } };
+  });
+}
 function getEnv() {
   if (cached) return cached;
   const parsed = schema.safeParse(process.env);
@@ -392,14 +402,16 @@ ${lines}`);
   cached = {
     ...e,
     databaseUrl: e.DATABASE_URL ?? `file:${import_node_path.default.join(e.BOOTDECK_DATA_DIR, "bootdeck.db")}`,
-    masterKeyFile: e.BOOTDECK_MASTER_KEY_FILE ?? import_node_path.default.join(e.BOOTDECK_DATA_DIR, "master.key")
+    masterKeyFile: e.BOOTDECK_MASTER_KEY_FILE ?? import_node_path.default.join(e.BOOTDECK_DATA_DIR, "master.key"),
+    trustedProxies: parseProxyList(e.BOOTDECK_TRUSTED_PROXIES).flatMap((p2) => p2.ok ? [p2.entry] : [])
   };
   return cached;
 }
-var import_node_path, import_zod, schema, cached;
+var import_node_net, import_node_path, import_zod, schema, cached;
 var init_env = __esm({
   "lib/env.ts"() {
     "use strict";
+    import_node_net = require("node:net");
     import_node_path = __toESM(require("node:path"));
     import_zod = require("zod");
     schema = import_zod.z.object({
@@ -413,6 +425,11 @@ var init_env = __esm({
       /** The first admin's password for `bootdeck setup`; generated and printed once when unset. */
       BOOTDECK_ADMIN_PASSWORD: import_zod.z.string().min(10, "must be at least 10 characters").max(256).optional(),
       BOOTDECK_SECURE_COOKIES: import_zod.z.enum(["auto", "always", "never"]).default("auto"),
+      /**
+       * Reverse proxies whose X-Forwarded-For / X-Real-IP are believed: comma-separated addresses or CIDRs
+       * ("127.0.0.1, 10.0.0.0/8, ::1"). Empty: the client's address is the TCP peer's, whatever it sends.
+       */
+      BOOTDECK_TRUSTED_PROXIES: import_zod.z.string().default("").refine((s2) => parseProxyList(s2).every((p2) => p2.ok), "must be comma-separated IP addresses or CIDRs, e.g. 127.0.0.1, 10.0.0.0/8"),
       /** "off" when separate `bootdeck worker` processes run the engine instead of the dashboard. */
       BOOTDECK_ENGINE: import_zod.z.enum(["on", "off"]).default("on"),
       NODE_ENV: import_zod.z.string().default("development")
@@ -548,22 +565,51 @@ function findVersionProfile(version) {
   if (!m) return void 0;
   return versionProfiles.find((p2) => p2.minor === `${m[1]}.${m[2]}`);
 }
+function versionProblem(version) {
+  const m = versionPattern.exec(version);
+  if (!m) return "must look like v1.36.3";
+  const minor = `${m[1]}.${m[2]}`;
+  if (versionProfiles.some((p2) => p2.minor === minor)) return void 0;
+  const supported = versionProfiles.map((p2) => `v${p2.minor}.x`).join(", ");
+  const dropped = droppedProfiles[minor];
+  return dropped ? `v${minor} is no longer supported (${dropped}); supported: ${supported}` : `is not a supported Kubernetes version; supported: ${supported}`;
+}
 function minorOf(version) {
   const m = versionPattern.exec(version);
   return m ? Number(m[2]) : Number.NaN;
 }
-var versionProfiles, defaultKubernetesVersion, versionPattern;
+function profileOf(version) {
+  const p2 = findVersionProfile(version);
+  if (!p2) throw new Error(`not a supported Kubernetes version: ${version}`);
+  return p2;
+}
+var versionProfiles, defaultKubernetesVersion, droppedProfiles, versionPattern;
 var init_versions = __esm({
   "lib/cluster/versions.ts"() {
     "use strict";
     versionProfiles = [
-      { minor: "1.5", defaultVersion: "v1.5.3", label: "1.5", note: "legacy: hyperkube, as in the Topsail guide", hyperkube: true },
-      { minor: "1.29", defaultVersion: "v1.29.15", label: "1.29", hyperkube: false },
-      { minor: "1.30", defaultVersion: "v1.30.14", label: "1.30", hyperkube: false },
-      { minor: "1.31", defaultVersion: "v1.31.13", label: "1.31", hyperkube: false },
-      { minor: "1.32", defaultVersion: "v1.32.9", label: "1.32", note: "recommended", hyperkube: false }
+      {
+        minor: "1.5",
+        defaultVersion: "v1.5.3",
+        label: "1.5",
+        note: "legacy: hyperkube, as in the Topsail guide",
+        hyperkube: true,
+        upstreamSupported: false,
+        pins: { etcd: "v3.1.8", coredns: "1.0.6", pause: "3.0" }
+      },
+      { minor: "1.34", defaultVersion: "v1.34.4", label: "1.34", hyperkube: false, upstreamSupported: true, pins: { etcd: "3.6.5-0", coredns: "v1.12.1", pause: "3.10.1" } },
+      { minor: "1.35", defaultVersion: "v1.35.4", label: "1.35", hyperkube: false, upstreamSupported: true, pins: { etcd: "3.6.6-0", coredns: "v1.13.1", pause: "3.10.1" } },
+      { minor: "1.36", defaultVersion: "v1.36.3", label: "1.36", note: "recommended", hyperkube: false, upstreamSupported: true, pins: { etcd: "3.6.8-0", coredns: "v1.14.2", pause: "3.10.2" } },
+      { minor: "1.37", defaultVersion: "v1.37.2", label: "1.37", hyperkube: false, upstreamSupported: true, pins: { etcd: "3.7.0-0", coredns: "v1.14.6", pause: "3.10.2" } }
     ];
-    defaultKubernetesVersion = "v1.32.9";
+    defaultKubernetesVersion = "v1.36.3";
+    droppedProfiles = {
+      "1.29": "out of upstream support",
+      "1.30": "out of upstream support",
+      "1.31": "out of upstream support",
+      "1.32": "out of upstream support",
+      "1.33": "not offered: upgrade paths start at 1.34"
+    };
     versionPattern = /^v(\d+)\.(\d+)\.(\d+)$/;
   }
 });
@@ -588,7 +634,7 @@ function isIPv6(s2) {
   if (!parts.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g))) return false;
   return double.length === 2 ? parts.length < width : parts.length === width;
 }
-function isIP(s2) {
+function isIP2(s2) {
   return isIPv4(s2) || isIPv6(s2);
 }
 function isDnsName(s2) {
@@ -653,9 +699,9 @@ var init_ip = __esm({
 });
 
 // lib/cluster/definition.ts
-function formatPath(path15) {
-  if (path15.length === 0) return "(document)";
-  return path15.map((p2, i) => typeof p2 === "number" ? `[${p2}]` : i === 0 ? String(p2) : `.${String(p2)}`).join("");
+function formatPath(path20) {
+  if (path20.length === 0) return "(document)";
+  return path20.map((p2, i) => typeof p2 === "number" ? `[${p2}]` : i === 0 ? clip(String(p2)) : `.${clip(String(p2))}`).join("");
 }
 function clip(s2) {
   return s2.length > 40 ? `${s2.slice(0, 40)}\u2026` : s2;
@@ -670,7 +716,7 @@ function isMirrorUrl(s2) {
   }
 }
 function validateClusterDefinition(input) {
-  const parsed = clusterDefinitionSchema.safeParse(input);
+  const parsed = clusterDefinitionSchema.safeParse(input, { reportInput: true });
   const errors = parsed.success ? [] : parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: issueMessage(i) }));
   const cross = crossCheck(input);
   for (const e of cross.errors) if (!errors.some((x) => x.path === e.path && x.message === e.message)) errors.push(e);
@@ -681,6 +727,7 @@ function issueMessage(issue) {
   if (issue.code === "unrecognized_keys") return `unknown field${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.map(clip).join(", ")}`;
   if (issue.code === "invalid_type" && issue.input === void 0) return "is required";
   if (issue.code === "too_big" && issue.origin === "string") return `must be at most ${String(issue.maximum)} characters`;
+  if (issue.code === "invalid_type" && /^Invalid input/.test(issue.message)) return `must be ${article(issue.expected)}`;
   return issue.message;
 }
 function crossCheck(input) {
@@ -706,6 +753,15 @@ function crossCheck(input) {
   }
   if (svc && 2 ** (32 - svc.prefix) < 16 && dnsIp === void 0)
     errors.push({ path: "spec.network.serviceCidr", message: "is too small: it needs at least 16 addresses (the DNS service IP is its 10th)" });
+  const images2 = obj(spec.images);
+  if (images2 && (images2.ca !== void 0 || images2.auth !== void 0) && !str(images2.registry))
+    errors.push({ path: "spec.images.registry", message: "is required when a registry CA or credentials are given" });
+  const registryCredential = str(obj(images2?.auth)?.credential);
+  if (registryCredential) {
+    const c = (Array.isArray(spec.credentials) ? spec.credentials : []).map(obj).find((x) => str(x?.name) === registryCredential);
+    if (!c) errors.push({ path: "spec.images.auth.credential", message: `refers to credential "${clip(registryCredential)}", which is not defined under spec.credentials` });
+    else if (str(c.type) !== "password") errors.push({ path: "spec.images.auth.credential", message: `must name a password credential; "${clip(registryCredential)}" is ${str(c.type) ?? "untyped"}` });
+  }
   const api = obj(spec.apiEndpoint);
   const apiType = str(api?.type);
   const apiHost = str(api?.host);
@@ -714,7 +770,7 @@ function crossCheck(input) {
   if (apiType === "dns" && !(apiHost && isDnsName(apiHost)))
     errors.push({ path: "spec.apiEndpoint.host", message: "must be a DNS name (e.g. api.example.com) for a DNS endpoint" });
   if (apiType === "vip") {
-    if (!(apiHost && isIP(apiHost))) errors.push({ path: "spec.apiEndpoint.host", message: "must be an IP address for a VIP or load balancer endpoint" });
+    if (!(apiHost && isIP2(apiHost))) errors.push({ path: "spec.apiEndpoint.host", message: "must be an IP address for a VIP or load balancer endpoint" });
     else for (const [c, what] of [[pod, "pod"], [svc, "service"]])
       if (c && cidrContains(c, apiHost)) errors.push({ path: "spec.apiEndpoint.host", message: `is inside the ${what} CIDR ${c.text}` });
   }
@@ -764,16 +820,16 @@ function crossCheck(input) {
   });
   return { errors, warnings };
 }
-function cidrAt(value, path15, errors) {
+function cidrAt(value, path20, errors) {
   if (typeof value !== "string") return void 0;
   const parsed = parseCidr(value);
   if (typeof parsed === "string") {
-    errors.push({ path: path15, message: parsed });
+    errors.push({ path: path20, message: parsed });
     return void 0;
   }
   return parsed;
 }
-var import_zod2, API_VERSION, limits, dnsLabel, port, address, sshUser, sha256, cidr, labelName, labels, bastion, hostRoles, host, credentialTypes, credential, apiEndpointTypes, networkProviders, controlPlaneModes, clusterDefinitionSchema, obj, str;
+var import_zod2, API_VERSION, limits, dnsLabel, port, address, sshUser, sha256, cidr, labelName, labels, bastion, hostRoles, host, credentialTypes, credential, apiEndpointTypes, networkProviders, controlPlaneModes, runtimeSources, cgroupDrivers, httpUrl, registryPrefix, pemCertificate, clusterDefinitionSchema, article, obj, str;
 var init_definition = __esm({
   "lib/cluster/definition.ts"() {
     "use strict";
@@ -796,7 +852,7 @@ var init_definition = __esm({
     dnsLabel = import_zod2.z.string().max(limits.name, `must be at most ${limits.name} characters`).refine(isDns1123Label, "must be a DNS-1123 label: lower-case letters, digits and '-', starting and ending with a letter or digit");
     port = import_zod2.z.number({ error: "must be a number" }).int("must be a whole number").min(1, "must be from 1 to 65535").max(65535, "must be from 1 to 65535");
     address = import_zod2.z.string().min(1, "is required").max(limits.address, `must be at most ${limits.address} characters`).superRefine((s2, ctx) => {
-      if (isIP(s2) || isDnsName(s2)) return;
+      if (isIP2(s2) || isDnsName(s2)) return;
       ctx.addIssue({ code: "custom", message: looksLikeIPv4(s2) ? "is not a valid IPv4 address: four numbers from 0 to 255, separated by dots" : "must be an IP address or a DNS name" });
     });
     sshUser = import_zod2.z.string().max(limits.user, `must be at most ${limits.user} characters`).regex(/^[a-z_][a-z0-9_-]*\$?$/, "must be a Unix user name (lower-case letters, digits, '_' and '-')");
@@ -840,21 +896,36 @@ var init_definition = __esm({
       privateKeyFile: import_zod2.z.string().max(4096).optional(),
       passphraseEnv: import_zod2.z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name").max(128).optional(),
       passwordEnv: import_zod2.z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name").max(128).optional(),
+      /** CLI only: a file holding the password (a secrets manager's agent often writes one). */
+      passwordFile: import_zod2.z.string().max(4096).optional(),
       fingerprint: import_zod2.z.string().max(128).optional()
     });
     apiEndpointTypes = ["first-master", "dns", "vip"];
     networkProviders = ["flannel"];
     controlPlaneModes = ["self-hosted"];
+    runtimeSources = ["mirror", "packages"];
+    cgroupDrivers = ["systemd", "cgroupfs"];
+    httpUrl = import_zod2.z.string().max(limits.url).refine(isMirrorUrl, "must be an http:// or https:// URL without credentials, e.g. https://mirror.example.com/dl.k8s.io/release");
+    registryPrefix = import_zod2.z.string().max(limits.address).refine((s2) => /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?(\/[a-z0-9._-]+)*$/.test(s2) || /^\[[0-9a-f:]+\](:\d{1,5})?(\/[a-z0-9._-]+)*$/.test(s2), {
+      message: "must be a registry host with an optional port and path, without a scheme, e.g. registry.example.com:5000/k8s"
+    });
+    pemCertificate = import_zod2.z.string().max(64 * 1024, "must be at most 64 KiB").refine((s2) => /-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/.test(s2), "must be a PEM certificate (-----BEGIN CERTIFICATE-----)");
     clusterDefinitionSchema = import_zod2.z.strictObject({
       apiVersion: import_zod2.z.literal(API_VERSION, { error: `must be ${API_VERSION}` }),
       kind: import_zod2.z.literal("Cluster", { error: "must be Cluster" }),
       metadata: import_zod2.z.strictObject({ name: dnsLabel }),
       spec: import_zod2.z.strictObject({
         kubernetes: import_zod2.z.strictObject({
-          version: import_zod2.z.string().max(32).refine((v) => findVersionProfile(v) !== void 0, {
-            message: `is not a supported Kubernetes version; supported: ${versionProfiles.map((p2) => `v${p2.minor}.x`).join(", ")}`
+          version: import_zod2.z.string().max(32).superRefine((v, ctx) => {
+            const problem = findVersionProfile(v) ? void 0 : versionProblem(v);
+            if (problem) ctx.addIssue({ code: "custom", message: problem });
           }),
-          controlPlane: import_zod2.z.enum(controlPlaneModes, { error: "must be self-hosted" }).default("self-hosted")
+          controlPlane: import_zod2.z.enum(controlPlaneModes, { error: "must be self-hosted" }).default("self-hosted"),
+          /**
+           * From 1.35 the kubelet refuses cgroup v1 hosts unless told otherwise. true: run on v1 anyway
+           * (preflight warns); false: preflight refuses v1 hosts.
+           */
+          allowCgroupV1: import_zod2.z.boolean({ error: "must be true or false" }).default(false)
         }),
         apiEndpoint: import_zod2.z.strictObject({
           type: import_zod2.z.enum(apiEndpointTypes, { error: "must be first-master, dns or vip" }),
@@ -866,13 +937,37 @@ var init_definition = __esm({
           serviceCidr: cidr,
           clusterDomain: import_zod2.z.string().max(limits.address).refine(isDnsName, "must be a DNS name such as cluster.local").default("cluster.local"),
           dnsServiceIp: import_zod2.z.string().max(15).optional(),
-          provider: import_zod2.z.enum(networkProviders, { error: "must be flannel" }).default("flannel")
+          provider: import_zod2.z.enum(networkProviders, { error: "must be flannel" }).default("flannel"),
+          flannel: import_zod2.z.strictObject({
+            /** The host interface flannel's VXLAN runs over (default: the one with the default route). */
+            iface: import_zod2.z.string().max(15).regex(/^[A-Za-z0-9_.:-]+$/, "must be a network interface name such as eth1").optional(),
+            /** VXLAN UDP port (flannel's default: 8472, the Linux kernel's). */
+            vxlanPort: port.optional()
+          }).optional()
         }),
         binaries: import_zod2.z.strictObject({
-          baseUrl: import_zod2.z.string().max(limits.url).refine(isMirrorUrl, "must be an http:// or https:// URL without credentials, e.g. https://mirror.example.com/kubernetes/v1.32.9"),
-          kubelet: import_zod2.z.strictObject({ sha256 }),
-          kubectl: import_zod2.z.strictObject({ sha256 })
+          /** Kubernetes' release layout: BASE/<version>/bin/linux/<arch>/<name>, `.sha256` beside each. */
+          baseUrl: httpUrl,
+          /** Pinned checksums of this version's files; without one, a file's published `.sha256` is used. */
+          kubelet: import_zod2.z.strictObject({ sha256 }).optional(),
+          kubectl: import_zod2.z.strictObject({ sha256 }).optional()
         }),
+        runtime: import_zod2.z.strictObject({
+          /** mirror: containerd, runc, crictl and the CNI plugins from `mirrorUrl`; packages: from the host's package manager. */
+          source: import_zod2.z.enum(runtimeSources, { error: "must be mirror or packages" }).default("mirror"),
+          /** Where GitHub release files are mirrored: URL/<owner>/<repo>/releases/download/<tag>/<file>. */
+          mirrorUrl: httpUrl.default("https://github.com"),
+          /** Must match how the hosts run: systemd as init, or not (preflight checks). */
+          cgroupDriver: import_zod2.z.enum(cgroupDrivers, { error: "must be systemd or cgroupfs" }).default("systemd")
+        }).default({ source: "mirror", mirrorUrl: "https://github.com", cgroupDriver: "systemd" }),
+        images: import_zod2.z.strictObject({
+          /** A mirror prefix that replaces the registry of every image Bootdeck renders. */
+          registry: registryPrefix.optional(),
+          /** The mirror's CA certificate (PEM), when a private CA signed it. */
+          ca: pemCertificate.optional(),
+          /** Pull credentials: a user and a `password` credential holding the password. */
+          auth: import_zod2.z.strictObject({ username: import_zod2.z.string().min(1, "is required").max(256), credential: dnsLabel }).optional()
+        }).default({}),
         ssh: import_zod2.z.strictObject({
           user: sshUser.default("root"),
           port: port.default(22),
@@ -882,6 +977,7 @@ var init_definition = __esm({
         hosts: import_zod2.z.array(host).max(limits.hosts, `at most ${limits.hosts} hosts`)
       })
     });
+    article = (t) => /^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`;
     obj = (v) => v && typeof v === "object" && !Array.isArray(v) ? v : void 0;
     str = (v) => typeof v === "string" ? v : void 0;
   }
@@ -1206,18 +1302,18 @@ function sealSecrets(def, secrets, stored) {
     const s2 = secrets[c.name] ?? {};
     const prev = stored.get(c.name);
     const keep = prev && prev.kind === c.type ? prev : void 0;
-    const path15 = `secrets.${c.name}`;
+    const path20 = `secrets.${c.name}`;
     if (c.type === "agent") return { name: c.name, kind: c.type, secretCipher: null, passphraseCipher: null, fingerprint: null };
     if (c.type === "password") {
       if (s2.password) return { name: c.name, kind: c.type, secretCipher: encryptSecret(s2.password), passphraseCipher: null, fingerprint: null };
       if (keep?.secretCipher) return { name: c.name, kind: c.type, secretCipher: keep.secretCipher, passphraseCipher: null, fingerprint: null };
-      errors.push({ path: `${path15}.password`, message: "is required for a password credential" });
+      errors.push({ path: `${path20}.password`, message: "is required for a password credential" });
       return { name: c.name, kind: c.type, secretCipher: null, passphraseCipher: null, fingerprint: null };
     }
     if (s2.privateKey) {
       const check = checkPrivateKey(s2.privateKey, s2.passphrase);
       if (!check.ok) {
-        errors.push({ path: `${path15}.${/passphrase/.test(check.reason) ? "passphrase" : "privateKey"}`, message: check.reason });
+        errors.push({ path: `${path20}.${/passphrase/.test(check.reason) ? "passphrase" : "privateKey"}`, message: check.reason });
         return { name: c.name, kind: c.type, secretCipher: null, passphraseCipher: null, fingerprint: null };
       }
       return {
@@ -1229,7 +1325,7 @@ function sealSecrets(def, secrets, stored) {
       };
     }
     if (keep?.secretCipher) return { name: c.name, kind: c.type, secretCipher: keep.secretCipher, passphraseCipher: keep.passphraseCipher, fingerprint: keep.fingerprint };
-    errors.push({ path: `${path15}.privateKey`, message: "is required: paste or upload the private key" });
+    errors.push({ path: `${path20}.privateKey`, message: "is required: paste or upload the private key" });
     return { name: c.name, kind: c.type, secretCipher: null, passphraseCipher: null, fingerprint: null };
   });
   if (errors.length) throw new ValidationError(errors);
@@ -1261,7 +1357,7 @@ var isCertificatePath;
 var init_cert_details = __esm({
   "lib/assets/cert-details.ts"() {
     "use strict";
-    isCertificatePath = (path15) => path15.endsWith(".crt");
+    isCertificatePath = (path20) => path20.endsWith(".crt");
   }
 });
 
@@ -1285,6 +1381,30 @@ var init_context = __esm({
   }
 });
 
+// lib/cluster/runtime-versions.ts
+function minimumContainerd(kubernetesMinor) {
+  return kubernetesMinor >= 36 ? "2.0.0" : "1.7.0";
+}
+var runtimeVersions, addonVersions;
+var init_runtime_versions = __esm({
+  "lib/cluster/runtime-versions.ts"() {
+    "use strict";
+    runtimeVersions = {
+      /** containerd 2.x: the kubelet reads its cgroup driver over CRI (RuntimeConfig), which 1.x lacks. */
+      containerd: "2.4.2",
+      runc: "1.5.3",
+      /** crictl of the newest Kubernetes minor speaks CRI v1 to any containerd 2.x. */
+      crictl: "v1.37.0",
+      cniPlugins: "v1.10.0"
+    };
+    addonVersions = {
+      flannel: "v0.28.10",
+      /** The flannel CNI plugin image flannel v0.28.10's manifest uses. */
+      flannelCniPlugin: "v1.9.1-flannel3"
+    };
+  }
+});
+
 // lib/assets/capabilities.ts
 function capabilitiesFor(version) {
   const minor = minorOf(version);
@@ -1305,31 +1425,77 @@ function capabilitiesFor(version) {
     selfLabelRole: minor < 16,
     serviceAccountIssuer: minor >= 20,
     insecurePortFlag: minor < 20,
-    flannelNamespace: minor >= 20 ? "kube-flannel" : "kube-system"
+    flannelNamespace: minor >= 20 ? "kube-flannel" : "kube-system",
+    priorityClasses: minor >= 11,
+    hostPathTypes: minor >= 8,
+    legacyServiceAccountTokens: minor < 24,
+    modernFlannel: minor >= 20,
+    modernCoredns: minor >= 29,
+    failCgroupV1Field: minor >= 31,
+    anonymousEndpoints: minor >= 34,
+    checkpoint: minor >= 24 ? "host" : "pod-checkpointer",
+    criRuntime: minor >= 24,
+    apiserverPortSharing: minor >= 19,
+    cgroupV1Refused: minor >= 35,
+    etcdHealthEndpoints: minor >= 34
   };
 }
-function imagesFor(caps) {
+function imagesFor(caps, registry) {
   const v = caps.version;
+  const { pins } = profileOf(v);
   const hyperkube = `quay.io/coreos/hyperkube:${v}_coreos.0`;
   const component = (name) => caps.hyperkube ? hyperkube : `registry.k8s.io/${name}:${v}`;
-  return {
+  const images2 = caps.hyperkube ? {
+    apiserver: hyperkube,
+    controllerManager: hyperkube,
+    scheduler: hyperkube,
+    proxy: hyperkube,
+    etcd: `quay.io/coreos/etcd:${pins.etcd}`,
+    coredns: `docker.io/coredns/coredns:${pins.coredns}`,
+    flannel: "quay.io/coreos/flannel:v0.7.1-amd64",
+    flannelCni: void 0,
+    checkpointer: "quay.io/coreos/pod-checkpointer:83e25e5968391b9eb342042c435d1b3eeddb2be1",
+    pause: void 0
+  } : {
     apiserver: component("kube-apiserver"),
     controllerManager: component("kube-controller-manager"),
     scheduler: component("kube-scheduler"),
     proxy: component("kube-proxy"),
-    etcd: caps.minor >= 29 ? "registry.k8s.io/etcd:3.5.16-0" : "quay.io/coreos/etcd:v3.1.8",
-    coredns: caps.minor >= 29 ? "registry.k8s.io/coredns/coredns:v1.11.3" : "docker.io/coredns/coredns:1.0.6",
-    flannel: caps.minor >= 20 ? "docker.io/flannel/flannel:v0.26.1" : "quay.io/coreos/flannel:v0.7.1-amd64",
-    flannelCni: caps.minor >= 20 ? "docker.io/flannel/flannel-cni-plugin:v1.6.0-flannel1" : void 0,
-    checkpointer: "quay.io/coreos/pod-checkpointer:83e25e5968391b9eb342042c435d1b3eeddb2be1"
+    etcd: `registry.k8s.io/etcd:${pins.etcd}`,
+    coredns: `registry.k8s.io/coredns/coredns:${pins.coredns}`,
+    flannel: `ghcr.io/flannel-io/flannel:${addonVersions.flannel}`,
+    flannelCni: `ghcr.io/flannel-io/flannel-cni-plugin:${addonVersions.flannelCniPlugin}`,
+    checkpointer: void 0,
+    pause: `registry.k8s.io/pause:${pins.pause}`
   };
+  if (!registry) return images2;
+  return Object.fromEntries(Object.entries(images2).map(([k, ref]) => [k, ref === void 0 ? void 0 : mirroredImage(ref, registry)]));
+}
+function mirroredImage(ref, registry) {
+  const slash = ref.indexOf("/");
+  const first = slash > 0 ? ref.slice(0, slash) : "";
+  const repo = /[.:]/.test(first) || first === "localhost" ? ref.slice(slash + 1) : ref.includes("/") ? ref : `library/${ref}`;
+  return `${registry.replace(/\/+$/, "")}/${repo}`;
 }
 function componentCommand(caps, name) {
   return caps.hyperkube ? ["/hyperkube", name.replace(/^kube-/, "")] : [name];
 }
+function clusterImages(version, registry) {
+  const caps = capabilitiesFor(version);
+  const upstream = imagesFor(caps);
+  const seen = /* @__PURE__ */ new Set();
+  const out = [];
+  for (const ref of Object.values(upstream)) {
+    if (ref === void 0 || seen.has(ref)) continue;
+    seen.add(ref);
+    out.push({ upstream: ref, pulled: registry ? mirroredImage(ref, registry) : ref });
+  }
+  return out;
+}
 var init_capabilities = __esm({
   "lib/assets/capabilities.ts"() {
     "use strict";
+    init_runtime_versions();
     init_versions();
   }
 });
@@ -1355,7 +1521,32 @@ function apiserverSecretFiles(ctx) {
       "front-proxy-client.key": "tls/front-proxy-client.key"
     });
   if (!ctx.caps.bootstrapTokens) files["known-tokens.csv"] = "auth/known-tokens.csv";
+  if (ctx.caps.anonymousEndpoints) files["authentication-config.yaml"] = "apiserver/authentication-config.yaml";
   return files;
+}
+function authenticationConfig() {
+  return [
+    "apiVersion: apiserver.config.k8s.io/v1",
+    "kind: AuthenticationConfiguration",
+    "anonymous:",
+    "  enabled: true",
+    "  conditions:",
+    ...HEALTH_PATHS.map((p2) => `    - path: ${p2}`),
+    ""
+  ].join("\n");
+}
+function apiserverProbes(ctx) {
+  if (!ctx.caps.anonymousEndpoints) return {};
+  const get = (path20) => ({ httpGet: { path: path20, port: securePort(ctx), scheme: "HTTPS" } });
+  return {
+    livenessProbe: { ...get("/livez"), initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 8 },
+    readinessProbe: { ...get("/readyz"), periodSeconds: 1, timeoutSeconds: 15, failureThreshold: 3 },
+    startupProbe: { ...get("/livez"), initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 24 }
+  };
+}
+function componentProbe(ctx, port2) {
+  if (!ctx.caps.anonymousEndpoints) return {};
+  return { livenessProbe: { httpGet: { path: "/healthz", port: port2, scheme: "HTTPS" }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 8 } };
 }
 function controllerManagerSecretFiles() {
   return { "ca.crt": "tls/ca.crt", "ca.key": "tls/ca.key", "service-account.key": "tls/service-account.key" };
@@ -1385,6 +1576,8 @@ function apiserverCommand(ctx) {
   if (caps.bootstrapTokens) flags.push("--enable-bootstrap-token-auth=true");
   else flags.push(`--token-auth-file=${s("known-tokens.csv")}`);
   if (caps.insecurePortFlag) flags.push("--insecure-port=0");
+  if (caps.anonymousEndpoints) flags.push(`--authentication-config=${s("authentication-config.yaml")}`);
+  if (caps.apiserverPortSharing) flags.push("--permit-port-sharing=true");
   if (caps.serviceAccountIssuer)
     flags.push(
       `--service-account-issuer=https://kubernetes.default.svc.${def.spec.network.clusterDomain}`,
@@ -1430,13 +1623,16 @@ function schedulerCommand(ctx, kubeconfigPath) {
   if (ctx.caps.rbac) flags.push(`--authentication-kubeconfig=${kubeconfigPath}`, `--authorization-kubeconfig=${kubeconfigPath}`);
   return [...componentCommand(ctx.caps, "kube-scheduler"), ...flags.sort()];
 }
-var s, podIpEnv, nodeNameEnv;
+var s, HEALTH_PATHS, CONTROLLER_MANAGER_PORT, SCHEDULER_PORT, podIpEnv, nodeNameEnv;
 var init_flags = __esm({
   "lib/assets/manifests/flags.ts"() {
     "use strict";
     init_capabilities();
     init_context();
     s = (rel) => `${SECRETS_DIR}/${rel}`;
+    HEALTH_PATHS = ["/livez", "/readyz", "/healthz"];
+    CONTROLLER_MANAGER_PORT = 10257;
+    SCHEDULER_PORT = 10259;
     podIpEnv = [{ name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } }];
     nodeNameEnv = [{ name: "NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } }];
   }
@@ -1447,25 +1643,26 @@ function bootstrapSecretFiles(assetPaths) {
   const out = {};
   for (const p2 of assetPaths) {
     if (p2.startsWith("tls/")) out[p2] = p2.slice("tls/".length);
-    else if (p2 === "auth/kubeconfig-controller-manager" || p2 === "auth/kubeconfig-scheduler" || p2 === "auth/known-tokens.csv")
-      out[p2] = p2.slice("auth/".length);
+    else if (p2 === "auth/kubeconfig-controller-manager" || p2 === "auth/kubeconfig-scheduler" || p2 === "auth/known-tokens.csv" || p2 === "apiserver/authentication-config.yaml")
+      out[p2] = p2.slice(p2.indexOf("/") + 1);
   }
   return out;
 }
-function staticPod(ctx, name, image, command) {
+function staticPod(ctx, name, image, command, probes) {
   return {
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name: `bootstrap-${name}`, namespace: "kube-system", labels: { "k8s-app": `bootstrap-${name}`, tier: "control-plane" } },
     spec: {
       hostNetwork: true,
-      priorityClassName: ctx.caps.minor >= 11 ? "system-node-critical" : void 0,
+      priorityClassName: ctx.caps.priorityClasses ? "system-node-critical" : void 0,
       containers: [
         {
           name,
           image,
           command,
           env: name === "kube-apiserver" ? podIpEnv : void 0,
+          ...probes,
           volumeMounts: [
             { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
             { name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true }
@@ -1480,24 +1677,32 @@ function staticPod(ctx, name, image, command) {
   };
 }
 function bootstrapManifests(ctx) {
-  const { images } = ctx;
+  const { images: images2 } = ctx;
   return [
     {
       path: "bootstrap-manifests/bootstrap-apiserver.yaml",
       purpose: "temporary API server static pod on the first master, until the pivot",
-      objects: [staticPod(ctx, "kube-apiserver", images.apiserver, apiserverCommand(ctx))]
+      objects: [staticPod(ctx, "kube-apiserver", images2.apiserver, apiserverCommand(ctx), apiserverProbes(ctx))]
     },
     {
       path: "bootstrap-manifests/bootstrap-controller-manager.yaml",
       purpose: "temporary controller-manager static pod on the first master, until the pivot",
-      objects: [staticPod(ctx, "kube-controller-manager", images.controllerManager, controllerManagerCommand(ctx, `${SECRETS_DIR}/kubeconfig-controller-manager`))]
+      objects: [staticPod(ctx, "kube-controller-manager", images2.controllerManager, controllerManagerCommand(ctx, `${SECRETS_DIR}/kubeconfig-controller-manager`), componentProbe(ctx, CONTROLLER_MANAGER_PORT))]
     },
     {
       path: "bootstrap-manifests/bootstrap-scheduler.yaml",
       purpose: "temporary scheduler static pod on the first master, until the pivot",
-      objects: [staticPod(ctx, "kube-scheduler", images.scheduler, schedulerCommand(ctx, `${SECRETS_DIR}/kubeconfig-scheduler`))]
+      objects: [staticPod(ctx, "kube-scheduler", images2.scheduler, schedulerCommand(ctx, `${SECRETS_DIR}/kubeconfig-scheduler`), componentProbe(ctx, SCHEDULER_PORT))]
     }
   ];
+}
+function etcdProbes() {
+  const get = (path20) => ({ httpGet: { host: "127.0.0.1", path: path20, port: ETCD_METRICS_PORT, scheme: "HTTP" } });
+  return {
+    livenessProbe: { ...get("/livez"), initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 8 },
+    readinessProbe: { ...get("/readyz"), periodSeconds: 1, timeoutSeconds: 15, failureThreshold: 3 },
+    startupProbe: { ...get("/readyz"), initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 24 }
+  };
 }
 function etcdMemberFiles(member) {
   return {
@@ -1524,7 +1729,7 @@ function etcdManifests(ctx) {
           metadata: { name: "etcd", namespace: "kube-system", labels: { "k8s-app": "etcd", tier: "control-plane" } },
           spec: {
             hostNetwork: true,
-            priorityClassName: ctx.caps.minor >= 11 ? "system-node-critical" : void 0,
+            priorityClassName: ctx.caps.priorityClasses ? "system-node-critical" : void 0,
             containers: [
               {
                 name: "etcd",
@@ -1547,8 +1752,10 @@ function etcdManifests(ctx) {
                   `--peer-cert-file=${d}/peer.crt`,
                   `--peer-key-file=${d}/peer.key`,
                   `--peer-trusted-ca-file=${d}/ca.crt`,
-                  "--peer-client-cert-auth=true"
+                  "--peer-client-cert-auth=true",
+                  ...ctx.caps.etcdHealthEndpoints ? [`--listen-metrics-urls=http://127.0.0.1:${ETCD_METRICS_PORT}`] : []
                 ],
+                ...ctx.caps.etcdHealthEndpoints ? etcdProbes() : {},
                 volumeMounts: [
                   { name: "etcd-data", mountPath: "/var/lib/etcd" },
                   { name: "etcd-certs", mountPath: d, readOnly: true }
@@ -1556,7 +1763,7 @@ function etcdManifests(ctx) {
               }
             ],
             volumes: [
-              { name: "etcd-data", hostPath: { path: "/var/lib/etcd", type: ctx.caps.minor >= 8 ? "DirectoryOrCreate" : void 0 } },
+              { name: "etcd-data", hostPath: { path: "/var/lib/etcd", type: ctx.caps.hostPathTypes ? "DirectoryOrCreate" : void 0 } },
               { name: "etcd-certs", hostPath: { path: d } }
             ]
           }
@@ -1565,13 +1772,14 @@ function etcdManifests(ctx) {
     };
   });
 }
-var ETCD_HOST_DIR;
+var ETCD_HOST_DIR, ETCD_METRICS_PORT;
 var init_bootstrap_manifests = __esm({
   "lib/assets/bootstrap-manifests.ts"() {
     "use strict";
     init_context();
     init_flags();
     ETCD_HOST_DIR = "/etc/kubernetes/etcd";
+    ETCD_METRICS_PORT = 2381;
   }
 });
 
@@ -1922,7 +2130,7 @@ var init_certificates = __esm({
     FRONT_PROXY_CA = "front-proxy-ca";
     cn = (value) => ({ shortName: "CN", value });
     o = (value) => ({ shortName: "O", value });
-    alt = (v) => isIP(v) ? { ip: v } : { dns: v };
+    alt = (v) => isIP2(v) ? { ip: v } : { dns: v };
     isCertEntry = (e) => !("keyOnly" in e);
     BACKDATE_MS = 5 * 60 * 1e3;
     DAY_MS = 24 * 60 * 60 * 1e3;
@@ -1975,6 +2183,130 @@ var init_kubeconfig = __esm({
   "lib/assets/kubeconfig.ts"() {
     "use strict";
     init_yaml_out();
+  }
+});
+
+// lib/assets/runtime.ts
+function registryHost(registry) {
+  return registry.replace(/\/.*$/, "");
+}
+function containerdConfig(def, images2) {
+  const cri = 'plugins."io.containerd.grpc.v1.cri"';
+  return [
+    "# Bootdeck: containerd for the kubelet (CRI). Registry credentials, if any, are in conf.d (0600).",
+    "version = 2",
+    `imports = [${toml(`${RUNTIME_PATHS.confD}/*.toml`)}]`,
+    "",
+    `[${cri}]`,
+    `  sandbox_image = ${toml(images2.pause ?? "")}`,
+    // Never ask the kernel for a lower OOM score than containerd's own (-999 under its unit): no change
+    // where containerd holds CAP_SYS_RESOURCE, and pods still start on hosts without it (LXC, some VMs).
+    "  restrict_oom_score_adj = true",
+    `[${cri}.containerd]`,
+    '  default_runtime_name = "runc"',
+    `[${cri}.containerd.runtimes.runc]`,
+    '  runtime_type = "io.containerd.runc.v2"',
+    `[${cri}.containerd.runtimes.runc.options]`,
+    // Must match the kubelet's cgroupDriver (the kubelet asks containerd for it from 1.36 on).
+    `  SystemdCgroup = ${def.spec.runtime.cgroupDriver === "systemd"}`,
+    `[${cri}.cni]`,
+    `  bin_dir = ${toml(RUNTIME_PATHS.cniBin)}`,
+    `  conf_dir = ${toml(RUNTIME_PATHS.cniConf)}`,
+    `[${cri}.registry]`,
+    `  config_path = ${toml(RUNTIME_PATHS.certsD)}`,
+    ""
+  ].join("\n");
+}
+function registryAuthConfig(registry, username, password) {
+  return [
+    "# Bootdeck: pull credentials for the image mirror (static pods cannot use image pull secrets).",
+    "version = 2",
+    `[plugins."io.containerd.grpc.v1.cri".registry.configs.${toml(registryHost(registry))}.auth]`,
+    `  username = ${toml(username)}`,
+    `  password = ${toml(password)}`,
+    ""
+  ].join("\n");
+}
+function registryHostsToml(registry, withCa) {
+  const host2 = registryHost(registry);
+  return [
+    "# Bootdeck: how containerd reaches the image mirror",
+    `server = ${toml(`https://${host2}`)}`,
+    "",
+    `[host.${toml(`https://${host2}`)}]`,
+    '  capabilities = ["pull", "resolve"]',
+    ...withCa ? [`  ca = ${toml(`${RUNTIME_PATHS.certsD}/${host2}/ca.crt`)}`] : [],
+    ""
+  ].join("\n");
+}
+function containerdUnit() {
+  return [
+    "[Unit]",
+    "Description=containerd container runtime (Bootdeck)",
+    "Documentation=https://containerd.io",
+    "After=network.target local-fs.target",
+    "",
+    "[Service]",
+    "ExecStartPre=-/sbin/modprobe overlay",
+    "ExecStart=/usr/local/bin/containerd",
+    "Type=notify",
+    // The shims and containers outlive a restart of containerd itself.
+    "Delegate=yes",
+    "KillMode=process",
+    "Restart=always",
+    "RestartSec=5",
+    "LimitNPROC=infinity",
+    "LimitCORE=infinity",
+    "TasksMax=infinity",
+    "OOMScoreAdjust=-999",
+    "",
+    "[Install]",
+    "WantedBy=multi-user.target",
+    ""
+  ].join("\n");
+}
+function crictlConfig() {
+  return `runtime-endpoint: ${RUNTIME_ENDPOINT}
+image-endpoint: ${RUNTIME_ENDPOINT}
+timeout: 10
+`;
+}
+function modulesConf() {
+  return `# Bootdeck: kernel modules containerd and pod networking need
+${KERNEL_MODULES.join("\n")}
+`;
+}
+function sysctlConf() {
+  return `# Bootdeck: bridged pod traffic passes iptables (kube-proxy), and nodes route pod traffic
+${Object.entries(KUBERNETES_SYSCTLS).map(([k, v]) => `${k} = ${v}`).join("\n")}
+`;
+}
+var RUNTIME_PATHS, RUNTIME_ENDPOINT, REGISTRY_AUTH_FILE, toml, KERNEL_MODULES, KUBERNETES_SYSCTLS;
+var init_runtime = __esm({
+  "lib/assets/runtime.ts"() {
+    "use strict";
+    RUNTIME_PATHS = {
+      unit: "/etc/systemd/system/containerd.service",
+      config: "/etc/containerd/config.toml",
+      /** containerd imports every file here; the registry credentials go here at run time (0600). */
+      confD: "/etc/containerd/conf.d",
+      certsD: "/etc/containerd/certs.d",
+      crictl: "/etc/crictl.yaml",
+      modules: "/etc/modules-load.d/bootdeck-kubernetes.conf",
+      sysctl: "/etc/sysctl.d/99-bootdeck-kubernetes.conf",
+      socket: "/run/containerd/containerd.sock",
+      cniBin: "/opt/cni/bin",
+      cniConf: "/etc/cni/net.d"
+    };
+    RUNTIME_ENDPOINT = `unix://${RUNTIME_PATHS.socket}`;
+    REGISTRY_AUTH_FILE = `${RUNTIME_PATHS.confD}/bootdeck-registry-auth.toml`;
+    toml = (s2) => JSON.stringify(s2);
+    KERNEL_MODULES = ["overlay", "br_netfilter"];
+    KUBERNETES_SYSCTLS = {
+      "net.bridge.bridge-nf-call-iptables": "1",
+      "net.bridge.bridge-nf-call-ip6tables": "1",
+      "net.ipv4.ip_forward": "1"
+    };
   }
 });
 
@@ -2048,7 +2380,7 @@ function kubeletDropIn(caps, def, derived) {
     ""
   ].join("\n");
 }
-function kubeletConfiguration(def, derived, role) {
+function kubeletConfiguration(caps, def, derived, role) {
   return toYaml({
     apiVersion: "kubelet.config.k8s.io/v1beta1",
     kind: "KubeletConfiguration",
@@ -2058,10 +2390,13 @@ function kubeletConfiguration(def, derived, role) {
       x509: { clientCAFile: KUBELET_PATHS.clientCa }
     },
     authorization: { mode: "Webhook" },
-    cgroupDriver: "systemd",
+    // The same driver containerd is configured with (from 1.36 the kubelet asks containerd for it).
+    cgroupDriver: def.spec.runtime.cgroupDriver,
     clusterDNS: [derived.dnsServiceIp],
     clusterDomain: def.spec.network.clusterDomain,
-    containerRuntimeEndpoint: "unix:///run/containerd/containerd.sock",
+    containerRuntimeEndpoint: RUNTIME_ENDPOINT,
+    // A cgroup v1 host runs the kubelet only where the definition allows it (preflight warns there).
+    ...caps.failCgroupV1Field ? { failCgroupV1: !def.spec.kubernetes.allowCgroupV1 } : {},
     failSwapOn: true,
     readOnlyPort: 0,
     rotateCertificates: true,
@@ -2073,6 +2408,7 @@ var KUBELET_PATHS, ALLOWED_SELF_LABEL, K8S_NAMESPACE;
 var init_kubelet_unit = __esm({
   "lib/assets/kubelet-unit.ts"() {
     "use strict";
+    init_runtime();
     init_yaml_out();
     KUBELET_PATHS = {
       unit: "/etc/systemd/system/kubelet.service",
@@ -2157,6 +2493,9 @@ var init_common = __esm({
 
 // lib/assets/manifests/addons.ts
 function checkpointerManifests(ctx) {
+  if (ctx.caps.checkpoint !== "pod-checkpointer") return [];
+  const checkpointer = ctx.images.checkpointer;
+  if (!checkpointer) throw new Error("render: this profile has no pod-checkpointer image");
   const labels2 = { "k8s-app": "pod-checkpointer", tier: "control-plane" };
   const ds = workload(ctx, "DaemonSet", "pod-checkpointer", NS, labels2, {
     hostNetwork: true,
@@ -2167,7 +2506,7 @@ function checkpointerManifests(ctx) {
     containers: [
       {
         name: "pod-checkpointer",
-        image: ctx.images.checkpointer,
+        image: checkpointer,
         command: ["/checkpoint", "--lock-file=/var/run/lock/pod-checkpointer.lock", `--kubeconfig=${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`, "--checkpoint-grace-period=5m"],
         env: [...nodeNameEnv, ...podMeta],
         volumeMounts: [
@@ -2222,7 +2561,9 @@ function kubeProxyManifests(ctx) {
           `--cluster-cidr=${ctx.def.spec.network.podCidr}`,
           "--hostname-override=$(NODE_NAME)",
           `--kubeconfig=${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`,
-          "--proxy-mode=iptables"
+          "--proxy-mode=iptables",
+          // Leave nf_conntrack_max (kernel-wide) to the host: preflight checks it is large enough.
+          ...ctx.caps.criRuntime ? ["--conntrack-max-per-core=0"] : []
         ],
         env: nodeNameEnv,
         securityContext: { privileged: true },
@@ -2238,7 +2579,7 @@ function kubeProxyManifests(ctx) {
       inClusterKubeconfigVolume,
       { name: "lib-modules", hostPath: { path: "/lib/modules" } },
       { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } },
-      { name: "xtables-lock", hostPath: { path: "/run/xtables.lock", ...ctx.caps.minor >= 8 ? { type: "FileOrCreate" } : {} } }
+      { name: "xtables-lock", hostPath: { path: "/run/xtables.lock", ...ctx.caps.hostPathTypes ? { type: "FileOrCreate" } : {} } }
     ]
   });
   const out = [{ path: "manifests/kube-proxy.yaml", purpose: "kube-proxy DaemonSet on every node (service routing)", objects: [ds] }];
@@ -2252,7 +2593,7 @@ function kubeProxyManifests(ctx) {
 }
 function corednsManifests(ctx) {
   const domain = ctx.def.spec.network.clusterDomain;
-  const modern = ctx.caps.minor >= 29;
+  const modern = ctx.caps.modernCoredns;
   const corefile = [
     ".:53 {",
     "    errors",
@@ -2338,12 +2679,14 @@ function corednsManifests(ctx) {
 }
 function flannelManifests(ctx) {
   const ns = ctx.caps.flannelNamespace;
-  const modern = ctx.caps.minor >= 20;
+  const modern = ctx.caps.modernFlannel;
   const labels2 = { app: "flannel", tier: "node" };
+  const flannel = ctx.def.spec.network.flannel;
   const cniConf = modern ? { name: "cbr0", cniVersion: "0.3.1", plugins: [{ type: "flannel", delegate: { hairpinMode: true, isDefaultGateway: true } }, { type: "portmap", capabilities: { portMappings: true } }] } : { name: "cbr0", type: "flannel", delegate: { isDefaultGateway: true } };
   const cniDir = ctx.caps.networkPluginFlag && !modern ? "/etc/kubernetes/cni/net.d" : "/etc/cni/net.d";
   const cniFile = modern ? "10-flannel.conflist" : "10-flannel.conf";
-  const netConf = { Network: ctx.def.spec.network.podCidr, Backend: { Type: "vxlan" } };
+  const backend = { Type: "vxlan", ...flannel?.vxlanPort ? { Port: flannel.vxlanPort } : {} };
+  const netConf = modern ? { Network: ctx.def.spec.network.podCidr, EnableNFTables: false, Backend: backend } : { Network: ctx.def.spec.network.podCidr, Backend: backend };
   const config2 = {
     apiVersion: "v1",
     kind: "ConfigMap",
@@ -2352,11 +2695,18 @@ function flannelManifests(ctx) {
 `, "net-conf.json": `${JSON.stringify(netConf, null, 2)}
 ` }
   };
+  const healthz = { httpGet: { path: "/healthz", port: 8081 } };
   const flanneld = {
     name: "kube-flannel",
     image: ctx.images.flannel,
-    command: ["/opt/bin/flanneld", "--ip-masq", "--kube-subnet-mgr"],
-    env: podMeta,
+    command: ["/opt/bin/flanneld"],
+    args: ["--ip-masq", "--kube-subnet-mgr", ...modern ? ["--healthz-port=8081"] : [], ...flannel?.iface ? [`--iface=${flannel.iface}`] : []],
+    ...modern ? {
+      ports: [{ name: "healthz", containerPort: 8081, protocol: "TCP" }],
+      livenessProbe: { ...healthz, initialDelaySeconds: 10, periodSeconds: 30 },
+      readinessProbe: { httpGet: { path: "/readyz", port: 8081 }, initialDelaySeconds: 5, periodSeconds: 10 }
+    } : {},
+    env: [...podMeta, ...modern ? [{ name: "EVENT_QUEUE_DEPTH", value: "5000" }, { name: "CONT_WHEN_CACHE_NOT_READY", value: "false" }] : []],
     securityContext: modern ? { privileged: false, capabilities: { add: ["NET_ADMIN", "NET_RAW"] } } : { privileged: true },
     resources: { requests: { cpu: "100m", memory: "50Mi" } },
     volumeMounts: [
@@ -2368,7 +2718,7 @@ function flannelManifests(ctx) {
   const installCni = {
     name: "install-cni",
     image: ctx.images.flannel,
-    command: modern ? ["cp", "-f", "/etc/kube-flannel/cni-conf.json", `/etc/cni/net.d/${cniFile}`] : ["/bin/sh", "-c", `set -e -x; cp -f /etc/kube-flannel/cni-conf.json /etc/cni/net.d/${cniFile}; while true; do sleep 3600; done`],
+    command: modern ? ["/opt/bin/install-conf", "/etc/kube-flannel/cni-conf.json", `/etc/cni/net.d/${cniFile}`] : ["/bin/sh", "-c", `set -e -x; cp -f /etc/kube-flannel/cni-conf.json /etc/cni/net.d/${cniFile}; while true; do sleep 3600; done`],
     volumeMounts: [
       { name: "cni", mountPath: "/etc/cni/net.d" },
       { name: "flannel-cfg", mountPath: "/etc/kube-flannel/" }
@@ -2436,7 +2786,7 @@ var init_addons = __esm({
     init_common();
     init_flags();
     rbacV1 = "rbac.authorization.k8s.io/v1";
-    critical = (ctx, cls) => ctx.caps.minor >= 11 ? { priorityClassName: cls } : {};
+    critical = (ctx, cls) => ctx.caps.priorityClasses ? { priorityClassName: cls } : {};
     podMeta = [
       { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
       { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } }
@@ -2537,14 +2887,15 @@ function apiserverManifests(ctx) {
     hostNetwork: true,
     nodeSelector: masterSelector(ctx),
     tolerations: masterTolerations(ctx),
-    ...ctx.caps.minor >= 11 ? { priorityClassName: "system-cluster-critical" } : {},
+    ...ctx.caps.priorityClasses ? { priorityClassName: "system-cluster-critical" } : {},
     containers: [
       {
         name: "kube-apiserver",
         image: ctx.images.apiserver,
-        // Until the bootstrap API server releases the port this one crash-loops; that is expected.
+        // Before 1.19 (no port sharing) it crash-loops until the bootstrap API server releases the port.
         command: apiserverCommand(ctx),
         env: podIpEnv,
+        ...apiserverProbes(ctx),
         ports: [{ name: "https", containerPort: securePort(ctx), hostPort: securePort(ctx) }],
         volumeMounts: [
           { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
@@ -2553,10 +2904,10 @@ function apiserverManifests(ctx) {
       }
     ],
     volumes: [secretVolume("secrets", "kube-apiserver", files), { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } }]
-  }, { annotations: CHECKPOINT });
+  }, ctx.caps.checkpoint === "pod-checkpointer" ? { annotations: CHECKPOINT } : {});
   return [
     { path: "manifests/kube-apiserver-secret.yaml", purpose: "API server's certificates and keys as a Secret (mounted into the self-hosted API server)", objects: [secret], sensitive: true },
-    { path: "manifests/kube-apiserver.yaml", purpose: "self-hosted API server DaemonSet on masters (checkpointed)", objects: [ds] }
+    { path: "manifests/kube-apiserver.yaml", purpose: `self-hosted API server DaemonSet on masters (${ctx.caps.checkpoint === "host" ? "each master keeps a static checkpoint of it" : "checkpointed by the pod-checkpointer"})`, objects: [ds] }
   ];
 }
 function controllerManagerManifests(ctx) {
@@ -2567,7 +2918,7 @@ function controllerManagerManifests(ctx) {
     affinity: spreadAcrossNodes(labels2),
     nodeSelector: masterSelector(ctx),
     tolerations: masterTolerations(ctx),
-    ...ctx.caps.minor >= 11 ? { priorityClassName: "system-cluster-critical" } : {},
+    ...ctx.caps.priorityClasses ? { priorityClassName: "system-cluster-critical" } : {},
     ...ctx.caps.rbac ? { serviceAccountName: "kube-controller-manager" } : {},
     // Root: the secret volume is 0600 (a non-root user could not read the CA key).
     containers: [
@@ -2575,6 +2926,7 @@ function controllerManagerManifests(ctx) {
         name: "kube-controller-manager",
         image: ctx.images.controllerManager,
         command: controllerManagerCommand(ctx, inClusterKubeconfig2),
+        ...componentProbe(ctx, CONTROLLER_MANAGER_PORT),
         volumeMounts: [
           { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
           { name: "kubeconfig", mountPath: IN_CLUSTER_KUBECONFIG_DIR, readOnly: true },
@@ -2610,7 +2962,7 @@ function schedulerManifests(ctx) {
     affinity: spreadAcrossNodes(labels2),
     nodeSelector: masterSelector(ctx),
     tolerations: masterTolerations(ctx),
-    ...ctx.caps.minor >= 11 ? { priorityClassName: "system-cluster-critical" } : {},
+    ...ctx.caps.priorityClasses ? { priorityClassName: "system-cluster-critical" } : {},
     ...ctx.caps.rbac ? { serviceAccountName: "kube-scheduler" } : {},
     securityContext: { runAsNonRoot: true, runAsUser: 65534 },
     containers: [
@@ -2618,6 +2970,7 @@ function schedulerManifests(ctx) {
         name: "kube-scheduler",
         image: ctx.images.scheduler,
         command: schedulerCommand(ctx, inClusterKubeconfig2),
+        ...componentProbe(ctx, SCHEDULER_PORT),
         volumeMounts: [{ name: "kubeconfig", mountPath: IN_CLUSTER_KUBECONFIG_DIR, readOnly: true }]
       }
     ],
@@ -2667,7 +3020,7 @@ function selfHostedManifests(ctx) {
 function selfHostedObjectsInOrder(files) {
   const all = files.flatMap((f) => f.objects.map((object, i) => ({ path: f.path, object, i })));
   all.sort((a, b) => rank(a.object.kind) - rank(b.object.kind) || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.i - b.i));
-  return all.map(({ path: path15, object }) => ({ path: path15, object }));
+  return all.map(({ path: path20, object }) => ({ path: path20, object }));
 }
 var kindOrder, rank;
 var init_manifests = __esm({
@@ -2695,6 +3048,109 @@ var init_manifests = __esm({
       const i = kindOrder.indexOf(kind);
       return i < 0 ? kindOrder.length : i;
     };
+  }
+});
+
+// lib/assets/checkpoint.ts
+function checkpointManifest(ctx) {
+  return {
+    path: "checkpoint/kube-apiserver.yaml",
+    purpose: `the API server's checkpoint: a static pod each master starts when no API server answers there (kept in ${CHECKPOINT_PATHS.dir})`,
+    objects: [
+      {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: CHECKPOINT_LABEL, namespace: "kube-system", labels: { "k8s-app": CHECKPOINT_LABEL, tier: "control-plane" } },
+        spec: {
+          hostNetwork: true,
+          priorityClassName: "system-node-critical",
+          containers: [
+            {
+              name: "kube-apiserver",
+              image: ctx.images.apiserver,
+              command: apiserverCommand(ctx),
+              env: podIpEnv,
+              ...apiserverProbes(ctx),
+              volumeMounts: [
+                { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
+                { name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true }
+              ]
+            }
+          ],
+          volumes: [
+            { name: "secrets", hostPath: { path: CHECKPOINT_PATHS.secrets } },
+            { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } }
+          ]
+        }
+      }
+    ]
+  };
+}
+function checkpointSecretFiles(ctx) {
+  return Object.fromEntries(Object.entries(apiserverSecretFiles(ctx)).map(([rel, asset]) => [asset, `${CHECKPOINT_PATHS.secrets}/${rel}`]));
+}
+function checkpointScript(ctx) {
+  return `#!/bin/sh
+# Bootdeck: the API server's checkpoint on this master. Starts ${CHECKPOINT_PATHS.active}
+# (a static pod of the self-hosted API server) when no API server has answered on :${securePort(ctx)} for
+# ${CHECKPOINT_GRACE_S} s and the kubelet runs no self-hosted kube-apiserver pod here; stops it once the kubelet
+# runs one again (the self-hosted API server then takes the port, as after the bootstrap's pivot).
+set -u
+SRC=${CHECKPOINT_PATHS.manifest}
+ACTIVE=${CHECKPOINT_PATHS.active}
+log() { echo "bootdeck-checkpoint: $*"; }
+answers() { curl -sk -o /dev/null --max-time 3 https://127.0.0.1:${securePort(ctx)}/livez; }
+selfhosted() { crictl pods -q --state ready --namespace kube-system --label k8s-app=kube-apiserver 2>/dev/null | grep -q .; }
+down=0
+while :; do
+  if [ -f "$ACTIVE" ]; then
+    if selfhosted; then rm -f "$ACTIVE"; down=0; log "the self-hosted kube-apiserver pod runs on this node again: checkpoint stopped"; fi
+  elif answers || selfhosted; then
+    down=0
+  else
+    down=$((down + 5))
+    if [ "$down" -ge ${CHECKPOINT_GRACE_S} ] && [ -f "$SRC" ]; then
+      cp "$SRC" "$ACTIVE.tmp" && mv -f "$ACTIVE.tmp" "$ACTIVE"
+      log "no API server on :${securePort(ctx)} for $down s and no self-hosted one on this node: checkpoint started"
+    fi
+  fi
+  sleep 5
+done
+`;
+}
+function checkpointUnit() {
+  return [
+    "[Unit]",
+    "Description=Bootdeck API server checkpoint (starts a static API server when none is left)",
+    "After=kubelet.service",
+    "",
+    "[Service]",
+    `ExecStart=${CHECKPOINT_PATHS.script}`,
+    "Restart=always",
+    "RestartSec=5",
+    "",
+    "[Install]",
+    "WantedBy=multi-user.target",
+    ""
+  ].join("\n");
+}
+var CHECKPOINT_PATHS, CHECKPOINT_GRACE_S, CHECKPOINT_LABEL;
+var init_checkpoint = __esm({
+  "lib/assets/checkpoint.ts"() {
+    "use strict";
+    init_context();
+    init_flags();
+    init_kubelet_unit();
+    CHECKPOINT_PATHS = {
+      dir: "/etc/kubernetes/checkpoint",
+      manifest: "/etc/kubernetes/checkpoint/kube-apiserver.yaml",
+      secrets: "/etc/kubernetes/checkpoint-secrets",
+      active: `${KUBELET_PATHS.staticPods}/kube-apiserver-checkpoint.yaml`,
+      script: "/usr/local/libexec/bootdeck-checkpoint",
+      unit: "/etc/systemd/system/bootdeck-checkpoint.service"
+    };
+    CHECKPOINT_GRACE_S = 30;
+    CHECKPOINT_LABEL = "kube-apiserver-checkpoint";
   }
 });
 
@@ -2732,7 +3188,7 @@ async function renderAssets(input, options = {}) {
   });
   const token = generateBootstrapToken(random);
   const drafts = [];
-  const add = (path15, content, sensitive, purpose) => drafts.push({ path: path15, content, sensitive, purpose });
+  const add = (path20, content, sensitive, purpose) => drafts.push({ path: path20, content, sensitive, purpose });
   for (const entry of plan) {
     if (!isCertEntry(entry)) continue;
     const c = pki.certs.get(entry.name);
@@ -2761,16 +3217,33 @@ async function renderAssets(input, options = {}) {
   );
   add("auth/kubeconfig-controller-manager", kc("system:kube-controller-manager", cert("controller-manager"), loopbackUrl), true, "controller-manager kubeconfig for the bootstrap control plane (API server on loopback)");
   add("auth/kubeconfig-scheduler", kc("system:kube-scheduler", cert("scheduler"), loopbackUrl), true, "scheduler kubeconfig for the bootstrap control plane (API server on loopback)");
+  if (caps.anonymousEndpoints) add("apiserver/authentication-config.yaml", authenticationConfig(), false, "API server authentication configuration: anonymous requests only on /livez, /readyz and /healthz");
   if (!caps.bootstrapTokens) add("auth/known-tokens.csv", `${token.token},kubelet,kubelet,"system:nodes"
 `, true, "API server token file with the kubelets' token (1.5 has no bootstrap tokens)");
-  const ctx = { def, derived, caps, images: imagesFor(caps), pki, token, files: new Map(drafts.map((d) => [d.path, d.content])) };
-  const manifestFiles = [...bootstrapManifests(ctx), ...etcdManifests(ctx), ...selfHostedManifests(ctx)];
+  const ctx = { def, derived, caps, images: imagesFor(caps, def.spec.images.registry), pki, token, files: new Map(drafts.map((d) => [d.path, d.content])) };
+  const manifestFiles = [...bootstrapManifests(ctx), ...etcdManifests(ctx), ...selfHostedManifests(ctx), ...caps.checkpoint === "host" ? [checkpointManifest(ctx)] : []];
   for (const f of manifestFiles) add(f.path, toYamlDocuments(f.objects), f.sensitive === true, f.purpose);
   add("kubelet/kubelet.service", kubeletUnit(caps), false, "kubelet systemd unit (/etc/systemd/system/kubelet.service), Restart=always");
   add("kubelet/10-bootdeck.conf", kubeletDropIn(caps, def, derived), false, "kubelet unit drop-in with the flags valid for this version (kubelet.service.d/10-bootdeck.conf)");
   if (caps.kubeletConfigFile) {
-    add("kubelet/config-master.yaml", kubeletConfiguration(def, derived, "master"), false, "KubeletConfiguration for masters (/var/lib/kubelet/config.yaml; registers with the control-plane taint)");
-    if (derived.workers.length > 0) add("kubelet/config-worker.yaml", kubeletConfiguration(def, derived, "worker"), false, "KubeletConfiguration for workers (/var/lib/kubelet/config.yaml)");
+    add("kubelet/config-master.yaml", kubeletConfiguration(caps, def, derived, "master"), false, "KubeletConfiguration for masters (/var/lib/kubelet/config.yaml; registers with the control-plane taint)");
+    if (derived.workers.length > 0) add("kubelet/config-worker.yaml", kubeletConfiguration(caps, def, derived, "worker"), false, "KubeletConfiguration for workers (/var/lib/kubelet/config.yaml)");
+  }
+  if (caps.checkpoint === "host") {
+    add("checkpoint/bootdeck-checkpoint", checkpointScript(ctx), false, `the checkpoint watchdog on masters (${CHECKPOINT_PATHS.script})`);
+    add("checkpoint/bootdeck-checkpoint.service", checkpointUnit(), false, `its systemd unit (${CHECKPOINT_PATHS.unit})`);
+  }
+  if (caps.criRuntime) {
+    const registry = def.spec.images.registry;
+    add("runtime/containerd-config.toml", containerdConfig(def, ctx.images), false, `containerd configuration (${RUNTIME_PATHS.config}): CRI, ${def.spec.runtime.cgroupDriver} cgroups, sandbox ${ctx.images.pause}`);
+    if (def.spec.runtime.source === "mirror") add("runtime/containerd.service", containerdUnit(), false, `containerd systemd unit (${RUNTIME_PATHS.unit}) for the containerd Bootdeck installs`);
+    add("runtime/crictl.yaml", crictlConfig(), false, `crictl's configuration (${RUNTIME_PATHS.crictl}): containerd's socket`);
+    add("runtime/modules.conf", modulesConf(), false, `kernel modules loaded at boot (${RUNTIME_PATHS.modules})`);
+    add("runtime/sysctl.conf", sysctlConf(), false, `sysctls for pod networking (${RUNTIME_PATHS.sysctl})`);
+    if (registry) {
+      add("runtime/registry-hosts.toml", registryHostsToml(registry, def.spec.images.ca !== void 0), false, `how containerd reaches the image mirror ${registryHost(registry)}`);
+      if (def.spec.images.ca) add("runtime/registry-ca.crt", def.spec.images.ca, false, `the image mirror's CA certificate (trusted for ${registryHost(registry)} only)`);
+    }
   }
   for (const h of [...derived.masters, ...derived.workers])
     add(`kubelet/hosts/${h.name}.env`, kubeletHostEnv(caps, h), false, `kubelet settings for ${h.name} (/etc/default/kubelet: node name, IP, labels)`);
@@ -2795,7 +3268,10 @@ var init_render = __esm({
     init_kubeconfig();
     init_kubelet_unit();
     init_manifests();
+    init_flags();
+    init_runtime();
     init_token();
+    init_checkpoint();
     init_types();
     init_yaml_out();
     init_manifests();
@@ -2948,11 +3424,11 @@ var init_quote = __esm({
 function parseFacts(text, sentAt, receivedAt) {
   const one = /* @__PURE__ */ new Map();
   const addresses = [];
-  for (const line of text.split("\n")) {
-    const eq = line.indexOf("=");
+  for (const line2 of text.split("\n")) {
+    const eq = line2.indexOf("=");
     if (eq < 0) continue;
-    const key = line.slice(0, eq);
-    const value = line.slice(eq + 1).trim();
+    const key = line2.slice(0, eq);
+    const value = line2.slice(eq + 1).trim();
     if (key === "address") {
       const [iface, cidr2] = value.split(" ");
       if (iface && cidr2) addresses.push({ iface, cidr: cidr2 });
@@ -2993,10 +3469,11 @@ echo "time=$(date +%s.%N)"`;
 });
 
 // lib/engine/actions/host-scripts.ts
-var HOST_LOCK_FILE, LOCKED_EXIT, LOCK, UNLOCK_SCRIPT, PACKAGES_SCRIPT, BINARY_SCRIPT, KUBELET_START_SCRIPT, REMOVE_SCRIPT, PRESENT_SCRIPT, JOURNAL_SCRIPT, RESET_SCRIPT;
+var HOST_LOCK_FILE, LOCKED_EXIT, LOCK, UNLOCK_SCRIPT, PACKAGES_SCRIPT, DOWNLOAD_SCRIPT, RUNTIME_PACKAGES, RUNTIME_PACKAGES_SCRIPT, RUNTIME_START_SCRIPT, KUBELET_START_SCRIPT, CHECKPOINT_ENABLE_SCRIPT, REMOVE_SCRIPT, PRESENT_SCRIPT, JOURNAL_SCRIPT, RESET_SCRIPT;
 var init_host_scripts = __esm({
   "lib/engine/actions/host-scripts.ts"() {
     "use strict";
+    init_runtime();
     HOST_LOCK_FILE = "/var/lib/bootdeck/run.lock";
     LOCKED_EXIT = 75;
     LOCK = `lock=${HOST_LOCK_FILE}
@@ -3034,20 +3511,65 @@ else
   echo "no apt-get or dnf to install:$missing" >&2
 fi
 exit 1`;
-    BINARY_SCRIPT = `${LOCK}url=$1; sum=$2; dest=$3
-if [ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --status - 2>/dev/null; then
+    DOWNLOAD_SCRIPT = `${LOCK}url=$1; sum=$2; sums=$3; dest=$4; unpack=$5
+name=\${url##*/}
+fetch() { if command -v curl >/dev/null 2>&1; then curl -fsSL --retry 3 --connect-timeout 10 -o "$2" "$1"
+  elif command -v wget >/dev/null 2>&1; then wget -q -T 10 -t 3 -O "$2" "$1"
+  else echo "neither curl nor wget is installed" >&2; return 1; fi; }
+if [ -z "$sum" ]; then
+  fetch "$sums" /tmp/bootdeck-sums.$$ || { echo "could not read the published checksum $sums" >&2; exit 1; }
+  sum=$(awk -v f="$name" 'NF == 1 || $2 == f || $2 == "*" f { print $1; exit }' /tmp/bootdeck-sums.$$); rm -f /tmp/bootdeck-sums.$$
+  case "$sum" in *[!0-9a-f]*|"") echo "no checksum for $name in $sums" >&2; exit 1 ;; esac
+  [ \${#sum} -eq 64 ] || { echo "no SHA-256 for $name in $sums" >&2; exit 1; }
+fi
+marker="$dest/.bootdeck-$name.sha256"
+if [ "$unpack" = file ] && [ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --status - 2>/dev/null; then
   chmod 0755 "$dest"; echo "bootdeck-binary present $dest"; exit 0
 fi
-mkdir -p "$(dirname "$dest")"
-tmp="$dest.bootdeck-download"
-rm -f "$tmp"
-if command -v curl >/dev/null 2>&1; then curl -fsSL --retry 3 --connect-timeout 10 -o "$tmp" "$url"
-elif command -v wget >/dev/null 2>&1; then wget -q -T 10 -t 3 -O "$tmp" "$url"
-else echo "neither curl nor wget is installed" >&2; exit 1; fi || { echo "download of $url failed" >&2; rm -f "$tmp"; exit 1; }
+if [ "$unpack" = tar ] && [ "$(head -n 1 "$marker" 2>/dev/null)" = "$sum" ]; then echo "bootdeck-binary present $dest ($name)"; exit 0; fi
+tmp=/var/lib/bootdeck/download.$$; mkdir -p /var/lib/bootdeck; rm -f "$tmp"
+fetch "$url" "$tmp" || { echo "download of $url failed" >&2; rm -f "$tmp"; exit 1; }
 if ! echo "$sum  $tmp" | sha256sum -c --status -; then
   echo "checksum mismatch for $url: expected $sum, got $(sha256sum "$tmp" | cut -d' ' -f1)" >&2; rm -f "$tmp"; exit 1
 fi
-chmod 0755 "$tmp" && mv -f "$tmp" "$dest" && echo "bootdeck-binary installed $dest"`;
+if [ "$unpack" = tar ]; then
+  mkdir -p "$dest" && tar -xzf "$tmp" -C "$dest" --no-same-owner || { echo "unpacking $name into $dest failed" >&2; rm -f "$tmp"; exit 1; }
+  { echo "$sum"; tar -tzf "$tmp"; } > "$marker"; rm -f "$tmp"
+  echo "bootdeck-binary installed $dest ($name)"
+else
+  mkdir -p "$(dirname "$dest")" && chmod 0755 "$tmp" && mv -f "$tmp" "$dest" && echo "bootdeck-binary installed $dest"
+fi`;
+    RUNTIME_PACKAGES = ["containerd", "runc"];
+    RUNTIME_PACKAGES_SCRIPT = `${LOCK}missing=""
+for p in "$@"; do command -v "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if [ -z "$missing" ]; then echo "bootdeck-packages present"; exit 0; fi
+echo "installing:$missing"
+if command -v apt-get >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  timeout 600 apt-get update -q && timeout 600 apt-get install -y -q --no-install-recommends $missing && exit 0
+elif command -v dnf >/dev/null 2>&1; then
+  timeout 600 dnf install -y $missing && exit 0
+else echo "no apt-get or dnf to install:$missing" >&2; fi
+exit 1`;
+    RUNTIME_START_SCRIPT = `${LOCK}for m in ${KERNEL_MODULES.join(" ")}; do
+  modprobe "$m" 2>/dev/null || grep -qw "$m" /proc/filesystems /proc/modules 2>/dev/null || [ -d "/sys/module/$m" ] || [ "$m" = br_netfilter -a -e /proc/sys/net/bridge ] || { echo "kernel module $m is not available" >&2; exit 1; }
+done
+sysctl -q -p ${RUNTIME_PATHS.sysctl} >/dev/null || { echo "applying ${RUNTIME_PATHS.sysctl} failed" >&2; exit 1; }
+mkdir -p ${RUNTIME_PATHS.confD} ${RUNTIME_PATHS.cniBin} ${RUNTIME_PATHS.cniConf}
+systemctl daemon-reload
+systemctl enable containerd >/dev/null 2>&1 || systemctl enable containerd
+if [ "$1" = restart ] || ! systemctl is-active --quiet containerd; then systemctl restart containerd; fi
+i=0
+until conditions=$(crictl info -o go-template --template '{{range .status.conditions}}{{.type}}={{.status}} {{end}}' 2>&1); do
+  i=$((i + 1))
+  if [ "$i" -ge 30 ]; then
+    echo "containerd does not answer over CRI after 30 s ($conditions); its journal:" >&2
+    journalctl -u containerd -n 30 --no-pager 2>&1 | sed 's/^/journal: /' >&2; exit 1
+  fi
+  sleep 1
+done
+case " $conditions" in *" RuntimeReady=true "*) ;; *) echo "containerd answers but is not RuntimeReady: $conditions" >&2; exit 1 ;; esac
+echo "bootdeck-runtime $(containerd --version 2>/dev/null | awk '{print $3}') ready"`;
     KUBELET_START_SCRIPT = `${LOCK}systemctl daemon-reload
 systemctl enable kubelet >/dev/null 2>&1 || systemctl enable kubelet
 if [ "$1" = restart ] || ! systemctl is-active --quiet kubelet; then systemctl restart kubelet; fi
@@ -3060,16 +3582,35 @@ if [ "$state" = active ] && [ "\${after:-0}" = "\${before:-0}" ]; then exit 0; f
 echo "the kubelet is not running steadily (state $state, restarts $before \u2192 $after); its journal:" >&2
 journalctl -u kubelet -n 40 --no-pager 2>&1 | sed 's/^/journal: /' >&2
 exit 1`;
+    CHECKPOINT_ENABLE_SCRIPT = `${LOCK}systemctl daemon-reload
+systemctl enable bootdeck-checkpoint >/dev/null 2>&1 || systemctl enable bootdeck-checkpoint
+if [ "$1" = restart ] || ! systemctl is-active --quiet bootdeck-checkpoint; then systemctl restart bootdeck-checkpoint; fi
+systemctl is-active --quiet bootdeck-checkpoint || { echo "bootdeck-checkpoint did not start" >&2; journalctl -u bootdeck-checkpoint -n 20 --no-pager 2>&1 | sed 's/^/journal: /' >&2; exit 1; }
+echo "bootdeck-checkpoint active"`;
     REMOVE_SCRIPT = `${LOCK}for p in "$@"; do rm -rf -- "$p"; done
 echo "bootdeck-removed $#"`;
     PRESENT_SCRIPT = `for p in "$@"; do [ -e "$p" ] && echo "present $p"; done
 exit 0`;
     JOURNAL_SCRIPT = `journalctl -u kubelet -n "$1" --no-pager 2>&1 || true`;
-    RESET_SCRIPT = `${LOCK}systemctl stop kubelet 2>/dev/null || true
+    RESET_SCRIPT = `${LOCK}systemctl stop bootdeck-checkpoint 2>/dev/null || true
+systemctl disable bootdeck-checkpoint 2>/dev/null || true
+systemctl stop kubelet 2>/dev/null || true
 systemctl disable kubelet 2>/dev/null || true
-# Pods outlive the kubelet (they belong to the container runtime): stop and remove them all.
 if command -v crictl >/dev/null 2>&1; then crictl rmp --all --force >/dev/null 2>&1 || true; fi
-for p in "$@"; do rm -rf -- "$p"; done
+systemctl stop containerd 2>/dev/null || true
+systemctl disable containerd 2>/dev/null || true
+pkill -f containerd-shim 2>/dev/null || true
+awk '$2 ~ "^/(var/lib/kubelet|run/containerd|var/lib/containerd|run/netns)/" { print $2 }' /proc/mounts | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
+for i in cni0 flannel.1; do ip link del "$i" 2>/dev/null || true; done
+if command -v iptables-save >/dev/null 2>&1; then iptables-save | grep -v -e KUBE- -e FLANNEL -e CNI- | iptables-restore 2>/dev/null || true; fi
+for p in "$@"; do
+  case "$p" in
+    */.bootdeck-*.sha256) [ -f "$p" ] && tail -n +2 "$p" | while read -r f; do case "$f" in */) ;; *) rm -f -- "$(dirname "$p")/$f" ;; esac; done ;;
+  esac
+done
+for p in "$@"; do
+  if mountpoint -q "$p" 2>/dev/null; then find "$p" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + 2>/dev/null; else rm -rf -- "$p"; fi
+done
 systemctl daemon-reload 2>/dev/null || true
 rm -f ${HOST_LOCK_FILE}
 echo "bootdeck-reset removed $# paths"`;
@@ -3078,15 +3619,43 @@ echo "bootdeck-reset removed $# paths"`;
 
 // lib/engine/actions/preflight.ts
 function parsePreflight(text) {
-  const probe = { swapKb: 0, ipForward: "", cgroup: "", commands: {}, pkgManager: null, listening: [], diskFreeKb: Number.NaN };
-  for (const line of text.split("\n")) {
-    const eq = line.indexOf("=");
+  const probe = {
+    swapKb: 0,
+    ipForward: "",
+    bridgeNf: "",
+    conntrackMax: Number.NaN,
+    cgroup: "",
+    init: "",
+    arch: "",
+    modules: {},
+    containerd: null,
+    runtimeSocket: false,
+    docker: false,
+    containerdCandidate: "",
+    commands: {},
+    pkgManager: null,
+    listening: [],
+    diskFreeKb: Number.NaN
+  };
+  for (const line2 of text.split("\n")) {
+    const eq = line2.indexOf("=");
     if (eq < 0) continue;
-    const key = line.slice(0, eq);
-    const value = line.slice(eq + 1).trim();
+    const key = line2.slice(0, eq);
+    const value = line2.slice(eq + 1).trim();
     if (key === "swapKb") probe.swapKb = Number(value) || 0;
     else if (key === "ipForward") probe.ipForward = value;
     else if (key === "cgroup") probe.cgroup = value;
+    else if (key === "bridgeNf") probe.bridgeNf = value;
+    else if (key === "conntrackMax") probe.conntrackMax = value === "" ? Number.NaN : Number(value);
+    else if (key === "init") probe.init = value;
+    else if (key === "arch") probe.arch = value;
+    else if (key === "module") probe.modules[value.split(" ")[0] ?? ""] = true;
+    else if (key === "containerd") {
+      const [path20 = "", version = ""] = value.split(" ");
+      probe.containerd = { path: path20, version: version.replace(/^v/, "") };
+    } else if (key === "runtimeSocket") probe.runtimeSocket = true;
+    else if (key === "docker") probe.docker = true;
+    else if (key === "containerdCandidate") probe.containerdCandidate = value === "(none)" ? "" : value;
     else if (key === "cmd") {
       const [c, yes] = value.split(" ");
       if (c) probe.commands[c] = yes === "yes";
@@ -3101,18 +3670,28 @@ function parsePreflight(text) {
 function requiredPorts(role) {
   return role === "master" ? [6443, 10250, 2379, 2380] : [10250];
 }
-function evaluateHost(probe, role) {
+function versionAtLeast(version, minimum) {
+  const parts = (v) => (v.match(/^\d+(\.\d+)*/)?.[0] ?? "0").split(".").map(Number);
+  const a = parts(version);
+  const b = parts(minimum);
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return d > 0;
+  }
+  return true;
+}
+function evaluateHost(probe, target) {
+  const { role, caps, def } = target;
   const f = [];
   if (probe.swapKb > 0)
     f.push({ check: "swap", severity: "error", message: `swap is on (${Math.round(probe.swapKb / 1024)} MiB)`, hint: "run `swapoff -a` and remove swap entries from /etc/fstab: the kubelet refuses to start with swap on" });
   else f.push({ check: "swap", severity: "ok", message: "swap is off" });
-  const taken = requiredPorts(role).filter((p2) => probe.listening.includes(p2));
+  const ports = requiredPorts(role);
+  const taken = ports.filter((p2) => probe.listening.includes(p2));
+  const listed = (ps) => `port${ps.length > 1 ? "s" : ""} ${ps.join(", ")}`;
   if (taken.length)
-    f.push({ check: "ports", severity: "error", message: `port${taken.length > 1 ? "s" : ""} ${taken.join(", ")} already in use`, hint: `find the owner with \`ss -ltnp 'sport = :${taken[0]}'\`; if it is an earlier install, reset the host first` });
-  else {
-    const ports = requiredPorts(role);
-    f.push({ check: "ports", severity: "ok", message: `${ports.length === 1 ? "port" : "ports"} ${ports.join(", ")} ${ports.length === 1 ? "is" : "are"} free` });
-  }
+    f.push({ check: "ports", severity: "error", message: `${listed(taken)} already in use`, hint: `find the owner with \`ss -ltnp 'sport = :${taken[0]}'\`; if it is an earlier install, reset the host first` });
+  else f.push({ check: "ports", severity: "ok", message: `${listed(ports)} ${ports.length > 1 ? "are" : "is"} free` });
   const missing = Object.entries(kubeletHostPackages).filter(([cmd]) => probe.commands[cmd] === false).map(([, pkg]) => pkg);
   if (missing.length && !probe.pkgManager)
     f.push({ check: "packages", severity: "error", message: `missing ${missing.join(", ")} and no apt-get or dnf to install them`, hint: "install them from your distribution before bootstrapping" });
@@ -3124,10 +3703,64 @@ function evaluateHost(probe, role) {
   else if (freeGiB < 1) f.push({ check: "disk", severity: "error", message: `only ${freeGiB.toFixed(2)} GiB free on /`, hint: "free at least 2 GiB: images and etcd data live there" });
   else if (freeGiB < 2) f.push({ check: "disk", severity: "warning", message: `${freeGiB.toFixed(1)} GiB free on /; 2 GiB or more is advised` });
   else f.push({ check: "disk", severity: "ok", message: `${freeGiB.toFixed(1)} GiB free on /` });
-  if (probe.ipForward !== "1")
+  if (probe.arch && probe.arch !== "x86_64")
+    f.push({ check: "arch", severity: "error", message: `the host is ${probe.arch}; Bootdeck installs amd64 (x86_64) binaries`, hint: "bootstrap x86_64 hosts" });
+  f.push(...cgroupFindings(probe, caps, def));
+  if (caps.criRuntime) f.push(...runtimeFindings(probe, caps, def));
+  else if (probe.ipForward !== "1")
     f.push({ check: "ip-forward", severity: "warning", message: "IPv4 forwarding is off", hint: "pod traffic needs it: `sysctl -w net.ipv4.ip_forward=1` and persist it in /etc/sysctl.d" });
-  if (probe.cgroup && probe.cgroup !== "cgroup2fs")
-    f.push({ check: "cgroups", severity: "warning", message: `cgroup v1 (${probe.cgroup}) is in use`, hint: "Kubernetes 1.31+ prefers cgroup v2 (systemd.unified_cgroup_hierarchy=1)" });
+  return f;
+}
+function cgroupFindings(probe, caps, def) {
+  const f = [];
+  const v1 = probe.cgroup !== "" && probe.cgroup !== "cgroup2fs";
+  const move = "boot the host with cgroup v2 (systemd.unified_cgroup_hierarchy=1 on the kernel command line)";
+  if (!v1) f.push({ check: "cgroups", severity: "ok", message: probe.cgroup ? "cgroup v2" : "cgroup version unknown" });
+  else if (caps.cgroupV1Refused && !def.spec.kubernetes.allowCgroupV1)
+    f.push({ check: "cgroups", severity: "error", message: `cgroup v1 (${probe.cgroup}): the kubelet ${caps.version} refuses to start on it`, hint: `${move}, or set spec.kubernetes.allowCgroupV1: true to run on cgroup v1 anyway (deprecated upstream, to be removed)` });
+  else
+    f.push({
+      check: "cgroups",
+      severity: "warning",
+      message: `cgroup v1 (${probe.cgroup}) is deprecated${caps.cgroupV1Refused ? "; the kubelet runs on it because spec.kubernetes.allowCgroupV1 is set" : ""}`,
+      hint: `plan the move: ${move}`
+    });
+  if (caps.criRuntime) {
+    const systemd = probe.init === "systemd";
+    const driver = def.spec.runtime.cgroupDriver;
+    if (driver === "systemd" && probe.init && !systemd)
+      f.push({ check: "cgroup-driver", severity: "error", message: `cgroupDriver systemd, but this host's init is ${probe.init}, not systemd`, hint: "set spec.runtime.cgroupDriver: cgroupfs: without systemd as init nothing can manage systemd cgroups" });
+    else if (driver === "cgroupfs" && systemd)
+      f.push({ check: "cgroup-driver", severity: "warning", message: "cgroupDriver cgroupfs on a systemd host: two managers of one cgroup tree", hint: "set spec.runtime.cgroupDriver: systemd (what the kubelet and containerd recommend on systemd hosts)" });
+    else f.push({ check: "cgroup-driver", severity: "ok", message: `cgroupDriver ${driver} matches the init (${probe.init || "unknown"})` });
+  }
+  return f;
+}
+function runtimeFindings(probe, caps, def) {
+  const f = [];
+  const min = minimumContainerd(caps.minor);
+  for (const m of ["overlay", "br_netfilter"])
+    if (!probe.modules[m])
+      f.push({ check: `module-${m}`, severity: "error", message: `kernel module ${m} is not available`, hint: `install the kernel's extra modules (linux-modules-extra) or build ${m} in: ${m === "overlay" ? "containerd stores images on overlayfs" : "bridged pod traffic must pass iptables for Services to work"}` });
+  if (probe.modules.overlay && probe.modules.br_netfilter) f.push({ check: "modules", severity: "ok", message: "overlay and br_netfilter are available" });
+  const off = [probe.ipForward !== "1" ? "net.ipv4.ip_forward" : "", probe.bridgeNf !== "1" ? "net.bridge.bridge-nf-call-iptables" : ""].filter(Boolean);
+  f.push({ check: "sysctls", severity: "ok", message: off.length ? `${off.join(" and ")} off now; the runtime phase sets ${off.length > 1 ? "them" : "it"} to 1 and persists ${off.length > 1 ? "them" : "it"}` : "forwarding and bridged iptables are on" });
+  if (probe.conntrackMax < CONNTRACK_MIN)
+    f.push({ check: "conntrack", severity: "warning", message: `nf_conntrack_max is ${probe.conntrackMax}; busy nodes need ${CONNTRACK_MIN} or more`, hint: `set net.netfilter.nf_conntrack_max = ${CONNTRACK_MIN} (or more) in /etc/sysctl.d and apply it: kube-proxy does not change it` });
+  if (probe.docker) f.push({ check: "docker", severity: "warning", message: "Docker is installed: its containerd may share the host with the kubelet's", hint: "a node should run one container runtime; remove Docker or make sure its containerd is the one the kubelet uses" });
+  const own = probe.containerd?.path === "/usr/local/bin/containerd";
+  if (def.spec.runtime.source === "mirror") {
+    if (probe.containerd && !own)
+      f.push({ check: "runtime", severity: "error", message: `containerd ${probe.containerd.version} is installed at ${probe.containerd.path}; Bootdeck installs its own (${runtimeVersions.containerd}) in /usr/local/bin`, hint: "remove the packaged containerd (apt-get remove containerd) or set spec.runtime.source: packages to use it" });
+    else f.push({ check: "runtime", severity: "ok", message: `containerd ${runtimeVersions.containerd} from the mirror${probe.containerd ? ` (${probe.containerd.version} installed now)` : ""}` });
+  } else {
+    const version = probe.containerd?.version || probe.containerdCandidate;
+    if (!version)
+      f.push({ check: "runtime", severity: "error", message: "no containerd installed, and the host's package manager offers none", hint: "enable a repository that has containerd, or set spec.runtime.source: mirror" });
+    else if (!versionAtLeast(version, min))
+      f.push({ check: "runtime", severity: "error", message: `containerd ${version} ${probe.containerd ? "is installed" : "is what the host's packages offer"}; the kubelet ${caps.version} needs ${min} or newer`, hint: `set spec.runtime.source: mirror (installs containerd ${runtimeVersions.containerd}), or enable a repository with containerd ${min}+` });
+    else f.push({ check: "runtime", severity: "ok", message: `containerd ${version} ${probe.containerd ? "installed" : "from the host's packages"}` });
+  }
   return f;
 }
 function evaluateCluster(hosts) {
@@ -3148,14 +3781,26 @@ function evaluateCluster(hosts) {
       f.push({ check: "hostnames", severity: "error", message: `${names.join(", ")} all report the hostname "${hostname2}"`, hint: "node names come from hostnames and must be unique: set one with hostnamectl" });
   return f;
 }
-var PREFLIGHT_SCRIPT, kubeletHostPackages, packagePairs;
+var PREFLIGHT_SCRIPT, kubeletHostPackages, packagePairs, CONNTRACK_MIN;
 var init_preflight = __esm({
   "lib/engine/actions/preflight.ts"() {
     "use strict";
+    init_runtime_versions();
     PREFLIGHT_SCRIPT = `echo "swapKb=$(awk 'NR > 1 {s += $3} END {print s + 0}' /proc/swaps 2>/dev/null)"
 echo "ipForward=$(cat /proc/sys/net/ipv4/ip_forward 2>/dev/null)"
+echo "bridgeNf=$(cat /proc/sys/net/bridge/bridge-nf-call-iptables 2>/dev/null)"
+echo "conntrackMax=$(cat /proc/sys/net/netfilter/nf_conntrack_max 2>/dev/null)"
 echo "cgroup=$(stat -fc %T /sys/fs/cgroup 2>/dev/null)"
-for c in iptables ip socat nsenter mount ebtables ethtool conntrack; do
+echo "init=$(cat /proc/1/comm 2>/dev/null)"
+echo "arch=$(uname -m)"
+grep -qw overlay /proc/filesystems 2>/dev/null && echo "module=overlay yes"
+{ [ -e /proc/sys/net/bridge ] || modinfo br_netfilter >/dev/null 2>&1; } && echo "module=br_netfilter yes"
+if command -v containerd >/dev/null 2>&1; then echo "containerd=$(command -v containerd) $(containerd --version 2>/dev/null | awk '{print $3}')"; fi
+[ -S /run/containerd/containerd.sock ] && echo "runtimeSocket=/run/containerd/containerd.sock"
+[ -S /var/run/docker.sock ] && echo "docker=yes"
+if command -v apt-cache >/dev/null 2>&1; then echo "containerdCandidate=$(apt-cache policy containerd 2>/dev/null | awk '/Candidate:/ {print $2}')"
+elif command -v dnf >/dev/null 2>&1; then echo "containerdCandidate=$(dnf -q info containerd 2>/dev/null | awk '/^Version/ {print $3; exit}')"; fi
+for c in iptables ip socat nsenter mount ebtables ethtool conntrack curl; do
   if command -v "$c" >/dev/null 2>&1; then echo "cmd=$c yes"; else echo "cmd=$c no"; fi
 done
 for m in apt-get dnf; do command -v "$m" >/dev/null 2>&1 && echo "pkgManager=$m"; done
@@ -3169,9 +3814,12 @@ df -Pk / 2>/dev/null | awk 'NR > 1 {print "diskFreeKb=" $4}'`;
       mount: "mount",
       ebtables: "ebtables",
       ethtool: "ethtool",
-      conntrack: "conntrack"
+      conntrack: "conntrack",
+      // Bootdeck's own scripts download with it and the API server checkpoint probes with it.
+      curl: "curl"
     };
     packagePairs = () => Object.entries(kubeletHostPackages).map(([cmd, pkg]) => `${cmd}=${pkg}`);
+    CONNTRACK_MIN = 131072;
   }
 });
 
@@ -3188,7 +3836,7 @@ function kubeletFiles(caps, host2) {
   if (host2.role === "master") files.push({ asset: "auth/kubeconfig", path: kubeconfigPath, mode: SECRET });
   else files.push({ asset: "auth/kubeconfig-kubelet", path: caps.bootstrapTokens ? KUBELET_PATHS.bootstrapKubeconfig : kubeconfigPath, mode: SECRET });
   if (host2.role === "master") {
-    for (const [asset, path15] of Object.entries(etcdMemberFiles(host2.name))) files.push({ asset, path: path15, mode: SECRET });
+    for (const [asset, path20] of Object.entries(etcdMemberFiles(host2.name))) files.push({ asset, path: path20, mode: SECRET });
     files.push({ asset: `etcd/etcd-${host2.name}.yaml`, path: `${KUBELET_PATHS.staticPods}/etcd.yaml`, mode: PUBLIC });
   }
   return files;
@@ -3206,12 +3854,60 @@ function missingAssets(needed, available) {
 }
 function binaryDownloads(def) {
   const caps = capabilitiesFor(def.spec.kubernetes.version);
-  const base = def.spec.binaries.baseUrl.replace(/\/+$/, "");
+  const base = `${def.spec.binaries.baseUrl.replace(/\/+$/, "")}/${def.spec.kubernetes.version}/bin/linux/${ARCH}`;
+  const file = (name, dest, pinned) => ({
+    name,
+    url: `${base}/${name}`,
+    sha256: pinned?.sha256 ?? null,
+    sumsUrl: `${base}/${name}.sha256`,
+    dest,
+    unpack: "file"
+  });
   const { kubelet, kubectl } = def.spec.binaries;
+  return [caps.hyperkube ? file("hyperkube", "/usr/bin/hyperkube", kubelet) : file("kubelet", "/usr/local/bin/kubelet", kubelet), file("kubectl", "/usr/local/bin/kubectl", kubectl)];
+}
+function runtimeDownloads(def) {
+  const base = def.spec.runtime.mirrorUrl.replace(/\/+$/, "");
+  const release = (repo, tag, file, sums) => ({ url: `${base}/${repo}/releases/download/${tag}/${file}`, sumsUrl: `${base}/${repo}/releases/download/${tag}/${sums}` });
+  const v = runtimeVersions;
+  const containerdFile = `containerd-${v.containerd}-linux-${ARCH}.tar.gz`;
+  const crictlFile = `crictl-${v.crictl}-linux-${ARCH}.tar.gz`;
+  const cniFile = `cni-plugins-linux-${ARCH}-${v.cniPlugins}.tgz`;
+  const fromMirror = def.spec.runtime.source === "mirror" ? [
+    { name: "containerd", ...release("containerd/containerd", `v${v.containerd}`, containerdFile, `${containerdFile}.sha256sum`), sha256: null, dest: "/usr/local", unpack: "tar" },
+    { name: "runc", ...release("opencontainers/runc", `v${v.runc}`, `runc.${ARCH}`, "runc.sha256sum"), sha256: null, dest: "/usr/local/sbin/runc", unpack: "file" }
+  ] : [];
   return [
-    caps.hyperkube ? { url: `${base}/hyperkube`, sha256: kubelet.sha256, dest: "/usr/bin/hyperkube" } : { url: `${base}/kubelet`, sha256: kubelet.sha256, dest: "/usr/local/bin/kubelet" },
-    { url: `${base}/kubectl`, sha256: kubectl.sha256, dest: "/usr/local/bin/kubectl" }
+    ...fromMirror,
+    { name: "crictl", ...release("kubernetes-sigs/cri-tools", v.crictl, crictlFile, `${crictlFile}.sha256`), sha256: null, dest: "/usr/local/bin", unpack: "tar" },
+    { name: "cni-plugins", ...release("containernetworking/plugins", v.cniPlugins, cniFile, `${cniFile}.sha256`), sha256: null, dest: RUNTIME_PATHS.cniBin, unpack: "tar" }
   ];
+}
+function checkpointFiles(caps) {
+  if (caps.checkpoint !== "host") return [];
+  return [
+    { asset: "checkpoint/kube-apiserver.yaml", path: CHECKPOINT_PATHS.manifest, mode: PUBLIC },
+    { asset: "checkpoint/bootdeck-checkpoint", path: CHECKPOINT_PATHS.script, mode: 493 },
+    { asset: "checkpoint/bootdeck-checkpoint.service", path: CHECKPOINT_PATHS.unit, mode: PUBLIC },
+    ...Object.entries(checkpointSecretFiles({ caps })).map(([asset, path20]) => ({ asset, path: path20, mode: SECRET }))
+  ];
+}
+function runtimeFiles(def, assetPaths) {
+  const has = new Set(assetPaths);
+  const registry = def.spec.images.registry;
+  const files = [
+    { asset: "runtime/containerd-config.toml", path: RUNTIME_PATHS.config, mode: PUBLIC },
+    { asset: "runtime/crictl.yaml", path: RUNTIME_PATHS.crictl, mode: PUBLIC },
+    { asset: "runtime/modules.conf", path: RUNTIME_PATHS.modules, mode: PUBLIC },
+    { asset: "runtime/sysctl.conf", path: RUNTIME_PATHS.sysctl, mode: PUBLIC }
+  ];
+  if (def.spec.runtime.source === "mirror") files.push({ asset: "runtime/containerd.service", path: RUNTIME_PATHS.unit, mode: PUBLIC });
+  if (registry) {
+    const dir = `${RUNTIME_PATHS.certsD}/${registryHost(registry)}`;
+    files.push({ asset: "runtime/registry-hosts.toml", path: `${dir}/hosts.toml`, mode: PUBLIC });
+    if (has.has("runtime/registry-ca.crt") || def.spec.images.ca) files.push({ asset: "runtime/registry-ca.crt", path: `${dir}/ca.crt`, mode: PUBLIC });
+  }
+  return files;
 }
 function resetPaths(def, host2, assetPaths) {
   const caps = capabilitiesFor(def.spec.kubernetes.version);
@@ -3223,20 +3919,41 @@ function resetPaths(def, host2, assetPaths) {
     "/etc/kubernetes",
     "/etc/cni/net.d",
     ...host2.role === "master" ? ["/var/lib/etcd"] : [],
-    ...binaryDownloads(def).map((b) => b.dest)
+    ...binaryDownloads(def).map(downloadLeftover)
   ]);
+  if (caps.criRuntime)
+    for (const p2 of [
+      ...runtimeFiles(def, assetPaths).map((f) => f.path),
+      ...runtimeDownloads(def).map(downloadLeftover),
+      RUNTIME_PATHS.confD,
+      RUNTIME_PATHS.certsD,
+      "/var/lib/containerd",
+      "/run/containerd",
+      "/var/lib/cni",
+      "/run/flannel",
+      "/etc/systemd/system/multi-user.target.wants/containerd.service"
+    ])
+      paths.add(p2);
+  if (host2.role === "master")
+    for (const p2 of [...checkpointFiles(caps).map((f) => f.path), CHECKPOINT_PATHS.dir, CHECKPOINT_PATHS.secrets, CHECKPOINT_PATHS.active, "/etc/systemd/system/multi-user.target.wants/bootdeck-checkpoint.service"]) paths.add(p2);
   return [...paths].sort();
 }
-var PUBLIC, SECRET, bootstrapManifestAssets;
+var PUBLIC, SECRET, bootstrapManifestAssets, ARCH, downloadArgs, downloadLeftover;
 var init_host_files = __esm({
   "lib/engine/host-files.ts"() {
     "use strict";
     init_capabilities();
     init_render();
     init_context();
+    init_runtime();
+    init_checkpoint();
+    init_runtime_versions();
     PUBLIC = 420;
     SECRET = 384;
     bootstrapManifestAssets = (assetPaths) => assetPaths.filter((p2) => p2.startsWith("bootstrap-manifests/")).sort();
+    ARCH = "amd64";
+    downloadArgs = (d) => [d.url, d.sha256 ?? "", d.sumsUrl, d.dest, d.unpack];
+    downloadLeftover = (d) => d.unpack === "file" ? d.dest : `${d.dest}/.bootdeck-${d.url.slice(d.url.lastIndexOf("/") + 1)}.sha256`;
   }
 });
 
@@ -3315,9 +4032,10 @@ function installPhases(def, runId, hosts, assets) {
       id: "binaries",
       title: "Install kubelet and kubectl from the binary mirror (checksums verified)",
       steps: hosts.map(
-        (h) => step({ key: `binaries/${h.name}`, phase: "binaries", action: "binaries", title: `Binaries on ${h.name}`, host: h.name, commands: binaryDownloads(def).map((b) => locked(runId, BINARY_SCRIPT, [b.url, b.sha256, b.dest])), timeoutMs: 10 * MIN, retries: 2 })
+        (h) => step({ key: `binaries/${h.name}`, phase: "binaries", action: "binaries", title: `Binaries on ${h.name}`, host: h.name, commands: binaryDownloads(def).map((b) => locked(runId, DOWNLOAD_SCRIPT, downloadArgs(b))), timeoutMs: 10 * MIN, retries: 2 })
       )
     },
+    ...caps.criRuntime ? [runtimePhase(def, runId, hosts, assets)] : [],
     {
       id: "kubelet",
       title: "Push the kubelet's unit, settings and credentials (etcd on masters); start it and check it keeps running",
@@ -3337,10 +4055,37 @@ function installPhases(def, runId, hosts, assets) {
     }
   ];
 }
+function runtimePhase(def, runId, hosts, assets) {
+  const auth = def.spec.images.auth;
+  const source = def.spec.runtime.source === "packages" ? `${RUNTIME_PACKAGES.join(" and ")} from the host's packages` : "containerd and runc from the mirror";
+  return {
+    id: "runtime",
+    title: `Container runtime: ${source}, crictl and the CNI plugins; configure, start and check containerd`,
+    steps: hosts.map(
+      (h) => step({
+        key: `runtime/${h.name}`,
+        phase: "runtime",
+        action: "runtime",
+        title: `Container runtime on ${h.name}`,
+        host: h.name,
+        files: filesOf(runtimeFiles(def, [...assets.keys()]), assets),
+        commands: [
+          ...def.spec.runtime.source === "packages" ? [locked(runId, RUNTIME_PACKAGES_SCRIPT, RUNTIME_PACKAGES)] : [],
+          ...runtimeDownloads(def).map((d) => locked(runId, DOWNLOAD_SCRIPT, downloadArgs(d))),
+          ...auth ? [`write ${REGISTRY_AUTH_FILE} (0600): pull credentials for ${def.spec.images.registry} as ${auth.username}, password from credential "${auth.credential}"`] : [],
+          locked(runId, RUNTIME_START_SCRIPT, ["restart"])
+        ],
+        timeoutMs: 10 * MIN,
+        retries: 2
+      })
+    )
+  };
+}
 function checkAssets(def, assets, hosts, withControlPlane) {
   const caps = capabilitiesFor(def.spec.kubernetes.version);
   const needed = hosts.flatMap((h) => kubeletFiles(caps, { name: h.name, role: h.role }));
-  if (withControlPlane) needed.push(...controlPlaneFiles([...assets.keys()]), { asset: "auth/kubeconfig", path: "", mode: 0 });
+  if (caps.criRuntime) needed.push(...runtimeFiles(def, [...assets.keys()]));
+  if (withControlPlane) needed.push(...controlPlaneFiles([...assets.keys()]), ...checkpointFiles(caps), { asset: "auth/kubeconfig", path: "", mode: 0 });
   const missing = missingAssets(needed, new Set(assets.keys()));
   if (missing.length) throw new PlanError(`the latest asset set lacks ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}: it is older than the cluster definition; render the assets again`);
 }
@@ -3354,6 +4099,7 @@ function buildBootstrapPlan(def, runId, assets) {
   const leftovers = bootstrapLeftovers([...assets.keys()]);
   const joinKey = (h) => `join/${h.name}`;
   const lastMaster = masters[masters.length - 1] ?? first;
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
   return {
     runType: "bootstrap",
     phases: [
@@ -3400,7 +4146,12 @@ function buildBootstrapPlan(def, runId, assets) {
             action: "pivot",
             title: "Pivot to the self-hosted control plane",
             host: null,
-            commands: [asSent(shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present")), locked(runId, REMOVE_SCRIPT, leftovers)],
+            files: filesOf(checkpointFiles(caps), assets),
+            commands: [
+              asSent(shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present")),
+              locked(runId, REMOVE_SCRIPT, leftovers),
+              ...caps.checkpoint === "host" ? [`on ${first.name}: push the API server checkpoint's files`, locked(runId, CHECKPOINT_ENABLE_SCRIPT, ["restart"])] : []
+            ],
             timeoutMs: 16 * MIN
           })
         ]
@@ -3410,7 +4161,17 @@ function buildBootstrapPlan(def, runId, assets) {
         title: "Join the masters one at a time, then the workers; set roles and taints",
         steps: [
           ...masters.map(
-            (m, i) => step({ key: joinKey(m), phase: "join", action: "join", title: `Join master ${m.name}`, host: m.name, dependsOn: i > 0 ? [joinKey(masters[i - 1])] : [], timeoutMs: 12 * MIN })
+            (m, i) => step({
+              key: joinKey(m),
+              phase: "join",
+              action: "join",
+              title: `Join master ${m.name}`,
+              host: m.name,
+              dependsOn: i > 0 ? [joinKey(masters[i - 1])] : [],
+              // The first master got its checkpoint with the pivot.
+              ...i > 0 && caps.checkpoint === "host" ? { files: filesOf(checkpointFiles(caps), assets), commands: [locked(runId, CHECKPOINT_ENABLE_SCRIPT, ["restart"])] } : {},
+              timeoutMs: 12 * MIN
+            })
           ),
           ...workers.map((w) => step({ key: joinKey(w), phase: "join", action: "join", title: `Join worker ${w.name}`, host: w.name, dependsOn: [joinKey(lastMaster)], timeoutMs: 8 * MIN }))
         ]
@@ -3469,6 +4230,7 @@ var init_plans = __esm({
     init_derive();
     init_quote();
     init_facts();
+    init_runtime();
     init_host_scripts();
     init_preflight();
     init_host_files();
@@ -3990,13 +4752,13 @@ echo "bootdeck-upload: wrote $nt"`;
 function buildRemoteCommand(argv, user2) {
   if (argv.length === 0) throw new QuoteError("cannot run an empty command");
   const wrapped = ["sh", "-c", RUN_WRAPPER, "bootdeck-run", ...argv];
-  const line = shellCommand(user2 === "root" ? wrapped : ["sudo", "-n", "--", ...wrapped]);
-  if (Buffer.byteLength(line) > MAX_COMMAND_BYTES) {
+  const line2 = shellCommand(user2 === "root" ? wrapped : ["sudo", "-n", "--", ...wrapped]);
+  if (Buffer.byteLength(line2) > MAX_COMMAND_BYTES) {
     throw new QuoteError(
-      `command line too long: ${Buffer.byteLength(line)} bytes once quoted, the remote shell accepts at most ${MAX_COMMAND_BYTES}; pass large data on stdin or upload it as a file`
+      `command line too long: ${Buffer.byteLength(line2)} bytes once quoted, the remote shell accepts at most ${MAX_COMMAND_BYTES}; pass large data on stdin or upload it as a file`
     );
   }
-  return line;
+  return line2;
 }
 function buildKillCommand(pid, user2) {
   if (!/^\d+$/.test(pid)) throw new Error(`not a pid: ${pid}`);
@@ -4047,12 +4809,12 @@ async function execOnClient(ctx, argv, opts = {}) {
             return;
           }
         }
-        const line = redact(raw2);
+        const line2 = redact(raw2);
         if (stream === "stderr") {
-          stderrTail.push(line);
+          stderrTail.push(line2);
           if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
         }
-        if (!opts.quiet) ctx.sink?.({ host: ctx.hostId, step: step3, stream, line });
+        if (!opts.quiet) ctx.sink?.({ host: ctx.hostId, step: step3, stream, line: line2 });
       });
     };
     const outLines = emit("stdout");
@@ -4163,19 +4925,23 @@ var init_exec = __esm({
 });
 
 // lib/ssh/redact.ts
-var REDACTED, PATTERNS, PEM_BEGIN, PEM_END, Redactor;
+var REDACTED, PATTERNS, BASE64_PEM, isBase64PrivateKey, PEM_BLOCK, PEM_BEGIN, PEM_END, Redactor;
 var init_redact = __esm({
   "lib/ssh/redact.ts"() {
     "use strict";
     REDACTED = "[REDACTED]";
     PATTERNS = [
-      // Kubernetes bootstrap tokens: <6>.<16> lower-case alphanumerics.
-      /\b[a-z0-9]{6}\.[a-z0-9]{16}\b/g,
+      // Kubernetes bootstrap tokens: <6>.<16> lower-case alphanumerics, also glued to other text.
+      /(?<![a-z0-9])[a-z0-9]{6}\.[a-z0-9]{16}(?![a-z0-9])/g,
       // Authorization headers and bearer tokens.
       /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi,
-      // key=value / key: value forms of common secret names.
-      /\b((?:password|passwd|passphrase|secret|token|api[_-]?key)["']?\s*[:=]\s*["']?)[^\s"',;]+/gi
+      // key=value / key: value forms of common secret names, in text, YAML and JSON: a kubeconfig's
+      // `token:` and `client-key-data:` (its client-certificate-data is public and stays).
+      /\b((?:password|passwd|passphrase|secret|token|api[_-]?key|client-key-data)["']?\s*[:=]\s*["']?)[^\s"',;]+/gi
     ];
+    BASE64_PEM = /LS0tLS1CRUdJTi[A-Za-z0-9+/]*={0,2}/g;
+    isBase64PrivateKey = (b64) => /PRIVATE KEY/.test(Buffer.from(b64.slice(0, 64), "base64").toString("latin1"));
+    PEM_BLOCK = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|(?![\s\S]))/g;
     PEM_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY)-----/;
     PEM_END = /-----END ((?:[A-Z0-9]+ )*PRIVATE KEY)-----/;
     Redactor = class {
@@ -4185,33 +4951,32 @@ var init_redact = __esm({
         for (const v of values) {
           if (v && v.length >= 4) {
             this.secrets.add(v);
-            for (const line of v.split("\n")) if (line.trim().length >= 16) this.secrets.add(line.trim());
+            for (const line2 of v.split("\n")) if (line2.trim().length >= 16) this.secrets.add(line2.trim());
           }
         }
         return this;
       }
-      /** Redacts a whole text (possibly many lines), including complete PEM private-key blocks. */
+      /** Redacts a whole text (possibly many lines): each PEM private-key block becomes one [REDACTED]. */
       redact(text) {
-        const lr = this.forStream();
-        return text.split("\n").map((l) => lr(l)).join("\n");
+        return text.replace(PEM_BLOCK, REDACTED).split("\n").map((l) => this.redactLine(l)).join("\n");
       }
       forStream() {
         let inKey = false;
-        return (line) => {
+        return (line2) => {
           if (inKey) {
-            if (PEM_END.test(line)) inKey = false;
+            if (PEM_END.test(line2)) inKey = false;
             return REDACTED;
           }
-          const begin = PEM_BEGIN.exec(line);
+          const begin = PEM_BEGIN.exec(line2);
           if (begin) {
-            inKey = !PEM_END.test(line.slice(begin.index + begin[0].length));
-            return line.slice(0, begin.index) + `${REDACTED} (${begin[1]})`;
+            inKey = !PEM_END.test(line2.slice(begin.index + begin[0].length));
+            return line2.slice(0, begin.index) + `${REDACTED} (${begin[1]})`;
           }
-          return this.redactLine(line);
+          return this.redactLine(line2);
         };
       }
-      redactLine(line) {
-        let out = line;
+      redactLine(line2) {
+        let out = line2;
         for (const s2 of [...this.secrets].sort((a, b) => b.length - a.length)) {
           if (out.includes(s2)) out = out.split(s2).join(REDACTED);
         }
@@ -4221,7 +4986,7 @@ var init_redact = __esm({
             (match, prefix) => typeof prefix === "string" && /[:=]\s*["']?$/.test(prefix) ? `${prefix}${REDACTED}` : REDACTED
           );
         }
-        return out;
+        return out.replace(BASE64_PEM, (m) => isBase64PrivateKey(m) ? REDACTED : m);
       }
     };
   }
@@ -4654,12 +5419,12 @@ function apiMessage(body) {
     return body.slice(0, 300);
   }
 }
-var import_node_https, import_node_net, k8s, import_yaml2, ClusterApi;
+var import_node_https, import_node_net2, k8s, import_yaml2, ClusterApi;
 var init_cluster_api = __esm({
   "lib/engine/cluster-api.ts"() {
     "use strict";
     import_node_https = __toESM(require("node:https"));
-    import_node_net = __toESM(require("node:net"));
+    import_node_net2 = __toESM(require("node:net"));
     k8s = __toESM(require("@kubernetes/client-node"));
     import_yaml2 = __toESM(require("yaml"));
     ClusterApi = class {
@@ -4679,7 +5444,7 @@ var init_cluster_api = __esm({
       }
       async listen() {
         if (this.server) return this.port;
-        const server = import_node_net.default.createServer((socket) => void this.bridge(socket));
+        const server = import_node_net2.default.createServer((socket) => void this.bridge(socket));
         this.server = server;
         await new Promise((resolve, reject) => {
           server.once("error", reject);
@@ -4727,7 +5492,7 @@ var init_cluster_api = __esm({
         return k8s.KubernetesObjectApi.makeApiClient(await this.kubeConfig());
       }
       /** One HTTPS request through the tunnel; resolves with any status, rejects only when nothing answered. */
-      async request(path15, opts = {}) {
+      async request(path20, opts = {}) {
         const port2 = await this.listen();
         const payload = opts.body === void 0 ? void 0 : JSON.stringify(opts.body);
         return new Promise((resolve, reject) => {
@@ -4735,7 +5500,7 @@ var init_cluster_api = __esm({
             {
               host: "127.0.0.1",
               port: port2,
-              path: path15,
+              path: path20,
               method: opts.method ?? "GET",
               ca: this.opts.credentials.caPem,
               cert: this.opts.credentials.certPem,
@@ -4758,10 +5523,10 @@ var init_cluster_api = __esm({
         });
       }
       /** GET a JSON object; undefined on 404; throws with the API's message otherwise. */
-      async getJson(path15, signal) {
-        const r2 = await this.request(path15, { signal });
+      async getJson(path20, signal) {
+        const r2 = await this.request(path20, { signal });
         if (r2.status === 404) return void 0;
-        if (r2.status < 200 || r2.status > 299) throw new Error(`GET ${path15}: HTTP ${r2.status} ${apiMessage(r2.body)}`);
+        if (r2.status < 200 || r2.status > 299) throw new Error(`GET ${path20}: HTTP ${r2.status} ${apiMessage(r2.body)}`);
         return JSON.parse(r2.body);
       }
       async close() {
@@ -4878,15 +5643,23 @@ async function waitForApi(ctx, what, timeoutMs = API_WAIT_MS) {
   });
 }
 function selfHostedObjects(ctx) {
-  const files = ctx.resources.assetPaths.filter((p2) => p2.startsWith("manifests/")).map((path15) => ({ path: path15, objects: import_yaml3.default.parseAllDocuments(ctx.resources.asset(path15)).map((d) => d.toJSON()).filter((o2) => o2 && o2.kind) }));
+  const files = ctx.resources.assetPaths.filter((p2) => p2.startsWith("manifests/")).map((path20) => ({ path: path20, objects: import_yaml3.default.parseAllDocuments(ctx.resources.asset(path20)).map((d) => d.toJSON()).filter((o2) => o2 && o2.kind) }));
   return selfHostedObjectsInOrder(files);
 }
+async function installCheckpoint(ctx) {
+  const files = checkpointFiles(ctx.resources.caps);
+  if (!files.length) return "";
+  const host2 = needHost(ctx);
+  const up = await ctx.executor.upload(host2.target, fileSpecs(ctx, files), { step: ctx.planned.key, signal: ctx.signal });
+  await runLocked(ctx, CHECKPOINT_ENABLE_SCRIPT, [up.written > 0 ? "restart" : "keep"]);
+  return `; API server checkpoint on ${host2.name} (${up.written} of ${files.length} files changed)`;
+}
 async function waitForTokens(ctx, accounts) {
-  await ctx.wait(`service accounts${ctx.resources.caps.minor < 24 ? " and their tokens" : ""} made by the controller-manager (${accounts.map((a) => a.metadata.name).join(", ")})`, { timeoutMs: 3 * 6e4, intervalMs: 1e3 }, async () => {
+  await ctx.wait(`service accounts${ctx.resources.caps.legacyServiceAccountTokens ? " and their tokens" : ""} made by the controller-manager (${accounts.map((a) => a.metadata.name).join(", ")})`, { timeoutMs: 3 * 6e4, intervalMs: 1e3 }, async () => {
     for (const a of accounts) {
       const sa = await ctx.resources.api().getJson(`/api/v1/namespaces/${a.metadata.namespace ?? "default"}/serviceaccounts/${a.metadata.name}`, ctx.signal);
       if (!sa) return { ok: false, why: `${a.metadata.namespace}/${a.metadata.name} does not exist yet (is kube-controller-manager running?)` };
-      if (ctx.resources.caps.minor < 24 && !sa.secrets?.length) return { ok: false, why: `${a.metadata.namespace}/${a.metadata.name} has no token yet (is kube-controller-manager running?)` };
+      if (ctx.resources.caps.legacyServiceAccountTokens && !sa.secrets?.length) return { ok: false, why: `${a.metadata.namespace}/${a.metadata.name} has no token yet (is kube-controller-manager running?)` };
     }
     return { ok: true, value: void 0 };
   });
@@ -4950,7 +5723,7 @@ var init_bootstrap = __esm({
         const done = [];
         try {
           for (const b of binaryDownloads(ctx.resources.definition)) {
-            const r2 = await runLocked(ctx, BINARY_SCRIPT, [b.url, b.sha256, b.dest]);
+            const r2 = await runLocked(ctx, DOWNLOAD_SCRIPT, downloadArgs(b));
             done.push(`${b.dest} ${r2.stdout.toString("utf8").includes("present") ? "already in place" : "installed"}`);
           }
           return { ok: true, summary: done.join(", ") };
@@ -5029,7 +5802,7 @@ var init_bootstrap = __esm({
           if (error) return failure(error);
           created += results.filter((r2) => r2 === "created").length;
           present += results.filter((r2) => r2 === "present").length;
-          if (kind === "ServiceAccount" && ctx.resources.caps.minor < 24) await waitForTokens(ctx, group);
+          if (kind === "ServiceAccount" && ctx.resources.caps.legacyServiceAccountTokens) await waitForTokens(ctx, group);
         }
         const first = ctx.resources.firstMaster.name;
         await setRole(ctx, first, "master");
@@ -5051,7 +5824,7 @@ var init_bootstrap = __esm({
           if (!bootstrapGone) {
             await ctx.wait(`self-hosted control plane started (${CONTROL_PLANE_COMPONENTS.join(", ")}) and ${first.name} Ready`, { timeoutMs: 8 * 6e4, intervalMs: 2e3 }, async () => {
               const pods = await listPods(ctx);
-              const missing = controlPlaneMissing(pods, CONTROL_PLANE_COMPONENTS, { beforePivot: true });
+              const missing = controlPlaneMissing(pods, CONTROL_PLANE_COMPONENTS, { beforePivot: !ctx.resources.caps.apiserverPortSharing });
               if (missing.length) {
                 const seen = pods.filter((p2) => missing.some((m) => (p2.metadata?.name ?? "").startsWith(`${m}-`))).map(podLine);
                 return { ok: false, why: `not yet Running and Ready: ${missing.join(", ")}${seen.length ? ` (seen: ${seen.join("; ")})` : ""}` };
@@ -5091,8 +5864,9 @@ var init_bootstrap = __esm({
             return { ok: true, value: void 0 };
           });
           await api.request(`/api/v1/namespaces/kube-system/configmaps/${marker}`, { method: "DELETE" }).catch(() => void 0);
+          const checkpoint = await installCheckpoint({ ...ctx, host: first });
           const gapS = firstDown && lastDown ? (lastDown - firstDown) / 1e3 : 0;
-          return { ok: true, summary: `self-hosted control plane took over ${((Date.now() - removedAt) / 1e3).toFixed(1)} s after the bootstrap one was removed; API gap ${gapS.toFixed(1)} s`, data: { apiGapS: gapS } };
+          return { ok: true, summary: `self-hosted control plane took over ${((Date.now() - removedAt) / 1e3).toFixed(1)} s after the bootstrap one was removed; API gap ${gapS.toFixed(1)} s${checkpoint}`, data: { apiGapS: gapS } };
         } catch (err) {
           return failure(err);
         }
@@ -5117,7 +5891,8 @@ var init_bootstrap = __esm({
               return missing.length ? { ok: false, why: `${missing.join(", ")} not Running and Ready on ${host2.name}` } : { ok: true, value: void 0 };
             });
           }
-          return { ok: true, summary: `${host2.name} Ready${patched ? `, role ${host2.role} set` : ""}` };
+          const checkpoint = host2.role === "master" && host2.name !== ctx.resources.firstMaster.name ? await installCheckpoint(ctx) : "";
+          return { ok: true, summary: `${host2.name} Ready${patched ? `, role ${host2.role} set` : ""}${checkpoint}` };
         } catch (err) {
           return failure(err, { journal: await journalTail(ctx) });
         }
@@ -5165,6 +5940,60 @@ var init_bootstrap = __esm({
           return { ok: true, summary: `${r2.stdout.toString("utf8").trim() || "reset"}${node}` };
         } catch (err) {
           if (isSshError(err)) throw err;
+          return failure(err);
+        }
+      }
+    };
+  }
+});
+
+// lib/engine/actions/runtime.ts
+async function registryAuthFile(ctx) {
+  const def = ctx.resources.definition;
+  const auth = def.spec.images.auth;
+  const registry = def.spec.images.registry;
+  if (!auth || !registry) return void 0;
+  const run3 = await getDb().run.findUnique({ where: { id: ctx.runId }, select: { clusterId: true } });
+  const cred = run3 ? await getDb().credential.findFirst({ where: { clusterId: run3.clusterId, name: auth.credential } }) : null;
+  if (!cred?.secretCipher) throw new Error(`the image registry's credential "${auth.credential}" has no stored password: edit the cluster and give it`);
+  await recordSecretUse({ credentialId: cred.id, credentialName: cred.name, clusterId: run3?.clusterId ?? "", runId: ctx.runId, purpose: "image registry" });
+  return { path: REGISTRY_AUTH_FILE, content: registryAuthConfig(registry, auth.username, decryptSecret(cred.secretCipher)), mode: 384 };
+}
+var runtimeActions;
+var init_runtime2 = __esm({
+  "lib/engine/actions/runtime.ts"() {
+    "use strict";
+    init_runtime();
+    init_record();
+    init_client2();
+    init_cipher();
+    init_host_files();
+    init_bootstrap();
+    init_host_scripts();
+    init_types2();
+    runtimeActions = {
+      async runtime(ctx) {
+        const host2 = needHost(ctx);
+        const def = ctx.resources.definition;
+        try {
+          const notes = [];
+          if (def.spec.runtime.source === "packages") {
+            const r3 = await runLocked(ctx, RUNTIME_PACKAGES_SCRIPT, RUNTIME_PACKAGES);
+            notes.push(r3.stdout.toString("utf8").includes("present") ? "containerd and runc present" : `installed ${RUNTIME_PACKAGES.join(", ")} from packages`);
+          }
+          let installed = 0;
+          for (const d of runtimeDownloads(def)) {
+            const r3 = await runLocked(ctx, DOWNLOAD_SCRIPT, downloadArgs(d));
+            if (r3.stdout.toString("utf8").includes("installed")) installed++;
+          }
+          const files = fileSpecs(ctx, runtimeFiles(def, ctx.resources.assetPaths));
+          const auth = await registryAuthFile(ctx);
+          const up = await ctx.executor.upload(host2.target, auth ? [...files, auth] : files, { step: ctx.planned.key, signal: ctx.signal });
+          const r2 = await runLocked(ctx, RUNTIME_START_SCRIPT, [up.written > 0 || installed > 0 ? "restart" : "keep"]);
+          const version = r2.stdout.toString("utf8").match(/bootdeck-runtime (\S*) ready/)?.[1];
+          notes.push(`${installed} of ${runtimeDownloads(def).length} downloads new`, `${up.written} of ${files.length + (auth ? 1 : 0)} files changed`);
+          return { ok: true, summary: `containerd ${version || "(version unknown)"} ready; ${notes.join(", ")}` };
+        } catch (err) {
           return failure(err);
         }
       }
@@ -5243,6 +6072,7 @@ var init_actions = __esm({
     init_client2();
     init_ssh();
     init_bootstrap();
+    init_runtime2();
     init_facts();
     init_preflight();
     init_schemas();
@@ -5262,13 +6092,15 @@ var init_actions = __esm({
       async preflight(ctx) {
         const host2 = needHost(ctx);
         const r2 = await ctx.executor.run(host2.target, shellScript(PREFLIGHT_SCRIPT, [], "bootdeck-preflight"), { step: ctx.planned.key, signal: ctx.signal, quiet: true, timeoutMs: ctx.planned.timeoutMs });
-        return outcomeOf(evaluateHost(parsePreflight(r2.stdout.toString("utf8")), host2.role), host2.name, await warningsDecision(ctx));
+        const target = { role: host2.role, caps: ctx.resources.caps, def: ctx.resources.definition };
+        return outcomeOf(evaluateHost(parsePreflight(r2.stdout.toString("utf8")), target), host2.name, await warningsDecision(ctx));
       },
       /** Checks across hosts, from the facts phase 1 stored. */
       async "preflight-cluster"(ctx) {
         return outcomeOf(evaluateCluster(await storedFacts(ctx.hosts)), "the cluster", await warningsDecision(ctx));
       },
-      ...bootstrapActions
+      ...bootstrapActions,
+      ...runtimeActions
     };
   }
 });
@@ -5333,12 +6165,12 @@ var init_run_resources = __esm({
       get assetPaths() {
         return [...this.assetRows.keys()].sort();
       }
-      hasAsset(path15) {
-        return this.assetRows.has(path15);
+      hasAsset(path20) {
+        return this.assetRows.has(path20);
       }
-      asset(path15) {
-        const row = this.assetRows.get(path15);
-        if (!row) throw new Error(`asset ${path15} is not in asset set v${this.assetSetVersion ?? "?"}: re-render the assets and plan a new run`);
+      asset(path20) {
+        const row = this.assetRows.get(path20);
+        if (!row) throw new Error(`asset ${path20} is not in asset set v${this.assetSetVersion ?? "?"}: re-render the assets and plan a new run`);
         return row.sensitive ? decryptSecret(row.content) : row.content;
       }
       get firstMaster() {
@@ -5376,7 +6208,7 @@ async function loadEngineHosts(params) {
   ]);
   const auth = /* @__PURE__ */ new Map();
   for (const c of credentials) {
-    if (c.secretCipher) await recordSecretUse({ credentialId: c.id, credentialName: c.name, clusterId: params.clusterId, runId: params.runId, purpose: params.purpose ?? "ssh" });
+    if (c.secretCipher && params.auditSecretUse !== false) await recordSecretUse({ credentialId: c.id, credentialName: c.name, clusterId: params.clusterId, runId: params.runId, purpose: params.purpose ?? "ssh" });
     if (c.kind === "agent") auth.set(c.name, { kind: "agent" });
     else if (c.kind === "password" && c.secretCipher) auth.set(c.name, { kind: "password", password: decryptSecret(c.secretCipher) });
     else if (c.secretCipher)
@@ -5434,12 +6266,12 @@ async function executeRun(runId, options) {
   const definition = JSON.parse(run3.cluster.definition);
   const tails = /* @__PURE__ */ new Map();
   const pending = /* @__PURE__ */ new Map();
-  const sink = (line) => {
-    const tail = tails.get(line.step) ?? [];
-    tail.push(`${line.stream === "stderr" ? "! " : ""}${line.line}`);
+  const sink = (line2) => {
+    const tail = tails.get(line2.step) ?? [];
+    tail.push(`${line2.stream === "stderr" ? "! " : ""}${line2.line}`);
     if (tail.length > OUTPUT_TAIL_LINES) tail.shift();
-    tails.set(line.step, tail);
-    pending.set(line.step, [...pending.get(line.step) ?? [], line]);
+    tails.set(line2.step, tail);
+    pending.set(line2.step, [...pending.get(line2.step) ?? [], line2]);
   };
   const executor = options.executor ?? new Executor({ sink });
   let flushing = Promise.resolve();
@@ -5691,6 +6523,41 @@ var init_worker = __esm({
   }
 });
 
+// lib/http/text.ts
+function badText(data, depth = 0) {
+  if (typeof data === "string") {
+    if (data.includes("\0")) return "a NUL character";
+    if (loneSurrogate.test(data)) return "text that is not valid Unicode (a lone surrogate)";
+    return void 0;
+  }
+  if (depth > 64) return "too deeply nested data";
+  if (Array.isArray(data)) {
+    for (const v of data) {
+      const b = badText(v, depth + 1);
+      if (b) return b;
+    }
+  } else if (data && typeof data === "object") {
+    for (const [k, v] of Object.entries(data)) {
+      const b = badText(k, depth + 1) ?? badText(v, depth + 1);
+      if (b) return b;
+    }
+  }
+  return void 0;
+}
+function escapeForTerminal(s2) {
+  return s2.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 255 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+var loneSurrogate;
+var init_text = __esm({
+  "lib/http/text.ts"() {
+    "use strict";
+    loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+  }
+});
+
 // lib/cluster/yaml.ts
 function parseClusterYaml(text) {
   if (text.length > maxYamlBytes)
@@ -5706,19 +6573,30 @@ function parseClusterYaml(text) {
       })),
       warnings: []
     };
-  return validateClusterDefinition(doc.toJS({ maxAliasCount: 100 }));
+  let data;
+  try {
+    data = doc.toJS({ maxAliasCount: maxYamlAliases });
+  } catch (err) {
+    const why = err instanceof ReferenceError && /alias/i.test(err.message) ? `uses aliases that expand too far (at most ${maxYamlAliases} alias uses)` : "has an alias that cannot be resolved";
+    return { ok: false, errors: [{ path: "(file)", message: why }], warnings: [] };
+  }
+  const bad = badText(data);
+  if (bad) return { ok: false, errors: [{ path: "(file)", message: `contains ${bad}` }], warnings: [] };
+  return validateClusterDefinition(data);
 }
 function toClusterYaml(def) {
   return `# Bootdeck cluster definition \u2014 see docs/cluster-yaml.md
 ${(0, import_yaml4.stringify)(def, { lineWidth: 0 })}`;
 }
-var import_yaml4, maxYamlBytes;
+var import_yaml4, maxYamlBytes, maxYamlAliases;
 var init_yaml = __esm({
   "lib/cluster/yaml.ts"() {
     "use strict";
     import_yaml4 = require("yaml");
+    init_text();
     init_definition();
     maxYamlBytes = 2 * 1024 * 1024;
+    maxYamlAliases = 100;
   }
 });
 
@@ -5729,12 +6607,15 @@ async function readCredentialSecrets(def, baseDir, env) {
   for (const [i, c] of def.spec.credentials.entries()) {
     const at = `spec.credentials[${i}]`;
     const s2 = {};
-    if (c.privateKeyFile) {
-      const file = import_node_path3.default.resolve(baseDir, c.privateKeyFile.replace(/^~(?=\/)/, env.HOME ?? "~"));
+    for (const [field, target] of [["privateKeyFile", "privateKey"], ["passwordFile", "password"]]) {
+      const name = c[field];
+      if (!name) continue;
+      const file = import_node_path3.default.resolve(baseDir, name.replace(/^~(?=\/)/, env.HOME ?? "~"));
       try {
-        s2.privateKey = await (0, import_promises.readFile)(file, "utf8");
+        const text = await (0, import_promises.readFile)(file, "utf8");
+        s2[target] = target === "password" ? text.replace(/\r?\n$/, "") : text;
       } catch (err) {
-        problems.push({ path: `${at}.privateKeyFile`, message: `cannot read ${file}: ${err.code ?? String(err)}` });
+        problems.push({ path: `${at}.${field}`, message: `cannot read ${file}: ${err.code ?? String(err)}` });
       }
     }
     for (const [field, target] of [["passphraseEnv", "passphrase"], ["passwordEnv", "password"]]) {
@@ -5782,15 +6663,18 @@ var init_import = __esm({
 
 // cli/problems.ts
 function printWarnings(warnings) {
-  for (const w of warnings) console.log(`warning: ${w.path}: ${w.message}`);
+  for (const w of warnings) console.log(line("warning", w));
 }
 function printErrors(file, errors) {
-  for (const e of errors) console.log(`error: ${e.path}: ${e.message}`);
-  console.log(`${file}: ${errors.length} problem${errors.length === 1 ? "" : "s"}`);
+  for (const e of errors) console.log(line("error", e));
+  console.log(`${escapeForTerminal(file)}: ${errors.length} problem${errors.length === 1 ? "" : "s"}`);
 }
+var line;
 var init_problems = __esm({
   "cli/problems.ts"() {
     "use strict";
+    init_text();
+    line = (kind, p2) => `${kind}: ${escapeForTerminal(p2.path)}: ${escapeForTerminal(p2.message)}`;
   }
 });
 
@@ -5951,8 +6835,8 @@ async function follow(runId, verbose) {
       const events = await listRunEvents({ runId, afterSeq: seq2 });
       for (const e of events) {
         seq2 = e.seq;
-        const line = progressLine(e, startedAt, verbose);
-        if (line) console.log(line);
+        const line2 = progressLine(e, startedAt, verbose);
+        if (line2) console.log(line2);
         if (e.type === "run.finished") status = String(e.data.status);
       }
       if (!status) await new Promise((r2) => setTimeout(r2, 250));
@@ -6074,6 +6958,54 @@ var init_export = __esm({
   }
 });
 
+// cli/commands/images.ts
+var images_exports = {};
+__export(images_exports, {
+  images: () => images
+});
+var import_promises4, help, images;
+var init_images = __esm({
+  "cli/commands/images.ts"() {
+    "use strict";
+    import_promises4 = require("node:fs/promises");
+    init_capabilities();
+    init_yaml();
+    init_problems();
+    help = `Usage: bootdeck images --config cluster.yaml [--upstream]
+
+Prints every container image the cluster runs, one per line, as its nodes will pull it: through
+spec.images.registry when it is set. --upstream prints the names upstream publishes instead, with
+the mirrored name beside each (what \`crane copy\` or \`skopeo copy\` needs to fill the mirror).`;
+    images = {
+      async run(argv) {
+        const i = argv.indexOf("--config");
+        const file = i >= 0 ? argv[i + 1] : void 0;
+        if (!file || argv.includes("--help")) {
+          console.log(help);
+          return file ? 0 : 2;
+        }
+        let text;
+        try {
+          text = await (0, import_promises4.readFile)(file, "utf8");
+        } catch (err) {
+          console.error(`bootdeck images: cannot read ${file}: ${err.code ?? String(err)}`);
+          return 2;
+        }
+        const result = parseClusterYaml(text);
+        if (!result.ok) {
+          printErrors(file, result.errors);
+          return 1;
+        }
+        const def = result.definition;
+        for (const image of clusterImages(def.spec.kubernetes.version, def.spec.images.registry)) {
+          console.log(argv.includes("--upstream") ? `${image.upstream}${image.pulled !== image.upstream ? `	${image.pulled}` : ""}` : image.pulled);
+        }
+        return 0;
+      }
+    };
+  }
+});
+
 // lib/db/migrate.ts
 async function migrateDatabase() {
   const env = getEnv();
@@ -6108,6 +7040,25 @@ var init_migrate = __esm({
   }
 });
 
+// lib/auth/password-strength.ts
+function weakPasswordProblem(password, userInputs = []) {
+  const r2 = estimator().check(password, userInputs);
+  if (r2.score >= minPasswordScore) return void 0;
+  const why = r2.feedback.warning ?? r2.feedback.suggestions[0];
+  return `is too easy to guess${why ? `: ${why.replace(/\.$/, "")}` : ""}; use a longer passphrase or a generated password`;
+}
+var import_core, common, en, minPasswordScore, factory, estimator;
+var init_password_strength = __esm({
+  "lib/auth/password-strength.ts"() {
+    "use strict";
+    import_core = require("@zxcvbn-ts/core");
+    common = __toESM(require("@zxcvbn-ts/language-common"));
+    en = __toESM(require("@zxcvbn-ts/language-en"));
+    minPasswordScore = 3;
+    estimator = () => factory ??= new import_core.ZxcvbnFactory({ dictionary: { ...common.dictionary, ...en.dictionary }, graphs: common.adjacencyGraphs, translations: en.translations });
+  }
+});
+
 // lib/auth/password.ts
 function scrypt(password, salt, opts) {
   return new Promise(
@@ -6125,15 +7076,16 @@ async function hashPassword(password) {
   const hash2 = await scrypt(password, salt, { N, r, p });
   return ["scrypt", N, r, p, salt.toString("base64"), hash2.toString("base64")].join("$");
 }
-function passwordProblem(password) {
+function passwordProblem(password, userInputs = []) {
   if (password.length < passwordRules.min) return `must be at least ${passwordRules.min} characters`;
   if (password.length > passwordRules.max) return `must be at most ${passwordRules.max} characters`;
-  return void 0;
+  return weakPasswordProblem(password, userInputs);
 }
 var import_node_crypto13, N, r, p, keyLength, passwordRules;
 var init_password = __esm({
   "lib/auth/password.ts"() {
     "use strict";
+    init_password_strength();
     import_node_crypto13 = require("node:crypto");
     N = 2 ** 15;
     r = 8;
@@ -6178,7 +7130,7 @@ async function countUsers() {
   return getDb().user.count();
 }
 async function createUser(input) {
-  const problem = passwordProblem(input.password);
+  const problem = passwordProblem(input.password, [input.username, input.displayName ?? ""]);
   if (problem) throw new ValidationError([{ path: "password", message: problem }]);
   const name = usernameSchema.safeParse(input.username);
   if (!name.success) throw new ValidationError([{ path: "username", message: name.error.issues[0]?.message ?? "is invalid" }]);
@@ -6231,6 +7183,20 @@ async function updateUser(input) {
   });
   return getUserOrThrow({ id: input.id });
 }
+async function deleteUser(input) {
+  if (input.id === input.actorId) throw conflict("You cannot delete your own account");
+  return getDb().$transaction(async (tx) => {
+    const user2 = await tx.user.findUnique({ where: { id: input.id } });
+    if (!user2) throw notFound("User");
+    if (user2.role === "admin" && !user2.disabled) {
+      const others = await tx.user.count({ where: { role: "admin", disabled: false, id: { not: user2.id } } });
+      if (others === 0) throw conflict("This is the last enabled admin; make another user admin first");
+    }
+    await tx.session.deleteMany({ where: { userId: user2.id } });
+    await tx.user.delete({ where: { id: user2.id } });
+    return toView(user2);
+  });
+}
 async function resetUserPassword(input) {
   const password = input.password ?? generatePassword();
   const problem = passwordProblem(password);
@@ -6282,6 +7248,7 @@ var init_setup = __esm({
     init_env();
     init_master_key();
     init_users();
+    init_errors();
     setup = {
       async run(argv) {
         if (argv.includes("--help")) {
@@ -6302,7 +7269,14 @@ Idempotent; safe to run before every start.
         console.log(`setup: database ${env.databaseUrl} is up to date`);
         if (await countUsers() === 0) {
           const password = env.BOOTDECK_ADMIN_PASSWORD ?? generatePassword();
-          await createUser({ username: "admin", displayName: "Administrator", password, role: "admin" });
+          try {
+            await createUser({ username: "admin", displayName: "Administrator", password, role: "admin" });
+          } catch (err) {
+            if (!(err instanceof ValidationError)) throw err;
+            for (const e of err.errors) console.error(`setup: BOOTDECK_ADMIN_PASSWORD ${e.message}`);
+            await disconnectDb();
+            return 1;
+          }
           console.log(
             env.BOOTDECK_ADMIN_PASSWORD ? 'setup: created user "admin" with the password from BOOTDECK_ADMIN_PASSWORD' : `setup: created user "admin" with password ${password}
 setup: this password is shown only once; sign in and keep it safe`
@@ -6320,11 +7294,11 @@ var validate_exports = {};
 __export(validate_exports, {
   validate: () => validate
 });
-var import_promises4, validate;
+var import_promises5, validate;
 var init_validate = __esm({
   "cli/commands/validate.ts"() {
     "use strict";
-    import_promises4 = require("node:fs/promises");
+    import_promises5 = require("node:fs/promises");
     init_yaml();
     init_problems();
     validate = {
@@ -6336,7 +7310,7 @@ var init_validate = __esm({
         }
         let text;
         try {
-          text = await (0, import_promises4.readFile)(file, "utf8");
+          text = await (0, import_promises5.readFile)(file, "utf8");
         } catch (err) {
           console.error(`bootdeck validate: cannot read ${file}: ${err.code ?? String(err)}`);
           return 2;
@@ -6395,13 +7369,14 @@ function validateLabName(name) {
   }
   return name;
 }
-var import_node_path6, CACHE_DIR, RUN_DIR, SUITE, MIRROR, BASE_PACKAGES, FIXED_SUBNETS, SUBNET_PREFIX, FIRST_HOST_OCTET, MAX_HOSTS, USERS, LAB_PASSWORD, labDir, statePath, bridgeName, netnsName, vethName;
+var import_node_path6, CACHE_DIR, RUN_DIR, LAB_DISK_DIR, SUITE, MIRROR, BASE_PACKAGES, FIXED_SUBNETS, SUBNET_PREFIX, FIRST_HOST_OCTET, MAX_HOSTS, USERS, LAB_PASSWORD, labDir, statePath, bridgeName, netnsName, vethName;
 var init_config = __esm({
   "lab/config.ts"() {
     "use strict";
     import_node_path6 = __toESM(require("node:path"));
     CACHE_DIR = process.env.BOOTDECK_LAB_CACHE ?? "/var/cache/bootdeck-lab";
     RUN_DIR = process.env.BOOTDECK_LAB_RUN ?? "/run/bootdeck-lab";
+    LAB_DISK_DIR = process.env.BOOTDECK_LAB_DISK ?? "/var/lib/bootdeck-lab";
     SUITE = "bookworm";
     MIRROR = process.env.BOOTDECK_LAB_MIRROR ?? "http://deb.debian.org/debian";
     BASE_PACKAGES = [
@@ -6459,10 +7434,10 @@ function runStreaming(cmd, args, onLine) {
     const child = (0, import_node_child_process2.spawn)(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
     let tail = [];
     const feed = (buf2) => {
-      for (const line of buf2.toString("utf8").split("\n")) {
-        if (!line.trim()) continue;
-        tail = [...tail.slice(-20), line];
-        onLine(line);
+      for (const line2 of buf2.toString("utf8").split("\n")) {
+        if (!line2.trim()) continue;
+        tail = [...tail.slice(-20), line2];
+        onLine(line2);
       }
     };
     child.stdout.on("data", feed);
@@ -6509,9 +7484,9 @@ async function ensureBaseImage(log2) {
     await runStreaming(
       "debootstrap",
       ["--variant=minbase", `--include=${BASE_PACKAGES.join(",")}`, SUITE, tmp2, MIRROR],
-      (line) => {
-        if (/^I: (Retrieving Release|Validating Packages|Resolving|Found|Checking|Extracting base|Installing core|Configuring|Base system)/.test(line) || ++n % 25 === 0) {
-          log2(`  debootstrap: ${line.replace(/^I: /, "")}`);
+      (line2) => {
+        if (/^I: (Retrieving Release|Validating Packages|Resolving|Found|Checking|Extracting base|Installing core|Configuring|Base system)/.test(line2) || ++n % 25 === 0) {
+          log2(`  debootstrap: ${line2.replace(/^I: /, "")}`);
         }
       }
     );
@@ -6541,17 +7516,37 @@ var init_base_image = __esm({
     init_config();
     init_sh();
     HOST_INIT = `#!/bin/sh
-# bootdeck lab host init (PID 1 in the host's pid namespace)
+# bootdeck lab host init (PID 1 in the host's pid, mount and cgroup namespaces)
+# Mounts as on a machine of its own: shared propagation (the kubelet and containerd need it), /proc,
+# /sys with every cgroup hierarchy (the host's own, through its cgroup namespace), a private /dev.
 mount -t proc proc /proc
+# This machine's root, left behind by pivot_root: the host sees only its own.
+umount -l /.bootdeck-oldroot && rmdir /.bootdeck-oldroot
+mount --make-rshared /
 echo "$1" > /proc/sys/kernel/hostname
 mount -t sysfs sysfs /sys 2>/dev/null || true
+if grep -qv '^0::' /proc/self/cgroup; then
+  mount -t tmpfs -o mode=755 cgroup /sys/fs/cgroup
+  while IFS=: read -r id ctrls rest; do
+    case "$ctrls" in
+      "") mkdir -p /sys/fs/cgroup/unified && mount -t cgroup2 cgroup2 /sys/fs/cgroup/unified ;;
+      name=*) d=\${ctrls#name=}; mkdir -p "/sys/fs/cgroup/$d" && mount -t cgroup -o "none,$ctrls" cgroup "/sys/fs/cgroup/$d" ;;
+      *) mkdir -p "/sys/fs/cgroup/$ctrls" && mount -t cgroup -o "$ctrls" cgroup "/sys/fs/cgroup/$ctrls"
+         case "$ctrls" in *,*) for c in $(echo "$ctrls" | tr , ' '); do ln -s "$ctrls" "/sys/fs/cgroup/$c"; done ;; esac ;;
+    esac
+  done < /proc/self/cgroup
+else
+  mount -t cgroup2 cgroup2 /sys/fs/cgroup
+fi
 mount -t tmpfs -o mode=755 tmpfs /run
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=755 tmpfs /dev
 mknod -m 666 /dev/null c 1 3; mknod -m 666 /dev/zero c 1 5; mknod -m 666 /dev/full c 1 7
 mknod -m 666 /dev/random c 1 8; mknod -m 666 /dev/urandom c 1 9; mknod -m 666 /dev/tty c 5 0
+mknod -m 600 /dev/kmsg c 1 11
 mkdir -p /dev/pts /dev/shm /run/sshd /run/lock
 mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts /dev/pts
+mount -t tmpfs -o mode=1777 shm /dev/shm
 ln -s pts/ptmx /dev/ptmx; ln -s /proc/self/fd /dev/fd
 ln -s /proc/self/fd/0 /dev/stdin; ln -s /proc/self/fd/1 /dev/stdout; ln -s /proc/self/fd/2 /dev/stderr
 /usr/sbin/sshd -E /var/log/sshd.log
@@ -6584,111 +7579,786 @@ rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
   }
 });
 
+// lab/cgroups.ts
+function hierarchies() {
+  const own = /* @__PURE__ */ new Map();
+  for (const line2 of import_node_fs5.default.readFileSync("/proc/self/cgroup", "utf8").split("\n").filter(Boolean)) {
+    const [, ctrls = "", p2 = "/"] = line2.split(":");
+    own.set(ctrls, p2);
+  }
+  const out = [];
+  for (const line2 of import_node_fs5.default.readFileSync("/proc/self/mountinfo", "utf8").split("\n").filter(Boolean)) {
+    const [pre, post] = line2.split(" - ");
+    const [fstype, , superOpts = ""] = (post ?? "").split(" ");
+    const mountPoint = (pre ?? "").split(" ")[4] ?? "";
+    if (fstype === "cgroup2") out.push({ mountPoint, own: own.get("") ?? "/", version: 2, controllers: [] });
+    if (fstype === "cgroup") {
+      const controllers = superOpts.split(",").filter((o2) => !V1_OPTIONS_IGNORED.has(o2) && o2 !== "none");
+      const key = [...own.keys()].find((k) => k !== "" && sameSet(k.split(","), controllers));
+      out.push({ mountPoint, own: key === void 0 ? "/" : own.get(key) ?? "/", version: 1, controllers });
+    }
+  }
+  return out;
+}
+function hostCgroupDir(h, lab2, host2) {
+  return import_node_path8.default.join(h.mountPoint, h.version === 1 ? h.own : "/", "bootdeck-lab", lab2, host2);
+}
+function labCgroupDirs(lab2) {
+  return hierarchies().map((h) => import_node_path8.default.dirname(hostCgroupDir(h, lab2, "x")));
+}
+function createHostCgroups(lab2, host2) {
+  const procs = [];
+  for (const h of hierarchies()) {
+    const dir = hostCgroupDir(h, lab2, host2);
+    const base = import_node_path8.default.join(h.mountPoint, h.version === 1 ? h.own : "/");
+    let cur = base;
+    if (h.version === 2) enableV2Controllers(base);
+    for (const part of import_node_path8.default.relative(base, dir).split(import_node_path8.default.sep)) {
+      const parent = cur;
+      cur = import_node_path8.default.join(cur, part);
+      if (!import_node_fs5.default.existsSync(cur)) import_node_fs5.default.mkdirSync(cur);
+      if (h.controllers.includes("cpuset")) {
+        for (const f of ["cpuset.cpus", "cpuset.mems"]) if (!import_node_fs5.default.readFileSync(import_node_path8.default.join(cur, f), "utf8").trim()) import_node_fs5.default.writeFileSync(import_node_path8.default.join(cur, f), import_node_fs5.default.readFileSync(import_node_path8.default.join(parent, f)));
+      }
+      if (h.version === 2 && cur !== dir) enableV2Controllers(cur);
+    }
+    procs.push(import_node_path8.default.join(dir, "cgroup.procs"));
+  }
+  return procs;
+}
+function enableV2Controllers(dir) {
+  const available = import_node_fs5.default.readFileSync(import_node_path8.default.join(dir, "cgroup.controllers"), "utf8").trim().split(/\s+/).filter(Boolean);
+  if (available.length) import_node_fs5.default.writeFileSync(import_node_path8.default.join(dir, "cgroup.subtree_control"), available.map((c) => `+${c}`).join(" "));
+}
+function removeLabCgroups(lab2) {
+  for (const dir of labCgroupDirs(lab2)) {
+    if (!import_node_fs5.default.existsSync(dir)) continue;
+    const all = [];
+    const walk = (d) => {
+      for (const e of import_node_fs5.default.readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) walk(import_node_path8.default.join(d, e.name));
+      all.push(d);
+    };
+    walk(dir);
+    for (const d of all) {
+      try {
+        import_node_fs5.default.rmdirSync(d);
+      } catch {
+      }
+    }
+  }
+}
+var import_node_fs5, import_node_path8, V1_OPTIONS_IGNORED, sameSet;
+var init_cgroups = __esm({
+  "lab/cgroups.ts"() {
+    "use strict";
+    import_node_fs5 = __toESM(require("node:fs"));
+    import_node_path8 = __toESM(require("node:path"));
+    V1_OPTIONS_IGNORED = /* @__PURE__ */ new Set(["rw", "ro", "relatime", "noatime", "nosuid", "nodev", "noexec", "clone_children", "xattr", "nsdelegate", "memory_recursiveprot"]);
+    sameSet = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
+  }
+});
+
+// lab/upstream/components.ts
+function kubernetesComponent(version) {
+  const cmds = ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy", "kubelet", "kubectl"];
+  return {
+    id: "kubernetes",
+    version,
+    modules: [{ path: "k8s.io/kubernetes", version }],
+    stagingReplaces: true,
+    binaries: cmds.map((name) => ({ name, pkg: `k8s.io/kubernetes/cmd/${name}`, ldflags: k8sVersionFlags(version) }))
+  };
+}
+function etcdComponent(imageTag) {
+  const version = `v${imageTag.replace(/-\d+$/, "")}`;
+  return {
+    id: "etcd",
+    version,
+    modules: [
+      { path: "go.etcd.io/etcd/server/v3", version },
+      { path: "go.etcd.io/etcd/etcdctl/v3", version },
+      { path: "go.etcd.io/etcd/etcdutl/v3", version }
+    ],
+    binaries: [
+      { name: "etcd", pkg: "go.etcd.io/etcd/server/v3" },
+      { name: "etcdctl", pkg: "go.etcd.io/etcd/etcdctl/v3" },
+      { name: "etcdutl", pkg: "go.etcd.io/etcd/etcdutl/v3" }
+    ]
+  };
+}
+function corednsComponent(version) {
+  return {
+    id: "coredns",
+    version,
+    modules: [{ path: "github.com/coredns/coredns", version }],
+    // CoreDNS compiles its version in (coremain.CoreVersion).
+    binaries: [{ name: "coredns", pkg: "github.com/coredns/coredns" }]
+  };
+}
+function pauseComponent(tag) {
+  const newest = versionProfiles[versionProfiles.length - 1]?.defaultVersion ?? "";
+  return { id: "pause", version: tag, modules: [{ path: "k8s.io/kubernetes", version: newest }], binaries: [], pauseFrom: newest };
+}
+function containerdComponent(version = runtimeVersions.containerd) {
+  const v = `v${version}`;
+  const ld = [`-X github.com/containerd/containerd/v2/version.Version=${v}`, "-X github.com/containerd/containerd/v2/version.Revision=bootdeck-lab"];
+  const tags = ["no_btrfs", "no_devmapper", "no_zfs", "urfave_cli_no_docs"];
+  return {
+    id: "containerd",
+    version: v,
+    modules: [{ path: "github.com/containerd/containerd/v2", version: v }],
+    binaries: ["containerd", "containerd-shim-runc-v2", "ctr"].map((name) => ({ name, pkg: `github.com/containerd/containerd/v2/cmd/${name}`, tags, ldflags: ld }))
+  };
+}
+function runcComponent(version = runtimeVersions.runc) {
+  return {
+    id: "runc",
+    version: `v${version}`,
+    modules: [{ path: "github.com/opencontainers/runc", version: `v${version}` }],
+    // runc needs cgo (its nsenter runs before the Go runtime starts) and libseccomp for seccomp profiles;
+    // upstream ships it statically linked, and so does the lab.
+    binaries: [{ name: "runc", pkg: "github.com/opencontainers/runc", cgo: true, static: true, tags: ["seccomp", "urfave_cli_no_docs", "netgo", "osusergo"], ldflags: [`-X main.version=${version}`] }],
+    debianBuildDeps: ["libseccomp-dev", "pkg-config"]
+  };
+}
+function crictlComponent(version = runtimeVersions.crictl) {
+  return {
+    id: "crictl",
+    version,
+    modules: [{ path: "sigs.k8s.io/cri-tools", version }],
+    binaries: [{ name: "crictl", pkg: "sigs.k8s.io/cri-tools/cmd/crictl", ldflags: [`-X sigs.k8s.io/cri-tools/pkg/version.Version=${version}`] }]
+  };
+}
+function cniPluginsComponent(version = runtimeVersions.cniPlugins) {
+  const plugins = { bridge: "main/bridge", loopback: "main/loopback", "host-local": "ipam/host-local", portmap: "meta/portmap" };
+  return {
+    id: "cni-plugins",
+    version,
+    modules: [{ path: "github.com/containernetworking/plugins", version }],
+    binaries: Object.entries(plugins).map(([name, dir]) => ({
+      name,
+      pkg: `github.com/containernetworking/plugins/plugins/${dir}`,
+      ldflags: [`-X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=${version}`]
+    }))
+  };
+}
+function flannelComponent(version = addonVersions.flannel) {
+  return {
+    id: "flannel",
+    version,
+    modules: [{ path: "github.com/flannel-io/flannel", version }],
+    replaces: [
+      {
+        path: "github.com/tencentcloud/tencentcloud-sdk-go/tencentcloud/vpc",
+        version: "v1.0.1000",
+        why: "the version flannel requires is not on the module proxy; only its tencentvpc backend uses it, which the lab never runs"
+      }
+    ],
+    binaries: [
+      // cgo: the udp backend is C; upstream links flanneld with cgo too.
+      { name: "flanneld", pkg: "github.com/flannel-io/flannel", cgo: true, static: true, tags: ["netgo", "osusergo"], ldflags: [`-X github.com/flannel-io/flannel/pkg/version.Version=${version}`] },
+      { name: "install-conf", pkg: "github.com/flannel-io/flannel/cmd/install_conf" }
+    ]
+  };
+}
+function flannelCniComponent() {
+  return {
+    id: "flannel-cni",
+    version: "v0.9.1",
+    modules: [{ path: "github.com/containernetworking/plugins", version: "v0.9.1" }],
+    binaries: [{ name: "flannel", pkg: "github.com/containernetworking/plugins/plugins/meta/flannel" }]
+  };
+}
+function agnhostComponent() {
+  const newest = versionProfiles[versionProfiles.length - 1]?.defaultVersion ?? "";
+  return {
+    id: "agnhost",
+    version: newest,
+    modules: [{ path: "k8s.io/kubernetes", version: newest }],
+    stagingReplaces: true,
+    binaries: [{ name: "agnhost", pkg: "k8s.io/kubernetes/test/images/agnhost" }]
+  };
+}
+function registryComponent(version = "v3.1.2") {
+  return {
+    id: "registry",
+    version,
+    modules: [{ path: "github.com/distribution/distribution/v3", version }],
+    binaries: [{ name: "registry", pkg: "github.com/distribution/distribution/v3/cmd/registry", ldflags: [`-X github.com/distribution/distribution/v3/version.version=${version}`] }]
+  };
+}
+function componentsForCluster(kubernetesVersion) {
+  const { pins } = profileOf(kubernetesVersion);
+  return [
+    kubernetesComponent(kubernetesVersion),
+    etcdComponent(pins.etcd),
+    corednsComponent(pins.coredns),
+    pauseComponent(pins.pause),
+    ...runtimeComponents()
+  ];
+}
+function runtimeComponents() {
+  return [containerdComponent(), runcComponent(), crictlComponent(), cniPluginsComponent(), flannelComponent(), flannelCniComponent(), agnhostComponent()];
+}
+var k8sVersionFlags, componentKey;
+var init_components = __esm({
+  "lab/upstream/components.ts"() {
+    "use strict";
+    init_runtime_versions();
+    init_versions();
+    k8sVersionFlags = (version) => {
+      const [, major, minor] = /^v(\d+)\.(\d+)\./.exec(version) ?? [];
+      const vars = { gitVersion: version, gitMajor: major ?? "", gitMinor: minor ?? "", gitTreeState: "clean", buildDate: "1970-01-01T00:00:00Z" };
+      return ["k8s.io/component-base/version", "k8s.io/client-go/pkg/version"].flatMap((pkg) => Object.entries(vars).map(([k, v]) => `-X ${pkg}.${k}=${v}`));
+    };
+    componentKey = (c) => `${c.id}-${c.version}`;
+  }
+});
+
+// lab/upstream/build.ts
+function componentDir(c) {
+  return import_node_path9.default.join(UPSTREAM_DIR, componentKey(c));
+}
+function readManifest(dir) {
+  try {
+    return JSON.parse(import_node_fs6.default.readFileSync(import_node_path9.default.join(dir, MANIFEST), "utf8"));
+  } catch {
+    return void 0;
+  }
+}
+function toBuilt(dir, m, cached3) {
+  const binaries = Object.fromEntries(Object.entries(m.binaries).map(([n, b]) => [n, { ...b, path: import_node_path9.default.join(dir, "bin", n) }]));
+  return { id: m.id, version: m.version, dir, binaries, seconds: cached3 ? 0 : m.seconds, cached: cached3 };
+}
+function cachedComponent(c) {
+  const dir = componentDir(c);
+  const m = readManifest(dir);
+  return m ? toBuilt(dir, m, true) : void 0;
+}
+async function ensureComponent(c, log2) {
+  const hit = cachedComponent(c);
+  if (hit) return hit;
+  return withBuildLock(componentDir(c), async () => cachedComponent(c) ?? await buildComponent(c, log2));
+}
+async function withBuildLock(dir, fn) {
+  import_node_fs6.default.mkdirSync(UPSTREAM_DIR, { recursive: true });
+  const lock = `${dir}.lock`;
+  for (; ; ) {
+    try {
+      import_node_fs6.default.mkdirSync(lock);
+      import_node_fs6.default.writeFileSync(import_node_path9.default.join(lock, "pid"), String(process.pid));
+      break;
+    } catch {
+      const holder4 = Number(import_node_fs6.default.readFileSync(import_node_path9.default.join(lock, "pid"), { encoding: "utf8", flag: "a+" }) || 0);
+      if (holder4 > 0 && !import_node_fs6.default.existsSync(`/proc/${holder4}`)) {
+        import_node_fs6.default.rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      await new Promise((r2) => setTimeout(r2, 2e3));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    import_node_fs6.default.rmSync(lock, { recursive: true, force: true });
+  }
+}
+function goEnv(extra) {
+  return { ...process.env, GOFLAGS: "-mod=mod", GOTOOLCHAIN: process.env.GOTOOLCHAIN ?? "local", ...extra };
+}
+function goVersion() {
+  const r2 = (0, import_node_child_process3.spawnSync)("go", ["version"], { encoding: "utf8" });
+  if (r2.error || r2.status !== 0) throw new Error("Go is not installed (the lab builds Kubernetes from Go modules): install Go 1.26 at /usr/local/go");
+  return r2.stdout.trim();
+}
+function stagingReplaces(c, work) {
+  const k8s3 = c.modules.find((m) => m.path === "k8s.io/kubernetes");
+  if (!k8s3) return [];
+  const r2 = (0, import_node_child_process3.spawnSync)("go", ["mod", "download", "-json", `k8s.io/kubernetes@${k8s3.version}`], { cwd: work, encoding: "utf8", env: goEnv({}) });
+  if (r2.status !== 0) throw new Error(`go mod download k8s.io/kubernetes@${k8s3.version} failed: ${(r2.stderr || r2.stdout).trim().slice(-800)}`);
+  const info = JSON.parse(r2.stdout);
+  const minor = /^v1\.(\d+)\.(\d+)/.exec(k8s3.version);
+  if (!minor) throw new Error(`not a Kubernetes version: ${k8s3.version}`);
+  const staging = `v0.${minor[1]}.${minor[2]}`;
+  return import_node_fs6.default.readFileSync(info.GoMod, "utf8").split("\n").map((l) => /^\s*(k8s\.io\/[a-z0-9-]+)\s+=>\s+\.\/staging\//.exec(l)?.[1]).filter((m) => !!m).map((m) => `replace ${m} => ${m} ${staging}`);
+}
+function writeBuildModule(c, work) {
+  import_node_fs6.default.rmSync(work, { recursive: true, force: true });
+  import_node_fs6.default.mkdirSync(work, { recursive: true });
+  const mod = [`module bootdeck.local/lab-build/${c.id}`, "", "go 1.26", "", "require (", ...c.modules.map((m) => `	${m.path} ${m.version}`), ")", ""];
+  import_node_fs6.default.writeFileSync(import_node_path9.default.join(work, "go.mod"), mod.join("\n"));
+  if (c.stagingReplaces) import_node_fs6.default.appendFileSync(import_node_path9.default.join(work, "go.mod"), `
+${stagingReplaces(c, work).join("\n")}
+`);
+  for (const r2 of c.replaces ?? []) import_node_fs6.default.appendFileSync(import_node_path9.default.join(work, "go.mod"), `
+// ${r2.why}
+replace ${r2.path} => ${r2.path} ${r2.version}
+`);
+  const pkgs = [...c.binaries.map((b) => b.pkg)];
+  import_node_fs6.default.writeFileSync(import_node_path9.default.join(work, "tools.go"), `//go:build tools
+
+package tools
+
+import (
+${pkgs.map((p2) => `	_ "${p2}"`).join("\n")}
+)
+`);
+}
+function ensureDebianPackages(pkgs, log2) {
+  const missing = pkgs.filter((p2) => (0, import_node_child_process3.spawnSync)("dpkg-query", ["-W", "-f=${Status}", p2], { encoding: "utf8" }).stdout !== "install ok installed");
+  if (!missing.length) return;
+  log2(`  installing build dependencies: ${missing.join(" ")}`);
+  const r2 = (0, import_node_child_process3.spawnSync)("apt-get", ["install", "-y", "-q", "--no-install-recommends", ...missing], { encoding: "utf8", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  if (r2.status !== 0) throw new Error(`apt-get install ${missing.join(" ")} failed: ${(r2.stderr || r2.stdout).trim().slice(-800)}`);
+}
+function runGo(args, opts) {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = (0, import_node_child_process3.spawn)("go", args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"] });
+    let packages = 0;
+    let tail = [];
+    const feed = (buf2) => {
+      for (const line2 of buf2.toString("utf8").split("\n")) {
+        if (!line2.trim()) continue;
+        if (/^[\w.-]+(\/[\w.~+-]+)*$/.test(line2.trim())) packages++;
+        else tail = [...tail.slice(-30), line2];
+      }
+    };
+    child.stdout.on("data", feed);
+    child.stderr.on("data", feed);
+    const timer = setInterval(() => opts.log(`  ${opts.label}: ${packages} packages compiled, ${Math.round((Date.now() - started) / 1e3)} s`), 15e3);
+    child.on("error", (e) => {
+      clearInterval(timer);
+      reject(e);
+    });
+    child.on("close", (code) => {
+      clearInterval(timer);
+      if (code === 0) resolve();
+      else reject(new Error(`${opts.label}: go ${args[0]} failed (exit ${code}):
+${tail.join("\n")}`));
+    });
+  });
+}
+function ldflagsOf(b) {
+  return ["-s", "-w", ...b.ldflags ?? [], ...b.static ? ["-extldflags", "-static"] : []].join(" ");
+}
+async function buildComponent(c, log2) {
+  const go = goVersion();
+  const key = componentKey(c);
+  const started = Date.now();
+  const work = import_node_path9.default.join(UPSTREAM_DIR, ".work", key);
+  const out = `${componentDir(c)}.partial`;
+  import_node_fs6.default.rmSync(out, { recursive: true, force: true });
+  import_node_fs6.default.mkdirSync(import_node_path9.default.join(out, "bin"), { recursive: true });
+  log2(`building ${c.id} ${c.version} from Go modules (${c.modules.map((m) => `${m.path}@${m.version}`).join(", ")})\u2026`);
+  if (c.debianBuildDeps) ensureDebianPackages(c.debianBuildDeps, log2);
+  writeBuildModule(c, work);
+  await runGo(["mod", "tidy"], { cwd: work, env: goEnv({}), label: `${key} go mod tidy`, log: log2 });
+  for (const b of c.binaries) {
+    const t = Date.now();
+    const args = ["build", "-v", "-trimpath", "-o", import_node_path9.default.join(out, "bin", b.name), "-ldflags", ldflagsOf(b)];
+    if (b.tags?.length) args.push("-tags", b.tags.join(","));
+    args.push(b.pkg);
+    await runGo(args, { cwd: work, env: goEnv({ CGO_ENABLED: b.cgo ? "1" : "0" }), label: `${key} ${b.name}`, log: log2 });
+    log2(`  ${b.name} built in ${((Date.now() - t) / 1e3).toFixed(0)} s`);
+  }
+  if (c.pauseFrom) buildPause(c, work, out);
+  const binaries = {};
+  for (const name of import_node_fs6.default.readdirSync(import_node_path9.default.join(out, "bin"))) {
+    const data = import_node_fs6.default.readFileSync(import_node_path9.default.join(out, "bin", name));
+    binaries[name] = { sha256: (0, import_node_crypto16.createHash)("sha256").update(data).digest("hex"), size: data.length };
+  }
+  const seconds = Math.round((Date.now() - started) / 100) / 10;
+  const manifest = { id: c.id, version: c.version, go, builtAt: (/* @__PURE__ */ new Date()).toISOString(), seconds, binaries };
+  import_node_fs6.default.writeFileSync(import_node_path9.default.join(out, MANIFEST), JSON.stringify(manifest, null, 2));
+  import_node_fs6.default.rmSync(componentDir(c), { recursive: true, force: true });
+  import_node_fs6.default.renameSync(out, componentDir(c));
+  log2(`${c.id} ${c.version} built in ${seconds} s`);
+  return toBuilt(componentDir(c), manifest, false);
+}
+function buildPause(c, work, out) {
+  const r2 = (0, import_node_child_process3.spawnSync)("go", ["mod", "download", "-json", `k8s.io/kubernetes@${c.pauseFrom}`], { cwd: work, encoding: "utf8", env: goEnv({}) });
+  if (r2.status !== 0) throw new Error(`go mod download k8s.io/kubernetes@${c.pauseFrom}: ${r2.stderr.trim()}`);
+  const src = import_node_path9.default.join(JSON.parse(r2.stdout).Dir, "build/pause/linux/pause.c");
+  const cc = (0, import_node_child_process3.spawnSync)("gcc", ["-Os", "-Wall", "-Werror", "-static", `-DVERSION=v${c.version}`, "-o", import_node_path9.default.join(out, "bin", "pause"), src], { encoding: "utf8" });
+  if (cc.status !== 0) throw new Error(`compiling pause: ${(cc.stderr || cc.stdout).trim()}`);
+}
+function cacheSize() {
+  const r2 = (0, import_node_child_process3.spawnSync)("du", ["-sb", UPSTREAM_DIR], { encoding: "utf8" });
+  return Number(r2.stdout.split(/\s/)[0] ?? 0) || 0;
+}
+var import_node_child_process3, import_node_crypto16, import_node_fs6, import_node_path9, UPSTREAM_DIR, MANIFEST;
+var init_build = __esm({
+  "lab/upstream/build.ts"() {
+    "use strict";
+    import_node_child_process3 = require("node:child_process");
+    import_node_crypto16 = require("node:crypto");
+    import_node_fs6 = __toESM(require("node:fs"));
+    import_node_path9 = __toESM(require("node:path"));
+    init_config();
+    init_components();
+    UPSTREAM_DIR = import_node_path9.default.join(CACHE_DIR, "upstream");
+    MANIFEST = "manifest.json";
+  }
+});
+
 // lab/cluster/host-runtime.ts
 function hostStandIn(component) {
   return `${LAB_RUNTIME}/node --import ${LAB_RUNTIME}/repo/node_modules/tsx/dist/loader.mjs ${LAB_RUNTIME}/repo/lab/cluster/main.ts ${component}`;
 }
 function prepareHostRuntime(root) {
-  const dir = import_node_path8.default.join(root, LAB_RUNTIME.slice(1));
-  import_node_fs5.default.mkdirSync(import_node_path8.default.join(dir, "repo"), { recursive: true });
-  import_node_fs5.default.writeFileSync(import_node_path8.default.join(dir, "node"), "");
-  (0, import_node_child_process3.execFileSync)("mount", ["--bind", process.execPath, import_node_path8.default.join(dir, "node")]);
-  (0, import_node_child_process3.execFileSync)("mount", ["-o", "remount,bind,ro", import_node_path8.default.join(dir, "node")]);
-  (0, import_node_child_process3.execFileSync)("mount", ["--bind", REPO_ROOT, import_node_path8.default.join(dir, "repo")]);
-  (0, import_node_child_process3.execFileSync)("mount", ["-o", "remount,bind,ro", import_node_path8.default.join(dir, "repo")]);
-  const bin2 = import_node_path8.default.join(root, "usr/local/bin");
-  import_node_fs5.default.mkdirSync(bin2, { recursive: true });
+  const dir = import_node_path10.default.join(root, LAB_RUNTIME.slice(1));
+  import_node_fs7.default.mkdirSync(import_node_path10.default.join(dir, "repo"), { recursive: true });
+  import_node_fs7.default.writeFileSync(import_node_path10.default.join(dir, "node"), "");
+  (0, import_node_child_process4.execFileSync)("mount", ["--bind", process.execPath, import_node_path10.default.join(dir, "node")]);
+  (0, import_node_child_process4.execFileSync)("mount", ["-o", "remount,bind,ro", import_node_path10.default.join(dir, "node")]);
+  (0, import_node_child_process4.execFileSync)("mount", ["--bind", REPO_ROOT, import_node_path10.default.join(dir, "repo")]);
+  (0, import_node_child_process4.execFileSync)("mount", ["-o", "remount,bind,ro", import_node_path10.default.join(dir, "repo")]);
+  const bin3 = import_node_path10.default.join(root, "usr/local/bin");
+  import_node_fs7.default.mkdirSync(bin3, { recursive: true });
   for (const c of ["systemctl", "journalctl", "crictl"])
-    import_node_fs5.default.writeFileSync(import_node_path8.default.join(bin2, c), `#!/bin/sh
+    import_node_fs7.default.writeFileSync(import_node_path10.default.join(bin3, c), `#!/bin/sh
 # bootdeck lab stand-in for ${c} (see docs/lab-cluster.md)
 exec ${hostStandIn(c)} "$@"
 `, { mode: 493 });
 }
-function startMirror(labDir2, gateway, port2 = 8780) {
-  const log2 = import_node_fs5.default.openSync(import_node_path8.default.join(labDir2, "mirror.log"), "a");
-  const child = (0, import_node_child_process3.spawn)(process.execPath, ["--import", import_node_path8.default.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs"), import_node_path8.default.join(REPO_ROOT, "lab/cluster/mirror.ts"), gateway, String(port2)], {
+function startMirror(labDir2, gateway, port2 = MIRROR_PORT) {
+  const log2 = import_node_fs7.default.openSync(import_node_path10.default.join(labDir2, "mirror.log"), "a");
+  const child = (0, import_node_child_process4.spawn)(process.execPath, ["--import", import_node_path10.default.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs"), import_node_path10.default.join(REPO_ROOT, "lab/cluster/mirror.ts"), gateway, String(port2)], {
     detached: true,
     stdio: ["ignore", log2, log2]
   });
   child.unref();
-  import_node_fs5.default.closeSync(log2);
-  import_node_fs5.default.writeFileSync(import_node_path8.default.join(labDir2, "mirror.pid"), String(child.pid));
-  const base = `http://${gateway}:${port2}/kubernetes/${defaultKubernetesVersion}`;
+  import_node_fs7.default.closeSync(log2);
+  import_node_fs7.default.writeFileSync(import_node_path10.default.join(labDir2, "mirror.pid"), String(child.pid));
+  const base = `http://${gateway}:${port2}`;
   const deadline = Date.now() + 6e4;
-  while ((0, import_node_child_process3.spawnSync)("curl", ["-sf", "-o", "/dev/null", "--max-time", "2", `${base}/SHA256SUMS`]).status !== 0) {
-    if (Date.now() > deadline) throw new Error(`the lab binary mirror did not answer on ${base} (see ${import_node_path8.default.join(labDir2, "mirror.log")})`);
+  while ((0, import_node_child_process4.spawnSync)("curl", ["-sf", "-o", "/dev/null", "--max-time", "2", `${base}/healthz`]).status !== 0) {
+    if (Date.now() > deadline) throw new Error(`the lab binary mirror did not answer on ${base} (see ${import_node_path10.default.join(labDir2, "mirror.log")})`);
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
   }
   return base;
 }
 function stopMirror(labDir2) {
-  const f = import_node_path8.default.join(labDir2, "mirror.pid");
-  if (!import_node_fs5.default.existsSync(f)) return;
-  const pid = Number(import_node_fs5.default.readFileSync(f, "utf8"));
+  const f = import_node_path10.default.join(labDir2, "mirror.pid");
+  if (!import_node_fs7.default.existsSync(f)) return;
+  const pid = Number(import_node_fs7.default.readFileSync(f, "utf8"));
   try {
-    if (pid > 0 && import_node_fs5.default.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("lab/cluster/mirror.ts")) process.kill(pid, "SIGTERM");
+    if (pid > 0 && import_node_fs7.default.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("lab/cluster/mirror.ts")) process.kill(pid, "SIGTERM");
   } catch {
   }
 }
 function startVirtualNodes(labDir2, kubeconfigs, count2, opts = {}) {
   stopVirtualNodes(labDir2);
   if (count2 <= 0) return 0;
-  const log2 = import_node_fs5.default.openSync(import_node_path8.default.join(labDir2, "virtual-nodes.log"), "a");
-  const child = (0, import_node_child_process3.spawn)(process.execPath, ["--import", import_node_path8.default.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs"), import_node_path8.default.join(REPO_ROOT, "lab/cluster/main.ts"), "virtual-nodes", ...kubeconfigs.map((k) => `--kubeconfig=${k}`), `--count=${count2}`, ...opts.wait ? ["--wait"] : []], {
+  const log2 = import_node_fs7.default.openSync(import_node_path10.default.join(labDir2, "virtual-nodes.log"), "a");
+  const child = (0, import_node_child_process4.spawn)(process.execPath, ["--import", import_node_path10.default.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs"), import_node_path10.default.join(REPO_ROOT, "lab/cluster/main.ts"), "virtual-nodes", ...kubeconfigs.map((k) => `--kubeconfig=${k}`), `--count=${count2}`, ...opts.wait ? ["--wait"] : []], {
     detached: true,
     stdio: ["ignore", log2, log2]
   });
   child.unref();
-  import_node_fs5.default.closeSync(log2);
-  import_node_fs5.default.writeFileSync(import_node_path8.default.join(labDir2, "virtual-nodes.pid"), String(child.pid));
+  import_node_fs7.default.closeSync(log2);
+  import_node_fs7.default.writeFileSync(import_node_path10.default.join(labDir2, "virtual-nodes.pid"), String(child.pid));
   return child.pid ?? 0;
 }
 function stopVirtualNodes(labDir2) {
-  const f = import_node_path8.default.join(labDir2, "virtual-nodes.pid");
-  if (!import_node_fs5.default.existsSync(f)) return;
-  const pid = Number(import_node_fs5.default.readFileSync(f, "utf8"));
+  const f = import_node_path10.default.join(labDir2, "virtual-nodes.pid");
+  if (!import_node_fs7.default.existsSync(f)) return;
+  const pid = Number(import_node_fs7.default.readFileSync(f, "utf8"));
   try {
-    if (pid > 0 && import_node_fs5.default.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("virtual-nodes")) process.kill(pid, "SIGTERM");
+    if (pid > 0 && import_node_fs7.default.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("virtual-nodes")) process.kill(pid, "SIGTERM");
   } catch {
   }
-  import_node_fs5.default.rmSync(f, { force: true });
+  import_node_fs7.default.rmSync(f, { force: true });
 }
-var import_node_child_process3, import_node_fs5, import_node_path8, LAB_RUNTIME, REPO_ROOT;
+var import_node_child_process4, import_node_fs7, import_node_path10, LAB_RUNTIME, MIRROR_PORT, REPO_ROOT;
 var init_host_runtime = __esm({
   "lab/cluster/host-runtime.ts"() {
     "use strict";
-    import_node_child_process3 = require("node:child_process");
-    import_node_fs5 = __toESM(require("node:fs"));
-    import_node_path8 = __toESM(require("node:path"));
-    init_versions();
+    import_node_child_process4 = require("node:child_process");
+    import_node_fs7 = __toESM(require("node:fs"));
+    import_node_path10 = __toESM(require("node:path"));
     LAB_RUNTIME = "/opt/bootdeck-lab";
-    REPO_ROOT = import_node_path8.default.resolve(__bootdeckSource("lab/cluster"), "..", "..");
+    MIRROR_PORT = 8780;
+    REPO_ROOT = import_node_path10.default.resolve(__bootdeckSource("lab/cluster"), "..", "..");
+  }
+});
+
+// lab/upstream/tools.ts
+function sourceFiles(dir) {
+  return import_node_fs8.default.readdirSync(dir, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? sourceFiles(import_node_path11.default.join(dir, e.name)) : /\.(go|mod|sum)$/.test(e.name) ? [import_node_path11.default.join(dir, e.name)] : []).sort();
+}
+async function labToolPath(log2) {
+  const h = (0, import_node_crypto17.createHash)("sha256");
+  for (const f of sourceFiles(SOURCE)) h.update(import_node_path11.default.relative(SOURCE, f)).update(import_node_fs8.default.readFileSync(f));
+  const out = import_node_path11.default.join(UPSTREAM_DIR, `lab-tools-${h.digest("hex").slice(0, 12)}`, "lab-images");
+  if (import_node_fs8.default.existsSync(out)) return out;
+  log2("building the lab's image tool (lab/go)\u2026");
+  import_node_fs8.default.mkdirSync(import_node_path11.default.dirname(out), { recursive: true });
+  const r2 = (0, import_node_child_process5.spawnSync)("go", ["build", "-trimpath", "-o", `${out}.partial`, "./cmd/lab-images"], { cwd: SOURCE, encoding: "utf8", env: { ...process.env, CGO_ENABLED: "0", GOTOOLCHAIN: "local" } });
+  if (r2.status !== 0) throw new Error(`building lab/go failed: ${(r2.stderr || r2.stdout).trim()}`);
+  import_node_fs8.default.renameSync(`${out}.partial`, out);
+  return out;
+}
+var import_node_child_process5, import_node_crypto17, import_node_fs8, import_node_path11, SOURCE;
+var init_tools = __esm({
+  "lab/upstream/tools.ts"() {
+    "use strict";
+    import_node_child_process5 = require("node:child_process");
+    import_node_crypto17 = require("node:crypto");
+    import_node_fs8 = __toESM(require("node:fs"));
+    import_node_path11 = __toESM(require("node:path"));
+    init_host_runtime();
+    init_build();
+    SOURCE = import_node_path11.default.join(REPO_ROOT, "lab/go");
+  }
+});
+
+// lab/upstream/images.ts
+function debianLayer(root, programs, extraFiles = []) {
+  const files = new Set(extraFiles);
+  for (const prog of programs) {
+    files.add(prog);
+    const r2 = (0, import_node_child_process6.spawnSync)("chroot", [root, "ldd", prog], { encoding: "utf8" });
+    if (r2.status !== 0) throw new Error(`ldd ${prog} in ${root}: ${r2.stderr.trim()}`);
+    for (const m of r2.stdout.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)) if (m[1]) files.add(m[1]);
+  }
+  const entries = /* @__PURE__ */ new Map();
+  for (const f of files) {
+    const canonical = f.replace(/^\/(lib64|lib|bin|sbin)\//, "/usr/$1/");
+    const real = import_node_fs9.default.realpathSync(import_node_path12.default.join(root, f));
+    entries.set(canonical, { dest: canonical, src: real });
+  }
+  return [...USRMERGE, ...entries.values()];
+}
+function iptablesLayer(root) {
+  const xtables = "/usr/lib/x86_64-linux-gnu/xtables";
+  const modules = import_node_fs9.default.readdirSync(import_node_path12.default.join(root, xtables)).map((f) => `${xtables}/${f}`);
+  const names = ["iptables", "iptables-save", "iptables-restore", "ip6tables", "ip6tables-save", "ip6tables-restore", "iptables-nft", "iptables-nft-save", "iptables-nft-restore", "ip6tables-nft", "ip6tables-nft-save", "ip6tables-nft-restore"];
+  return [
+    ...debianLayer(root, ["/usr/sbin/xtables-nft-multi", ...modules], ["/etc/protocols", "/etc/ethertypes"].filter((f) => import_node_fs9.default.existsSync(import_node_path12.default.join(root, f)))),
+    ...names.map((n) => ({ dest: `/usr/sbin/${n}`, symlink: "xtables-nft-multi" }))
+  ];
+}
+function toolboxLayer(root) {
+  const tools = ["cp", "cat", "ls", "mkdir", "rm", "sleep", "env", "hostname"];
+  return [...debianLayer(root, ["/usr/bin/dash", ...tools.map((t) => `/usr/bin/${t}`)]), { dest: "/usr/bin/sh", symlink: "dash" }, { dest: "/tmp", dir: true }];
+}
+async function clusterImageSpecs(kubernetesVersion, log2) {
+  const built = /* @__PURE__ */ new Map();
+  const comps = componentsForCluster(kubernetesVersion);
+  for (const c of comps) built.set(c.id, await ensureComponent(c, log2));
+  const get = (id) => {
+    const b = built.get(id);
+    if (!b) throw new Error(`component ${id} was not built`);
+    return b;
+  };
+  const root = baseImageKeys().debootstrapDir;
+  if (!import_node_fs9.default.existsSync(root)) throw new Error(`the lab's Debian root ${root} is missing: run \`bootdeck lab up\` once to build it`);
+  const images2 = imagesFor(capabilitiesFor(kubernetesVersion));
+  const k8s3 = get("kubernetes");
+  const iptables = iptablesLayer(root);
+  const toolbox = toolboxLayer(root);
+  const local = (c, names, dir = "/usr/local/bin") => names.map((n) => ({ dest: `${dir}/${n}`, src: bin2(c, n), mode: 493 }));
+  const component = (ref, name, extra = []) => ({
+    ref,
+    layers: [...extra, local(k8s3, [name])],
+    entrypoint: [`/usr/local/bin/${name}`],
+    env: [PATH_ENV]
+  });
+  const agnhost = get("agnhost");
+  const specs = [
+    component(images2.apiserver, "kube-apiserver"),
+    component(images2.controllerManager, "kube-controller-manager"),
+    component(images2.scheduler, "kube-scheduler"),
+    component(images2.proxy, "kube-proxy", [iptables]),
+    { ref: images2.etcd, layers: [local(get("etcd"), ["etcd", "etcdctl", "etcdutl"]), [{ dest: "/var/lib/etcd", dir: true }, { dest: "/tmp", dir: true }]], cmd: ["/usr/local/bin/etcd"], env: [PATH_ENV] },
+    { ref: images2.coredns, layers: [[{ dest: "/coredns", src: bin2(get("coredns"), "coredns"), mode: 493 }]], entrypoint: ["/coredns"] },
+    { ref: need(images2.pause), layers: [[{ dest: "/pause", src: bin2(get("pause"), "pause"), mode: 493 }]], entrypoint: ["/pause"] },
+    {
+      ref: images2.flannel,
+      layers: [iptables, local(get("flannel"), ["flanneld", "install-conf"], "/opt/bin")],
+      entrypoint: ["/opt/bin/flanneld"],
+      env: [PATH_ENV]
+    },
+    { ref: need(images2.flannelCni), layers: [toolbox, [{ dest: "/flannel", src: bin2(get("flannel-cni"), "flannel"), mode: 493 }]], env: [PATH_ENV] },
+    { ref: agnhostImage(), layers: [toolbox, [{ dest: "/agnhost", src: bin2(agnhost, "agnhost"), mode: 493 }]], entrypoint: ["/agnhost"], env: [PATH_ENV] }
+  ];
+  const key = (0, import_node_crypto18.createHash)("sha256").update(JSON.stringify(specs)).update(comps.map(componentKey).join(",")).digest("hex").slice(0, 12);
+  return { key, specs };
+}
+function agnhostImage() {
+  const version = import_node_fs9.default.readFileSync(import_node_path12.default.join(goModuleDir(`k8s.io/kubernetes@${agnhostComponent().version}`), "test/images/agnhost/VERSION"), "utf8").trim();
+  return `registry.k8s.io/e2e-test-images/agnhost:${version}`;
+}
+function need(ref) {
+  if (!ref) throw new Error("this Kubernetes version has no such image");
+  return ref;
+}
+function goModuleDir(moduleAtVersion) {
+  const r2 = (0, import_node_child_process6.spawnSync)("go", ["mod", "download", "-json", moduleAtVersion], { encoding: "utf8", cwd: CACHE_DIR, env: { ...process.env, GOFLAGS: "-mod=mod" } });
+  if (r2.status !== 0) throw new Error(`go mod download ${moduleAtVersion}: ${(r2.stderr || r2.stdout).trim()}`);
+  return JSON.parse(r2.stdout).Dir;
+}
+async function ensureClusterImages(kubernetesVersion, log2) {
+  const { key, specs } = await clusterImageSpecs(kubernetesVersion, log2);
+  const out = import_node_path12.default.join(IMAGES_DIR, `${kubernetesVersion}-${key}`);
+  if (import_node_fs9.default.existsSync(import_node_path12.default.join(out, "index.json"))) return out;
+  const started = Date.now();
+  import_node_fs9.default.mkdirSync(IMAGES_DIR, { recursive: true });
+  const tmp = `${out}.partial`;
+  import_node_fs9.default.rmSync(tmp, { recursive: true, force: true });
+  const specFile = import_node_path12.default.join(IMAGES_DIR, `${kubernetesVersion}-${key}.json`);
+  import_node_fs9.default.writeFileSync(specFile, JSON.stringify({ out: tmp, images: specs }, null, 2));
+  const tool = await labToolPath(log2);
+  const r2 = (0, import_node_child_process6.spawnSync)(tool, ["build", specFile], { encoding: "utf8" });
+  if (r2.status !== 0) throw new Error(`building the lab images failed: ${(r2.stderr || r2.stdout).trim()}`);
+  import_node_fs9.default.renameSync(tmp, out);
+  log2(`built ${specs.length} images for ${kubernetesVersion} in ${((Date.now() - started) / 1e3).toFixed(1)} s`);
+  return out;
+}
+async function pushImages(layoutDir, registry, caFile, auth, log2) {
+  const tool = await labToolPath(log2);
+  const r2 = (0, import_node_child_process6.spawnSync)(tool, ["push", layoutDir, registry, caFile], { encoding: "utf8", env: { ...process.env, REGISTRY_USER: auth.username, REGISTRY_PASSWORD: auth.password } });
+  if (r2.status !== 0) throw new Error(`pushing the lab images to ${registry} failed: ${(r2.stderr || r2.stdout).trim()}`);
+  const pushed = r2.stdout.split("\n").filter((l) => l.startsWith("pushed")).length;
+  const present = r2.stdout.split("\n").filter((l) => l.startsWith("present")).length;
+  log2(`registry ${registry}: ${pushed} images pushed, ${present} already there`);
+}
+var import_node_child_process6, import_node_crypto18, import_node_fs9, import_node_path12, IMAGES_DIR, PATH_ENV, USRMERGE, bin2;
+var init_images2 = __esm({
+  "lab/upstream/images.ts"() {
+    "use strict";
+    import_node_child_process6 = require("node:child_process");
+    import_node_crypto18 = require("node:crypto");
+    import_node_fs9 = __toESM(require("node:fs"));
+    import_node_path12 = __toESM(require("node:path"));
+    init_capabilities();
+    init_base_image();
+    init_config();
+    init_build();
+    init_components();
+    init_tools();
+    IMAGES_DIR = import_node_path12.default.join(CACHE_DIR, "images");
+    PATH_ENV = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+    USRMERGE = [
+      { dest: "/bin", symlink: "usr/bin" },
+      { dest: "/sbin", symlink: "usr/sbin" },
+      { dest: "/lib", symlink: "usr/lib" },
+      { dest: "/lib64", symlink: "usr/lib64" }
+    ];
+    bin2 = (c, name) => {
+      const b = c.binaries[name];
+      if (!b) throw new Error(`${c.id} ${c.version} has no ${name}`);
+      return b.path;
+    };
+  }
+});
+
+// lab/upstream/registry.ts
+function openssl(args) {
+  const r2 = (0, import_node_child_process7.spawnSync)("openssl", args, { encoding: "utf8" });
+  if (r2.status !== 0) throw new Error(`openssl ${args[0]}: ${r2.stderr.trim()}`);
+}
+function registryTls(dir, address2) {
+  const ca = import_node_path13.default.join(dir, "registry-ca.crt");
+  const caKey = import_node_path13.default.join(dir, "registry-ca.key");
+  const cert = import_node_path13.default.join(dir, "registry.crt");
+  const key = import_node_path13.default.join(dir, "registry.key");
+  openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "3650", "-subj", "/CN=bootdeck-lab-registry-ca", "-keyout", caKey, "-out", ca]);
+  openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", `/CN=${address2}`, "-keyout", key, "-out", `${cert}.csr`]);
+  const ext = import_node_path13.default.join(dir, "registry.ext");
+  import_node_fs10.default.writeFileSync(ext, `subjectAltName=IP:${address2}
+extendedKeyUsage=serverAuth
+`);
+  openssl(["x509", "-req", "-in", `${cert}.csr`, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-days", "3650", "-extfile", ext, "-out", cert]);
+  return { ca, cert, key };
+}
+async function startRegistry(labDir2, address2, log2) {
+  const binary = (await ensureComponent(registryComponent(), log2)).binaries.registry?.path;
+  if (!binary) throw new Error("the registry build has no registry binary");
+  const tls = registryTls(labDir2, address2);
+  const password = (0, import_node_child_process7.spawnSync)("openssl", ["rand", "-hex", "16"], { encoding: "utf8" }).stdout.trim();
+  const htpasswd = import_node_path13.default.join(labDir2, "registry.htpasswd");
+  const tool = await labToolPath(log2);
+  const h = (0, import_node_child_process7.spawnSync)(tool, ["htpasswd", REGISTRY_USER], { input: password, encoding: "utf8" });
+  if (h.status !== 0) throw new Error(`lab-images htpasswd: ${h.stderr.trim()}`);
+  import_node_fs10.default.writeFileSync(htpasswd, h.stdout, { mode: 384 });
+  import_node_fs10.default.mkdirSync(REGISTRY_STORAGE, { recursive: true });
+  const config2 = import_node_path13.default.join(labDir2, "registry.yml");
+  import_node_fs10.default.writeFileSync(
+    config2,
+    [
+      "version: 0.1",
+      "log: { level: warn, formatter: text }",
+      `storage: { filesystem: { rootdirectory: ${REGISTRY_STORAGE} }, delete: { enabled: false } }`,
+      `auth: { htpasswd: { realm: bootdeck-lab, path: ${htpasswd} } }`,
+      `http: { addr: "${address2}:${REGISTRY_PORT}", tls: { certificate: ${tls.cert}, key: ${tls.key} } }`,
+      ""
+    ].join("\n")
+  );
+  const out = import_node_fs10.default.openSync(import_node_path13.default.join(labDir2, "registry.log"), "a");
+  const child = (0, import_node_child_process7.spawn)(binary, ["serve", config2], { detached: true, stdio: ["ignore", out, out] });
+  child.unref();
+  import_node_fs10.default.closeSync(out);
+  import_node_fs10.default.writeFileSync(import_node_path13.default.join(labDir2, "registry.pid"), String(child.pid));
+  const url = `https://${address2}:${REGISTRY_PORT}/v2/`;
+  const deadline = Date.now() + 3e4;
+  while ((0, import_node_child_process7.spawnSync)("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", tls.ca, "--max-time", "2", url], { encoding: "utf8" }).stdout !== "401") {
+    if (Date.now() > deadline) throw new Error(`the lab registry did not answer on ${url} (see ${import_node_path13.default.join(labDir2, "registry.log")})`);
+    await new Promise((r2) => setTimeout(r2, 200));
+  }
+  return { address: `${address2}:${REGISTRY_PORT}`, caFile: tls.ca, username: REGISTRY_USER, password };
+}
+function stopRegistry(labDir2) {
+  const f = import_node_path13.default.join(labDir2, "registry.pid");
+  if (!import_node_fs10.default.existsSync(f)) return;
+  const pid = Number(import_node_fs10.default.readFileSync(f, "utf8"));
+  try {
+    if (pid > 0 && import_node_fs10.default.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("registry")) process.kill(pid, "SIGTERM");
+  } catch {
+  }
+}
+var import_node_child_process7, import_node_fs10, import_node_path13, REGISTRY_PORT, REGISTRY_STORAGE, REGISTRY_USER;
+var init_registry = __esm({
+  "lab/upstream/registry.ts"() {
+    "use strict";
+    import_node_child_process7 = require("node:child_process");
+    import_node_fs10 = __toESM(require("node:fs"));
+    import_node_path13 = __toESM(require("node:path"));
+    init_config();
+    init_build();
+    init_components();
+    init_tools();
+    REGISTRY_PORT = 5e3;
+    REGISTRY_STORAGE = import_node_path13.default.join(CACHE_DIR, "registry");
+    REGISTRY_USER = "bootdeck-lab";
   }
 });
 
 // lab/state.ts
 function readState(name) {
   try {
-    return JSON.parse(import_node_fs6.default.readFileSync(statePath(name), "utf8"));
+    return JSON.parse(import_node_fs11.default.readFileSync(statePath(name), "utf8"));
   } catch {
     return void 0;
   }
 }
 function writeState(state) {
   const p2 = statePath(state.name);
-  import_node_fs6.default.writeFileSync(`${p2}.tmp`, JSON.stringify(state, null, 2));
-  import_node_fs6.default.renameSync(`${p2}.tmp`, p2);
+  import_node_fs11.default.writeFileSync(`${p2}.tmp`, JSON.stringify(state, null, 2));
+  import_node_fs11.default.renameSync(`${p2}.tmp`, p2);
 }
 function findHost(state, host2) {
   const h = state.hosts.find((x) => x.name === host2 || x.address === host2);
   if (!h) throw new Error(`lab "${state.name}" has no host "${host2}" (hosts: ${state.hosts.map((x) => x.name).join(", ")})`);
   return h;
 }
-var import_node_fs6;
+var import_node_fs11;
 var init_state = __esm({
   "lab/state.ts"() {
     "use strict";
-    import_node_fs6 = __toESM(require("node:fs"));
+    import_node_fs11 = __toESM(require("node:fs"));
     init_config();
   }
 });
@@ -6700,8 +8370,8 @@ function requireRoot() {
   }
 }
 function ensureTools(log2) {
-  const need = { debootstrap: "debootstrap", "ssh-keygen": "openssh-client", ip: "iproute2", unshare: "util-linux", nsenter: "util-linux" };
-  const missing = [...new Set(Object.entries(need).filter(([cmd]) => !which(cmd)).map(([, pkg]) => pkg))];
+  const need2 = { debootstrap: "debootstrap", "ssh-keygen": "openssh-client", ip: "iproute2", unshare: "util-linux", nsenter: "util-linux" };
+  const missing = [...new Set(Object.entries(need2).filter(([cmd]) => !which(cmd)).map(([, pkg]) => pkg))];
   if (missing.length === 0) return;
   log2(`installing missing Debian packages: ${missing.join(" ")}`);
   run2("apt-get", ["install", "-y", "--no-install-recommends", ...missing]);
@@ -6710,8 +8380,8 @@ function chooseSubnet(name) {
   const fixed = FIXED_SUBNETS[name];
   if (fixed !== void 0) return fixed;
   const used = new Set(Object.values(FIXED_SUBNETS));
-  if (import_node_fs7.default.existsSync(RUN_DIR)) {
-    for (const other of import_node_fs7.default.readdirSync(RUN_DIR)) {
+  if (import_node_fs12.default.existsSync(RUN_DIR)) {
+    for (const other of import_node_fs12.default.readdirSync(RUN_DIR)) {
       const s2 = readState(other);
       if (s2) used.add(Number(s2.subnet.split(".")[2]));
     }
@@ -6721,7 +8391,7 @@ function chooseSubnet(name) {
 }
 function firstMasterKubeconfigs(state) {
   const first = state.hosts.find((h) => h.role === "master") ?? state.hosts[0];
-  return first ? ["etc/kubernetes/kubelet.conf", "etc/kubernetes/kubeconfig"].map((p2) => import_node_path9.default.join(first.root, p2)) : [];
+  return first ? ["etc/kubernetes/kubelet.conf", "etc/kubernetes/kubeconfig"].map((p2) => import_node_path14.default.join(first.root, p2)) : [];
 }
 function hostNames(o2) {
   if (o2.hosts !== void 0) return Array.from({ length: o2.hosts }, (_, i) => ({ name: `host-${i + 1}`, role: "host" }));
@@ -6746,10 +8416,10 @@ async function labUp(o2) {
   const image = await ensureBaseImage(o2.log);
   const subnet = chooseSubnet(name);
   const dir = labDir(name);
-  import_node_fs7.default.mkdirSync(import_node_path9.default.join(dir, "hosts"), { recursive: true, mode: 448 });
-  const adminKeyPath = import_node_path9.default.join(dir, "admin_ed25519");
+  import_node_fs12.default.mkdirSync(import_node_path14.default.join(dir, "hosts"), { recursive: true, mode: 448 });
+  const adminKeyPath = import_node_path14.default.join(dir, "admin_ed25519");
   run2("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `bootdeck-lab-${name}-admin`, "-f", adminKeyPath]);
-  const adminPublicKey = import_node_fs7.default.readFileSync(`${adminKeyPath}.pub`, "utf8").trim();
+  const adminPublicKey = import_node_fs12.default.readFileSync(`${adminKeyPath}.pub`, "utf8").trim();
   const bridge = bridgeName(name);
   const gateway = `${SUBNET_PREFIX}.${subnet}.1`;
   const state = {
@@ -6763,6 +8433,7 @@ async function labUp(o2) {
     users: { root: "root", sudo: USERS.sudo, sudoWithPassword: USERS.sudoWithPassword },
     password: LAB_PASSWORD,
     mirrorUrl: null,
+    registry: null,
     createdAt: (/* @__PURE__ */ new Date()).toISOString(),
     hosts: []
   };
@@ -6784,9 +8455,21 @@ async function labUp(o2) {
     await Promise.all(state.hosts.map((h) => waitForSsh(h.address, h.port, 2e4)));
     state.mirrorUrl = startMirror(dir, gateway);
     writeState(state);
+    if (o2.images !== false) {
+      const reg = await startRegistry(dir, gateway, o2.log);
+      const passwordFile = import_node_path14.default.join(dir, "registry-password");
+      import_node_fs12.default.writeFileSync(passwordFile, `${reg.password}
+`, { mode: 384 });
+      state.registry = { address: reg.address, caFile: reg.caFile, username: reg.username, passwordFile };
+      writeState(state);
+      for (const version of o2.kubernetesVersions ?? [defaultKubernetesVersion]) {
+        const layout = await ensureClusterImages(version, o2.log);
+        await pushImages(layout, reg.address, reg.caFile, { username: reg.username, password: reg.password }, o2.log);
+      }
+    }
     if (o2.virtualNodes) {
       startVirtualNodes(dir, firstMasterKubeconfigs(state), o2.virtualNodes, { wait: true });
-      o2.log(`${o2.virtualNodes} virtual nodes will register once a cluster's API answers on ${state.hosts.find((h) => h.role === "master")?.name ?? state.hosts[0]?.name} (log: ${import_node_path9.default.join(dir, "virtual-nodes.log")})`);
+      o2.log(`${o2.virtualNodes} virtual nodes will register once a cluster's API answers on ${state.hosts.find((h) => h.role === "master")?.name ?? state.hosts[0]?.name} (log: ${import_node_path14.default.join(dir, "virtual-nodes.log")})`);
     }
     o2.log(`lab "${name}" is up: ${state.hosts.length} hosts`);
     return state;
@@ -6797,27 +8480,33 @@ async function labUp(o2) {
   }
 }
 function createHost(state, subnet, index, name, role, etcHosts) {
-  const dir = import_node_path9.default.join(labDir(state.name), "hosts", name);
-  const upper = import_node_path9.default.join(dir, "upper");
-  const work = import_node_path9.default.join(dir, "work");
-  const root = import_node_path9.default.join(dir, "root");
-  for (const d of [upper, work, root]) import_node_fs7.default.mkdirSync(d, { recursive: true });
+  const dir = import_node_path14.default.join(labDir(state.name), "hosts", name);
+  const upper = import_node_path14.default.join(dir, "upper");
+  const work = import_node_path14.default.join(dir, "work");
+  const root = import_node_path14.default.join(dir, "root");
+  for (const d of [upper, work, root]) import_node_fs12.default.mkdirSync(d, { recursive: true });
   run2("mount", ["-t", "overlay", "overlay", "-o", `lowerdir=${state.image},upperdir=${upper},workdir=${work}`, root]);
   prepareHostRuntime(root);
-  import_node_fs7.default.writeFileSync(import_node_path9.default.join(root, "etc/hostname"), `${name}
+  const disk = import_node_path14.default.join(LAB_DISK_DIR, state.name, name);
+  import_node_fs12.default.mkdirSync(disk, { recursive: true });
+  import_node_fs12.default.mkdirSync(import_node_path14.default.join(root, "var/lib/containerd"), { recursive: true });
+  run2("mount", ["--bind", disk, import_node_path14.default.join(root, "var/lib/containerd")]);
+  import_node_fs12.default.writeFileSync(import_node_path14.default.join(root, "etc/machine-id"), `${(0, import_node_crypto19.randomBytes)(16).toString("hex")}
 `);
-  import_node_fs7.default.writeFileSync(import_node_path9.default.join(root, "etc/hosts"), `${etcHosts}
+  import_node_fs12.default.writeFileSync(import_node_path14.default.join(root, "etc/hostname"), `${name}
+`);
+  import_node_fs12.default.writeFileSync(import_node_path14.default.join(root, "etc/hosts"), `${etcHosts}
 `);
   const fp = generateHostKey(root, name);
-  const passwd = import_node_fs7.default.readFileSync(import_node_path9.default.join(root, "etc/passwd"), "utf8");
+  const passwd = import_node_fs12.default.readFileSync(import_node_path14.default.join(root, "etc/passwd"), "utf8");
   for (const user2 of ["root", USERS.sudo, USERS.sudoWithPassword]) {
     const entry = passwd.split("\n").find((l) => l.startsWith(`${user2}:`))?.split(":");
     if (!entry) throw new Error(`base image lacks user ${user2}`);
     const [uid, gid, home] = [Number(entry[2]), Number(entry[3]), entry[5] ?? "/"];
-    const ak = import_node_path9.default.join(root, home, ".ssh", "authorized_keys");
-    import_node_fs7.default.writeFileSync(ak, `${state.adminPublicKey}
+    const ak = import_node_path14.default.join(root, home, ".ssh", "authorized_keys");
+    import_node_fs12.default.writeFileSync(ak, `${state.adminPublicKey}
 `, { mode: 384 });
-    import_node_fs7.default.chownSync(ak, uid, gid);
+    import_node_fs12.default.chownSync(ak, uid, gid);
   }
   const ns = netnsName(state.name, name);
   const veth = vethName(subnet, index + 1);
@@ -6829,23 +8518,35 @@ function createHost(state, subnet, index, name, role, etcHosts) {
   run2("ip", ["-n", ns, "addr", "add", `${address2}/24`, "dev", IFACE]);
   run2("ip", ["-n", ns, "link", "set", IFACE, "up"]);
   run2("ip", ["-n", ns, "link", "set", "lo", "up"]);
+  run2("ip", ["-n", ns, "link", "add", "nowhere0", "type", "bridge"]);
+  run2("ip", ["-n", ns, "link", "set", "nowhere0", "up"]);
+  run2("ip", ["-n", ns, "route", "add", "default", "dev", "nowhere0", "metric", "1000"]);
   run2("ip", ["netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1"]);
   run2("ip", ["link", "set", veth, "master", state.bridge, "up"]);
-  const logFd = import_node_fs7.default.openSync(import_node_path9.default.join(dir, "init.log"), "a");
-  const child = (0, import_node_child_process4.spawn)(
-    "ip",
-    ["netns", "exec", ns, "unshare", "--mount", "--uts", "--ipc", "--pid", "--fork", "--propagation", "private", "chroot", root, "/sbin/bootdeck-lab-init", name],
-    { detached: true, stdio: ["ignore", logFd, logFd] }
+  const logFd = import_node_fs12.default.openSync(import_node_path14.default.join(dir, "init.log"), "a");
+  const cgroupProcs = createHostCgroups(state.name, name);
+  const child = (0, import_node_child_process8.spawn)(
+    "sh",
+    [
+      "-c",
+      'for p in $BOOTDECK_CGROUP_PROCS; do echo $$ > "$p"; done; exec "$@"',
+      "bootdeck-lab-host",
+      ...["ip", "netns", "exec", ns, "unshare", "--mount", "--uts", "--ipc", "--pid", "--cgroup", "--fork", "--propagation", "private"],
+      // pivot_root, not chroot: the host's root must be the root of its mount namespace, or a process that
+      // joins a container's mount namespace (runc exec, kubectl exec) lands on this machine's root instead.
+      ...["sh", "-c", 'cd "$1" && mkdir -p .bootdeck-oldroot && pivot_root . .bootdeck-oldroot && exec /sbin/bootdeck-lab-init "$2"', "bootdeck-lab-pivot", root, name]
+    ],
+    { detached: true, stdio: ["ignore", logFd, logFd], env: { ...process.env, BOOTDECK_CGROUP_PROCS: cgroupProcs.join(" ") } }
   );
   child.unref();
-  import_node_fs7.default.closeSync(logFd);
+  import_node_fs12.default.closeSync(logFd);
   const initPid = findChild(child.pid ?? 0);
   return { name, role, address: address2, port: 22, netns: ns, iface: IFACE, veth, dir, root, initPid, hostKeyFingerprint: fp };
 }
 function generateHostKey(root, host2) {
-  const key = import_node_path9.default.join(root, "etc/ssh/ssh_host_ed25519_key");
-  import_node_fs7.default.rmSync(key, { force: true });
-  import_node_fs7.default.rmSync(`${key}.pub`, { force: true });
+  const key = import_node_path14.default.join(root, "etc/ssh/ssh_host_ed25519_key");
+  import_node_fs12.default.rmSync(key, { force: true });
+  import_node_fs12.default.rmSync(`${key}.pub`, { force: true });
   run2("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `root@${host2}`, "-f", key]);
   return (run2("ssh-keygen", ["-l", "-E", "sha256", "-f", `${key}.pub`]).split(" ")[1] ?? "").trim();
 }
@@ -6853,7 +8554,7 @@ function findChild(parent) {
   const deadline = Date.now() + 5e3;
   while (Date.now() < deadline) {
     try {
-      const kids = import_node_fs7.default.readFileSync(`/proc/${parent}/task/${parent}/children`, "utf8").trim();
+      const kids = import_node_fs12.default.readFileSync(`/proc/${parent}/task/${parent}/children`, "utf8").trim();
       const first = Number(kids.split(" ")[0]);
       if (first > 0) return first;
     } catch {
@@ -6866,7 +8567,7 @@ function waitForSsh(address2, port2, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   return new Promise((resolve, reject) => {
     const attempt = () => {
-      const s2 = import_node_net2.default.connect({ host: address2, port: port2, timeout: 1e3 });
+      const s2 = import_node_net3.default.connect({ host: address2, port: port2, timeout: 1e3 });
       s2.once("data", () => {
         s2.destroy();
         resolve();
@@ -6893,13 +8594,16 @@ function labDown(name, log2) {
       tryRun("kill", ["-KILL", pid]);
     }
   }
-  const mounts = import_node_fs7.default.readFileSync("/proc/mounts", "utf8").split("\n").map((l) => (l.split(" ")[1] ?? "").replace(/\\040/g, " ")).filter((m) => m === dir || m.startsWith(`${dir}/`)).sort((a, b) => b.length - a.length);
+  const mounts = import_node_fs12.default.readFileSync("/proc/mounts", "utf8").split("\n").map((l) => (l.split(" ")[1] ?? "").replace(/\\040/g, " ")).filter((m) => m === dir || m.startsWith(`${dir}/`)).sort((a, b) => b.length - a.length);
   for (const m of mounts) if (!tryRun("umount", [m])) tryRun("umount", ["-l", m]);
   for (const ns of namespaces) tryRun("ip", ["netns", "del", ns]);
+  removeLabCgroups(name);
+  import_node_fs12.default.rmSync(import_node_path14.default.join(LAB_DISK_DIR, name), { recursive: true, force: true });
   if (tryRun("ip", ["link", "show", bridgeName(name)])) tryRun("ip", ["link", "del", bridgeName(name)]);
   stopMirror(dir);
+  stopRegistry(dir);
   stopVirtualNodes(dir);
-  import_node_fs7.default.rmSync(dir, { recursive: true, force: true });
+  import_node_fs12.default.rmSync(dir, { recursive: true, force: true });
   if (namespaces.length || mounts.length) log2(`lab "${name}" is down (${namespaces.length} hosts removed)`);
   else log2(`lab "${name}" was not up; nothing left to clean`);
 }
@@ -6925,12 +8629,16 @@ function labHeal(name, host2) {
 function labSwap(name, host2, on) {
   requireRoot();
   const h = findHost(mustState(name), host2);
-  const target = import_node_path9.default.join(h.root, "proc", "swaps");
-  tryRun("nsenter", ["-t", String(h.initPid), "-m", "umount", target]);
+  const inMounts = (argv) => ["-t", String(h.initPid), "-m", "-r", "-w", ...argv];
+  tryRun("nsenter", inMounts(["umount", "/proc/swaps"]));
   if (!on) return;
-  const file = import_node_path9.default.join(h.root, "var", "lib", "bootdeck-lab-swaps");
-  import_node_fs7.default.writeFileSync(file, "Filename				Type		Size		Used		Priority\n/swapfile                               file		2097148		0		-2\n");
-  run2("nsenter", ["-t", String(h.initPid), "-m", "mount", "--bind", file, target]);
+  import_node_fs12.default.writeFileSync(import_node_path14.default.join(h.root, "var", "lib", "bootdeck-lab-swaps"), "Filename				Type		Size		Used		Priority\n/swapfile                               file		2097148		0		-2\n");
+  run2("nsenter", inMounts(["mount", "--bind", "/var/lib/bootdeck-lab-swaps", "/proc/swaps"]));
+}
+function labIpForward(name, host2, on) {
+  requireRoot();
+  const h = findHost(mustState(name), host2);
+  run2("ip", ["netns", "exec", h.netns, "sysctl", "-q", "-w", `net.ipv4.ip_forward=${on ? 1 : 0}`]);
 }
 function clearSlow(h) {
   tryRun("ip", ["netns", "exec", h.netns, "tc", "qdisc", "del", "dev", h.iface, "root"]);
@@ -6997,7 +8705,7 @@ async function labStatus(name) {
   const state = mustState(name);
   const hosts = await Promise.all(
     state.hosts.map(async (h) => {
-      const running = import_node_fs7.default.existsSync(`/proc/${h.initPid}`);
+      const running = import_node_fs12.default.existsSync(`/proc/${h.initPid}`);
       const linkOut = run2("ip", ["-n", h.netns, "-o", "link", "show", h.iface], { allowFail: true });
       const link = /state UP|,UP[,>]/.test(linkOut) ? "up" : "down";
       const sshd = running && link === "up" ? await waitForSsh(h.address, h.port, 3e3).then(() => true, () => false) : false;
@@ -7009,19 +8717,24 @@ async function labStatus(name) {
 function labVirtualNodes(name, kubeconfig2, count2) {
   requireRoot();
   mustState(name);
-  if (!import_node_fs7.default.existsSync(kubeconfig2)) throw new Error(`no kubeconfig at ${kubeconfig2}: copy the cluster's admin kubeconfig (auth/kubeconfig) there first`);
+  if (!import_node_fs12.default.existsSync(kubeconfig2)) throw new Error(`no kubeconfig at ${kubeconfig2}: copy the cluster's admin kubeconfig (auth/kubeconfig) there first`);
   const dir = labDir(name);
-  return { pid: startVirtualNodes(dir, [import_node_path9.default.resolve(kubeconfig2)], count2), log: import_node_path9.default.join(dir, "virtual-nodes.log") };
+  return { pid: startVirtualNodes(dir, [import_node_path14.default.resolve(kubeconfig2)], count2), log: import_node_path14.default.join(dir, "virtual-nodes.log") };
 }
-var import_node_child_process4, import_node_fs7, import_node_net2, import_node_path9, IFACE;
+var import_node_child_process8, import_node_crypto19, import_node_fs12, import_node_net3, import_node_path14, IFACE;
 var init_lab = __esm({
   "lab/lab.ts"() {
     "use strict";
-    import_node_child_process4 = require("node:child_process");
-    import_node_fs7 = __toESM(require("node:fs"));
-    import_node_net2 = __toESM(require("node:net"));
-    import_node_path9 = __toESM(require("node:path"));
+    import_node_child_process8 = require("node:child_process");
+    import_node_crypto19 = require("node:crypto");
+    import_node_fs12 = __toESM(require("node:fs"));
+    import_node_net3 = __toESM(require("node:net"));
+    import_node_path14 = __toESM(require("node:path"));
     init_base_image();
+    init_cgroups();
+    init_versions();
+    init_images2();
+    init_registry();
     init_host_runtime();
     init_config();
     init_sh();
@@ -7035,37 +8748,65 @@ function parseSmapsRollup(text) {
   return { rss: kbField(text, "Rss"), pss: kbField(text, "Pss") };
 }
 function labHostMemory(hosts) {
-  const byNs = /* @__PURE__ */ new Map();
-  for (const h of hosts) {
-    const ns = nsOf(h.initPid);
-    if (ns) byNs.set(ns, { name: h.name, role: h.role, processes: 0, rssBytes: 0, pssBytes: 0 });
-  }
-  for (const pid of import_node_fs8.default.readdirSync("/proc").filter((p2) => /^\d+$/.test(p2))) {
-    const m = byNs.get(nsOf(pid) ?? "");
+  const key = (h) => `${h.netns.slice("bdl-".length, -(h.name.length + 1))}/${h.name}`;
+  const byKey = new Map(hosts.map((h) => [key(h), { name: h.name, role: h.role, processes: 0, rssBytes: 0, pssBytes: 0 }]));
+  for (const pid of import_node_fs13.default.readdirSync("/proc").filter((p2) => /^\d+$/.test(p2))) {
+    const m = byKey.get(hostOf(pid) ?? "");
     if (!m) continue;
     try {
-      const { rss, pss } = parseSmapsRollup(import_node_fs8.default.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+      const { rss, pss } = parseSmapsRollup(import_node_fs13.default.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
       m.processes++;
       m.rssBytes += rss;
       m.pssBytes += pss;
     } catch {
     }
   }
-  return hosts.map((h) => [...byNs.values()].find((m) => m.name === h.name) ?? { name: h.name, role: h.role, processes: 0, rssBytes: 0, pssBytes: 0 });
+  return hosts.map((h) => byKey.get(key(h)) ?? { name: h.name, role: h.role, processes: 0, rssBytes: 0, pssBytes: 0 });
 }
-var import_node_fs8, nsOf, kbField;
+var import_node_fs13, hostOf, kbField;
 var init_memory = __esm({
   "lab/memory.ts"() {
     "use strict";
-    import_node_fs8 = __toESM(require("node:fs"));
-    nsOf = (pid) => {
+    import_node_fs13 = __toESM(require("node:fs"));
+    hostOf = (pid) => {
       try {
-        return import_node_fs8.default.readlinkSync(`/proc/${pid}/ns/pid`);
+        return /\/bootdeck-lab\/([a-z0-9]+\/[a-z0-9-]+)(?:\/|$)/m.exec(import_node_fs13.default.readFileSync(`/proc/${pid}/cgroup`, "utf8"))?.[1];
       } catch {
         return void 0;
       }
     };
     kbField = (text, field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? 0) * 1024;
+  }
+});
+
+// lab/upstream/index.ts
+async function ensureBinaries(versions, log2) {
+  const wanted = /* @__PURE__ */ new Map();
+  for (const v of versions) for (const c of componentsForCluster(v)) wanted.set(componentKey(c), c);
+  const registry = registryComponent();
+  wanted.set(componentKey(registry), registry);
+  const started = Date.now();
+  const built = /* @__PURE__ */ new Map();
+  let i = 0;
+  for (const [key, c] of wanted) {
+    i++;
+    const t = Date.now();
+    const b = await ensureComponent(c, (l) => log2(`[${i}/${wanted.size}] ${l}`));
+    built.set(key, b);
+    log2(`[${i}/${wanted.size}] ${key}: ${b.cached ? "cached" : `built in ${((Date.now() - t) / 1e3).toFixed(0)} s`} (${Object.keys(b.binaries).sort().join(", ")})`);
+  }
+  const fresh = [...built.values()].filter((b) => !b.cached).length;
+  log2(`${built.size} components ready (${fresh} built) in ${((Date.now() - started) / 1e3).toFixed(1)} s; cache ${(cacheSize() / 2 ** 30).toFixed(2)} GiB`);
+  return built;
+}
+var realVersions;
+var init_upstream = __esm({
+  "lab/upstream/index.ts"() {
+    "use strict";
+    init_versions();
+    init_build();
+    init_components();
+    realVersions = () => versionProfiles.filter((p2) => !p2.hyperkube).map((p2) => p2.defaultVersion);
   }
 });
 
@@ -7106,16 +8847,20 @@ users: root, ${state.users.sudo} (NOPASSWD sudo), ${state.users.sudoWithPassword
   }
   return hosts.every((h) => h.running && h.sshd) ? 0 : 1;
 }
-var help, log, lab;
+var help2, log, lab;
 var init_lab2 = __esm({
   "cli/commands/lab.ts"() {
     "use strict";
+    init_versions();
     init_lab();
     init_memory();
-    help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; runs as root)
+    init_upstream();
+    help2 = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; runs as root)
 
   up N                         start N hosts host-1..host-N
   up --masters M --workers W   start master-1..M and worker-1..W
+     [--kubernetes V1,V2]      the Kubernetes versions whose images its registry serves (default: the default
+                               version; components are built first when missing, see binaries)
      [--virtual-nodes V]       plus V KWOK-style nodes that register once a cluster is bootstrapped on the
                                hosts (credentials from the first master's kubelet kubeconfig)
   down                         remove the lab (safe to re-run, also after a crash)
@@ -7125,18 +8870,23 @@ var init_lab2 = __esm({
   stop-sshd HOST | start-sshd HOST
   rekey HOST                   new host key (as after a reinstall), sshd restarted
   swap HOST on|off             swap as the host sees it (/proc/swaps), for preflight's swap check
+  binaries [--version V | --all]
+                               build the upstream components a cluster of Kubernetes V runs (kube-apiserver,
+                               kubelet, etcd, containerd, runc, CNI plugins, flannel, CoreDNS, \u2026) from Go
+                               modules into /var/cache/bootdeck-lab/upstream; cached ones are used at once
+  ip-forward HOST on|off       IPv4 forwarding in the host's network namespace (a preflight warning when off)
   virtual-nodes N --kubeconfig FILE
                                N KWOK-style nodes (no host behind them) in a bootstrapped lab cluster, for scale
                                tests; 0 stops them (so does down)
 
 Labs: dev \u2192 10.237.10.0/24, test \u2192 10.237.20.0/24, others \u2192 10.237.30.0/24 and up.
 State: /run/bootdeck-lab/NAME/state.json`;
-    log = (line) => console.log(line);
+    log = (line2) => console.log(line2);
     lab = {
       async run(argv) {
         const args = [...argv];
         if (args.length === 0 || args.includes("--help") || args.includes("-h")) {
-          console.log(help);
+          console.log(help2);
           return args.length === 0 ? 2 : 0;
         }
         const name = takeOption(args, "--name") ?? "dev";
@@ -7151,13 +8901,20 @@ State: /run/bootdeck-lab/NAME/state.json`;
             const masters = count(takeOption(rest, "--masters"), "--masters");
             const workers = count(takeOption(rest, "--workers"), "--workers");
             const virtualNodes = count(takeOption(rest, "--virtual-nodes"), "--virtual-nodes");
+            const kubernetesVersions = takeOption(rest, "--kubernetes")?.split(",").filter(Boolean);
             const hosts = count(rest[0], "N");
             if (hosts === void 0 && masters === void 0 && workers === void 0) {
               throw new Error("lab up needs N or --masters M --workers W");
             }
-            const state = await labUp({ name, hosts, masters, workers, virtualNodes, log });
+            const state = await labUp({ name, hosts, masters, workers, virtualNodes, kubernetesVersions, log });
             console.log(`state: /run/bootdeck-lab/${state.name}/state.json`);
             return printStatus(name);
+          }
+          case "binaries": {
+            const version = takeOption(rest, "--version");
+            const versions = rest.includes("--all") ? realVersions() : [version ?? defaultKubernetesVersion];
+            await ensureBinaries(versions, log);
+            return 0;
           }
           case "down":
             labDown(name, log);
@@ -7193,6 +8950,13 @@ State: /run/bootdeck-lab/NAME/state.json`;
             console.log(`${host2()}: swap ${on} (as /proc/swaps shows it inside the host)`);
             return 0;
           }
+          case "ip-forward": {
+            const on = rest[1];
+            if (on !== "on" && on !== "off") throw new Error("usage: bootdeck lab ip-forward HOST on|off");
+            labIpForward(name, host2(), on === "on");
+            console.log(`${host2()}: IPv4 forwarding ${on}`);
+            return 0;
+          }
           case "stop-sshd":
             labStopSshd(name, host2());
             console.log(`${host2()}: sshd stopped`);
@@ -7209,7 +8973,7 @@ State: /run/bootdeck-lab/NAME/state.json`;
           default:
             console.error(`bootdeck lab: unknown action "${action}"
 
-${help}`);
+${help2}`);
             return 2;
         }
       }
@@ -7225,9 +8989,9 @@ __export(render_exports, {
 });
 async function checkTarget(dir) {
   try {
-    const st = await (0, import_promises5.lstat)(dir);
+    const st = await (0, import_promises6.lstat)(dir);
     if (!st.isDirectory()) return `${dir} exists and is not a directory`;
-    const entries = await (0, import_promises5.readdir)(dir);
+    const entries = await (0, import_promises6.readdir)(dir);
     if (entries.length > 0) return `${dir} is not empty (${entries.length} entr${entries.length === 1 ? "y" : "ies"}); choose a new or empty directory`;
     return void 0;
   } catch (err) {
@@ -7236,28 +9000,28 @@ async function checkTarget(dir) {
   }
 }
 async function writeAssetDir(dir, assets) {
-  const parent = import_node_path10.default.dirname(import_node_path10.default.resolve(dir));
-  await (0, import_promises5.mkdir)(parent, { recursive: true, mode: DIR_MODE });
-  const tmp = await (0, import_promises5.mkdtemp)(import_node_path10.default.join(parent, `.${import_node_path10.default.basename(dir)}.render-`));
+  const parent = import_node_path15.default.dirname(import_node_path15.default.resolve(dir));
+  await (0, import_promises6.mkdir)(parent, { recursive: true, mode: DIR_MODE });
+  const tmp = await (0, import_promises6.mkdtemp)(import_node_path15.default.join(parent, `.${import_node_path15.default.basename(dir)}.render-`));
   try {
     for (const a of assets) {
-      const target = import_node_path10.default.join(tmp, a.path);
-      if (!target.startsWith(tmp + import_node_path10.default.sep)) throw new Error(`refusing to write outside the asset directory: ${a.path}`);
-      await (0, import_promises5.mkdir)(import_node_path10.default.dirname(target), { recursive: true, mode: DIR_MODE });
-      await (0, import_promises5.writeFile)(target, a.content, { mode: a.mode, flag: "wx" });
+      const target = import_node_path15.default.join(tmp, a.path);
+      if (!target.startsWith(tmp + import_node_path15.default.sep)) throw new Error(`refusing to write outside the asset directory: ${a.path}`);
+      await (0, import_promises6.mkdir)(import_node_path15.default.dirname(target), { recursive: true, mode: DIR_MODE });
+      await (0, import_promises6.writeFile)(target, a.content, { mode: a.mode, flag: "wx" });
     }
-    await (0, import_promises5.rename)(tmp, dir);
+    await (0, import_promises6.rename)(tmp, dir);
   } catch (err) {
-    await (0, import_promises5.rm)(tmp, { recursive: true, force: true });
+    await (0, import_promises6.rm)(tmp, { recursive: true, force: true });
     throw err;
   }
 }
-var import_promises5, import_node_path10, import_node_util2, usage, render;
+var import_promises6, import_node_path15, import_node_util2, usage, render;
 var init_render2 = __esm({
   "cli/commands/render.ts"() {
     "use strict";
-    import_promises5 = require("node:fs/promises");
-    import_node_path10 = __toESM(require("node:path"));
+    import_promises6 = require("node:fs/promises");
+    import_node_path15 = __toESM(require("node:path"));
     import_node_util2 = require("node:util");
     init_yaml();
     init_render();
@@ -7328,7 +9092,7 @@ ${usage}`);
         }
         const read = async (f) => {
           try {
-            return await (0, import_promises5.readFile)(f, "utf8");
+            return await (0, import_promises6.readFile)(f, "utf8");
           } catch (err) {
             throw new Error(`cannot read ${f}: ${err.code ?? String(err)}`);
           }
@@ -7402,7 +9166,7 @@ async function withUser(name) {
   if (!u) throw new AppError(1, "not_found", `no user named "${name}"`);
   return u;
 }
-var import_node_os2, help2, actor, user;
+var import_node_os2, help3, actor, user;
 var init_user = __esm({
   "cli/commands/user.ts"() {
     "use strict";
@@ -7412,13 +9176,14 @@ var init_user = __esm({
     init_users();
     init_client2();
     init_errors();
-    help2 = `Usage: bootdeck user <subcommand>
+    help3 = `Usage: bootdeck user <subcommand>
 
   user list                          every account: name, role, enabled
   user add NAME --role ROLE [--display-name TEXT]
                                      create an account (ROLE: ${roles.join(", ")})
   user passwd NAME                   set a new password and end the user's sessions
   user disable NAME | enable NAME    lock an account out (ends its sessions) or let it back in
+  user delete NAME                   delete an account and its sessions (never the last enabled admin)
 
 Passwords come from $BOOTDECK_USER_PASSWORD, or are generated and printed once.
 Changes are recorded in the audit log as made by "cli:<your login>".`;
@@ -7433,7 +9198,7 @@ Changes are recorded in the audit log as made by "cli:<your login>".`;
       async run(argv) {
         const [sub, ...rest] = argv;
         if (!sub || sub === "--help" || sub === "-h" || rest.includes("--help")) {
-          console.log(help2);
+          console.log(help3);
           return sub ? 0 : 2;
         }
         await configureDb();
@@ -7451,7 +9216,7 @@ Changes are recorded in the audit log as made by "cli:<your login>".`;
               if (!name || !role) {
                 console.error(`user add: give NAME and --role (${roles.join(", ")})
 
-${help2}`);
+${help3}`);
                 return 2;
               }
               if (!roles.includes(role)) {
@@ -7482,10 +9247,17 @@ user passwd: shown only once; their sessions have ended` : `user passwd: set the
               console.log(`user ${sub}: "${u.username}" is ${sub}d`);
               return 0;
             }
+            case "delete": {
+              const u = await withUser(positional(rest)[0]);
+              const deleted = await deleteUser({ id: u.id, actorId: "cli" });
+              await recordAudit({ action: "user.delete", username: actor(), target: u.id, details: { username: u.username, role: deleted.role, via: "cli" } });
+              console.log(`user delete: "${u.username}" is deleted; their sessions have ended`);
+              return 0;
+            }
             default:
               console.error(`user: unknown subcommand "${sub}"
 
-${help2}`);
+${help3}`);
               return 2;
           }
         } catch (err) {
@@ -7517,11 +9289,11 @@ async function rotateMasterKey(input = {}) {
   let resumed = false;
   if (input.newKeyFile) {
     next = readKeyFile(input.newKeyFile);
-    if (source === "file" && (0, import_node_fs9.existsSync)(pending) && readKeyFile(pending).id !== next.id)
+    if (source === "file" && (0, import_node_fs14.existsSync)(pending) && readKeyFile(pending).id !== next.id)
       throw new Error(`an earlier rotation to key ${readKeyFile(pending).id} did not finish (${pending} exists); run the command without --new-key-file to finish it first`);
-    resumed = source === "file" && (0, import_node_fs9.existsSync)(pending);
+    resumed = source === "file" && (0, import_node_fs14.existsSync)(pending);
   } else if (source === "env") throw new Error("the master key comes from BOOTDECK_MASTER_KEY: give the new key with --new-key-file FILE (openssl rand -base64 32 > FILE; chmod 600 FILE)");
-  else if ((0, import_node_fs9.existsSync)(pending)) {
+  else if ((0, import_node_fs14.existsSync)(pending)) {
     next = readKeyFile(pending);
     resumed = true;
   } else next = generateMasterKey();
@@ -7557,12 +9329,12 @@ async function rotateMasterKey(input = {}) {
     if (readKeyFile(file).id !== next.id) {
       const stamp = (input.now ?? /* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-");
       const retired = `${file}.old-${stamp}`;
-      (0, import_node_fs9.copyFileSync)(file, retired);
+      (0, import_node_fs14.copyFileSync)(file, retired);
       fsyncFile(retired, 384);
       result.retiredKeyFile = retired;
     }
-    (0, import_node_fs9.renameSync)(pending, file);
-    fsyncDir(import_node_path11.default.dirname(file));
+    (0, import_node_fs14.renameSync)(pending, file);
+    fsyncDir(import_node_path16.default.dirname(file));
     result.keyFile = file;
   }
   resetMasterKeyCache();
@@ -7570,34 +9342,34 @@ async function rotateMasterKey(input = {}) {
 }
 function writeFileAtomic(file, text) {
   const tmp = `${file}.tmp-${process.pid}`;
-  (0, import_node_fs9.writeFileSync)(tmp, text, { mode: 384, flag: "w" });
+  (0, import_node_fs14.writeFileSync)(tmp, text, { mode: 384, flag: "w" });
   fsyncFile(tmp, 384);
-  (0, import_node_fs9.renameSync)(tmp, file);
-  fsyncDir(import_node_path11.default.dirname(file));
+  (0, import_node_fs14.renameSync)(tmp, file);
+  fsyncDir(import_node_path16.default.dirname(file));
 }
 function fsyncFile(file, mode) {
-  const fd = (0, import_node_fs9.openSync)(file, "r+");
+  const fd = (0, import_node_fs14.openSync)(file, "r+");
   try {
-    (0, import_node_fs9.fchmodSync)(fd, mode);
-    (0, import_node_fs9.fsyncSync)(fd);
+    (0, import_node_fs14.fchmodSync)(fd, mode);
+    (0, import_node_fs14.fsyncSync)(fd);
   } finally {
-    (0, import_node_fs9.closeSync)(fd);
+    (0, import_node_fs14.closeSync)(fd);
   }
 }
 function fsyncDir(dir) {
-  const fd = (0, import_node_fs9.openSync)(dir, "r");
+  const fd = (0, import_node_fs14.openSync)(dir, "r");
   try {
-    (0, import_node_fs9.fsyncSync)(fd);
+    (0, import_node_fs14.fsyncSync)(fd);
   } finally {
-    (0, import_node_fs9.closeSync)(fd);
+    (0, import_node_fs14.closeSync)(fd);
   }
 }
-var import_node_fs9, import_node_path11;
+var import_node_fs14, import_node_path16;
 var init_rotate = __esm({
   "lib/secrets/rotate.ts"() {
     "use strict";
-    import_node_fs9 = require("node:fs");
-    import_node_path11 = __toESM(require("node:path"));
+    import_node_fs14 = require("node:fs");
+    import_node_path16 = __toESM(require("node:path"));
     init_client2();
     init_env();
     init_cipher();
@@ -7610,7 +9382,7 @@ var rotate_master_key_exports = {};
 __export(rotate_master_key_exports, {
   rotateMasterKeyCommand: () => rotateMasterKeyCommand
 });
-var import_node_os3, help3, rotateMasterKeyCommand;
+var import_node_os3, help4, rotateMasterKeyCommand;
 var init_rotate_master_key = __esm({
   "cli/commands/rotate-master-key.ts"() {
     "use strict";
@@ -7619,7 +9391,7 @@ var init_rotate_master_key = __esm({
     init_client2();
     init_env();
     init_rotate();
-    help3 = `Usage: bootdeck rotate-master-key [--new-key-file FILE]
+    help4 = `Usage: bootdeck rotate-master-key [--new-key-file FILE]
 
 Re-encrypts every stored secret (SSH keys, passwords, passphrases, rendered private keys and tokens)
 under a new master key in one database transaction, then replaces the key file:
@@ -7632,7 +9404,7 @@ under a new master key in one database transaction, then replaces the key file:
     rotateMasterKeyCommand = {
       async run(argv) {
         if (argv.includes("--help") || argv.includes("-h")) {
-          console.log(help3);
+          console.log(help4);
           return 0;
         }
         let newKeyFile;
@@ -7643,7 +9415,7 @@ under a new master key in one database transaction, then replaces the key file:
           else {
             console.error(`rotate-master-key: unexpected argument "${a}"
 
-${help3}`);
+${help4}`);
             return 2;
           }
         }
@@ -7676,13 +9448,14 @@ ${help3}`);
 var commands = {
   apply: { summary: "save a cluster.yaml, plan its bootstrap, and run it here with progress lines", load: async () => (await Promise.resolve().then(() => (init_apply(), apply_exports))).apply },
   export: { summary: "print a saved cluster as cluster.yaml (never with secrets)", load: async () => (await Promise.resolve().then(() => (init_export(), export_exports))).exportCommand },
+  images: { summary: "list every container image a cluster needs (to fill an image mirror)", load: async () => (await Promise.resolve().then(() => (init_images(), images_exports))).images },
   import: { summary: "save a cluster.yaml into the dashboard's database (secrets from the files/variables it names)", load: async () => (await Promise.resolve().then(() => (init_import2(), import_exports))).importCommand },
   setup: { summary: "create the data directory and master key, migrate the database, create the first admin", load: async () => (await Promise.resolve().then(() => (init_setup(), setup_exports))).setup },
   validate: { summary: "check a cluster.yaml and print every problem with its field path", load: async () => (await Promise.resolve().then(() => (init_validate(), validate_exports))).validate },
   worker: { summary: "run the engine without the dashboard (for deployments with BOOTDECK_ENGINE=off)", load: async () => (await Promise.resolve().then(() => (init_worker2(), worker_exports))).worker },
   lab: { summary: "test hosts on this machine: up, down, status, and fault injection", load: async () => (await Promise.resolve().then(() => (init_lab2(), lab_exports))).lab },
   render: { summary: "render a cluster's certificates, kubeconfigs, manifests and kubelet units into a directory", load: async () => (await Promise.resolve().then(() => (init_render2(), render_exports))).render },
-  user: { summary: "manage dashboard accounts: list, add, passwd, disable, enable", load: async () => (await Promise.resolve().then(() => (init_user(), user_exports))).user },
+  user: { summary: "manage dashboard accounts: list, add, passwd, disable, enable, delete", load: async () => (await Promise.resolve().then(() => (init_user(), user_exports))).user },
   "rotate-master-key": { summary: "re-encrypt every stored secret under a new master key", load: async () => (await Promise.resolve().then(() => (init_rotate_master_key(), rotate_master_key_exports))).rotateMasterKeyCommand }
 };
 
