@@ -2,6 +2,7 @@
 // run's type and status, or on the request body. Browser-safe: the run page hides what these refuse,
 // and the routes enforce them (lib/engine/run-access.ts).
 import { can, type Permission } from "../auth/roles";
+import { WARNINGS_NEED_DECISION } from "./schemas";
 
 /** What planning or starting a run of `type` needs: a reset deletes etcd's data, so admins only. */
 export function permissionsToRun(type: string): Permission[] {
@@ -22,4 +23,14 @@ export function retryRefusal(role: string, run: { type: string; status: string }
   // Stopped only by warnings: retried as it is, it stops again; an admin or lead accepts them instead.
   if (run.status === "needs-decision") return "retry a run that waits for an admin's or lead's decision";
   return undefined;
+}
+
+/**
+ * How a run that stopped ends: cancelled; stopped only by preflight warnings that wait for an admin's or
+ * lead's decision (not a failure: accepting them goes on); failed; or succeeded.
+ */
+export function finishedStatus({ cancelled, stopped, failedErrors }: { cancelled: boolean; stopped: boolean; failedErrors: readonly (string | null)[] }): "succeeded" | "failed" | "needs-decision" | "cancelled" {
+  if (cancelled) return "cancelled";
+  if (failedErrors.length > 0 && failedErrors.every((e) => e?.includes(WARNINGS_NEED_DECISION))) return "needs-decision";
+  return failedErrors.length > 0 || stopped ? "failed" : "succeeded";
 }

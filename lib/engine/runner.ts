@@ -16,7 +16,8 @@ import type { PlannedStep } from "./plan";
 import { claimRun, finishRun, getRunPlan, type FinishedStatus } from "./runs";
 import { loadRunResources } from "./run-resources";
 import { loadEngineHosts, type EngineHost } from "./targets";
-import { JOURNAL_MARKER, WARNINGS_NEED_DECISION } from "./schemas";
+import { finishedStatus } from "./run-rules";
+import { JOURNAL_MARKER } from "./schemas";
 
 export type RunnerOptions = { workerId: string; staleMs?: number; heartbeatMs?: number; executor?: Executor };
 
@@ -112,9 +113,7 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
   await db.step.updateMany({ where: { runId, status: { in: ["pending", "waiting"] } }, data: { status: leftover } });
   const steps = await db.step.findMany({ where: { runId }, select: { status: true, hostId: true, title: true, error: true } });
   const failed = steps.filter((s) => s.status === "failed");
-  // Stopped only by preflight warnings that wait for an admin's or lead's decision: not a failure.
-  const waitsForDecision = failed.length > 0 && failed.every((s) => s.error?.includes(WARNINGS_NEED_DECISION));
-  const status: FinishedStatus = cancelled ? "cancelled" : waitsForDecision ? "needs-decision" : failed.length || stopAll ? "failed" : "succeeded";
+  const status: FinishedStatus = finishedStatus({ cancelled, stopped: stopAll, failedErrors: failed.map((s) => s.error) });
   const failedHostNames = [...failedHosts];
   // The hosts this run works on (a join or reset names some of the cluster's).
   const runHosts = new Set(plan.phases.flatMap((p) => p.steps.map((st) => st.host).filter(Boolean))).size;
