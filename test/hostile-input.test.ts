@@ -105,10 +105,12 @@ export const templates: Record<string, (s: string) => unknown[]> = {
     { fingerprint: s, previous: null, confirm: true },
     { fingerprint: `SHA256:${"A".repeat(43)}`, previous: s, confirm: true },
   ],
+  // Reads no body: renders the cluster's first asset set in the background when it has none.
+  "POST /api/clusters/:id/assets/ensure": (s) => [{ note: s }],
 };
 
 /** Routes that read no body: a malformed one changes nothing about their answer. */
-const bodyless = new Set(["DELETE /api/users/:id", "POST /api/auth/logout", "POST /api/runs/:id/start", "POST /api/runs/:id/cancel", "POST /api/clusters/:id/hosts/:host/diagnostics", "POST /api/clusters/:id/hosts/:host/host-key/probe"]);
+const bodyless = new Set(["DELETE /api/users/:id", "POST /api/auth/logout", "POST /api/runs/:id/start", "POST /api/runs/:id/cancel", "POST /api/clusters/:id/hosts/:host/diagnostics", "POST /api/clusters/:id/hosts/:host/host-key/probe", "POST /api/clusters/:id/assets/ensure"]);
 
 /** Bodies that are wrong as a whole. */
 const structural: { name: string; body: string; expect: number[] }[] = [

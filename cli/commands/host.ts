@@ -29,7 +29,6 @@ async function confirm(question: string): Promise<boolean> {
 }
 
 export const host: Command = {
-  summary: "re-pin a host's SSH key after a reinstall (shows the old and the new fingerprint first)",
   async run(argv) {
     const [sub, cluster, name] = argv.filter((a) => !a.startsWith("--"));
     if (sub !== "repin" || !cluster || !name || argv.includes("--help")) {

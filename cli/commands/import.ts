@@ -11,7 +11,6 @@ import type { Command } from "./command";
 import { printErrors, printWarnings } from "../problems";
 
 export const importCommand: Command = {
-  summary: "save a cluster.yaml into the dashboard's database (secrets from the files/variables it names)",
   async run(argv) {
     const file = argv.find((a) => !a.startsWith("-"));
     if (!file || argv.includes("--help")) {

@@ -68,7 +68,6 @@ function count(v: string | undefined, what: string): number | undefined {
 const log = (line: string) => console.log(line);
 
 export const lab: Command = {
-  summary: "test hosts on this machine: up, down, status, and fault injection",
   async run(argv) {
     const args = [...argv];
     if (args.length === 0 || args.includes("--help") || args.includes("-h")) {

@@ -35,7 +35,6 @@ async function confirm(question: string): Promise<boolean> {
 }
 
 export const run: Command = {
-  summary: "list runs in progress; release a stuck run or cancel one",
   async run(argv) {
     const [sub, id, ...rest] = argv;
     if (!sub || sub === "--help" || sub === "-h" || argv.includes("--help")) {

@@ -3,7 +3,6 @@ import { shutdown } from "../../lib/shutdown";
 import type { Command } from "./command";
 
 export const worker: Command = {
-  summary: "run the engine without the dashboard (for deployments with BOOTDECK_ENGINE=off)",
   async run(argv) {
     if (argv.includes("--help")) {
       console.log("Usage: bootdeck worker\n\nRuns started runs and resumes runs whose worker stopped, against the same database as the dashboard.");

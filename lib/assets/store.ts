@@ -2,7 +2,7 @@ import "server-only";
 // Asset sets in the database: each render of a cluster is a new numbered version. Sensitive contents
 // are sealed with the master key (lib/secrets/cipher); the checksum is always of the plain content,
 // so two renders compare without decrypting.
-import { createHash } from "node:crypto";
+import { createHash, X509Certificate } from "node:crypto";
 import { getClusterOrThrow } from "../clusters/repository";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
@@ -40,8 +40,32 @@ function parseOptions(json: string): AssetSetOptions {
   return { keyType: o.keyType ?? "rsa", caValidityDays: o.caValidityDays ?? 3650, leafValidityDays: o.leafValidityDays ?? 365, importedCa: o.importedCa ?? false };
 }
 
+/** The earliest expiry among a set's certificates (what the fleet list warns about); null when it has none. */
+export function earliestNotAfter(assets: readonly { path: string; content: string; sensitive: boolean }[]): Date | null {
+  let earliest: Date | null = null;
+  for (const a of assets) {
+    if (a.sensitive || !isCertificatePath(a.path)) continue;
+    try {
+      const d = new Date(new X509Certificate(a.content).validTo);
+      if (!earliest || d < earliest) earliest = d;
+    } catch {
+      // not parseable: it cannot expire the cluster's trust either way; leave it out
+    }
+  }
+  return earliest;
+}
+
+/** Fills in `notAfter` for sets saved before it was recorded (read once, then stored). */
+export async function backfillNotAfter({ assetSetId }: { assetSetId: string }): Promise<Date | null> {
+  const rows = await getDb().asset.findMany({ where: { assetSetId, sensitive: false }, select: { path: true, content: true, sensitive: true } });
+  const notAfter = earliestNotAfter(rows);
+  if (notAfter) await getDb().assetSet.update({ where: { id: assetSetId }, data: { notAfter } });
+  return notAfter;
+}
+
 export async function saveAssetSet(input: { clusterId: string; assets: readonly RenderedAsset[]; options: AssetSetOptions }): Promise<{ id: string; version: number }> {
   const db = getDb();
+  const notAfter = earliestNotAfter(input.assets);
   const rows = input.assets.map((a) => ({
     id: newId("ast"),
     path: a.path,
@@ -58,7 +82,7 @@ export async function saveAssetSet(input: { clusterId: string; assets: readonly 
     const version = (last?.version ?? 0) + 1;
     try {
       const created = await db.assetSet.create({
-        data: { id: newId("as"), clusterId: input.clusterId, version, options: JSON.stringify(input.options), assets: { create: rows } },
+        data: { id: newId("as"), clusterId: input.clusterId, version, options: JSON.stringify(input.options), notAfter, assets: { create: rows } },
         select: { id: true, version: true },
       });
       return created;
@@ -172,4 +196,20 @@ export async function assetSetTarball({ id, includeSecrets }: { id: string; incl
     fileName: `${root}${includeSecrets ? "" : "-public"}.tar.gz`,
     stream: assetTarball(assets, { root, mtime: set.createdAt, includeSensitive: includeSecrets }),
   };
+}
+
+/** A file a run's plan sends, as its asset set has it: found by checksum (the plan names each file's SHA-256). */
+export type RunFileView = { sha256: string; path: string; purpose: string; size: number; sensitive: boolean; content: string | null };
+
+/**
+ * The content of a planned file, for reading it in the plan review. Secrets (private keys, tokens,
+ * kubeconfigs with credentials) stay hidden here whoever asks: `content` is null and `sensitive` says why.
+ */
+export async function getRunFile({ runId, sha256 }: { runId: string; sha256: string }): Promise<RunFileView> {
+  const run = await getDb().run.findUnique({ where: { id: runId }, select: { assetSetId: true } });
+  if (!run) throw notFound("Run");
+  if (!run.assetSetId) throw notFound("File (this run pushes no rendered files)");
+  const a = await getDb().asset.findFirst({ where: { assetSetId: run.assetSetId, sha256 }, orderBy: { path: "asc" } });
+  if (!a) throw notFound("File");
+  return { sha256: a.sha256, path: a.path, purpose: a.purpose, size: a.size, sensitive: a.sensitive, content: a.sensitive ? null : a.content };
 }

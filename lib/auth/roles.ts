@@ -24,3 +24,24 @@ export type Permission = keyof typeof grants;
 export function can(role: string, permission: Permission): boolean {
   return (grants[permission] as readonly string[]).includes(role);
 }
+
+/** What a permission lets a role do, as the end of "Your role may not …". */
+export const permissionText: Record<Permission, string> = {
+  "cluster:read": "see clusters",
+  "cluster:write": "change clusters",
+  "secret:read": "read secrets",
+  "run:start": "start runs",
+  "run:cancel": "cancel runs",
+  "run:retry": "retry runs",
+  "run:release": "release stuck runs",
+  "host:reset": "reset hosts",
+  "host:inspect": "inspect hosts",
+  "host:repin": "re-pin host keys",
+  "user:manage": "manage users",
+  "audit:read": "read the audit log",
+};
+
+/** The roles that have `permission`, for telling a user who can do what they may not. */
+export function rolesWith(permission: Permission): Role[] {
+  return roles.filter((r) => can(r, permission));
+}

@@ -2,7 +2,7 @@
 // Browser-safe (no server-only): the wizard runs the same checks to show messages next to fields.
 import { z } from "zod";
 import { findVersionProfile, versionProblem } from "./versions";
-import { isDns1123Label, isDnsName, isIP, isIPv4 } from "./net-syntax";
+import { isDns1123Label, isDnsName, isIP, isIPv4, looksLikeIPv4 } from "./net-syntax";
 import { cidrContains, cidrsOverlap, nthAddress, parseCidr, type Cidr } from "./ip";
 
 export const API_VERSION = "bootdeck.io/v1alpha1";
@@ -34,16 +34,21 @@ const address = z
   .string()
   .min(1, "is required")
   .max(limits.address, `must be at most ${limits.address} characters`)
-  .refine((s) => isIP(s) || isDnsName(s), "must be an IP address or a DNS name");
+  .superRefine((s, ctx) => {
+    if (isIP(s) || isDnsName(s)) return;
+    ctx.addIssue({ code: "custom", message: looksLikeIPv4(s) ? "is not a valid IPv4 address: four numbers from 0 to 255, separated by dots" : "must be an IP address or a DNS name" });
+  });
 
 const sshUser = z
   .string()
   .max(limits.user, `must be at most ${limits.user} characters`)
   .regex(/^[a-z_][a-z0-9_-]*\$?$/, "must be a Unix user name (lower-case letters, digits, '_' and '-')");
 
+// Upper-case digests (as some tools print them) are the same checksum: stored in lower case.
 const sha256 = z
   .string()
-  .regex(/^[a-f0-9]{64}$/, "must be a SHA-256 checksum: 64 lower-case hexadecimal characters");
+  .transform((s) => (/^[A-Fa-f0-9]{64}$/.test(s.trim()) ? s.trim().toLowerCase() : s))
+  .pipe(z.string().regex(/^[a-f0-9]{64}$/, "must be a SHA-256 checksum: 64 hexadecimal characters"));
 
 const cidr = z.string().max(18, "must look like 10.2.0.0/16");
 

@@ -1,4 +1,5 @@
 import "server-only";
+import { awaitRunningRender } from "../assets/render-jobs";
 import { renderAndSaveAssetSet } from "../assets/store";
 import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
@@ -12,6 +13,8 @@ import type { CreateRunBody } from "./schemas";
 /** The cluster's latest asset set; a bootstrap or join with none renders one first (RSA keys, default validity). */
 async function latestAssets(clusterId: string, renderIfNone: boolean): Promise<{ id: string; index: AssetIndex } | undefined> {
   const db = getDb();
+  // A render under way (ahead, when the cluster was saved) is waited for, not repeated.
+  if (renderIfNone) await awaitRunningRender(clusterId);
   let set = await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true } });
   if (!set && renderIfNone) set = { id: (await renderAndSaveAssetSet({ clusterId, options: {} })).id };
   if (!set) return undefined;

@@ -68,7 +68,9 @@ export type RunPlan = z.output<typeof runPlan>;
 
 // "check" runs phases 1–2 only (facts and preflight): nothing on the hosts changes.
 export const runTypes = ["check", "bootstrap", "join", "retry", "reset"] as const;
-export const runStatuses = ["planned", "running", "succeeded", "failed", "cancelled"] as const;
+// "needs-decision": the run stopped only because preflight warnings wait for an admin or lead to accept
+// them (nothing failed otherwise); it is over like a failed run, and "Accept warnings and retry" goes on.
+export const runStatuses = ["planned", "running", "succeeded", "failed", "needs-decision", "cancelled"] as const;
 export const stepStatuses = ["pending", "running", "waiting", "done", "skipped", "failed", "cancelled"] as const;
 export type RunStatus = (typeof runStatuses)[number];
 export type StepStatus = (typeof stepStatuses)[number];

@@ -6,7 +6,8 @@ import { notFound } from "../http/errors";
 import type { HostFacts } from "./actions/facts";
 import type { Finding } from "./actions/preflight";
 import { runPlan, type RunPlan } from "./plan";
-import type { StepOutputLine, StepWaitingEvent } from "./schemas";
+import { rolesWith } from "../auth/roles";
+import { WARNINGS_NEED_DECISION, type StepOutputLine, type StepWaitingEvent } from "./schemas";
 
 /** What a waiting step waits for (from its latest `step.waiting` event), e.g. kube-apiserver on master-1. */
 export type StepWaiting = Omit<StepWaitingEvent, "key">;
@@ -61,6 +62,8 @@ export type RunView = {
   /** The cluster's hosts in definition order, so the run page can show role and address. */
   hosts: RunHost[];
   steps: StepView[];
+  /** Who may accept warnings that stop the run (enabled admins and leads); empty unless some wait for it. */
+  deciders: { username: string; displayName: string; role: string }[];
 };
 
 export async function getRunView({ id }: { id: string }): Promise<RunView> {
@@ -74,6 +77,10 @@ export async function getRunView({ id }: { id: string }): Promise<RunView> {
   if (!run) throw notFound("Run");
   const waiting = await listOpenWaits({ runId: id, steps: run.steps });
   const findings = await preflightFindings(id, run.steps);
+  const needsDecision = run.steps.some((s) => s.status === "failed" && s.error?.includes(WARNINGS_NEED_DECISION));
+  const deciders = needsDecision
+    ? await getDb().user.findMany({ where: { role: { in: rolesWith("run:start") }, disabled: false }, orderBy: [{ role: "asc" }, { username: "asc" }], select: { username: true, displayName: true, role: true } })
+    : [];
   return {
     id: run.id,
     clusterId: run.clusterId,
@@ -109,6 +116,7 @@ export async function getRunView({ id }: { id: string }): Promise<RunView> {
       finishedAt: s.finishedAt?.toISOString() ?? null,
       waiting: waiting.get(s.id) ?? null,
     })),
+    deciders,
   };
 }
 

@@ -23,6 +23,7 @@ import { claimRun, releaseLease } from "./runs";
 import { loadRunResources, type RunResources } from "./run-resources";
 import { summarizeRun } from "./summary";
 import { loadEngineHosts, type EngineHost } from "./targets";
+import { finishedStatus, type FinishedStatus } from "./run-rules";
 import { JOURNAL_MARKER } from "./schemas";
 
 export type RunnerOptions = {
@@ -36,7 +37,7 @@ export type RunnerOptions = {
   shutdown?: AbortSignal;
 };
 
-export type RunOutcome = "succeeded" | "failed" | "cancelled" | "not-claimed" | "lost-lease" | "handed-over";
+export type RunOutcome = FinishedStatus | "not-claimed" | "lost-lease" | "handed-over";
 
 const OUTPUT_TAIL_LINES = 200;
 const OUTPUT_FLUSH_MS = 300;
@@ -70,7 +71,7 @@ async function failRun(lease: Lease, message: string): Promise<void> {
   await finishAsHolder(lease, "failed", { steps: 0, done: 0, failed: 0, failedHosts: [], failedSteps: [], message });
 }
 
-async function finishAsHolder(lease: Lease, status: "succeeded" | "failed" | "cancelled", summary: Record<string, unknown>, leftover?: "skipped" | "cancelled", write: typeof writeAsHolder = writeAsHolder): Promise<void> {
+async function finishAsHolder(lease: Lease, status: FinishedStatus, summary: Record<string, unknown>, leftover?: "skipped" | "cancelled", write: typeof writeAsHolder = writeAsHolder): Promise<void> {
   await write(lease, async (tx, append) => {
     if (leftover) await tx.step.updateMany({ where: { runId: lease.runId, status: { in: ["pending", "waiting", "running"] } }, data: { status: leftover } });
     else await tx.step.updateMany({ where: { runId: lease.runId, status: { in: ["pending", "waiting", "running"] } }, data: { status: "skipped", error: "not run: the run ended before it" } });
@@ -225,7 +226,7 @@ async function executeClaimed(runId: string, lease: Lease, options: RunnerOption
   // Whatever did not run is marked: cancelled after a cancel, skipped after a stop.
   const cancelled = stop === "cancel";
   const steps = await db.step.findMany({ where: { runId }, select: { key: true, status: true, title: true, error: true, host: { select: { name: true } } } });
-  const status = cancelled ? "cancelled" : steps.some((s) => s.status === "failed") || stopAll ? "failed" : "succeeded";
+  const status = finishedStatus({ cancelled, stopped: stopAll, failedErrors: steps.filter((s) => s.status === "failed").map((s) => s.error) });
   // The hosts this run works on (a join or reset names some of the cluster's).
   const runHosts = new Set(plan.phases.flatMap((p) => p.steps.map((st) => st.host).filter(Boolean))).size;
   const summary = summarizeRun({ status, runHosts, steps: steps.map((s) => ({ key: s.key, status: s.status === "pending" || s.status === "waiting" ? (cancelled ? "cancelled" : "skipped") : s.status, title: s.title, error: s.error, host: s.host?.name ?? null })) });

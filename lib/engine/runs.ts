@@ -193,8 +193,11 @@ export async function releaseRun({ runId, by, reason }: { runId: string; by: str
   return result;
 }
 
+/** Runs that are over but may go on: retried, or (needs-decision) their warnings accepted. */
+export const RETRYABLE_STATUSES = ["failed", "needs-decision", "cancelled"];
+
 /**
- * Retries a failed or cancelled run in place: the chosen failed steps (one step, one host's, or all) and
+ * Retries a failed, stopped-for-a-decision or cancelled run in place: the chosen failed steps (one step, one host's, or all) and
  * the steps skipped or cancelled after them go back to pending, and the run runs again from there.
  * Steps that are done stay done; every action is idempotent, so nothing is applied twice. A run whose
  * cluster was edited since it was planned is stale and is not retried.
@@ -203,7 +206,7 @@ export async function retryRun({ runId, step, host }: { runId: string; step?: st
   const db = getDb();
   const run = await db.run.findUnique({ where: { id: runId }, select: { clusterId: true, status: true, definitionRevision: true, steps: { select: { id: true, key: true, status: true, host: { select: { name: true } } } } } });
   if (!run) throw notFound("Run");
-  if (!["failed", "cancelled"].includes(run.status)) throw conflict(`Run ${runId} is ${run.status}; only a failed or cancelled run can be retried`);
+  if (!RETRYABLE_STATUSES.includes(run.status)) throw conflict(`Run ${runId} is ${run.status}; only a failed, stopped or cancelled run can be retried`);
   const failed = run.steps.filter((s) => s.status === "failed" && (!step || s.key === step) && (!host || s.host?.name === host));
   if (step && failed.length === 0) throw conflict(`Step ${step} did not fail in this run`);
   if (host && failed.length === 0 && !run.steps.some((s) => s.host?.name === host && ["skipped", "cancelled"].includes(s.status))) throw conflict(`Nothing failed on ${host} in this run`);

@@ -3,7 +3,7 @@ import "server-only";
 // function in lib/, and map errors to a status and a safe message. Plain Web Request/Response, so
 // nothing here depends on Next.js.
 import { z } from "zod";
-import { can, type Permission } from "../auth/roles";
+import { can, permissionText, type Permission } from "../auth/roles";
 import { getSessionUser, readSessionToken, type SessionUser } from "../auth/sessions";
 import { DatabaseFullError, isDiskFull, noteDiskFull } from "../db/storage";
 import { clientAddress } from "./client-address";
@@ -31,7 +31,7 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, never>>>(
       if (!user) throw unauthorized();
       if (mutating.has(req.method) && req.headers.get("x-csrf-token") !== user.csrfToken)
         throw new AppError(403, "csrf", "Missing or stale CSRF token; reload the page and try again");
-      if (!can(user.role, options.permission)) throw forbidden(describe(options.permission));
+      if (!can(user.role, options.permission)) throw forbidden(permissionText[options.permission]);
       const raw = (await ctx?.params) ?? {};
       const parsed = (options.params ?? z.object({})).safeParse(raw);
       if (!parsed.success) throw new AppError(404, "not_found", "Not found");
@@ -40,10 +40,6 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, never>>>(
       return errorResponse(err);
     }
   };
-}
-
-function describe(p: Permission): string {
-  return p.replace(":", " ").replace("write", "change");
 }
 
 /** Reads a JSON body with a size cap and parses it with a zod schema (422 with field problems). */
