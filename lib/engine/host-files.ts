@@ -7,6 +7,7 @@ import { BOOTSTRAP_SECRETS_HOST_DIR } from "../assets/context";
 import { registryHost, RUNTIME_PATHS } from "../assets/runtime";
 import { CHECKPOINT_PATHS, checkpointSecretFiles } from "../assets/checkpoint";
 import { runtimeVersions } from "../cluster/runtime-versions";
+import { ENDPOINT_PATHS, provisionsVip } from "../assets/endpoint";
 
 export type HostFile = { asset: string; path: string; mode: number };
 export type HostRole = { name: string; role: "master" | "worker" };
@@ -169,6 +170,8 @@ export function resetPaths(def: ClusterDefinition, host: HostRole, assetPaths: r
       "/etc/systemd/system/multi-user.target.wants/containerd.service",
     ])
       paths.add(p);
+  if (host.role === "master" && provisionsVip(def))
+    for (const p of [ENDPOINT_PATHS.config, ENDPOINT_PATHS.unit, "/etc/bootdeck", "/etc/systemd/system/multi-user.target.wants/bootdeck-keepalived.service"]) paths.add(p);
   if (host.role === "master")
     for (const p of [...checkpointFiles(caps).map((f) => f.path), CHECKPOINT_PATHS.dir, CHECKPOINT_PATHS.secrets, CHECKPOINT_PATHS.active, "/etc/systemd/system/multi-user.target.wants/bootdeck-checkpoint.service"]) paths.add(p);
   return [...paths].sort();

@@ -167,7 +167,9 @@ export const JOURNAL_SCRIPT = `journalctl -u kubelet -n "$1" --no-pager 2>&1 || 
  * the pod network's interfaces and rules), then removes the files, the kubelet's and containerd's state
  * and etcd's data. A directory that is a mount point keeps existing, emptied.
  */
-export const RESET_SCRIPT = `${LOCK}systemctl stop bootdeck-checkpoint 2>/dev/null || true
+export const RESET_SCRIPT = `${LOCK}systemctl stop bootdeck-keepalived 2>/dev/null || true
+systemctl disable bootdeck-keepalived 2>/dev/null || true
+systemctl stop bootdeck-checkpoint 2>/dev/null || true
 systemctl disable bootdeck-checkpoint 2>/dev/null || true
 systemctl stop kubelet 2>/dev/null || true
 systemctl disable kubelet 2>/dev/null || true
