@@ -11,6 +11,7 @@ import { lab } from "./lab";
 import { render } from "./render";
 import { user } from "./user";
 import { rotateMasterKeyCommand } from "./rotate-master-key";
+import { nodes, upgrade } from "./day2";
 
 export const commands: Record<string, Command> = {
   apply,
@@ -24,4 +25,6 @@ export const commands: Record<string, Command> = {
   render,
   user,
   "rotate-master-key": rotateMasterKeyCommand,
+  nodes,
+  upgrade,
 };

@@ -3,7 +3,22 @@
 // stored with the run. Browser-safe (types and the zod schema only).
 import { z } from "zod";
 
-export const plannedFile = z.object({ path: z.string(), mode: z.number().int(), sha256: z.string(), size: z.number().int() });
+/** A file the step writes: where, its mode, and the asset of the run's asset set whose content it gets. */
+export const plannedFile = z.object({ path: z.string(), mode: z.number().int(), sha256: z.string(), size: z.number().int(), asset: z.string().optional() });
+
+/**
+ * A command the step sends over SSH, as an argument vector: the runner's actions execute exactly these
+ * (looked up by `id`), and `commands` shows each one quoted as the host receives it. `host` names where
+ * it runs when that is not the step's own host (a cluster-wide step's command on the first master).
+ * `when: "needed"` marks read-only commands sent only when the step needs them (a liveness probe,
+ * a failure's kubelet journal).
+ */
+export const plannedExec = z.object({
+  id: z.string(),
+  argv: z.array(z.string()),
+  host: z.string().optional(),
+  when: z.enum(["always", "needed"]).default("always"),
+});
 
 export const plannedStep = z.object({
   /** Unique in the run: "phase/host/action". */
@@ -22,17 +37,24 @@ export const plannedStep = z.object({
   timeoutMs: z.number().int().positive(),
   /** Attempts after a failure, with back-off (downloads and package installs: a mirror or repository blip). */
   retries: z.number().int().min(0).max(5).optional(),
+  /** What the step sends to hosts: the data the runner executes (see plannedExec). */
+  exec: z.array(plannedExec).optional(),
+  /** Values the step acts with, decided when it was planned (a target version, a member's name). */
+  params: z.record(z.string(), z.string()).optional(),
 });
 
 export const plannedPhase = z.object({ id: z.string(), title: z.string(), steps: z.array(plannedStep) });
 export const runPlan = z.object({ runType: z.string(), phases: z.array(plannedPhase) });
 
 export type PlannedStep = z.output<typeof plannedStep>;
+export type PlannedExec = z.output<typeof plannedExec>;
 export type PlannedPhase = z.output<typeof plannedPhase>;
 export type RunPlan = z.output<typeof runPlan>;
 
 // "check" runs phases 1–2 only (facts and preflight): nothing on the hosts changes.
-export const runTypes = ["check", "bootstrap", "join", "retry", "reset"] as const;
+// "join" adds workers and masters, "remove" takes hosts out of a running cluster, "upgrade" rolls it to
+// another Kubernetes version (lib/engine/plans-day2.ts).
+export const runTypes = ["check", "bootstrap", "join", "retry", "reset", "remove", "upgrade"] as const;
 export const runStatuses = ["planned", "running", "succeeded", "failed", "cancelled"] as const;
 export const stepStatuses = ["pending", "running", "waiting", "done", "skipped", "failed", "cancelled"] as const;
 export type RunStatus = (typeof runStatuses)[number];

@@ -3,9 +3,12 @@
 // and the routes enforce them (lib/engine/run-access.ts).
 import { can, type Permission } from "../auth/roles";
 
-/** What planning or starting a run of `type` needs: a reset deletes etcd's data, so admins only. */
+/** Run types that take hosts apart: a reset deletes etcd's data, a removal takes masters out of etcd. Admins only. */
+export const DESTRUCTIVE_RUNS: readonly string[] = ["reset", "remove"];
+
+/** What planning or starting a run of `type` needs: a reset or a removal needs host:reset (admins). */
 export function permissionsToRun(type: string): Permission[] {
-  return type === "reset" ? ["run:start", "host:reset"] : ["run:start"];
+  return DESTRUCTIVE_RUNS.includes(type) ? ["run:start", "host:reset"] : ["run:start"];
 }
 
 /**
@@ -14,7 +17,7 @@ export function permissionsToRun(type: string): Permission[] {
  * not a cancelled one (someone stopped it on purpose), and never a reset.
  */
 export function retryRefusal(role: string, run: { type: string; status: string }): string | undefined {
-  if (run.type === "reset" && !can(role, "host:reset")) return "retry a host reset";
+  if (DESTRUCTIVE_RUNS.includes(run.type) && !can(role, "host:reset")) return run.type === "reset" ? "retry a host reset" : "retry a host removal";
   if (!can(role, "run:retry")) return "retry runs";
   if (can(role, "run:start")) return undefined;
   if (run.status === "cancelled") return "retry a cancelled run";

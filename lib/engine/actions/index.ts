@@ -6,6 +6,8 @@ import { shellScript, type Executor } from "../../ssh";
 import type { EngineHost } from "../targets";
 import { bootstrapActions } from "./bootstrap";
 import { runtimeActions } from "./runtime";
+import { membershipActions } from "./membership";
+import { upgradeActions } from "./upgrade";
 import { FACTS_SCRIPT, parseFacts, type HostFacts } from "./facts";
 import { evaluateCluster, evaluateHost, parsePreflight, PREFLIGHT_SCRIPT, type Finding } from "./preflight";
 import { WARNINGS_NEED_DECISION } from "../schemas";
@@ -74,4 +76,6 @@ export const actions: Record<string, Action> = {
 
   ...bootstrapActions,
   ...runtimeActions,
+  ...membershipActions,
+  ...upgradeActions,
 };
