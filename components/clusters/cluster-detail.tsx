@@ -11,6 +11,7 @@ import { useCan } from "../current-user";
 import { ClusterRuns } from "../runs/cluster-runs";
 import { HostActions } from "../runs/host-actions";
 import { LiveTables } from "./live-tables";
+import { Day2Panel } from "./day2-panel";
 
 export function ClusterDetail({ id }: { id: string }) {
   const q = useQuery({ queryKey: queryKeys.cluster(id), queryFn: () => api<ClusterView>(`/api/clusters/${id}`) });
@@ -90,6 +91,7 @@ export function ClusterDetail({ id }: { id: string }) {
           </tbody>
         </table>
       </section>
+      <Day2Panel clusterId={c.id} version={spec.kubernetes.version} hosts={c.hosts} />
       <section className="card">
         <h2 className="mb-2 font-semibold">Credentials</h2>
         <ul className="text-sm" data-testid="detail-credentials">

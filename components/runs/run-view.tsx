@@ -10,7 +10,8 @@ import type { RunView as Run } from "@/lib/engine/queries";
 import { runQueryKeys, WARNINGS_NEED_DECISION } from "@/lib/engine/schemas";
 import { api } from "../api-client";
 import { useCan, useCurrentUser } from "../current-user";
-import { retryRefusal } from "@/lib/engine/run-rules";
+import { DESTRUCTIVE_RUNS, retryRefusal } from "@/lib/engine/run-rules";
+import { UpgradeControls } from "./upgrade-controls";
 import { estimateRemainingMs, formatDuration } from "./eta";
 import { allRows, buildGrid, findCell, progressOf, type Grid, type GridFilter } from "./grid-model";
 import { HostGrid, type CellRef } from "./host-grid";
@@ -57,7 +58,7 @@ export function RunView({ runId }: { runId: string }) {
   const run = q.data;
   const size = planSize(run.plan);
   const canRetry = !!me && (run.status === "failed" || run.status === "cancelled") && !retryRefusal(me.role, run);
-  const canStartThis = canStart && (run.type !== "reset" || canReset);
+  const canStartThis = canStart && (!DESTRUCTIVE_RUNS.includes(run.type) || canReset);
   return (
     <div className="space-y-4">
       <div className="flex items-start justify-between gap-4">
@@ -87,6 +88,7 @@ export function RunView({ runId }: { runId: string }) {
               Retry {run.status === "failed" ? "all failures" : "from where it stopped"}
             </button>
           )}
+          <UpgradeControls runId={runId} type={run.type} status={run.status} />
           {(run.status === "running" || run.status === "planned") && canCancel && (
             <button className="btn" data-testid="run-cancel" disabled={cancel.isPending || run.cancelRequested} onClick={() => cancel.mutate()}>
               {run.cancelRequested ? "Cancelling…" : "Cancel"}

@@ -12,6 +12,9 @@ import type { CertPlanEntry } from "./certificates";
 import type { KeptPki } from "./types";
 import type { AltName } from "./x509";
 
+/** An asset set without the PKI a running cluster has (never rendered, or not whole). */
+export class NothingToKeepError extends Error {}
+
 /** The PKI of a rendered asset set (path → plain content), to keep in a new render. */
 export function keptPkiFrom(files: ReadonlyMap<string, string>): KeptPki {
   const certs = new Map<string, { certPem: string; keyPem: string }>();
@@ -23,10 +26,11 @@ export function keptPkiFrom(files: ReadonlyMap<string, string>): KeptPki {
   }
   const saKey = files.get("tls/service-account.key");
   const saPub = files.get("tls/service-account.pub");
-  if (!saKey || !saPub) throw new Error("the asset set has no service-account key pair (tls/service-account.key and .pub): it cannot be kept");
+  if (!files.has("tls/ca.crt")) throw new NothingToKeepError("the cluster's asset set has no CA (tls/ca.crt): render the assets and bootstrap the cluster first");
+  if (!saKey || !saPub) throw new NothingToKeepError("the asset set has no service-account key pair (tls/service-account.key and .pub): it cannot be kept");
   const kubelet = files.get("auth/kubeconfig-kubelet");
   const token = kubelet ? (YAML.parse(kubelet) as { users?: { user?: { token?: string } }[] }).users?.[0]?.user?.token : undefined;
-  if (!token) throw new Error("the asset set has no kubelet bootstrap token (auth/kubeconfig-kubelet): it cannot be kept");
+  if (!token) throw new NothingToKeepError("the asset set has no kubelet bootstrap token (auth/kubeconfig-kubelet): it cannot be kept");
   return { certs, serviceAccount: { keyPem: saKey, pubPem: saPub }, token };
 }
 

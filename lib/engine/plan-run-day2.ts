@@ -2,7 +2,9 @@ import "server-only";
 // Planning the day-2 runs (join with masters, remove, upgrade). Each renders the definition it leads
 // to keeping the PKI of the asset set the cluster runs (so nothing running changes but what the run is
 // for), builds the plan from that render, and only then saves the set and the run.
+import { NothingToKeepError } from "../assets/keep";
 import { assetIndexOf, renderKeepingPki, saveAssetSet } from "../assets/store";
+import { RenderValidationError } from "../assets/types";
 import type { ClusterDefinition } from "../cluster/definition";
 import { validateClusterDefinition } from "../cluster/definition";
 import { effectiveHost } from "../cluster/derive";
@@ -86,7 +88,8 @@ export async function planDay2Run({ clusterId, body, id, createdById, by }: { cl
     const set = await saveAssetSet({ clusterId, assets: rendered.assets, options: rendered.options });
     return await save(plan, set.id);
   } catch (err) {
-    if (err instanceof PlanError) throw unprocessable(err.message);
+    if (err instanceof PlanError || err instanceof NothingToKeepError) throw unprocessable(err.message);
+    if (err instanceof RenderValidationError) throw unprocessable(err.message);
     throw err;
   }
 
