@@ -96,7 +96,9 @@ export const quorumOf = (voters: number) => Math.floor(voters / 2) + 1;
  */
 export function membershipProblem(view: EtcdView, expected: readonly ExpectedMember[], opts: { allowLearner?: string } = {}): string | undefined {
   const states = memberStates(view);
-  const unhealthy = states.filter((s) => !s.healthy);
+  // The learner being added may not have started yet: it is not part of the quorum.
+  const beingAdded = (i: number) => view.members[i]?.learner === true && opts.allowLearner !== undefined && view.members[i]!.peerUrls.includes(opts.allowLearner);
+  const unhealthy = states.filter((s, i) => !s.healthy && !beingAdded(i));
   if (unhealthy.length) return `etcd is not healthy: ${unhealthy.map((s) => `${s.name} ${s.why}`).join("; ")}`;
   const learners = view.members.filter((m) => m.learner && m.name !== opts.allowLearner && !(opts.allowLearner && m.peerUrls.includes(opts.allowLearner)));
   if (learners.length) return `etcd has a learner that is not being added: ${learners.map((m) => m.name || m.peerUrls.join(",")).join(", ")}; finish or undo that change first`;
