@@ -37,9 +37,11 @@ export function keepalivedConfig(def: ClusterDefinition): string {
     "  vrrp_garp_master_refresh 30",
     "}",
     "",
-    // /livez answers without credentials (the authentication configuration allows it on health paths).
+    // /readyz answers without credentials (the authentication configuration allows it on health paths);
+    // a stopping API server fails it at once while it still serves (--shutdown-delay-duration), and a
+    // starting one passes it only once it serves: the address moves before clients notice.
     "vrrp_script bootdeck_apiserver {",
-    `  script "/usr/bin/curl -skf --max-time 2 -o /dev/null https://127.0.0.1:${ep.port}/livez"`,
+    `  script "/usr/bin/curl -skf --max-time 2 -o /dev/null https://127.0.0.1:${ep.port}/readyz"`,
     "  interval 1",
     "  timeout 3",
     "  fall 2",
