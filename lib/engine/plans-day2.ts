@@ -112,7 +112,7 @@ function applyStep(key: string, title: string, files: string[], opts: { wait: "a
   });
 }
 
-function verifyStep(params: { present: string[]; absent?: string[]; version?: string }): PlannedStep {
+function verifyStep(params: { present: string[]; absent?: string[]; version?: string }, dependsOn: string[] = []): PlannedStep {
   return step({
     key: "verify/cluster",
     phase: "verify",
@@ -125,6 +125,8 @@ function verifyStep(params: { present: string[]; absent?: string[]; version?: st
       "every pod Running and Ready",
     ],
     params: { present: JSON.stringify(params.present), absent: JSON.stringify(params.absent ?? []), ...(params.version ? { version: params.version } : {}) },
+    // Not when a host's part failed: that step says why; a verification would only wait and say it again.
+    dependsOn,
     timeoutMs: 5 * MIN,
   });
 }
@@ -238,7 +240,7 @@ export function buildAddNodesPlan(def: ClusterDefinition, runId: string, assets:
       steps: [apply, ...checkpointSteps(runId, all.filter((h) => h.role === "master"), caps, assets, [apply.key])],
     });
   }
-  phases.push({ id: "verify", title: "Verify: nodes Ready, pods Running and Ready", steps: [verifyStep({ present: all.map((h) => h.name) })] });
+  phases.push({ id: "verify", title: "Verify: nodes Ready, pods Running and Ready", steps: [verifyStep({ present: all.map((h) => h.name) }, hosts.map((h) => `join/${h.name}`))] });
   return { runType: "join", phases };
 }
 
@@ -374,11 +376,13 @@ export function buildRemovePlan(def: ClusterDefinition, runId: string, assets: A
           host: null,
           describe: [`remove ${names.join(", ")} from the stored definition (refused if it was edited after this plan)`],
           params: { op: "remove-hosts", hosts: JSON.stringify([...names]), from: definitionSha(def) },
+          // Only hosts that are out: every Node deleted (and reset, unless told not to).
+          dependsOn: [...hosts.map((h) => `remove-node/${h.name}`), ...(opts.reset ? hosts.map((h) => `reset/${h.name}`) : []), ...(masters.length ? ["control-plane/kube-apiserver"] : [])],
           timeoutMs: MIN,
         }),
       ],
     },
-    { id: "verify", title: "Verify: the other nodes Ready, the removed ones gone, pods Running and Ready", steps: [verifyStep({ present: remaining.map((h) => h.name), absent: [...names] })] },
+    { id: "verify", title: "Verify: the other nodes Ready, the removed ones gone, pods Running and Ready", steps: [verifyStep({ present: remaining.map((h) => h.name), absent: [...names] }, ["record/cluster"])] },
   );
   return { runType: "remove", phases };
 }
@@ -569,7 +573,7 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
     previous = batch.map((h) => `kubelet/${h.name}`);
   });
   phases.push({ id: "kubelets", title: `Kubelets ${to} in batches (masters ${b.masters} at a time, then workers ${b.workers} at a time), each behind a pause point`, steps });
-  phases.push({ id: "verify", title: `Verify: every node Ready with kubelet ${to}, pods Running and Ready`, steps: [verifyStep({ present: all.map((h) => h.name), version: to })] });
+  phases.push({ id: "verify", title: `Verify: every node Ready with kubelet ${to}, pods Running and Ready`, steps: [verifyStep({ present: all.map((h) => h.name), version: to }, all.map((h) => `kubelet/${h.name}`))] });
   return { runType: "upgrade", phases };
 }
 
