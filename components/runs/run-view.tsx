@@ -110,7 +110,7 @@ export function RunView({ runId }: { runId: string }) {
         </p>
       ) : null}
       {run.status === "planned" ? <PlanReview plan={run.plan} /> : <Rollout run={run} now={now} onRetry={canRetry ? (b) => retry.mutate(b) : undefined} />}
-      {run.status !== "planned" && (run.type === "bootstrap" || run.type === "join") && (
+      {run.status !== "planned" && ["bootstrap", "join", "remove", "upgrade"].includes(run.type) && (
         <section className="card">
           <h2 className="mb-2 font-semibold">Pods and nodes</h2>
           <LiveTables clusterId={run.clusterId} />
