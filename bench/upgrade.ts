@@ -1,8 +1,9 @@
 // npm run bench:upgrade -- [--masters 3] [--workers 5] [--from v1.36.3] [--to v1.37.2] [--workers-batch 10%] [--keep]
 // A minor upgrade of a fresh lab cluster (its own lab, "bupg"): bootstrapped at --from behind the VIP,
 // then upgraded to --to. Prints the wall time of each phase and in total, each node's kubelet upgrade
-// (cordon to uncordon), and the API's availability during the upgrade: GET /readyz on the VIP every
-// 100 ms, each on a new connection, from this machine (answered = HTTP 200). Needs root.
+// (cordon to uncordon), and the API's availability during the upgrade: GET /api/v1/namespaces/default
+// (a quorum read, admin credentials) on the VIP every 100 ms, each on a new connection, from this
+// machine (answered = HTTP 200), with when each failure happened. Needs root.
 import { readFileSync } from "node:fs";
 import { labClusterDefinition, labVip } from "../lab/cluster-yaml";
 import { labDown, labUp } from "../lab/lab";
@@ -15,6 +16,8 @@ import { listRunEvents } from "../lib/engine/events";
 import { planRun } from "../lib/engine/plan-run";
 import { executeRun } from "../lib/engine/runner";
 import { startRun } from "../lib/engine/runs";
+import { adminCredentialsFrom } from "../lib/engine/cluster-api";
+import { decryptSecret } from "../lib/secrets/cipher";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -49,7 +52,10 @@ async function main(): Promise<void> {
     const runId = await planRun({ clusterId, body: { type: "upgrade", version: to, batches: { workers: arg("workers-batch", "10%") } }, by: "bench" });
     const planMs = Date.now() - planStart;
     await startRun({ runId });
-    const probe = probeApi(labVip(lab), 6443, 100);
+    // An API request like any client's (a quorum read of the default namespace), with the admin credentials.
+    const set = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { assetSet: { select: { assets: { where: { path: "auth/kubeconfig" }, select: { content: true } } } } } });
+    const admin = adminCredentialsFrom(decryptSecret(set.assetSet!.assets[0]!.content));
+    const probe = probeApi(labVip(lab), 6443, 100, { path: "/api/v1/namespaces/default", client: admin });
     const start = Date.now();
     const status = await executeRun(runId, { workerId: "bench" });
     const total = Date.now() - start;
@@ -79,6 +85,14 @@ async function main(): Promise<void> {
       longest = Math.max(longest, run);
     }
     console.log(`\nAPI availability through ${labVip(lab)}:6443 during the upgrade: ${o.answered} of ${o.total} probes answered 200 (${((100 * o.answered) / Math.max(1, o.total)).toFixed(2)} %; goal ≥ 99 %); longest gap ${longest} probes (~${(longest / 10).toFixed(1)} s); failures by answer: ${JSON.stringify(failures.reduce<Record<string, number>>((m, p) => ({ ...m, [p.status || "no answer"]: (m[p.status || "no answer"] ?? 0) + 1 }), {}))}`);
+    // When each failure happened, against the step running then.
+    const spans = events.filter((x) => x.type === "step.finished").map((x) => ({ key: String(x.data.key), end: Date.parse(x.at), begin: Date.parse(x.at) - Number(x.data.durationMs) }));
+    const during = new Map<string, number>();
+    for (const p of failures) {
+      const where = spans.filter((sp) => sp.begin <= p.at && p.at <= sp.end).map((sp) => sp.key).join("+") || "between steps";
+      during.set(where, (during.get(where) ?? 0) + 1);
+    }
+    console.log(`failed probes by the step(s) running: ${[...during.entries()].map(([k, n]) => `${k} ${n}`).join("; ") || "none"}`);
     const failed = await getDb().step.findMany({ where: { runId, status: "failed" }, select: { key: true, error: true } });
     for (const f of failed) console.log(`failed: ${f.key}: ${f.error}`);
   } finally {

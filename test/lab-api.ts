@@ -26,16 +26,18 @@ export function kubectlWith(kubeconfigYaml: string): (args: string[], input?: st
 export type Probe = { at: number; ok: boolean; status: number };
 
 /**
- * GETs https://HOST:PORT/readyz every `intervalMs` from this machine, each on a new connection (so a
- * probe measures what a new client meets), until stopped. `ok` = answered 200.
+ * GETs https://HOST:PORT`path` every `intervalMs` from this machine, each on a new connection (so a
+ * probe measures what a new client meets), until stopped. `ok` = answered 200. With `client` (the admin
+ * credentials) the probe is an API request like any client's: GET /api/v1/namespaces/default is a
+ * quorum read, so it needs the API server and etcd.
  */
-export function probeApi(host: string, port: number, intervalMs: number): { stop: () => Probe[] } {
+export function probeApi(host: string, port: number, intervalMs: number, opts: { path?: string; client?: { certPem: string; keyPem: string } } = {}): { stop: () => Probe[] } {
   const probes: Probe[] = [];
   let stopped = false;
   const one = () =>
     new Promise<void>((resolve) => {
       const at = Date.now();
-      const req = https.get({ host, port, path: "/readyz", rejectUnauthorized: false, agent: false, timeout: Math.max(500, intervalMs * 8) }, (res) => {
+      const req = https.get({ host, port, path: opts.path ?? "/readyz", rejectUnauthorized: false, agent: false, timeout: Math.max(500, intervalMs * 8), ...(opts.client ? { cert: opts.client.certPem, key: opts.client.keyPem } : {}) }, (res) => {
         res.resume();
         res.on("end", () => {
           probes.push({ at, ok: res.statusCode === 200, status: res.statusCode ?? 0 });

@@ -35,7 +35,7 @@ c=$(crictl ps -q --state running --label io.kubernetes.pod.namespace=kube-system
 [ -n "$c" ] || { echo "no running etcd container on $(hostname)" >&2; exit 3; }
 # etcdctl's own retry log lines (JSON) are dropped; its errors stay.
 ctl() {
-  crictl exec "$c" etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/etcd/ca.crt --cert=/etc/kubernetes/etcd/server.crt --key=/etc/kubernetes/etcd/server.key --dial-timeout=3s --command-timeout=15s "$@" 2>/tmp/bootdeck-etcdctl.$$
+  crictl exec "$c" etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/etcd/ca.crt --cert=/etc/kubernetes/etcd/server.crt --key=/etc/kubernetes/etcd/server.key --dial-timeout=3s --command-timeout=8s "$@" 2>/tmp/bootdeck-etcdctl.$$
   rc=$?; grep -v '^{"level"' /tmp/bootdeck-etcdctl.$$ >&2; rm -f /tmp/bootdeck-etcdctl.$$; return $rc
 }
 section() {

@@ -176,7 +176,8 @@ systemctl disable kubelet 2>/dev/null || true
 if command -v crictl >/dev/null 2>&1; then crictl rmp --all --force >/dev/null 2>&1 || true; fi
 systemctl stop containerd 2>/dev/null || true
 systemctl disable containerd 2>/dev/null || true
-pkill -f containerd-shim 2>/dev/null || true
+# "[c]" so the pattern does not match this script's own command line (it contains the pattern's text).
+pkill -f '[c]ontainerd-shim' 2>/dev/null || true
 awk '$2 ~ "^/(var/lib/kubelet|run/containerd|var/lib/containerd|run/netns)/" { print $2 }' /proc/mounts | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
 for i in cni0 flannel.1; do ip link del "$i" 2>/dev/null || true; done
 if command -v iptables-save >/dev/null 2>&1; then iptables-save | grep -v -e KUBE- -e FLANNEL -e CNI- | iptables-restore 2>/dev/null || true; fi

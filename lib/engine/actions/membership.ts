@@ -173,8 +173,18 @@ async function drain(ctx: ActionContext) {
   const host = needHost(ctx);
   const node = await readNode(ctx, host.name);
   if (!node) return { ok: true as const, summary: `${host.name} is not registered: nothing to drain` };
-  const report = await drainNode(ctx, host.name, Number(param(ctx, "timeoutMs")));
-  return { ok: true as const, summary: report };
+  try {
+    return { ok: true as const, summary: await drainNode(ctx, host.name, Number(param(ctx, "timeoutMs"))) };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return {
+      ok: false as const,
+      error: message,
+      hint: /disruption budget/.test(message)
+        ? "a PodDisruptionBudget keeps these pods where they are: give the workload room elsewhere (more replicas, other nodes), relax the budget, or allow a longer drain; then retry"
+        : "pods did not leave in time: see which above; retry once they can",
+    };
+  }
 }
 
 async function removeNode(ctx: ActionContext) {
