@@ -32,11 +32,11 @@ function flag(args: string[], name: string): boolean {
 
 /** Plans `body` on the named cluster, prints the plan, and runs it once confirmed. */
 async function planConfirmRun(clusterName: string, raw: unknown, opts: { yes: boolean; verbose: boolean; dryRun: boolean }): Promise<number> {
-  const clusterId = await findClusterIdByName({ name: clusterName });
-  if (!clusterId) throw new AppError(404, "not_found", `no cluster named ${clusterName} (bootdeck import it first)`);
   const parsed = createRunBody.safeParse(raw);
   if (!parsed.success) throw new AppError(400, "usage", parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; "));
   const body: CreateRunBody = parsed.data;
+  const clusterId = await findClusterIdByName({ name: clusterName });
+  if (!clusterId) throw new AppError(404, "not_found", `no cluster named ${clusterName} (bootdeck import it first)`);
   const runId = await planRun({ clusterId, body, by: by() });
   await recordAudit({ action: "run.plan", username: by(), target: runId, details: { clusterId, ...body, via: "cli" } });
   console.log(planText(await getRunPlan(runId), opts.verbose));
