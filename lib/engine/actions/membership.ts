@@ -8,6 +8,7 @@ import { selfHostedObjectsInOrder } from "../../assets/render";
 import type { K8sObject } from "../../assets/yaml-out";
 import type { ClusterDefinition } from "../../cluster/definition";
 import { validateClusterDefinition } from "../../cluster/definition";
+import { recordAudit } from "../../audit/record";
 import { getDb } from "../../db/client";
 import { isSshError } from "../../ssh";
 import { learnerLag, membershipProblem, memberStates, parseEtcdStatusOutput, quorumOf, removalRefusal, type EtcdView, type ExpectedMember } from "../day2/etcd";
@@ -298,6 +299,7 @@ async function recordDefinition(ctx: ActionContext) {
   });
   if (r.count !== 1) return { ok: false as const, error: "the cluster's definition changed while it was being updated; retry" };
   await ctx.emit("cluster.definition-changed", { change: what });
+  await recordAudit({ action: "cluster.update", username: `run:${ctx.runId}`, target: run.clusterId, details: { change: what, runId: ctx.runId } });
   return { ok: true as const, summary: `definition updated: ${what}` };
 }
 
