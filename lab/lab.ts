@@ -31,8 +31,8 @@ import { findHost, readState, writeState, type LabHostState, type LabState } fro
 
 export type Log = (line: string) => void;
 const IFACE = "eth0";
-/** Each host's disk for containerd (sparse). */
-const HOST_DISK_SIZE = "20G";
+/** Each host's disk (a sparse file: only what is written takes space). */
+const HOST_DISK_BYTES = 40 * 1024 ** 3;
 
 export function requireRoot(): void {
   if (typeof process.getuid === "function" && process.getuid() !== 0) {
@@ -187,17 +187,25 @@ function createHost(state: LabState, subnet: number, index: number, name: string
   // lab cluster: Node and this repository read-only at /opt/bootdeck-lab, stand-in commands.
   prepareHostRuntime(root);
 
-  // A disk of its own for container images and snapshots, as a real host has: containerd's overlayfs
-  // snapshotter cannot put its layers on the host's root, itself an overlay (overlayfs refuses an
-  // overlay upper layer), and the kubelet judges disk pressure by that disk's free space, which must
-  // be the host's own, not what this machine's shared disk has left. A sparse ext4 image on a loop
-  // device: it takes on this machine's disk only what is written.
-  const disk = path.join(LAB_DISK_DIR, state.name, `${name}.img`);
-  fs.mkdirSync(path.dirname(disk), { recursive: true });
-  run("truncate", ["-s", HOST_DISK_SIZE, disk]);
-  run("mkfs.ext4", ["-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1", disk]);
-  fs.mkdirSync(path.join(root, "var/lib/containerd"), { recursive: true });
-  run("mount", ["-o", "loop", disk, path.join(root, "var/lib/containerd")]);
+  // A disk of its own for container images and snapshots, and the kubelet's state: containerd's overlayfs
+  // snapshotter cannot put its layers on the host's root, itself an overlay (overlayfs refuses an overlay
+  // upper layer); and the kubelet judges disk pressure by its filesystems' free share, which on this
+  // shared machine's disk would be everyone's (15 % free taints every node). A sparse file with its own
+  // ext4, loop-mounted, is a disk of its own that costs only what is written to it.
+  const disks = path.join(LAB_DISK_DIR, state.name);
+  fs.mkdirSync(disks, { recursive: true });
+  const image = path.join(disks, `${name}.img`);
+  fs.closeSync(fs.openSync(image, "w"));
+  fs.truncateSync(image, HOST_DISK_BYTES);
+  run("mkfs.ext4", ["-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1", image]);
+  const disk = path.join(labDir(state.name), "hosts", name, "disk");
+  fs.mkdirSync(disk, { recursive: true });
+  run("mount", ["-o", "loop", image, disk]);
+  for (const dir of ["var/lib/containerd", "var/lib/kubelet"]) {
+    fs.mkdirSync(path.join(disk, dir), { recursive: true });
+    fs.mkdirSync(path.join(root, dir), { recursive: true });
+    run("mount", ["--bind", path.join(disk, dir), path.join(root, dir)]);
+  }
   fs.writeFileSync(path.join(root, "etc/machine-id"), `${randomBytes(16).toString("hex")}\n`);
   fs.writeFileSync(path.join(root, "etc/hostname"), `${name}\n`);
   fs.writeFileSync(path.join(root, "etc/hosts"), `${etcHosts}\n`);

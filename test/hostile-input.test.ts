@@ -89,12 +89,22 @@ export const templates: Record<string, (s: string) => unknown[]> = {
   // Reads no body; the first request deletes the target user, the rest answer 404.
   "DELETE /api/users/:id": (s) => [{ note: s }],
   "POST /api/users/:id/password": (s) => [{ password: s }],
-  "POST /api/clusters/:id/runs": (s) => [{ type: s }, { type: "join", hosts: [s] }, { type: "reset", hosts: [s], confirm: true }],
+  "POST /api/clusters/:id/runs": (s) => [
+    { type: s },
+    { type: "join", hosts: [s] },
+    { type: "reset", hosts: [s], confirm: true },
+    { type: "remove", hosts: [s], confirm: true },
+    { type: "upgrade", version: s },
+    { type: "upgrade", version: "v1.37.2", batches: { workers: s } },
+  ],
   // Retry against a run that did not fail (409) or with a step/host that is not in it: nothing runs.
   "POST /api/runs/:id/retry": (s) => [{ step: s }, { host: s }],
   // Start and cancel read no body; they run against a finished run (409), so no host is contacted.
   "POST /api/runs/:id/start": (s) => [{ note: s }],
   "POST /api/runs/:id/cancel": (s) => [{ note: s }],
+  // Pause and resume read no body; the run is a check (409: only upgrades pause).
+  "POST /api/runs/:id/pause": (s) => [{ note: s }],
+  "POST /api/runs/:id/resume": (s) => [{ note: s }],
   // Diagnostics read no body; the host "x" is not in the cluster (404), so no host is contacted.
   "POST /api/clusters/:id/hosts/:host/diagnostics": (s) => [{ note: s }],
   // Release runs against a run that is not running (409); nothing is released.
@@ -110,7 +120,7 @@ export const templates: Record<string, (s: string) => unknown[]> = {
 };
 
 /** Routes that read no body: a malformed one changes nothing about their answer. */
-const bodyless = new Set(["DELETE /api/users/:id", "POST /api/auth/logout", "POST /api/runs/:id/start", "POST /api/runs/:id/cancel", "POST /api/clusters/:id/hosts/:host/diagnostics", "POST /api/clusters/:id/hosts/:host/host-key/probe", "POST /api/clusters/:id/assets/ensure"]);
+const bodyless = new Set(["DELETE /api/users/:id", "POST /api/auth/logout", "POST /api/runs/:id/start", "POST /api/runs/:id/cancel", "POST /api/runs/:id/pause", "POST /api/runs/:id/resume", "POST /api/clusters/:id/hosts/:host/diagnostics", "POST /api/clusters/:id/hosts/:host/host-key/probe", "POST /api/clusters/:id/assets/ensure"]);
 
 /** Bodies that are wrong as a whole. */
 const structural: { name: string; body: string; expect: number[] }[] = [

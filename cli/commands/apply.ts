@@ -79,7 +79,7 @@ export function progressLine(e: StoredRunEvent, startedAt: number, verbose: bool
   }
 }
 
-async function confirm(question: string): Promise<boolean> {
+export async function confirm(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());
@@ -134,7 +134,7 @@ export const apply: Command = {
 };
 
 /** Runs the started run in this process and prints its events until it finishes. */
-async function follow(runId: string, verbose: boolean): Promise<number> {
+export async function follow(runId: string, verbose: boolean): Promise<number> {
   const worker = getEngineWorker();
   let interrupted = false;
   const onSigint = () => {

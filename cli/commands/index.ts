@@ -20,4 +20,6 @@ export const commands: Record<string, CommandEntry> = {
   "rotate-master-key": { summary: "re-encrypt every stored secret under a new master key", load: async () => (await import("./rotate-master-key")).rotateMasterKeyCommand },
   run: { summary: "list runs in progress; release a stuck run or cancel one", load: async () => (await import("./run")).run },
   host: { summary: "re-pin a host's SSH key after a reinstall (shows the old and the new fingerprint first)", load: async () => (await import("./host")).host },
+  nodes: { summary: "add hosts to a running cluster, or remove them (etcd membership, drain, reset)", load: async () => (await import("./day2")).nodes },
+  upgrade: { summary: "roll a cluster to another Kubernetes version (control plane first, kubelets in batches)", load: async () => (await import("./day2")).upgrade },
 };

@@ -16,6 +16,7 @@ import { HostSelectionBar } from "../hosts/host-selection";
 import { HostActions } from "../runs/host-actions";
 import { HostKey } from "./host-key";
 import { LiveTables } from "./live-tables";
+import { Day2Panel } from "./day2-panel";
 
 export function ClusterDetail({ id }: { id: string }) {
   const q = useQuery({ queryKey: queryKeys.cluster(id), queryFn: () => api<ClusterView>(`/api/clusters/${id}`) });
@@ -135,6 +136,7 @@ export function ClusterDetail({ id }: { id: string }) {
           </tbody>
         </table>
       </section>
+      <Day2Panel clusterId={c.id} version={spec.kubernetes.version} hosts={c.hosts} />
       <section className="card">
         <h2 className="mb-2 font-semibold">Credentials</h2>
         <ul className="text-sm" data-testid="detail-credentials">

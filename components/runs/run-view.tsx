@@ -12,8 +12,9 @@ import { runQueryKeys } from "@/lib/engine/schemas";
 import { api } from "../api-client";
 import { CopyButton } from "../copy-button";
 import { useCan, useCurrentUser } from "../current-user";
-import { retryRefusal } from "@/lib/engine/run-rules";
+import { DESTRUCTIVE_RUNS, retryRefusal } from "@/lib/engine/run-rules";
 import { Time } from "../time";
+import { UpgradeControls } from "./upgrade-controls";
 import { estimateRemaining, formatDuration } from "./eta";
 import { allRows, buildGrid, findCell, progressOf, stepState, type Grid, type GridFilter } from "./grid-model";
 import { HostGrid, type CellRef } from "./host-grid";
@@ -80,7 +81,7 @@ export function RunView({ runId, initialCell }: { runId: string; initialCell?: C
   const size = planSize(run.plan);
   // A run planned before the cluster was edited can be neither started nor retried: plan it again.
   const canRetry = !!me && !run.stale && (run.status === "failed" || run.status === "cancelled") && !retryRefusal(me.role, run);
-  const canStartThis = canStart && !run.stale && (run.type !== "reset" || canReset);
+  const canStartThis = canStart && !run.stale && (!DESTRUCTIVE_RUNS.includes(run.type) || canReset);
   const decisions = run.steps.filter((s) => stepState(s) === "decision");
   return (
     <div className="space-y-4">
@@ -112,6 +113,7 @@ export function RunView({ runId, initialCell }: { runId: string; initialCell?: C
               Retry {run.status === "failed" ? "all failures" : "from where it stopped"}
             </button>
           )}
+          <UpgradeControls runId={runId} type={run.type} status={run.status} />
           {(run.status === "running" || run.status === "planned") && canCancel && (
             <button className="btn" data-testid="run-cancel" disabled={cancel.isPending || run.cancelRequested} onClick={() => cancel.mutate()}>
               {run.cancelRequested ? "Cancelling…" : "Cancel"}
@@ -150,7 +152,7 @@ export function RunView({ runId, initialCell }: { runId: string; initialCell?: C
       ) : null}
       {decisions.length > 0 && (run.status === "needs-decision" || run.status === "failed") && <DecisionNotice run={run} hosts={decisions.map((s) => s.host ?? "the cluster")} canDecide={canStart} />}
       {run.status === "planned" ? <PlanReview plan={run.plan} runId={run.id} /> : <Rollout run={run} now={now} initialCell={initialCell} onRetry={canRetry ? (b) => retry.mutate(b) : undefined} />}
-      {run.status !== "planned" && (run.type === "bootstrap" || run.type === "join") && (
+      {run.status !== "planned" && ["bootstrap", "join", "remove", "upgrade"].includes(run.type) && (
         <section className="card">
           <h2 className="mb-2 font-semibold">Pods and nodes</h2>
           <LiveTables clusterId={run.clusterId} />

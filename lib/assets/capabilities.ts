@@ -69,6 +69,11 @@ export type Capabilities = {
   cgroupV1Refused: boolean;
   /** etcd 3.6 (pinned from 1.34) serves /livez and /readyz on its metrics listener. */
   etcdHealthEndpoints: boolean;
+  /**
+   * --shutdown-delay-duration: a stopping API server fails /readyz at once and keeps serving for the
+   * delay, so the API address (keepalived checks /readyz) moves before it stops answering.
+   */
+  apiserverShutdownDelay: boolean;
 };
 
 export function capabilitiesFor(version: string): Capabilities {
@@ -103,6 +108,7 @@ export function capabilitiesFor(version: string): Capabilities {
     apiserverPortSharing: minor >= 19,
     cgroupV1Refused: minor >= 35,
     etcdHealthEndpoints: minor >= 34,
+    apiserverShutdownDelay: minor >= 34,
   };
 }
 

@@ -100,6 +100,8 @@ export type IssueOptions = {
   random: (bytes: number) => Buffer;
   keys?: Record<string, KeyObject | string>;
   importedCa?: ImportedCa;
+  /** Certificates reused as they are (a running cluster's PKI), by plan entry name. */
+  kept?: ReadonlyMap<string, { certPem: string; keyPem: string }>;
   onStep?: (label: string) => void;
 };
 
@@ -152,16 +154,19 @@ export async function issueCertificates(plan: PlanEntry[], opts: IssueOptions): 
   };
   const notBefore = new Date(opts.now.getTime() - BACKDATE_MS);
   const caNotAfter = new Date(opts.now.getTime() + opts.caValidityDays * DAY_MS);
+  const endOf = (pem: string) => new Date(new X509Certificate(pem).validTo);
 
   const certs = new Map<string, Promise<IssuedCert>>();
   const issue = async (entry: CertPlanEntry): Promise<IssuedCert> => {
     const key = await keyOf(entry.name);
     if (entry.name === CA && imported)
       return { entry, certDer: imported.der, certPem: certificatePem(imported.der), keyPem: privateKeyPem(key.privateKey), key };
+    const kept = opts.kept?.get(entry.name);
+    if (kept) return { entry, certDer: certificateDer(kept.certPem), certPem: kept.certPem, keyPem: kept.keyPem, key };
     const issuer = entry.issuer ? await certs.get(entry.issuer) : undefined;
     if (entry.issuer && !issuer) throw new Error(`issuer ${entry.issuer} of ${entry.name} is not planned before it`);
-    // A leaf never outlives its issuer (matters for an imported CA close to its end).
-    const issuerEnd = issuer ? (issuer.entry.name === CA && imported ? new Date(imported.cert.validTo) : caNotAfter) : caNotAfter;
+    // A leaf never outlives its issuer (matters for an imported CA close to its end, and a kept one).
+    const issuerEnd = issuer ? ((issuer.entry.name === CA && imported) || opts.kept?.has(issuer.entry.name) ? endOf(issuer.certPem) : caNotAfter) : caNotAfter;
     const wanted = entry.isCa ? caNotAfter : new Date(opts.now.getTime() + opts.leafValidityDays * DAY_MS);
     const certDer = buildCertificate({
       subject: entry.subject,

@@ -9,13 +9,23 @@ import { notFound } from "../http/errors";
 import { newId } from "../ids";
 import { decryptSecret, encryptSecret } from "../secrets/cipher";
 import { certificateDetails, certificateSummaryText, isCertificatePath, type CertificateDetails } from "./cert-details";
+import { keptPkiFrom } from "./keep";
 import { renderAssets } from "./render";
 import { assetTarball } from "./tarball";
 import { unifiedDiff } from "./text-diff";
 import type { KeyType, RenderOptions, RenderedAsset } from "./types";
 
 /** What is recorded about how a set was rendered (never the imported CA's key). */
-export type AssetSetOptions = { keyType: KeyType; caValidityDays: number; leafValidityDays: number; importedCa: boolean };
+export type AssetSetOptions = {
+  keyType: KeyType;
+  caValidityDays: number;
+  leafValidityDays: number;
+  importedCa: boolean;
+  /** The Kubernetes version the set was rendered for (recorded from day-2 renders on). */
+  kubernetesVersion?: string;
+  /** The version of the set whose PKI this one kept (a render for a running cluster). */
+  keptPkiOf?: number;
+};
 
 export type AssetSetSummary = { id: string; clusterId: string; version: number; createdAt: Date; options: AssetSetOptions; fileCount: number };
 
@@ -37,7 +47,14 @@ const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex
 
 function parseOptions(json: string): AssetSetOptions {
   const o = JSON.parse(json) as Partial<AssetSetOptions>;
-  return { keyType: o.keyType ?? "rsa", caValidityDays: o.caValidityDays ?? 3650, leafValidityDays: o.leafValidityDays ?? 365, importedCa: o.importedCa ?? false };
+  return {
+    keyType: o.keyType ?? "rsa",
+    caValidityDays: o.caValidityDays ?? 3650,
+    leafValidityDays: o.leafValidityDays ?? 365,
+    importedCa: o.importedCa ?? false,
+    ...(o.kubernetesVersion ? { kubernetesVersion: o.kubernetesVersion } : {}),
+    ...(o.keptPkiOf ? { keptPkiOf: o.keptPkiOf } : {}),
+  };
 }
 
 /** The earliest expiry among a set's certificates (what the fleet list warns about); null when it has none. */
@@ -92,6 +109,33 @@ export async function saveAssetSet(input: { clusterId: string; assets: readonly 
   }
 }
 
+/**
+ * Renders a definition of a running cluster (hosts added or removed, another version) keeping the PKI
+ * of the asset set `fromSetId` (see keep.ts). Nothing is saved: the caller saves it (saveAssetSet) once
+ * the run it is for could be planned. Joining masters' etcd pods start as members added to the running
+ * cluster.
+ */
+export async function renderKeepingPki(input: { clusterId: string; fromSetId: string; definition: unknown; joiningMembers?: readonly string[] }): Promise<{ assets: RenderedAsset[]; options: AssetSetOptions }> {
+  const prev = await getDb().assetSet.findUnique({ where: { id: input.fromSetId }, select: { version: true, options: true, clusterId: true, assets: { select: { path: true, content: true, sensitive: true } } } });
+  if (!prev || prev.clusterId !== input.clusterId) throw notFound("Asset set");
+  const options = parseOptions(prev.options);
+  const files = new Map(prev.assets.map((a) => [a.path, a.sensitive ? decryptSecret(a.content) : a.content]));
+  const assets = await renderAssets(input.definition, {
+    keyType: options.keyType,
+    caValidityDays: options.caValidityDays,
+    leafValidityDays: options.leafValidityDays,
+    keep: keptPkiFrom(files),
+    joiningMembers: input.joiningMembers,
+  });
+  const version = (input.definition as { spec?: { kubernetes?: { version?: string } } }).spec?.kubernetes?.version;
+  return { assets, options: { ...options, ...(version ? { kubernetesVersion: version } : {}), keptPkiOf: prev.version } };
+}
+
+/** Checksums and sizes of rendered files, as a plan lists them (the same digest saveAssetSet stores). */
+export function assetIndexOf(assets: readonly RenderedAsset[]): Map<string, { sha256: string; size: number }> {
+  return new Map(assets.map((a) => [a.path, { sha256: sha256(a.content), size: Buffer.byteLength(a.content, "utf8") }]));
+}
+
 /** Renders the cluster's stored definition and saves the result as its next asset set. */
 export async function renderAndSaveAssetSet(input: {
   clusterId: string;
@@ -107,6 +151,7 @@ export async function renderAndSaveAssetSet(input: {
       caValidityDays: input.options.caValidityDays ?? 3650,
       leafValidityDays: input.options.leafValidityDays ?? 365,
       importedCa: input.options.importedCa !== undefined,
+      kubernetesVersion: cluster.definition.spec.kubernetes.version,
     },
   });
   return { ...saved, fileCount: assets.length };

@@ -24,6 +24,13 @@ export function generateBootstrapToken(random: (n: number) => Buffer = randomByt
   return { id, secret, token: `${id}.${secret}` };
 }
 
+/** A kept token (`<id>.<secret>`), checked. */
+export function parseBootstrapToken(token: string): BootstrapToken {
+  if (!TOKEN_PATTERN.test(token)) throw new Error("the kept bootstrap token is not <6 chars>.<16 chars>");
+  const [id = "", secret = ""] = token.split(".");
+  return { id, secret, token };
+}
+
 export function bootstrapTokenSecret(t: BootstrapToken, opts: { description: string }) {
   return {
     apiVersion: "v1",

@@ -153,6 +153,17 @@ export const clusterDefinitionSchema = z.strictObject({
       type: z.enum(apiEndpointTypes, { error: "must be first-master, dns or vip" }),
       host: z.string().max(limits.address).optional(),
       port: port.default(6443),
+      /**
+       * Bootdeck provisions the VIP (type vip only): keepalived from the hosts' packages on every master
+       * holds it on `interface`, where the API server answers (docs/engine.md, "A stable API address").
+       */
+      keepalived: z
+        .strictObject({
+          interface: z.string().max(15).regex(/^[A-Za-z0-9_.:-]+$/, "must be a network interface name such as eth0"),
+          /** VRRP's virtual router id: unique among the VRRP routers on that network (1–255). */
+          virtualRouterId: z.number({ error: "must be a number" }).int("must be a whole number").min(1, "must be from 1 to 255").max(255, "must be from 1 to 255").default(51),
+        })
+        .optional(),
     }),
     network: z.strictObject({
       podCidr: cidr,
@@ -322,6 +333,8 @@ function crossCheck(input: unknown): { errors: Problem[]; warnings: Problem[] } 
     errors.push({ path: "spec.apiEndpoint.host", message: "must be empty when the endpoint is the first master" });
   if (apiType === "dns" && !(apiHost && isDnsName(apiHost)))
     errors.push({ path: "spec.apiEndpoint.host", message: "must be a DNS name (e.g. api.example.com) for a DNS endpoint" });
+  if (api?.keepalived !== undefined && apiType !== "vip")
+    errors.push({ path: "spec.apiEndpoint.keepalived", message: "is only for a VIP endpoint (type: vip): keepalived holds that address on the masters" });
   if (apiType === "vip") {
     if (!(apiHost && isIP(apiHost))) errors.push({ path: "spec.apiEndpoint.host", message: "must be an IP address for a VIP or load balancer endpoint" });
     else for (const [c, what] of [[pod, "pod"], [svc, "service"]] as const)

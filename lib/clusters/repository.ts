@@ -42,16 +42,19 @@ export async function getClusterOrThrow({ id }: { id: string }): Promise<Cluster
     include: { hosts: { orderBy: { position: "asc" } }, credentials: { orderBy: { name: "asc" } } },
   });
   if (!c) throw notFound("Cluster");
+  const definition = JSON.parse(c.definition) as ClusterDefinition;
+  // A host a removal run took out of the definition keeps its row (its runs still name it) until the next edit.
+  const hosts = c.hosts.filter((h) => definition.spec.hosts.some((d) => d.name === h.name));
   return {
-    ...summarize(c, c.hosts),
-    definition: JSON.parse(c.definition) as ClusterDefinition,
+    ...summarize(c, hosts),
+    definition,
     credentials: c.credentials.map((cr) => ({
       name: cr.name,
       type: cr.kind,
       fingerprint: cr.fingerprint,
       hasSecret: cr.kind === "agent" || cr.secretCipher !== null,
     })),
-    hosts: c.hosts.map((h) => ({ id: h.id, name: h.name, address: h.address, sshPort: h.sshPort, role: h.role, hostKeyFingerprint: h.hostKeyFingerprint })),
+    hosts: hosts.map((h) => ({ id: h.id, name: h.name, address: h.address, sshPort: h.sshPort, role: h.role, hostKeyFingerprint: h.hostKeyFingerprint })),
   };
 }
 

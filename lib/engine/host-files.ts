@@ -8,6 +8,7 @@ import { registryHost, RUNTIME_PATHS } from "../assets/runtime";
 import { CHECKPOINT_PATHS, checkpointSecretFiles } from "../assets/checkpoint";
 import { runtimeVersions } from "../cluster/runtime-versions";
 import { CHECKPOINT_STAMP_FILE, KUBELET_STAMP_FILE, RUNTIME_STAMP_FILE } from "./actions/host-scripts";
+import { ENDPOINT_PATHS, provisionsVip } from "../assets/endpoint";
 
 export type HostFile = { asset: string; path: string; mode: number };
 export type HostRole = { name: string; role: "master" | "worker" };
@@ -172,6 +173,8 @@ export function resetPaths(def: ClusterDefinition, host: HostRole, assetPaths: r
       RUNTIME_STAMP_FILE,
     ])
       paths.add(p);
+  if (host.role === "master" && provisionsVip(def))
+    for (const p of [ENDPOINT_PATHS.config, ENDPOINT_PATHS.unit, "/etc/bootdeck", "/etc/systemd/system/multi-user.target.wants/bootdeck-keepalived.service"]) paths.add(p);
   if (host.role === "master")
     for (const p of [...checkpointFiles(caps).map((f) => f.path), CHECKPOINT_PATHS.dir, CHECKPOINT_PATHS.secrets, CHECKPOINT_PATHS.active, "/etc/systemd/system/multi-user.target.wants/bootdeck-checkpoint.service", CHECKPOINT_STAMP_FILE]) paths.add(p);
   return [...paths].sort();

@@ -6,16 +6,19 @@ import { getDb } from "../db/client";
 import { unprocessable, notFound } from "../http/errors";
 import { newId } from "../ids";
 import type { RunPlan } from "./plan";
-import { buildBootstrapPlan, buildCheckPlan, buildJoinPlan, buildResetPlan, PlanError, type AssetIndex } from "./plans";
+import { buildBootstrapPlan, buildCheckPlan, buildResetPlan, PlanError, type AssetIndex } from "./plans";
 import { acceptRunWarnings, createRun } from "./runs";
+import { isDay2Body, planDay2Run } from "./plan-run-day2";
 import type { CreateRunBody } from "./schemas";
 
 /** The cluster's latest asset set; a bootstrap or join with none renders one first (RSA keys, default validity). */
-async function latestAssets(clusterId: string, renderIfNone: boolean): Promise<{ id: string; index: AssetIndex } | undefined> {
+async function latestAssets(clusterId: string, renderIfNone: boolean, version: string): Promise<{ id: string; index: AssetIndex } | undefined> {
   const db = getDb();
   // A render under way (ahead, when the cluster was saved) is waited for, not repeated.
   if (renderIfNone) await awaitRunningRender(clusterId);
-  let set = await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true } });
+  // An upgrade renders the next version's set before the definition says that version: skip such sets.
+  const recent = await db.assetSet.findMany({ where: { clusterId }, orderBy: { version: "desc" }, take: 20, select: { id: true, options: true } });
+  let set = recent.find((s) => [undefined, version].includes((JSON.parse(s.options) as { kubernetesVersion?: string }).kubernetesVersion)) as { id: string } | undefined;
   if (!set && renderIfNone) set = { id: (await renderAndSaveAssetSet({ clusterId, options: {} })).id };
   if (!set) return undefined;
   const rows = await db.asset.findMany({ where: { assetSetId: set.id }, select: { path: true, sha256: true, size: true } });
@@ -28,12 +31,13 @@ export async function planRun({ clusterId, body, createdById, by }: { clusterId:
   if (!cluster) throw notFound("Cluster");
   const definition = JSON.parse(cluster.definition) as ClusterDefinition;
   const id = newId("run");
-  const assets = body.type === "check" ? undefined : await latestAssets(clusterId, body.type !== "reset");
+  // Joining, removing and upgrading render for the running cluster keeping its PKI (plan-run-day2.ts).
+  if (isDay2Body(body)) return planDay2Run({ clusterId, body, id, createdById, by });
+  const assets = body.type === "check" ? undefined : await latestAssets(clusterId, body.type !== "reset", definition.spec.kubernetes.version);
   let plan: RunPlan;
   try {
     if (body.type === "check") plan = buildCheckPlan(definition);
     else if (body.type === "bootstrap") plan = buildBootstrapPlan(definition, id, assets?.index ?? new Map());
-    else if (body.type === "join") plan = buildJoinPlan(definition, id, assets?.index ?? new Map(), body.hosts);
     else plan = buildResetPlan(definition, id, [...(assets?.index.keys() ?? [])], body.hosts);
   } catch (err) {
     if (err instanceof PlanError) throw unprocessable(err.message);

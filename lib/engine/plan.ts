@@ -51,6 +51,8 @@ export const plannedStep = z.object({
   timeoutMs: z.number().int().positive(),
   /** Attempts after a failure, with back-off (downloads and package installs: a mirror or repository blip). */
   retries: z.number().int().min(0).max(5).optional(),
+  /** Values the step acts with, decided when it was planned (a target version, a member's name). */
+  params: z.record(z.string(), z.string()).optional(),
 });
 
 export const plannedPhase = z.object({ id: z.string(), title: z.string(), steps: z.array(plannedStep) });
@@ -67,7 +69,9 @@ export type PlannedPhase = z.output<typeof plannedPhase>;
 export type RunPlan = z.output<typeof runPlan>;
 
 // "check" runs phases 1–2 only (facts and preflight): nothing on the hosts changes.
-export const runTypes = ["check", "bootstrap", "join", "retry", "reset"] as const;
+// "join" adds workers and masters, "remove" takes hosts out of a running cluster, "upgrade" rolls it to
+// another Kubernetes version (lib/engine/plans-day2.ts).
+export const runTypes = ["check", "bootstrap", "join", "retry", "reset", "remove", "upgrade"] as const;
 // "needs-decision": the run stopped only because preflight warnings wait for an admin or lead to accept
 // them (nothing failed otherwise); it is over like a failed run, and "Accept warnings and retry" goes on.
 export const runStatuses = ["planned", "running", "succeeded", "failed", "needs-decision", "cancelled"] as const;

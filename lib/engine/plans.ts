@@ -12,6 +12,7 @@ import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, HOST_LOCK_FILE, JOURNAL_SCRI
 import { packagePairs, PREFLIGHT_SCRIPT } from "./actions/preflight";
 import { binaryDownloads, bootstrapLeftovers, checkpointFiles, controlPlaneFiles, downloadArgs, downloadLeftover, kubeletFiles, missingAssets, resetPaths, runtimeDownloads, runtimeFiles, type HostFile } from "./host-files";
 import type { PlannedExec, PlannedPhase, PlannedStep, RunPlan } from "./plan";
+import { endpointFiles, endpointPhase } from "./plans-endpoint";
 
 const asSent = (argv: string[]) => shellCommand(argv);
 
@@ -27,7 +28,7 @@ const journal = (host?: string) => exec("journal", shellScript(JOURNAL_SCRIPT, [
 export const ALIVE_ARGV = ["true"];
 const alive = (host?: string) => exec("alive", ALIVE_ARGV, { host, when: "needed" });
 
-function hostPhases(def: ClusterDefinition, only?: ReadonlySet<string>): PlannedPhase[] {
+export function hostPhases(def: ClusterDefinition, only?: ReadonlySet<string>): PlannedPhase[] {
   const hosts = def.spec.hosts.map((h) => effectiveHost(def, h)).filter((h) => !only || only.has(h.name));
   return [
     {
@@ -118,7 +119,7 @@ function filesOf(files: HostFile[], assets: AssetIndex): PlannedStep["files"] {
 }
 
 /** Phases 3–5 for the given hosts: packages, binaries, kubelet (and etcd on masters). */
-function installPhases(def: ClusterDefinition, runId: string, hosts: EffectiveHost[], assets: AssetIndex): PlannedPhase[] {
+export function installPhases(def: ClusterDefinition, runId: string, hosts: EffectiveHost[], assets: AssetIndex): PlannedPhase[] {
   const caps = capabilitiesFor(def.spec.kubernetes.version);
   const pairs = packagePairs();
   return [
@@ -135,6 +136,7 @@ function installPhases(def: ClusterDefinition, runId: string, hosts: EffectiveHo
       ),
     },
     ...(caps.criRuntime ? [runtimePhase(def, runId, hosts, assets)] : []),
+    ...endpointPhase(def, runId, hosts, assets),
     {
       id: "kubelet",
       title: "Push the kubelet's unit, settings and credentials (etcd on masters); start it and check it keeps running",
@@ -200,6 +202,7 @@ function checkAssets(def: ClusterDefinition, assets: AssetIndex, hosts: Effectiv
   const caps = capabilitiesFor(def.spec.kubernetes.version);
   const needed = hosts.flatMap((h) => kubeletFiles(caps, { name: h.name, role: h.role }));
   if (caps.criRuntime) needed.push(...runtimeFiles(def, [...assets.keys()]));
+  if (hosts.some((h) => h.role === "master")) needed.push(...endpointFiles(def));
   if (withControlPlane) needed.push(...controlPlaneFiles([...assets.keys()]), ...checkpointFiles(caps), { asset: "auth/kubeconfig", path: "", mode: 0 });
   const missing = missingAssets(needed, new Set(assets.keys()));
   if (missing.length) throw new PlanError(`the latest asset set lacks ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}: it is older than the cluster definition; render the assets again`);

@@ -4,9 +4,12 @@
 import { can, type Permission } from "../auth/roles";
 import { WARNINGS_NEED_DECISION } from "./schemas";
 
-/** What planning or starting a run of `type` needs: a reset deletes etcd's data, so admins only. */
+/** Run types that take hosts apart: a reset deletes etcd's data, a removal takes masters out of etcd. Admins only. */
+export const DESTRUCTIVE_RUNS: readonly string[] = ["reset", "remove"];
+
+/** What planning or starting a run of `type` needs: a reset or a removal needs host:reset (admins). */
 export function permissionsToRun(type: string): Permission[] {
-  return type === "reset" ? ["run:start", "host:reset"] : ["run:start"];
+  return DESTRUCTIVE_RUNS.includes(type) ? ["run:start", "host:reset"] : ["run:start"];
 }
 
 /**
@@ -16,7 +19,7 @@ export function permissionsToRun(type: string): Permission[] {
  * (an admin or lead accepts them), and never a reset.
  */
 export function retryRefusal(role: string, run: { type: string; status: string }): string | undefined {
-  if (run.type === "reset" && !can(role, "host:reset")) return "retry a host reset";
+  if (DESTRUCTIVE_RUNS.includes(run.type) && !can(role, "host:reset")) return run.type === "reset" ? "retry a host reset" : "retry a host removal";
   if (!can(role, "run:retry")) return "retry runs";
   if (can(role, "run:start")) return undefined;
   if (run.status === "cancelled") return "retry a cancelled run";

@@ -205,14 +205,17 @@ export const JOURNAL_SCRIPT = `journalctl -u kubelet -n "$1" --no-pager 2>&1 || 
  * the pod network's interfaces and rules), then removes the files, the kubelet's and containerd's state
  * and etcd's data. A directory that is a mount point keeps existing, emptied.
  */
-export const RESET_SCRIPT = `${LOCK}systemctl stop bootdeck-checkpoint 2>/dev/null || true
+export const RESET_SCRIPT = `${LOCK}systemctl stop bootdeck-keepalived 2>/dev/null || true
+systemctl disable bootdeck-keepalived 2>/dev/null || true
+systemctl stop bootdeck-checkpoint 2>/dev/null || true
 systemctl disable bootdeck-checkpoint 2>/dev/null || true
 systemctl stop kubelet 2>/dev/null || true
 systemctl disable kubelet 2>/dev/null || true
 if command -v crictl >/dev/null 2>&1; then crictl rmp --all --force >/dev/null 2>&1 || true; fi
 systemctl stop containerd 2>/dev/null || true
 systemctl disable containerd 2>/dev/null || true
-pkill -f containerd-shim 2>/dev/null || true
+# "[c]" so the pattern does not match this script's own command line (it contains the pattern's text).
+pkill -f '[c]ontainerd-shim' 2>/dev/null || true
 awk '$2 ~ "^/(var/lib/kubelet|run/containerd|var/lib/containerd|run/netns)/" { print $2 }' /proc/mounts | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
 for i in cni0 flannel.1; do ip link del "$i" 2>/dev/null || true; done
 if command -v iptables-save >/dev/null 2>&1; then iptables-save | grep -v -e KUBE- -e FLANNEL -e CNI- | iptables-restore 2>/dev/null || true; fi

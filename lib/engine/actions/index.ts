@@ -5,6 +5,8 @@ import { getDb } from "../../db/client";
 import type { EngineHost } from "../targets";
 import { bootstrapActions, runPlanned } from "./bootstrap";
 import { runtimeActions } from "./runtime";
+import { membershipActions } from "./membership";
+import { upgradeActions } from "./upgrade";
 import { parseFacts, type HostFacts } from "./facts";
 import { evaluateCluster, evaluateHost, parsePreflight, type Finding } from "./preflight";
 import { WARNINGS_NEED_DECISION } from "../schemas";
@@ -73,4 +75,6 @@ export const actions: Record<string, Action> = {
 
   ...bootstrapActions,
   ...runtimeActions,
+  ...membershipActions,
+  ...upgradeActions,
 };
