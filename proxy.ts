@@ -6,6 +6,7 @@
 // Authorization is not done here: every page and route checks the session itself.
 import { NextResponse, type NextRequest } from "next/server";
 import { badPathResponse, buildCsp, hstsHeader, newNonce, pageSecurityHeaders } from "./lib/http/csp";
+import { PAGE_PATH_HEADER, pagePath } from "./lib/nav/page-path";
 
 export function proxy(request: NextRequest) {
   const https = request.nextUrl.protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
@@ -21,6 +22,8 @@ export function proxy(request: NextRequest) {
     const headers = new Headers(request.headers);
     headers.set("x-nonce", nonce);
     headers.set("Content-Security-Policy", csp);
+    // The page asked for, so that a signed-out visitor is sent to /login?next=<this whole path> and back.
+    headers.set(PAGE_PATH_HEADER, pagePath(request.nextUrl));
     response = NextResponse.next({ request: { headers } });
     response.headers.set("Content-Security-Policy", csp);
     for (const [k, v] of Object.entries(pageSecurityHeaders)) response.headers.set(k, v);

@@ -1,7 +1,7 @@
 // npm run bench:bootstrap -- --masters 3 --workers 5 [--version v1.36.3] [--virtual-nodes 500 [--browser]] [--keep]
 // A whole bootstrap on a fresh lab (its own, "bench"): wall time per phase and in total, and the
 // engine's peak memory (RSS of this process, which runs the engine, sampled every 100 ms).
-// Then the lab's cost (issue 5): memory per lab host (PSS of each host's processes, and this machine's
+// Then the lab's cost: memory per lab host (PSS of each host's processes, and this machine's
 // memory in use before the lab and after the bootstrap, divided by the hosts). With --virtual-nodes V,
 // V KWOK-style nodes join the bootstrapped cluster: the time until all are Ready and until every pod
 // (their DaemonSet pods too) is Running, the API servers' and the virtual nodes' memory, `kubectl get

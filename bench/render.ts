@@ -1,7 +1,10 @@
 // npm run bench:render — median wall time and peak RSS of a full render for a 3-master, 5-worker
 // cluster, RSA-2048 and ECDSA P-256. Each key type runs in its own child process so its peak RSS
-// is its own. Usage: npm run bench:render [-- --runs N]
+// is its own. Where the time goes: the same keys generated alone (Node's generateKeyPair, all at once,
+// as the render does) and the render with those keys handed in (certificates, kubeconfigs, manifests:
+// Bootdeck's own code). Usage: npm run bench:render [-- --runs N]
 import { execFileSync } from "node:child_process";
+import { generateKeyPair, type KeyObject } from "node:crypto";
 import os from "node:os";
 import { validateClusterDefinition } from "../lib/cluster/definition";
 import { deriveCluster } from "../lib/cluster/derive";
@@ -11,7 +14,39 @@ import { certificatePlan, plannedKeyCount } from "../lib/assets/certificates";
 import { renderAssets } from "../lib/assets/render";
 import type { KeyType } from "../lib/assets/types";
 
-type Result = { keyType: KeyType; runs: number; medianMs: number; medianCpuMs: number; minMs: number; maxMs: number; peakRssMiB: number; keys: number; files: number };
+type Result = {
+  keyType: KeyType;
+  runs: number;
+  medianMs: number;
+  medianCpuMs: number;
+  minMs: number;
+  maxMs: number;
+  peakRssMiB: number;
+  keys: number;
+  files: number;
+  /** The same keys, generated alone: wall and CPU (medians). */
+  keygenMs: number;
+  keygenCpuMs: number;
+  /** The render with its keys handed in: everything but key generation (medians). */
+  withKeysMs: number;
+  withKeysCpuMs: number;
+};
+
+const generate = (type: KeyType) =>
+  new Promise<KeyObject>((resolve, reject) =>
+    type === "rsa"
+      ? generateKeyPair("rsa", { modulusLength: 2048, publicExponent: 0x10001 }, (e, _p, k) => (e ? reject(e) : resolve(k)))
+      : generateKeyPair("ec", { namedCurve: "P-256" }, (e, _p, k) => (e ? reject(e) : resolve(k))),
+  );
+
+/** Wall and CPU (all threads) milliseconds of `f`. */
+async function timed<T>(f: () => Promise<T>): Promise<{ value: T; ms: number; cpuMs: number }> {
+  const t = process.hrtime.bigint();
+  const c = process.cpuUsage();
+  const value = await f();
+  const used = process.cpuUsage(c);
+  return { value, ms: Number(process.hrtime.bigint() - t) / 1e6, cpuMs: (used.user + used.system) / 1000 };
+}
 
 const input = exampleDefinition({ name: "bench", hosts: 8 }); // hosts 1–3 are masters, 4–8 workers
 
@@ -24,7 +59,8 @@ function medianOf(values: number[]): number {
 async function child(keyType: KeyType, runs: number): Promise<Result> {
   const v = validateClusterDefinition(input);
   if (!v.ok) throw new Error("bench definition is invalid");
-  const keys = plannedKeyCount(certificatePlan(v.definition, deriveCluster(v.definition), capabilitiesFor(v.definition.spec.kubernetes.version)));
+  const plan = certificatePlan(v.definition, deriveCluster(v.definition), capabilitiesFor(v.definition.spec.kubernetes.version));
+  const keys = plannedKeyCount(plan);
   await renderAssets(input, { keyType }); // warm-up: module JIT, OpenSSL initialisation
   const times: number[] = [];
   const cpu: number[] = [];
@@ -36,6 +72,20 @@ async function child(keyType: KeyType, runs: number): Promise<Result> {
     times.push(Number(process.hrtime.bigint() - t) / 1e6);
     const used = process.cpuUsage(c);
     cpu.push((used.user + used.system) / 1000);
+  }
+  // Where the time goes: the keys alone, then the render with them handed in.
+  const keygen: number[] = [];
+  const keygenCpu: number[] = [];
+  const withKeys: number[] = [];
+  const withKeysCpu: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const k = await timed(() => Promise.all(plan.map(() => generate(keyType))));
+    keygen.push(k.ms);
+    keygenCpu.push(k.cpuMs);
+    const injected = Object.fromEntries(plan.map((e, j) => [e.name, k.value[j]!]));
+    const r = await timed(() => renderAssets(input, { keyType, keys: injected }));
+    withKeys.push(r.ms);
+    withKeysCpu.push(r.cpuMs);
   }
   times.sort((a, b) => a - b);
   const median = medianOf(times);
@@ -50,6 +100,10 @@ async function child(keyType: KeyType, runs: number): Promise<Result> {
     peakRssMiB: Math.round((process.resourceUsage().maxRSS / 1024) * 10) / 10,
     keys,
     files,
+    keygenMs: Math.round(medianOf(keygen)),
+    keygenCpuMs: Math.round(medianOf(keygenCpu)),
+    withKeysMs: Math.round(medianOf(withKeys)),
+    withKeysCpuMs: Math.round(medianOf(withKeysCpu)),
   };
 }
 
@@ -62,7 +116,9 @@ async function main(): Promise<void> {
     process.stdout.write(JSON.stringify(await child(args[childAt + 1] as KeyType, runs)));
     return;
   }
-  console.log(`render bench: 3 masters + 5 workers, ${runs} runs after one warm-up; ${os.cpus().length} CPUs, Node ${process.version}, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? "4 (default)"}, load average ${os.loadavg()[0]?.toFixed(2)}`);
+  console.log(
+    `render bench: 3 masters + 5 workers, ${runs} runs after one warm-up; ${os.cpus().length} CPUs, Node ${process.version} (OpenSSL ${process.versions.openssl}), UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? "4 (default)"}, load average ${os.loadavg()[0]?.toFixed(2)}`,
+  );
   const targets: Record<KeyType, number> = { rsa: 2500, ecdsa: 100 };
   for (const keyType of ["rsa", "ecdsa"] as const) {
     const out = execFileSync(process.execPath, [...process.execArgv, process.argv[1] ?? "bench/render.ts", "--child", keyType, "--runs", String(runs)], { encoding: "utf8" });
@@ -70,6 +126,9 @@ async function main(): Promise<void> {
     const label = keyType === "rsa" ? "RSA-2048  " : "ECDSA P-256";
     console.log(
       `${label}  median ${r.medianMs} ms (min ${r.minMs}, max ${r.maxMs}; CPU ${r.medianCpuMs} ms)  peak RSS ${r.peakRssMiB} MiB  keys ${r.keys}  files ${r.files}  target < ${targets[keyType]} ms: ${r.medianMs < targets[keyType] ? "met" : "MISSED"}`,
+    );
+    console.log(
+      `             where it goes: the ${r.keys} keys alone ${r.keygenMs} ms (CPU ${r.keygenCpuMs} ms, ${Math.round(r.keygenCpuMs / r.keys)} ms a key); the render with its keys handed in ${r.withKeysMs} ms (CPU ${r.withKeysCpuMs} ms)`,
     );
   }
 }

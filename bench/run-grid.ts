@@ -1,7 +1,7 @@
 // npm run bench:run-grid -- [--hosts 500] [--runs 3] [--port 3219] [--keep]
 // The run page's host × phase grid at 500 hosts, timed in the page with its own clock (performance.now):
 // first render since navigation, jump to the last host, the longest frame while scrolling back up a
-// screen (400 px) per frame to the top — goal under 250 ms (issue 7: the grid stays smooth while the
+// screen (400 px) per frame to the top — goal under 250 ms (the grid stays smooth while the
 // clock ticks) — and the filter to failed hosts. e2e/run-grid.spec.ts checks what the page shows; the
 // timings live here, where a slow machine makes a slow figure, not a failed test.
 // Starts the production server (needs a prior `npx next build`) on a fresh data directory and seeds a

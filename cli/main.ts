@@ -1,5 +1,6 @@
 // bootdeck — the command line. Each subcommand lives in cli/commands/<name>.ts and exports `run(argv)`
-// returning the process exit code; this file only dispatches.
+// returning the process exit code; this file only dispatches, loading the command it runs (and nothing
+// else). bin/bootdeck runs it compiled (scripts/build-cli.mjs), not transpiled at each start.
 import { commands } from "./commands";
 
 const usage = `bootdeck — bootstrap self-hosted Kubernetes clusters
@@ -24,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(`bootdeck: unknown command "${name}"\n\n${usage}`);
     return 2;
   }
-  return command.run(rest);
+  return (await command.load()).run(rest);
 }
 
 main(process.argv.slice(2)).then(

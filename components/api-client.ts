@@ -2,6 +2,7 @@
 // The browser's one way to call the API: JSON in and out, the CSRF token on mutations, and errors
 // as ApiError with the server's field problems.
 import type { Problem } from "@/lib/cluster/definition";
+import { loginUrlFor } from "@/lib/nav/next-path";
 
 let csrfToken = "";
 export function setCsrfToken(token: string): void {
@@ -33,7 +34,7 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   });
   const data = (await res.json().catch(() => ({}))) as { error?: { code: string; message: string; details?: { errors?: Problem[]; warnings?: Problem[] } } };
   if (!res.ok) {
-    if (res.status === 401 && path !== "/api/auth/login" && typeof window !== "undefined") window.location.href = `/login?next=${encodeURIComponent(window.location.pathname)}`;
+    if (res.status === 401 && path !== "/api/auth/login" && typeof window !== "undefined") window.location.href = loginUrlFor(`${window.location.pathname}${window.location.search}${window.location.hash}`);
     const e = data.error;
     throw new ApiError(res.status, e?.code ?? "http", e?.message ?? `Request failed (${res.status})`, e?.details?.errors, e?.details?.warnings);
   }

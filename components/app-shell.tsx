@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import { can, type Permission } from "@/lib/auth/roles";
 import { api, setCsrfToken } from "./api-client";
 import { CurrentUserProvider, type ShellUser } from "./current-user";
+import { TimeZoneToggle } from "./time";
 
 export type { ShellUser };
 
@@ -34,6 +35,7 @@ export function AppShell({ user, children }: { user: ShellUser; children: ReactN
                 ))}
             </nav>
             <div className="flex items-center gap-3 text-sm text-slate-600">
+              <TimeZoneToggle />
               <span data-testid="current-user">
                 {user.displayName} · {user.role}
               </span>

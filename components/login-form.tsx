@@ -15,7 +15,8 @@ export function LoginForm({ next }: { next: string }) {
         setError(undefined);
         try {
           await api("/api/auth/login", { method: "POST", body: { username: String(form.get("username")), password: String(form.get("password")) } });
-          window.location.href = next;
+          // A redirect keeps the page's fragment on /login (browsers carry it over): take it along.
+          window.location.href = next.includes("#") ? next : `${next}${window.location.hash}`;
         } catch (err) {
           setError(err instanceof ApiError ? err.message : "Could not reach the server");
           setBusy(false);

@@ -34,7 +34,7 @@ test("an admin checks the lab's hosts: plan, confirm, live progress, pinned keys
   await expect(page.getByTestId("run-status")).toHaveText("planned");
   await expect(page.getByText("Nothing has been sent to any host yet")).toBeVisible();
   await expect(page.getByTestId("run-start")).toHaveText(/^Confirm and start: \d+ steps on 3 hosts$/);
-  await page.getByTestId("plan-step-facts/master-1").getByRole("button").click();
+  await page.getByTestId("plan-toggle-facts/master-1").click();
   await expect(page.getByTestId("plan-step-facts/master-1").locator("pre").first()).toContainText("bootdeck-facts");
   await page.screenshot({ path: path.join("test-results", "screenshots", "10-check-plan.png"), fullPage: true });
 

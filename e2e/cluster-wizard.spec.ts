@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { defaultKubernetesVersion } from "../lib/cluster/versions";
 import { signIn } from "./pages/login-page";
 import { WizardPage } from "./pages/wizard-page";
 
@@ -128,7 +129,7 @@ test("an admin creates a cluster with the wizard, sees field errors, exports, re
   await expect(page.getByTestId("detail-hosts").locator("tbody tr").nth(10)).toContainText("2222");
 
   await page.goto("/clusters");
-  await expect(page.getByTestId("cluster-row-e2e-prod")).toContainText("v1.32.9");
+  await expect(page.getByTestId("cluster-row-e2e-prod")).toContainText(defaultKubernetesVersion);
   await page.screenshot({ path: shot("07-cluster-list-with-cluster"), fullPage: true });
 
   await page.getByTestId("cluster-row-e2e-prod").getByRole("link").click();
@@ -136,6 +137,87 @@ test("an admin creates a cluster with the wizard, sees field errors, exports, re
   await page.getByTestId("delete-cluster").click();
   await page.waitForURL("**/clusters");
   await expect(page.getByTestId("cluster-row-e2e-prod")).toHaveCount(0);
+});
+
+test("the wizard's details: rows are not red before they are left, placeholders follow the role, pastes are not added twice, mistyped addresses and upper-case digests, problems named and linked, leaving asks", async ({ page }) => {
+  await signIn(page);
+  await page.getByTestId("new-cluster").click();
+  const wizard = new WizardPage(page);
+  await wizard.field("name").fill("e2e-details");
+  await wizard.next();
+  await wizard.next();
+  await wizard.expectStep("hosts");
+  await wizard.setPrivateKey(privateKey);
+  // Next with no hosts shows this step's problems; a blank row added now is not red until it is left.
+  await wizard.next();
+  await expect(page.getByTestId("error-hosts")).toBeVisible();
+  await page.getByTestId("add-worker").click();
+  await expect(wizard.host(0, "name")).toHaveAttribute("placeholder", "worker-1");
+  await expect(page.getByTestId("error-host-0-address")).toHaveCount(0);
+  await expect(wizard.host(0, "address")).not.toHaveClass(/input-error/);
+  await page.getByTestId("add-master").click();
+  await expect(wizard.host(1, "name")).toHaveAttribute("placeholder", "master-1");
+  await wizard.host(0, "name").focus();
+  await wizard.host(0, "address").focus(); // leaves the row's name field
+  await page.getByTestId("add-worker").focus(); // and the row
+  await expect(page.getByTestId("error-host-0-address")).toContainText("is required");
+  // A mistyped dotted address is not a DNS name.
+  await wizard.host(0, "name").fill("worker-1");
+  await wizard.host(0, "address").fill("10.237.10.300");
+  await expect(page.getByTestId("error-host-0-address")).toHaveText("is not a valid IPv4 address: four numbers from 0 to 255, separated by dots");
+  await wizard.host(0, "address").fill("10.237.10.30");
+  await wizard.host(1, "name").fill("master-1");
+  await wizard.host(1, "address").fill("10.237.10.10");
+  // Pasted lines that were added leave the box; an address already listed is not added again.
+  await wizard.pasteHosts(["10.237.10.31 worker", "10.237.10.30 worker", "10.237.10.301 worker"]);
+  await expect(page.getByTestId("host-count")).toContainText("(3: 1 masters)");
+  await expect(page.getByTestId("paste-added")).toHaveText("1 host added; the 2 lines below stay in the box to fix.");
+  await expect(page.getByTestId("paste-problems")).toContainText("line 2: 10.237.10.30 is already in the list");
+  await expect(page.getByTestId("paste-problems")).toContainText("line 3: 10.237.10.301 is not a valid IPv4 address");
+  await expect(page.getByTestId("paste-hosts")).toHaveValue("10.237.10.30 worker\n10.237.10.301 worker");
+  await page.getByTestId("paste-add").click();
+  await expect(page.getByTestId("host-count")).toContainText("(3: 1 masters)");
+  await page.getByTestId("paste-hosts").fill("");
+  await wizard.next();
+  await wizard.expectStep("binaries");
+  await wizard.field("base-url").fill("https://mirror.e2e.example.com/k8s/v1.32.9");
+  // An upper-case digest is the same checksum.
+  await wizard.field("kubelet-sha").fill("AB".repeat(32));
+  await wizard.field("kubectl-sha").fill("cd".repeat(32));
+  await wizard.next();
+  await wizard.expectStep("review");
+  await expect(page.getByTestId("review-problems")).toHaveCount(0);
+  // Problems name hosts, not hosts[N]; warnings on the review lead to their field.
+  await page.getByTestId("step-hosts").click();
+  await wizard.host(2, "address").fill("10.237.10.10");
+  await expect(page.getByTestId("error-host-2-address")).toHaveText("duplicates the address of host master-1");
+  await wizard.host(2, "address").fill("10.237.10.32");
+  await page.getByTestId("add-master").click();
+  await wizard.host(3, "name").fill("master-2");
+  await wizard.host(3, "address").fill("10.237.10.11");
+  await wizard.next();
+  await wizard.next();
+  await wizard.expectStep("review");
+  await expect(page.getByTestId("review-warnings")).not.toContainText("spec.");
+  await expect(page.getByTestId("review-warning-0")).toHaveText("Hosts");
+  await expect(page.getByTestId("review-warning-1")).toHaveText("API endpoint");
+  await page.getByTestId("review-warning-0").click();
+  await wizard.expectStep("hosts");
+  await expect(page.getByTestId("add-master")).toBeFocused();
+  await page.getByTestId("step-review").click();
+  await page.getByTestId("review-warning-1").click();
+  await wizard.expectStep("basics");
+  await expect(wizard.field("api-type")).toBeFocused();
+  // Leaving with unsaved changes asks; "Cancel" keeps the wizard, "OK" leaves.
+  const dialogs: string[] = [];
+  page.once("dialog", (d) => void (dialogs.push(d.message()), d.dismiss()));
+  await page.getByTestId("nav-clusters").click();
+  await wizard.expectStep("basics");
+  page.once("dialog", (d) => void (dialogs.push(d.message()), d.accept()));
+  await page.getByTestId("nav-clusters").click();
+  await page.waitForURL("**/clusters");
+  expect(dialogs).toEqual(["Leave without creating this cluster? What you entered will be lost.", "Leave without creating this cluster? What you entered will be lost."]);
+  await expect(page.getByTestId("cluster-row-e2e-details")).toHaveCount(0);
 });
 
 test("signed-out visitors are sent to sign in, and a wrong password is refused", async ({ page }) => {

@@ -7,6 +7,7 @@ import { API_VERSION, type ClusterDefinitionInput } from "../lib/cluster/definit
 import { defaultKubernetesVersion, findVersionProfile } from "../lib/cluster/versions";
 import { GITHUB_PATH, K8S_RELEASE_PATH } from "./cluster/mirror";
 import type { LabState } from "./state";
+import { VIP_OCTET } from "./config";
 
 export function labClusterDefinition(state: LabState, name = `lab-${state.name}`, version = defaultKubernetesVersion): { definition: ClusterDefinitionInput; notes: string[] } {
   const notes: string[] = [];
@@ -32,7 +33,9 @@ export function labClusterDefinition(state: LabState, name = `lab-${state.name}`
     spec: {
       // Lab hosts may run on a cgroup v1 machine: allowed, and preflight says so when it is.
       kubernetes: { version, controlPlane: "self-hosted", ...(legacy ? {} : { allowCgroupV1: true }) },
-      apiEndpoint: { type: "first-master", port: 6443 },
+      // The stable API address Bootdeck provisions: a VIP keepalived holds on the masters (VRRP on the
+      // lab bridge), so clients and nodes keep the API when a master goes (lab cut master-1).
+      apiEndpoint: legacy ? { type: "first-master", port: 6443 } : { type: "vip", host: labVip(state), port: 6443, keepalived: { interface: "eth0" } },
       // flannel's VXLAN on the lab link (the hosts' default route leads nowhere: see docs/lab.md).
       network: { podCidr: "10.2.0.0/16", serviceCidr: "10.3.0.0/24", clusterDomain: "cluster.local", provider: "flannel", ...(legacy ? {} : { flannel: { iface: "eth0" } }) },
       // No checksums pinned: each file's published .sha256 is checked.
@@ -50,6 +53,11 @@ export function labClusterDefinition(state: LabState, name = `lab-${state.name}`
     },
   };
   return { definition, notes };
+}
+
+/** The lab's API address: the subnet's .250, above every host (hosts take .10 upwards). */
+export function labVip(state: LabState): string {
+  return state.subnet.replace(/\.0\/24$/, `.${VIP_OCTET}`);
 }
 
 export function labClusterYaml(state: LabState, name?: string, version?: string): string {

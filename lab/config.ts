@@ -26,6 +26,8 @@ export const BASE_PACKAGES = [
   "conntrack",
   "curl",
   "ca-certificates",
+  // The API address Bootdeck provisions on masters (the hosts have no route to a package mirror).
+  "keepalived",
 ];
 
 /** Well-known labs get fixed subnets; any other name takes the first free one from 10.237.30.0 up. */
@@ -33,6 +35,8 @@ export const FIXED_SUBNETS: Record<string, number> = { dev: 10, test: 20 };
 export const SUBNET_PREFIX = "10.237";
 export const FIRST_HOST_OCTET = 10;
 export const MAX_HOSTS = 240;
+/** The last octet of a lab's API address (a VIP keepalived holds on its masters), above every host's. */
+export const VIP_OCTET = 250;
 
 export const USERS = {
   /** Unprivileged user with passwordless sudo (what Bootdeck should be given on real hosts). */

@@ -31,6 +31,8 @@ import { findHost, readState, writeState, type LabHostState, type LabState } fro
 
 export type Log = (line: string) => void;
 const IFACE = "eth0";
+/** Each host's disk (a sparse file: only what is written takes space). */
+const HOST_DISK_BYTES = 40 * 1024 ** 3;
 
 export function requireRoot(): void {
   if (typeof process.getuid === "function" && process.getuid() !== 0) {
@@ -40,7 +42,7 @@ export function requireRoot(): void {
 
 /** Installs the Debian packages the lab itself needs when missing. */
 function ensureTools(log: Log): void {
-  const need: Record<string, string> = { debootstrap: "debootstrap", "ssh-keygen": "openssh-client", ip: "iproute2", unshare: "util-linux", nsenter: "util-linux" };
+  const need: Record<string, string> = { debootstrap: "debootstrap", "ssh-keygen": "openssh-client", ip: "iproute2", unshare: "util-linux", nsenter: "util-linux", "mkfs.ext4": "e2fsprogs" };
   const missing = [...new Set(Object.entries(need).filter(([cmd]) => !which(cmd)).map(([, pkg]) => pkg))];
   if (missing.length === 0) return;
   log(`installing missing Debian packages: ${missing.join(" ")}`);
@@ -182,15 +184,28 @@ function createHost(state: LabState, subnet: number, index: number, name: string
   const root = path.join(dir, "root");
   for (const d of [upper, work, root]) fs.mkdirSync(d, { recursive: true });
   run("mount", ["-t", "overlay", "overlay", "-o", `lowerdir=${state.image},upperdir=${upper},workdir=${work}`, root]);
-  // lab cluster (issue 5): Node and this repository read-only at /opt/bootdeck-lab, stand-in commands.
+  // lab cluster: Node and this repository read-only at /opt/bootdeck-lab, stand-in commands.
   prepareHostRuntime(root);
 
-  // A disk of its own for container images and snapshots: containerd's overlayfs snapshotter cannot
-  // put its layers on the host's root, itself an overlay (overlayfs refuses an overlay upper layer).
-  const disk = path.join(LAB_DISK_DIR, state.name, name);
+  // A disk of its own for container images and snapshots, and the kubelet's state: containerd's overlayfs
+  // snapshotter cannot put its layers on the host's root, itself an overlay (overlayfs refuses an overlay
+  // upper layer); and the kubelet judges disk pressure by its filesystems' free share, which on this
+  // shared machine's disk would be everyone's (15 % free taints every node). A sparse file with its own
+  // ext4, loop-mounted, is a disk of its own that costs only what is written to it.
+  const disks = path.join(LAB_DISK_DIR, state.name);
+  fs.mkdirSync(disks, { recursive: true });
+  const image = path.join(disks, `${name}.img`);
+  fs.closeSync(fs.openSync(image, "w"));
+  fs.truncateSync(image, HOST_DISK_BYTES);
+  run("mkfs.ext4", ["-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1", image]);
+  const disk = path.join(labDir(state.name), "hosts", name, "disk");
   fs.mkdirSync(disk, { recursive: true });
-  fs.mkdirSync(path.join(root, "var/lib/containerd"), { recursive: true });
-  run("mount", ["--bind", disk, path.join(root, "var/lib/containerd")]);
+  run("mount", ["-o", "loop", image, disk]);
+  for (const dir of ["var/lib/containerd", "var/lib/kubelet"]) {
+    fs.mkdirSync(path.join(disk, dir), { recursive: true });
+    fs.mkdirSync(path.join(root, dir), { recursive: true });
+    run("mount", ["--bind", path.join(disk, dir), path.join(root, dir)]);
+  }
   fs.writeFileSync(path.join(root, "etc/machine-id"), `${randomBytes(16).toString("hex")}\n`);
   fs.writeFileSync(path.join(root, "etc/hostname"), `${name}\n`);
   fs.writeFileSync(path.join(root, "etc/hosts"), `${etcHosts}\n`);
@@ -407,9 +422,28 @@ export function labIpForward(name: string, host: string, on: boolean): void {
   run("ip", ["netns", "exec", h.netns, "sysctl", "-q", "-w", `net.ipv4.ip_forward=${on ? 1 : 0}`]);
 }
 
+/** Where a host's userspace delayer keeps its pid and log (next to its root). */
+const slowFile = (h: LabHostState, ext: "pid" | "log") => path.join(path.dirname(h.root), `slow.${ext}`);
+
 function clearSlow(h: LabHostState): void {
   tryRun("ip", ["netns", "exec", h.netns, "tc", "qdisc", "del", "dev", h.iface, "root"]);
+  for (const hook of ["PREROUTING", "POSTROUTING"]) tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-D", hook, "-j", "BOOTDECK_SLOW"]);
   tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-F", "BOOTDECK_SLOW"]);
+  const pidFile = slowFile(h, "pid");
+  if (fs.existsSync(pidFile)) {
+    const pid = Number(fs.readFileSync(pidFile, "utf8"));
+    // The rule is gone first (nothing new is queued); the delayer is then stopped and awaited, so that
+    // no packet it held outlives it into a `lab down`.
+    try {
+      if (pid > 0 && fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("nfqueue-delay.py")) {
+        process.kill(pid, "SIGTERM");
+        for (let i = 0; i < 100 && fs.existsSync(`/proc/${pid}`); i++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+      }
+    } catch {
+      // already gone
+    }
+    fs.rmSync(pidFile, { force: true });
+  }
 }
 
 export function parseDelay(s: string): number {
@@ -425,8 +459,13 @@ export function parseLoss(s: string): number {
 }
 
 /**
- * Adds delay and loss with tc netem. Kernels built without sch_netem (some VMs) get the loss only,
- * through iptables' statistic match inside the host, and an explanation.
+ * Adds delay and loss to the host's outgoing packets. With tc netem where the kernel has it; kernels
+ * built without sch_netem (these VMs: CONFIG_NET_SCH_NETEM is not set; no qdisc that delays is built in
+ * either: tbf and htb only shape rate, and fq, which would honour a BPF-set departure time, is
+ * missing) get a userspace delayer instead: iptables' NFQUEUE target (built in) hands every egress
+ * packet of eth0 to lab/nfqueue-delay.py in the host's network namespace, which holds it for the delay
+ * and accepts it, or drops it with the loss probability. The queue fails open (bypass) if the delayer
+ * is gone. Delay applies per packet, as netem's does; a delayer process costs some CPU per packet.
  */
 export function labSlow(name: string, host: string, delay: string, loss: string, log: Log): void {
   requireRoot();
@@ -439,19 +478,23 @@ export function labSlow(name: string, host: string, delay: string, loss: string,
     log(`${h.name}: ${ms} ms delay, ${pct}% loss (tc netem on ${h.iface})`);
     return;
   }
-  if (pct > 0) {
-    const ipt = (args: string[]) => run("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", ...args]);
-    if (!tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-N", "BOOTDECK_SLOW"])) {
-      ipt(["-t", "mangle", "-F", "BOOTDECK_SLOW"]);
-    }
-    tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-D", "PREROUTING", "-j", "BOOTDECK_SLOW"]);
-    ipt(["-t", "mangle", "-A", "PREROUTING", "-j", "BOOTDECK_SLOW"]);
-    ipt(["-t", "mangle", "-A", "BOOTDECK_SLOW", "-m", "statistic", "--mode", "random", "--probability", String(pct / 100), "-j", "DROP"]);
+  if (ms === 0 && pct === 0) return;
+  const ipt = (args: string[]) => run("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", ...args]);
+  if (!tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-N", "BOOTDECK_SLOW"])) ipt(["-t", "mangle", "-F", "BOOTDECK_SLOW"]);
+  const logFd = fs.openSync(slowFile(h, "log"), "a");
+  const child = spawn("ip", ["netns", "exec", h.netns, "python3", path.join(__dirname, "nfqueue-delay.py"), "--queue", "0", "--delay-ms", String(ms), "--loss", String(pct)], { detached: true, stdio: ["ignore", logFd, logFd] });
+  child.unref();
+  fs.closeSync(logFd);
+  // The pid of the delayer itself (ip netns exec execs it).
+  fs.writeFileSync(slowFile(h, "pid"), String(child.pid));
+  const deadline = Date.now() + 10_000;
+  while (!fs.readFileSync(slowFile(h, "log"), "utf8").includes(`nfqueue-delay: queue 0, ${ms} ms`)) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the lab's delayer did not start on ${h.name}: ${fs.readFileSync(slowFile(h, "log"), "utf8").slice(-500)}`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
   }
-  log(
-    `${h.name}: this kernel has no tc netem (CONFIG_NET_SCH_NETEM), so only the ${pct}% loss is applied ` +
-      `(iptables statistic match); the ${ms} ms delay is not. \`bootdeck lab heal ${h.name}\` removes it.`,
-  );
+  ipt(["-t", "mangle", "-A", "BOOTDECK_SLOW", "-o", h.iface, "-j", "NFQUEUE", "--queue-num", "0", "--queue-bypass"]);
+  ipt(["-t", "mangle", "-A", "POSTROUTING", "-j", "BOOTDECK_SLOW"]);
+  log(`${h.name}: ${ms} ms delay, ${pct}% loss on ${h.iface}'s outgoing packets (this kernel has no sch_netem: userspace delayer lab/nfqueue-delay.py through NFQUEUE, pid ${child.pid}). \`bootdeck lab heal ${h.name}\` removes it.`);
 }
 
 export function labStopSshd(name: string, host: string): void {

@@ -29,6 +29,8 @@ const schema = z.object({
     .refine((s) => parseProxyList(s).every((p) => p.ok), "must be comma-separated IP addresses or CIDRs, e.g. 127.0.0.1, 10.0.0.0/8"),
   /** "off" when separate `bootdeck worker` processes run the engine instead of the dashboard. */
   BOOTDECK_ENGINE: z.enum(["on", "off"]).default("on"),
+  /** Fault injection for the crash-point test only (lib/engine/crash-points.ts); never set it in a deployment. */
+  BOOTDECK_CRASH_AFTER: z.string().optional(),
   NODE_ENV: z.string().default("development"),
 });
 

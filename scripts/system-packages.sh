@@ -14,7 +14,13 @@ packages=(
   openssl             # certificate checks in the render tests
   ca-certificates
   procps
-  util-linux          # unshare, nsenter
+  util-linux          # unshare, nsenter, pivot_root
+  gcc                 # the lab builds runc (cgo), flannel (cgo) and pause (C)
+  libc6-dev           # static glibc for runc, flannel and pause
+  libseccomp-dev      # runc's seccomp support, linked statically
+  pkg-config
+  curl                # the lab's mirror and registry readiness checks
+  e2fsprogs           # mkfs.ext4: each lab host's own disk for containerd
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -30,3 +36,4 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 command -v kubectl >/dev/null || { echo "system-packages: kubectl is required (the render tests parse kubeconfigs with it)" >&2; exit 1; }
+command -v go >/dev/null || [ -x /usr/local/go/bin/go ] || { echo "system-packages: Go is required at /usr/local/go (the lab builds Kubernetes from Go modules)" >&2; exit 1; }

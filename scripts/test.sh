@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
+# The lab builds upstream Kubernetes with Go (docs/lab-cluster.md).
+export PATH="/usr/local/go/bin:$PATH"
 start=$(date +%s)
 step() { printf '\n=== %s (%ss)\n' "$1" "$(( $(date +%s) - start ))"; }
 

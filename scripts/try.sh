@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "try: the local lab creates network namespaces and needs root; run this as root" >&2; exit 1; }
 export NEXT_TELEMETRY_DISABLED=1
+# The lab builds upstream Kubernetes with Go (docs/lab-cluster.md).
+export PATH="/usr/local/go/bin:$PATH"
 port="${PORT:-3000}"
 
 bash scripts/system-packages.sh

@@ -95,6 +95,9 @@ export const templates: Record<string, (s: string) => unknown[]> = {
     { type: "reset", hosts: [s], confirm: true },
     { type: "restore", backup: s, confirm: true },
     { type: "rotate-certs", confirm: true, leafValidityDays: s },
+    { type: "remove", hosts: [s], confirm: true },
+    { type: "upgrade", version: s },
+    { type: "upgrade", version: "v1.37.2", batches: { workers: s } },
   ],
   // Retry against a run that did not fail (409) or with a step/host that is not in it: nothing runs.
   "POST /api/runs/:id/retry": (s) => [{ step: s }, { host: s }],
@@ -110,12 +113,37 @@ export const templates: Record<string, (s: string) => unknown[]> = {
   ],
   // Reads no body; the hosts' keys are not pinned (409), so no host is contacted.
   "POST /api/clusters/:id/certificates/live": (s) => [{ note: s }],
+  // Pause and resume read no body; the run is a check (409: only upgrades pause).
+  "POST /api/runs/:id/pause": (s) => [{ note: s }],
+  "POST /api/runs/:id/resume": (s) => [{ note: s }],
   // Diagnostics read no body; the host "x" is not in the cluster (404), so no host is contacted.
   "POST /api/clusters/:id/hosts/:host/diagnostics": (s) => [{ note: s }],
+  // Release runs against a run that is not running (409); nothing is released.
+  "POST /api/runs/:id/release": (s) => [{ confirm: true, reason: s }, { confirm: s }],
+  // Host-key probe reads no body; re-pin checks its fingerprints first; the host "x" is not in the cluster (404), so no host is contacted.
+  "POST /api/clusters/:id/hosts/:host/host-key/probe": (s) => [{ note: s }],
+  "PUT /api/clusters/:id/hosts/:host/host-key": (s) => [
+    { fingerprint: s, previous: null, confirm: true },
+    { fingerprint: `SHA256:${"A".repeat(43)}`, previous: s, confirm: true },
+  ],
+  // Reads no body: renders the cluster's first asset set in the background when it has none.
+  "POST /api/clusters/:id/assets/ensure": (s) => [{ note: s }],
 };
 
 /** Routes that read no body: a malformed one changes nothing about their answer. */
-const bodyless = new Set(["DELETE /api/users/:id", "POST /api/auth/logout", "POST /api/runs/:id/start", "POST /api/runs/:id/cancel", "POST /api/clusters/:id/hosts/:host/diagnostics", "POST /api/clusters/:id/backups", "POST /api/clusters/:id/certificates/live"]);
+const bodyless = new Set([
+  "DELETE /api/users/:id",
+  "POST /api/auth/logout",
+  "POST /api/runs/:id/start",
+  "POST /api/runs/:id/cancel",
+  "POST /api/runs/:id/pause",
+  "POST /api/runs/:id/resume",
+  "POST /api/clusters/:id/hosts/:host/diagnostics",
+  "POST /api/clusters/:id/hosts/:host/host-key/probe",
+  "POST /api/clusters/:id/assets/ensure",
+  "POST /api/clusters/:id/backups",
+  "POST /api/clusters/:id/certificates/live",
+]);
 
 /** Bodies that are wrong as a whole. */
 const structural: { name: string; body: string; expect: number[] }[] = [

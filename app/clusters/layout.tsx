@@ -3,7 +3,7 @@ import { AppShell } from "@/components/app-shell";
 import { requirePageUser, shellUser } from "../current-user";
 
 export default async function ClustersLayout({ children }: { children: ReactNode }) {
-  const user = await requirePageUser("/clusters");
+  const user = await requirePageUser();
   return (
     <AppShell user={shellUser(user)}>{children}</AppShell>
   );

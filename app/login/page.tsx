@@ -1,9 +1,11 @@
 import { LoginForm } from "@/components/login-form";
+import { safeNextPath } from "@/lib/nav/next-path";
 
-export default async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
+export default async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string | string[] }> }) {
   const { next } = await searchParams;
-  // Only same-site paths: an open redirect would let a link send a freshly signed-in admin elsewhere.
-  const target = next && /^\/(?!\/)[\w\-/%.?=&]*$/.test(next) ? next : "/clusters";
+  // Only a path on this dashboard, kept whole (query and fragment): an open redirect would let a link
+  // send a freshly signed-in admin elsewhere (lib/nav/next-path.ts).
+  const target = safeNextPath(Array.isArray(next) ? next[0] : next);
   return (
     <div className="flex min-h-screen items-center justify-center">
       <div className="card w-full max-w-sm">

@@ -70,6 +70,8 @@ export function progressLine(e: StoredRunEvent, startedAt: number, verbose: bool
       return `${t} pinned the host key of ${String(d.host)}: ${String(d.fingerprint)}`;
     case "run.finished": {
       const summary = (d.summary ?? {}) as { message?: string };
+      if (d.status === "needs-decision")
+        return `${t} run stopped, it ${summary.message ?? "needs a decision"}\n         to go on: run this again with --accept-warnings, or accept them on the run's page in the dashboard`;
       return `${t} run ${String(d.status)}: ${summary.message ?? ""}`;
     }
     default:
@@ -77,7 +79,7 @@ export function progressLine(e: StoredRunEvent, startedAt: number, verbose: bool
   }
 }
 
-async function confirm(question: string): Promise<boolean> {
+export async function confirm(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());
@@ -87,7 +89,6 @@ async function confirm(question: string): Promise<boolean> {
 }
 
 export const apply: Command = {
-  summary: "save a cluster.yaml, plan its bootstrap, and run it here with progress lines",
   async run(argv) {
     const i = argv.indexOf("--config");
     const file = i >= 0 ? argv[i + 1] : undefined;

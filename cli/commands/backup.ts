@@ -49,7 +49,6 @@ async function clusterId(name: string | undefined): Promise<string> {
 const size = (n: number) => (n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`);
 
 export const backup: Command = {
-  summary: "etcd snapshots: take one now, list, schedule, download",
   async run(argv) {
     const [sub, name, ...rest] = argv;
     if (!sub || sub === "--help") {

@@ -1,5 +1,4 @@
 export type Command = {
-  summary: string;
   /** Runs the command with the arguments after its name; resolves to the process exit code. */
   run(argv: string[]): Promise<number>;
 };

@@ -4,7 +4,6 @@ import { disconnectDb } from "../../lib/db/client";
 import type { Command } from "./command";
 
 export const exportCommand: Command = {
-  summary: "print a saved cluster as cluster.yaml (never with secrets)",
   async run(argv) {
     const name = argv.find((a) => !a.startsWith("-"));
     if (!name || argv.includes("--help")) {

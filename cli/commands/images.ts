@@ -12,7 +12,6 @@ spec.images.registry when it is set. --upstream prints the names upstream publis
 the mirrored name beside each (what \`crane copy\` or \`skopeo copy\` needs to fill the mirror).`;
 
 export const images: Command = {
-  summary: "list every container image a cluster needs (to fill an image mirror)",
   async run(argv) {
     const i = argv.indexOf("--config");
     const file = i >= 0 ? argv[i + 1] : undefined;

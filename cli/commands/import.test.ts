@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
+import Database from "better-sqlite3";
 import { stringify } from "yaml";
 import { exampleDefinition } from "../../lib/cluster/example";
 
@@ -42,5 +43,22 @@ describe("bootdeck import and export", { timeout: 120_000 }, () => {
     const r = (await bootdeck("import", path.join(dir, "bad.yaml"))) as { code: number; stdout: string };
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/error: spec.credentials\[0\].privateKeyFile: cannot read .*missing-key: ENOENT/);
+  });
+
+  it("import --replace says which pinned host keys it kept and which it cleared", async () => {
+    const def = exampleDefinition({ name: "pinned" });
+    def.spec.credentials = [{ name: "admin-key", type: "privateKey", privateKeyFile: "id" }];
+    writeFileSync(path.join(dir, "pinned.yaml"), stringify(def));
+    await bootdeck("import", path.join(dir, "pinned.yaml"));
+    const sqlite = new Database(path.join(dir, "bootdeck.db"));
+    sqlite.prepare(`UPDATE "Host" SET "hostKeyFingerprint" = 'SHA256:' || substr(replace(hex(randomblob(32)), '0', 'a'), 1, 43)`).run();
+    const pins = new Map((sqlite.prepare(`SELECT name, hostKeyFingerprint FROM "Host"`).all() as { name: string; hostKeyFingerprint: string }[]).map((r) => [r.name, r.hostKeyFingerprint]));
+    sqlite.close();
+    def.spec.hosts = def.spec.hosts.map((h) => (h.name === "worker-2" ? { ...h, address: "192.0.2.77" } : h));
+    writeFileSync(path.join(dir, "pinned.yaml"), stringify(def));
+    const r = (await bootdeck("import", path.join(dir, "pinned.yaml"), "--replace")) as { stdout: string };
+    expect(r.stdout).toContain(`host key of worker-2 cleared: it moved from 192.0.2.15:22 to 192.0.2.77:22 (was ${pins.get("worker-2")})`);
+    expect(r.stdout).toContain("bootdeck host repin pinned worker-2");
+    expect(r.stdout).toContain(`host keys kept (address and port unchanged): master-1 ${pins.get("master-1")}`);
   });
 });

@@ -4,13 +4,13 @@ import { recordAudit } from "../../lib/audit/record";
 import { parseClusterYaml } from "../../lib/cluster/yaml";
 import { readCredentialSecrets } from "../../lib/clusters/cli-secrets";
 import { importClusterYaml } from "../../lib/clusters/import";
+import { describeHostKeyChanges } from "../../lib/clusters/repository";
 import { disconnectDb } from "../../lib/db/client";
 import { AppError, ValidationError } from "../../lib/http/errors";
 import type { Command } from "./command";
 import { printErrors, printWarnings } from "../problems";
 
 export const importCommand: Command = {
-  summary: "save a cluster.yaml into the dashboard's database (secrets from the files/variables it names)",
   async run(argv) {
     const file = argv.find((a) => !a.startsWith("-"));
     if (!file || argv.includes("--help")) {
@@ -45,9 +45,11 @@ export async function importFile(file: string, opts: { replace: boolean; via?: s
   }
   try {
     const r = await importClusterYaml({ yaml: text, secrets, replace: opts.replace });
-    await recordAudit({ action: r.created ? "cluster.import" : "cluster.import_replace", username: `cli:${process.env.USER ?? "?"}`, target: r.id, details: { via: opts.via ?? "cli" } });
+    await recordAudit({ action: r.created ? "cluster.import" : "cluster.import_replace", username: `cli:${process.env.USER ?? "?"}`, target: r.id, details: { via: opts.via ?? "cli", ...(r.hostKeys ? { hostKeys: r.hostKeys } : {}) } });
     printWarnings(r.warnings);
     console.log(`${r.created ? "created" : "updated"} cluster ${parsed.definition.metadata.name} (${r.id})`);
+    // Pinned host keys are never kept or cleared silently.
+    if (r.hostKeys) for (const line of describeHostKeyChanges(r.hostKeys, parsed.definition.metadata.name)) console.log(line);
     return { ok: true, id: r.id, name: parsed.definition.metadata.name };
   } catch (err) {
     if (err instanceof ValidationError) {

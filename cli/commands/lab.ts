@@ -31,7 +31,7 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
   down                         remove the lab (safe to re-run, also after a crash)
   status                       hosts, addresses, state, and how to ssh to each
   cut HOST | heal HOST         take the host's link down / bring it back (heal also clears slow)
-  slow HOST 200ms 5%           add delay and loss (tc netem)
+  slow HOST 200ms 5%           add delay and loss to its outgoing packets (tc netem; a userspace delayer where the kernel lacks netem)
   stop-sshd HOST | start-sshd HOST
   rekey HOST                   new host key (as after a reinstall), sshd restarted
   reboot HOST… | --masters | --all
@@ -68,7 +68,6 @@ function count(v: string | undefined, what: string): number | undefined {
 const log = (line: string) => console.log(line);
 
 export const lab: Command = {
-  summary: "test hosts on this machine: up, down, status, and fault injection",
   async run(argv) {
     const args = [...argv];
     if (args.length === 0 || args.includes("--help") || args.includes("-h")) {

@@ -66,7 +66,6 @@ async function runDr(argv: string[], usage: string, body: (rest: string[]) => Dr
 }
 
 export const restore: Command = {
-  summary: "restore a cluster's etcd from a stored backup, then bring its control plane back",
   run: (argv) =>
     runDr(
       argv,
@@ -82,7 +81,6 @@ API is down while it runs. List backups with: bootdeck backup list CLUSTER`,
 };
 
 export const recover: Command = {
-  summary: "bring a control plane that did not come back up again from etcd's current state",
   run: (argv) =>
     runDr(
       argv,
@@ -97,7 +95,6 @@ etcd's current state and the pivot again, as the bootstrap does.`,
 };
 
 export const rotateCerts: Command = {
-  summary: "issue every leaf certificate again (same CAs and keys) and roll them out, the API kept up",
   run: (argv) =>
     runDr(
       argv,
@@ -119,7 +116,6 @@ certificates through CSRs), then every host read again. Expiry: bootdeck certs C
 };
 
 export const certs: Command = {
-  summary: "certificate expiry: the asset set's, or read live from the hosts (--live)",
   async run(argv) {
     const [name, ...rest] = argv;
     if (!name || name === "--help") {

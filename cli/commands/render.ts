@@ -57,7 +57,6 @@ export async function writeAssetDir(dir: string, assets: readonly RenderedAsset[
 }
 
 export const render: Command = {
-  summary: "render a cluster's certificates, kubeconfigs, manifests and kubelet units into a directory",
   async run(argv) {
     let values: Record<string, string | boolean | undefined>;
     try {

@@ -17,7 +17,6 @@ under a new master key in one database transaction, then replaces the key file:
     Stop the dashboard first; afterwards set BOOTDECK_MASTER_KEY to the file's content and start it.`;
 
 export const rotateMasterKeyCommand: Command = {
-  summary: "re-encrypt every stored secret under a new master key",
   async run(argv) {
     if (argv.includes("--help") || argv.includes("-h")) {
       console.log(help);

@@ -8,7 +8,6 @@ import { ValidationError } from "../../lib/http/errors";
 import type { Command } from "./command";
 
 export const setup: Command = {
-  summary: "create the data directory and master key, migrate the database, create the first admin",
   async run(argv) {
     if (argv.includes("--help")) {
       console.log(`Usage: bootdeck setup

@@ -49,7 +49,6 @@ async function withUser(name: string | undefined): Promise<{ id: string; usernam
 }
 
 export const user: Command = {
-  summary: "manage dashboard accounts: list, add, passwd, disable, enable, delete",
   async run(argv) {
     const [sub, ...rest] = argv;
     if (!sub || sub === "--help" || sub === "-h" || rest.includes("--help")) {

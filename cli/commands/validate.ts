@@ -4,7 +4,6 @@ import { printErrors, printWarnings } from "../problems";
 import type { Command } from "./command";
 
 export const validate: Command = {
-  summary: "check a cluster.yaml and print every problem with its field path",
   async run(argv) {
     const file = argv.find((a) => !a.startsWith("-"));
     if (!file || argv.includes("--help")) {

@@ -1,9 +1,9 @@
 import { getEngineWorker } from "../../lib/engine/worker";
 import { startBackupScheduler } from "../../lib/backups/schedule";
+import { shutdown } from "../../lib/shutdown";
 import type { Command } from "./command";
 
 export const worker: Command = {
-  summary: "run the engine without the dashboard (for deployments with BOOTDECK_ENGINE=off)",
   async run(argv) {
     if (argv.includes("--help")) {
       console.log("Usage: bootdeck worker\n\nRuns started runs and resumes runs whose worker stopped, against the same database as the dashboard.");
@@ -13,16 +13,17 @@ export const worker: Command = {
     w.start();
     // Scheduled backups are started by every engine process (a guarded claim picks one).
     startBackupScheduler();
-    console.log(`engine worker ${w.workerId} is running; Ctrl-C stops it (its runs resume on the next worker)`);
+    console.log(`engine worker ${w.workerId} is running; Ctrl-C or SIGTERM stops it and hands its runs over (another worker resumes them at once)`);
     // The engine's timers do not hold the process open (they must not keep a dashboard from exiting),
-    // so an idle worker would exit at once: this one waits for a signal.
+    // so an idle worker would exit at once: this one waits for a signal, then hands its runs over.
     const idle = setInterval(() => undefined, 60_000);
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
       process.once("SIGTERM", resolve);
     });
     clearInterval(idle);
-    w.stop();
+    await shutdown();
+    console.log(`engine worker ${w.workerId} stopped; its runs were handed over`);
     return 0;
   },
 };

@@ -7,7 +7,7 @@ import { api } from "../api-client";
 
 type DiffResponse = { from: { version: number }; to: { version: number }; entries: AssetDiffEntry[] };
 
-const lineClass = (l: string) => (l.startsWith("+") ? "text-green-700" : l.startsWith("-") ? "text-red-700" : l === "@@" ? "text-slate-400" : "text-slate-600");
+const lineClass = (l: string) => (l.startsWith("+") ? "text-green-700" : l.startsWith("-") ? "text-red-700" : l === "@@" ? "text-slate-600" : "text-slate-600");
 
 export function AssetDiff({ clusterId, from, to }: { clusterId: string; from: string; to: string }) {
   const q = useQuery({

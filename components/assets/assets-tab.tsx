@@ -6,6 +6,9 @@ import { useState } from "react";
 import { assetQueryKeys } from "@/lib/assets/schemas";
 import type { AssetSetSummary, AssetSetView } from "@/lib/assets/store";
 import { api } from "../api-client";
+import { FileText } from "../file-content";
+import { Time, useTimeZone } from "../time";
+import { formatTime } from "../time-format";
 import { AssetDiff } from "./asset-diff";
 import { CertificateDetailsView } from "./certificate-details";
 import { RenderPanel } from "./render-panel";
@@ -17,6 +20,7 @@ export function AssetsTab({ clusterId, canRender, canDownloadSecrets }: Props) {
   const [compareWith, setCompareWith] = useState<string>("");
   const sets = useQuery({ queryKey: assetQueryKeys.sets(clusterId), queryFn: () => api<AssetSetSummary[]>(`/api/clusters/${clusterId}/assets`) });
   const current = selected ?? sets.data?.[0]?.id;
+  const zone = useTimeZone();
 
   return (
     <div className="space-y-6">
@@ -46,7 +50,7 @@ export function AssetsTab({ clusterId, canRender, canDownloadSecrets }: Props) {
               <select className="input" value={current} onChange={(e) => setSelected(e.target.value)} data-testid="asset-set-select">
                 {sets.data.map((s) => (
                   <option key={s.id} value={s.id}>
-                    v{s.version} · {new Date(s.createdAt).toLocaleString()} · {s.options.keyType === "rsa" ? "RSA-2048" : "ECDSA P-256"}
+                    v{s.version} · {formatTime(String(s.createdAt), zone)} · {s.options.keyType === "rsa" ? "RSA-2048" : "ECDSA P-256"}
                     {s.options.importedCa ? " · imported CA" : ""} · {s.fileCount} files
                   </option>
                 ))}
@@ -110,25 +114,23 @@ function FileRow({ asset: a, open, onToggle }: { asset: AssetSetView["assets"][n
     <>
       <tr className="border-t border-slate-100 align-top" data-testid="asset-file">
         <td className="p-1 font-mono text-xs">
-          {a.certificate ? (
-            <button className="text-left text-indigo-700 hover:underline" onClick={onToggle} aria-expanded={open}>
-              {a.path}
-            </button>
-          ) : (
-            a.path
-          )}
-          {a.sensitive && <span className="ml-2 rounded bg-amber-100 px-1 text-[10px] text-amber-800">sensitive</span>}
+          {/* Every file opens: its content (a certificate's details too); a secret says it stays hidden. */}
+          <button className="text-left text-indigo-700 hover:underline" onClick={onToggle} aria-expanded={open} data-testid={`asset-open-${a.path}`}>
+            {a.path}
+          </button>
+          {a.sensitive && <span className="ml-2 rounded bg-amber-100 px-1 text-[10px] text-amber-900">sensitive</span>}
         </td>
         <td className="p-1">
           {a.purpose}
-          {a.certificate && <span className={`ml-2 text-xs ${expiring ? "text-red-700" : "text-slate-500"}`}>expires {new Date(a.certificate.notAfter).toLocaleDateString()}</span>}
+          {a.certificate && <span className={`ml-2 text-xs ${expiring ? "text-red-700" : "text-slate-500"}`}>expires <Time iso={a.certificate.notAfter} date /></span>}
         </td>
         <td className="p-1 text-right text-xs text-slate-500">{a.size.toLocaleString()} B</td>
       </tr>
-      {open && a.certificate && (
+      {open && (
         <tr>
-          <td colSpan={3} className="bg-slate-50 p-2">
-            <CertificateDetailsView cert={a.certificate} />
+          <td colSpan={3} className="space-y-2 bg-slate-50 p-2">
+            {a.certificate && <CertificateDetailsView cert={a.certificate} />}
+            <FileText path={a.path} content={a.content} sensitive={a.sensitive} testId={`asset-content-${a.path}`} />
           </td>
         </tr>
       )}

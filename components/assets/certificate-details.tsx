@@ -1,13 +1,16 @@
 "use client";
 import type { CertificateDetails } from "@/lib/assets/cert-details";
+import { useTimeZone } from "../time";
+import { formatTime } from "../time-format";
 
 export function CertificateDetailsView({ cert }: { cert: CertificateDetails }) {
+  const zone = useTimeZone();
   const expiry = cert.daysLeft < 0 ? "text-red-700" : cert.daysLeft < 30 ? "text-amber-700" : "text-slate-700";
   const rows: [string, React.ReactNode][] = [
     ["Subject", cert.subject],
     ["Issuer", cert.issuer],
     ["SANs", cert.altNames.length > 0 ? cert.altNames.join(", ") : "—"],
-    ["Valid", `${new Date(cert.notBefore).toLocaleString()} → ${new Date(cert.notAfter).toLocaleString()}`],
+    ["Valid", `${formatTime(cert.notBefore, zone)} → ${formatTime(cert.notAfter, zone)}`],
     ["Expires", <span key="e" className={expiry}>{cert.daysLeft < 0 ? `expired ${-cert.daysLeft} days ago` : `in ${cert.daysLeft} days`}</span>],
     ["Key", `${cert.keyType}${cert.isCa ? " · CA" : ""}`],
     ["Serial", cert.serialNumber],

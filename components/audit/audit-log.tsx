@@ -2,9 +2,14 @@
 // The audit page: filter by action, user and date range; page back through history; export the
 // filtered log as CSV or JSON.
 import { useInfiniteQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState } from "react";
 import { auditQueryKeys, type AuditEventView } from "@/lib/audit/schemas";
 import { api } from "../api-client";
+import { Time } from "../time";
+
+/** A detail's value as text: strings as they are, the rest as JSON. */
+const detailText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
 
 type Filter = { action: string; user: string; from: string; to: string };
 const empty: Filter = { action: "", user: "", from: "", to: "" };
@@ -61,7 +66,7 @@ export function AuditLog() {
         <table className="card min-w-full text-sm" data-testid="audit-table">
           <thead className="text-left text-xs uppercase text-slate-500">
             <tr>
-              <th className="p-2">When (UTC)</th>
+              <th className="p-2">When</th>
               <th className="p-2">Who</th>
               <th className="p-2">Action</th>
               <th className="p-2">Target</th>
@@ -72,12 +77,34 @@ export function AuditLog() {
           <tbody>
             {events.map((e) => (
               <tr key={e.id} className="border-t border-slate-100 align-top" data-testid="audit-row">
-                <td className="whitespace-nowrap p-2 font-mono text-xs">{e.at.replace("T", " ").slice(0, 19)}</td>
+                <td className="whitespace-nowrap p-2 text-xs">
+                  <Time iso={e.at} />
+                </td>
                 <td className="p-2">{e.username ?? "—"}</td>
                 <td className="p-2 font-mono text-xs">{e.action}</td>
-                <td className="p-2 font-mono text-xs">{e.target ?? ""}</td>
-                <td className="p-2 text-xs text-slate-500">{e.ip ?? ""}</td>
-                <td className="max-w-md break-all p-2 font-mono text-xs text-slate-600">{Object.keys(e.details).length ? JSON.stringify(e.details) : ""}</td>
+                <td className="p-2 text-xs" data-testid="audit-target">
+                  {e.targetView ? (
+                    e.targetView.href ? (
+                      <Link className="text-indigo-700 hover:underline" href={e.targetView.href} title={e.target ?? undefined}>
+                        {e.targetView.label}
+                      </Link>
+                    ) : (
+                      <span className="text-slate-600" title={e.target ?? undefined}>
+                        {e.targetView.label}
+                      </span>
+                    )
+                  ) : (
+                    (e.target ?? "")
+                  )}
+                </td>
+                <td className="p-2 text-xs text-slate-600">{e.ip ?? ""}</td>
+                <td className="max-w-md p-2 text-xs text-slate-700">
+                  {Object.entries(e.details).map(([k, v]) => (
+                    <div key={k} className="break-all">
+                      <span className="text-slate-600">{k}:</span> {detailText(v)}
+                    </div>
+                  ))}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -4,22 +4,44 @@ import { parseHostCsv, parseHostLines, type LineProblem, type ParsedHost } from 
 import { emptyHost, formatLabels, newKey, type Draft, type DraftCredential, type DraftHost } from "./draft";
 import { Field, FieldErrors, inputClass } from "./fields";
 
-type Props = { draft: Draft; update: (d: Partial<Draft>) => void; errorsAt: (path: string) => string[] | undefined; errorsUnder: (prefix: string) => string[] };
+type Props = {
+  draft: Draft;
+  update: (d: Partial<Draft>) => void;
+  errorsAt: (path: string) => string[] | undefined;
+  errorsUnder: (prefix: string) => string[];
+  /** A blank row was added (its problems wait until it is left). */
+  onAddBlank: (key: string) => void;
+  /** Focus left a field of this row. */
+  onLeaveRow: (key: string) => void;
+};
+
+/** The name a new host of this role would get: master-2 when master-1 exists. */
+function nextName(role: string, hosts: readonly DraftHost[]): string {
+  const taken = new Set(hosts.map((h) => h.name.trim()));
+  for (let n = 1; ; n++) if (!taken.has(`${role}-${n}`)) return `${role}-${n}`;
+}
 
 function toDraftHost(h: ParsedHost): DraftHost {
   return { ...emptyHost(h.role), name: h.name, address: h.address, port: h.port ? String(h.port) : "", user: h.user ?? "", labels: formatLabels(h.labels) };
 }
 
-export function HostsStep({ draft, update, errorsAt, errorsUnder }: Props) {
+export function HostsStep({ draft, update, errorsAt, errorsUnder, onAddBlank, onLeaveRow }: Props) {
   const [paste, setPaste] = useState("");
   const [problems, setProblems] = useState<LineProblem[]>([]);
+  const [added, setAdded] = useState<number | null>(null);
+  // Open at first (no hosts yet); then as the user leaves it — it does not close under their paste's problems.
+  const [pasteOpen, setPasteOpen] = useState(draft.hosts.length === 0);
   const setHost = (key: string, patch: Partial<DraftHost>) => update({ hosts: draft.hosts.map((h) => (h.key === key ? { ...h, ...patch } : h)) });
   const setCred = (key: string, patch: Partial<DraftCredential>) =>
     update({ credentials: draft.credentials.map((c) => (c.key === key ? { ...c, ...patch } : c)) });
   const addParsed = (result: { hosts: ParsedHost[]; problems: LineProblem[] }) => {
     setProblems(result.problems);
     if (result.hosts.length) update({ hosts: [...draft.hosts, ...result.hosts.map(toDraftHost)] });
-    return result.problems.length === 0;
+  };
+  const addBlank = (role: string) => {
+    const h = emptyHost(role);
+    onAddBlank(h.key);
+    update({ hosts: [...draft.hosts, h] });
   };
   const hostsErrors = errorsAt("spec.hosts");
 
@@ -102,10 +124,10 @@ export function HostsStep({ draft, update, errorsAt, errorsUnder }: Props) {
             Hosts <span className="text-sm font-normal text-slate-500" data-testid="host-count">({draft.hosts.length}: {draft.hosts.filter((h) => h.role === "master").length} masters)</span>
           </h3>
           <div className="flex gap-2">
-            <button type="button" className="btn" data-testid="add-master" onClick={() => update({ hosts: [...draft.hosts, emptyHost("master")] })}>
+            <button type="button" className="btn" id="add-master" data-testid="add-master" onClick={() => addBlank("master")}>
               Add master
             </button>
-            <button type="button" className="btn" data-testid="add-worker" onClick={() => update({ hosts: [...draft.hosts, emptyHost("worker")] })}>
+            <button type="button" className="btn" data-testid="add-worker" onClick={() => addBlank("worker")}>
               Add worker
             </button>
           </div>
@@ -124,17 +146,26 @@ export function HostsStep({ draft, update, errorsAt, errorsUnder }: Props) {
                   const e = (f: string) => errorsUnder(`spec.hosts[${i}].${f}`);
                   const cell = (f: keyof DraftHost, width: string, placeholder = "") => (
                     <td className={`p-1 align-top ${width}`}>
-                      <input aria-label={`host ${i + 1} ${f}`} data-testid={`host-${i}-${f}`} className={inputClass(e(f))} value={h[f]} placeholder={placeholder} onChange={(ev) => setHost(h.key, { [f]: ev.target.value })} />
+                      <input
+                        id={`host-${i}-${f}`}
+                        aria-label={`host ${i + 1} ${f}`}
+                        data-testid={`host-${i}-${f}`}
+                        className={inputClass(e(f))}
+                        value={h[f]}
+                        placeholder={placeholder}
+                        onChange={(ev) => setHost(h.key, { [f]: ev.target.value })}
+                        onBlur={() => onLeaveRow(h.key)}
+                      />
                       <FieldErrors id={`host-${i}-${f}`} errors={e(f)} />
                     </td>
                   );
                   return (
                     <tr key={h.key} className="border-t border-slate-100">
-                      {cell("name", "w-36", "master-1")}
+                      {cell("name", "w-36", h.name ? "" : nextName(h.role, draft.hosts))}
                       {cell("address", "w-44", "10.0.0.11")}
                       {cell("port", "w-20", draft.sshPort)}
                       <td className="p-1 align-top">
-                        <select aria-label={`host ${i + 1} role`} className="input" value={h.role} onChange={(ev) => setHost(h.key, { role: ev.target.value })}>
+                        <select id={`host-${i}-role`} aria-label={`host ${i + 1} role`} data-testid={`host-${i}-role`} className="input" value={h.role} onChange={(ev) => setHost(h.key, { role: ev.target.value })} onBlur={() => onLeaveRow(h.key)}>
                           <option value="master">master</option>
                           <option value="worker">worker</option>
                         </select>
@@ -155,14 +186,28 @@ export function HostsStep({ draft, update, errorsAt, errorsUnder }: Props) {
             </table>
           </div>
         )}
-        <details className="rounded-md border border-slate-200 p-3" open={draft.hosts.length === 0}>
-          <summary className="cursor-pointer text-sm font-medium">Paste many hosts, or import CSV</summary>
+        <details className="rounded-md border border-slate-200 p-3" open={pasteOpen} onToggle={(e) => setPasteOpen(e.currentTarget.open)}>
+          <summary className="cursor-pointer text-sm font-medium" data-testid="paste-toggle">
+            Paste many hosts, or import CSV
+          </summary>
           <p className="mt-2 text-xs text-slate-500">
             One host per line: <code>address[:port] role [user] [key=value,…]</code>, e.g. <code>10.0.0.11 master</code> or <code>node-7.dc1.example.com:2222 worker deploy zone=a</code>. CSV needs a header row with <code>address,role</code> and optionally <code>name,port,user,labels</code>.
           </p>
           <textarea data-testid="paste-hosts" rows={6} className="input mt-2 font-mono text-xs" value={paste} onChange={(e) => setPaste(e.target.value)} />
           <div className="mt-2 flex items-center gap-3">
-            <button type="button" className="btn" data-testid="paste-add" onClick={() => addParsed(parseHostLines(paste, draft.hosts.map((h) => h.name))) && setPaste("")}>
+            <button
+              type="button"
+              className="btn"
+              data-testid="paste-add"
+              onClick={() => {
+                const result = parseHostLines(paste, draft.hosts.map((h) => h.name), draft.hosts.map((h) => h.address));
+                addParsed(result);
+                // What was added leaves the box; only the lines with a problem stay, to fix and add again.
+                const bad = new Set(result.problems.map((p) => p.line));
+                setPaste(paste.split(/\r?\n/).filter((_, i) => bad.has(i + 1)).join("\n"));
+                setAdded(result.hosts.length);
+              }}
+            >
               Add these hosts
             </button>
             <label className="text-sm">
@@ -170,6 +215,11 @@ export function HostsStep({ draft, update, errorsAt, errorsUnder }: Props) {
               <input type="file" accept=".csv,text/csv" data-testid="csv-file" className="text-xs" onChange={async (e) => { const f = e.target.files?.[0]; if (f) addParsed(parseHostCsv(await f.text(), draft.hosts.map((h) => h.name))); e.target.value = ""; }} />
             </label>
           </div>
+          {added !== null && (
+            <p className="mt-2 text-xs text-slate-700" data-testid="paste-added">
+              {added} host{added === 1 ? "" : "s"} added{problems.length ? `; the ${problems.length === 1 ? "line" : `${problems.length} lines`} below stay${problems.length === 1 ? "s" : ""} in the box to fix` : ""}.
+            </p>
+          )}
           {problems.length > 0 && (
             <ul className="mt-2 text-xs text-red-600" data-testid="paste-problems">
               {problems.map((p) => (

@@ -16,3 +16,87 @@ export function stepOfPath(path: string): StepId {
   if (path.startsWith("spec.binaries")) return "binaries";
   return "review";
 }
+
+type Named = { hosts: readonly { name: string }[]; credentials: readonly { name: string }[] };
+
+const fieldIds: Record<string, string> = {
+  "metadata.name": "name",
+  "spec.kubernetes.version": "version",
+  "spec.apiEndpoint.type": "api-type",
+  "spec.apiEndpoint.host": "api-host",
+  "spec.apiEndpoint.port": "api-port",
+  "spec.network.podCidr": "pod-cidr",
+  "spec.network.serviceCidr": "service-cidr",
+  "spec.network.clusterDomain": "cluster-domain",
+  "spec.network.dnsServiceIp": "dns-ip",
+  "spec.binaries.baseUrl": "base-url",
+  "spec.binaries.kubelet.sha256": "kubelet-sha",
+  "spec.binaries.kubectl.sha256": "kubectl-sha",
+  "spec.ssh.user": "ssh-user",
+  "spec.ssh.port": "ssh-port",
+  "spec.ssh.credential": "ssh-credential",
+};
+
+const fieldLabels: Record<string, string> = {
+  "metadata.name": "Cluster name",
+  "spec.kubernetes.version": "Kubernetes version",
+  "spec.apiEndpoint.type": "API endpoint",
+  "spec.apiEndpoint.host": "API endpoint host",
+  "spec.apiEndpoint.port": "API endpoint port",
+  "spec.network.podCidr": "Pod CIDR",
+  "spec.network.serviceCidr": "Service CIDR",
+  "spec.network.clusterDomain": "Cluster domain",
+  "spec.network.dnsServiceIp": "DNS service IP",
+  "spec.binaries.baseUrl": "Mirror base URL",
+  "spec.binaries.kubelet.sha256": "kubelet SHA-256",
+  "spec.binaries.kubectl.sha256": "kubectl SHA-256",
+  "spec.ssh.user": "Default SSH user",
+  "spec.ssh.port": "Default SSH port",
+  "spec.ssh.credential": "Default credential",
+  "spec.hosts": "Hosts",
+  "spec.credentials": "Credentials",
+};
+
+const secretFields: Record<string, [string, string]> = { privateKey: ["key", "private key"], passphrase: ["passphrase", "passphrase"], password: ["password", "password"] };
+
+/** The DOM id of the wizard's input for a problem's path, to focus it; undefined when there is none. */
+export function fieldIdOf(path: string, draft: Named): string | undefined {
+  if (fieldIds[path]) return fieldIds[path];
+  const host = /^spec\.hosts\[(\d+)\]\.([a-zA-Z]+)/.exec(path);
+  if (host) return `host-${host[1]}-${host[2]}`;
+  const cred = /^spec\.credentials\[(\d+)\]\.name$/.exec(path);
+  if (cred) return `cred-${cred[1]}-name`;
+  const secret = /^secrets\.(.+)\.(privateKey|passphrase|password)$/.exec(path);
+  if (secret) {
+    const i = draft.credentials.findIndex((c) => c.name.trim() === secret[1]);
+    return i >= 0 ? `cred-${i}-${secretFields[secret[2]!]![0]}` : undefined;
+  }
+  if (path === "spec.hosts") return "add-master";
+  return undefined;
+}
+
+/** "hosts[3]" in a message → the host's name (or "host row 4" while it has none). */
+export function hostRef(i: number, draft: Named): string {
+  const name = draft.hosts[i]?.name.trim();
+  return name ? `host ${name}` : `host row ${i + 1}`;
+}
+
+/** A problem's path as a person reads it: "Host worker-2: address", "Credential admin-key: private key". */
+export function describePath(path: string, draft: Named): string {
+  if (fieldLabels[path]) return fieldLabels[path];
+  const host = /^spec\.hosts\[(\d+)\]\.?(.*)$/.exec(path);
+  if (host) {
+    const ref = hostRef(Number(host[1]), draft);
+    return `${ref.charAt(0).toUpperCase()}${ref.slice(1)}${host[2] ? `: ${host[2].replace(/\./g, " ")}` : ""}`;
+  }
+  const cred = /^spec\.credentials\[(\d+)\]\.?(.*)$/.exec(path);
+  if (cred) return `Credential ${draft.credentials[Number(cred[1])]?.name.trim() || `row ${Number(cred[1]) + 1}`}${cred[2] ? `: ${cred[2]}` : ""}`;
+  const secret = /^secrets\.(.+)\.(privateKey|passphrase|password)$/.exec(path);
+  if (secret) return `Credential ${secret[1]}: ${secretFields[secret[2]!]![1]}`;
+  return path;
+}
+
+/** A validator's message with "hosts[N]" replaced by the host's name. */
+export function describeMessage(message: string, draft: Named): string {
+  return message.replace(/\bhosts\[(\d+)\]/g, (_, i: string) => hostRef(Number(i), draft));
+}

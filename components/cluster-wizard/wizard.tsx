@@ -1,16 +1,16 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { controlPlaneModeHelp, validateClusterDefinition, type ControlPlaneMode, type Problem } from "@/lib/cluster/definition";
 import { defaultDnsServiceIp, deriveCluster } from "@/lib/cluster/derive";
 import { queryKeys } from "@/lib/clusters/schemas";
-import { versionProfiles } from "@/lib/cluster/versions";
+import { versionChoiceLabel, versionProfiles } from "@/lib/cluster/versions";
 import { api, ApiError } from "../api-client";
 import { toDefinition, toSecrets, type Draft } from "./draft";
 import { Field, FieldErrors, inputClass } from "./fields";
 import { HostsStep } from "./hosts-step";
-import { stepOfPath, steps, type StepId } from "./steps";
+import { describeMessage, describePath, fieldIdOf, stepOfPath, steps, type StepId } from "./steps";
 
 type Props = { initial: Draft; clusterId?: string };
 
@@ -32,22 +32,40 @@ export function ClusterWizard({ initial, clusterId }: Props) {
   const [shown, setShown] = useState<Set<StepId>>(new Set());
   const [serverProblems, setServerProblems] = useState<Problem[]>([]);
   const [serverError, setServerError] = useState<string>();
+  // Host rows added blank are not red at once: their problems show once one of their fields is left,
+  // or on Next and Save.
+  const [fresh, setFresh] = useState<Set<string>>(new Set());
+  const [focusField, setFocusField] = useState<string>();
   const update = (patch: Partial<Draft>) => {
     setDraft((d) => ({ ...d, ...patch }));
     setServerProblems([]);
   };
+  const saved = useRef(false);
+  const dirty = useMemo(() => JSON.stringify([toDefinition(draft), toSecrets(draft)]) !== JSON.stringify([toDefinition(initial), toSecrets(initial)]), [draft, initial]);
+  useLeaveGuard(dirty && !saved.current, clusterId ? "Leave without saving your changes to this cluster?" : "Leave without creating this cluster? What you entered will be lost.");
+  // A problem's link opens its step; its field is focused once that step is on screen.
+  useEffect(() => {
+    if (!focusField) return;
+    const el = document.getElementById(focusField);
+    if (el) {
+      el.focus();
+      el.scrollIntoView({ block: "center" });
+    }
+    setFocusField(undefined);
+  }, [focusField, step]);
 
   const result = useMemo(() => validateClusterDefinition(toDefinition(draft)), [draft]);
   const problems = useMemo(
     () => [...(result.ok ? [] : result.errors), ...secretProblems(draft), ...serverProblems],
     [result, draft, serverProblems],
   );
-  const visible = problems.filter((p) => shown.has(stepOfPath(p.path)) || serverProblems.includes(p));
+  const freshRows = new Set(draft.hosts.flatMap((h, i) => (fresh.has(h.key) ? [`spec.hosts[${i}]`] : [])));
+  const visible = problems.filter((p) => (shown.has(stepOfPath(p.path)) || serverProblems.includes(p)) && !freshRows.has(/^spec\.hosts\[\d+\]/.exec(p.path)?.[0] ?? ""));
   const errorsAt = (path: string) => {
-    const list = visible.filter((p) => p.path === path).map((p) => p.message);
+    const list = visible.filter((p) => p.path === path).map((p) => describeMessage(p.message, draft));
     return list.length ? list : undefined;
   };
-  const errorsUnder = (prefix: string) => visible.filter((p) => p.path === prefix || p.path.startsWith(`${prefix}.`) || p.path.startsWith(`${prefix}[`)).map((p) => p.message);
+  const errorsUnder = (prefix: string) => visible.filter((p) => p.path === prefix || p.path.startsWith(`${prefix}.`) || p.path.startsWith(`${prefix}[`)).map((p) => describeMessage(p.message, draft));
   const stepHasProblems = (id: StepId) => problems.some((p) => stepOfPath(p.path) === id);
   const index = steps.findIndex((s) => s.id === step);
 
@@ -58,6 +76,7 @@ export function ClusterWizard({ initial, clusterId }: Props) {
         body: { definition: toDefinition(draft), secrets: toSecrets(draft) },
       }),
     onSuccess: async (data) => {
+      saved.current = true;
       await queryClient.invalidateQueries({ queryKey: queryKeys.clusters() });
       router.push(`/clusters/${clusterId ?? data.id}`);
     },
@@ -73,6 +92,7 @@ export function ClusterWizard({ initial, clusterId }: Props) {
 
   const goto = (target: StepId) => {
     setShown((s) => new Set([...s, step]));
+    setFresh(new Set());
     const here = steps.findIndex((s) => s.id === step);
     const there = steps.findIndex((s) => s.id === target);
     if (there > here && stepHasProblems(step)) return; // fix this step's problems first
@@ -105,7 +125,7 @@ export function ClusterWizard({ initial, clusterId }: Props) {
             <select id="version" data-testid="field-version" className={inputClass(errorsAt("spec.kubernetes.version"))} value={draft.version} onChange={(e) => update({ version: e.target.value })}>
               {versionProfiles.map((p) => (
                 <option key={p.minor} value={p.defaultVersion}>
-                  {p.defaultVersion} — {p.label}
+                  {versionChoiceLabel(p)}
                 </option>
               ))}
               {!versionProfiles.some((p) => p.defaultVersion === draft.version) && <option value={draft.version}>{draft.version}</option>}
@@ -160,7 +180,16 @@ export function ClusterWizard({ initial, clusterId }: Props) {
         </section>
       )}
 
-      {step === "hosts" && <HostsStep draft={draft} update={update} errorsAt={errorsAt} errorsUnder={errorsUnder} />}
+      {step === "hosts" && (
+        <HostsStep
+          draft={draft}
+          update={update}
+          errorsAt={errorsAt}
+          errorsUnder={errorsUnder}
+          onAddBlank={(key) => setFresh((f) => new Set([...f, key]))}
+          onLeaveRow={(key) => setFresh((f) => (f.has(key) ? new Set([...f].filter((k) => k !== key)) : f))}
+        />
+      )}
 
       {step === "binaries" && (
         <section className="card space-y-4">
@@ -179,7 +208,19 @@ export function ClusterWizard({ initial, clusterId }: Props) {
         </section>
       )}
 
-      {step === "review" && <Review draft={draft} problems={problems} warnings={result.warnings} onJump={(p) => { setShown(new Set(steps.map((s) => s.id))); setStep(stepOfPath(p)); }} />}
+      {step === "review" && (
+        <Review
+          draft={draft}
+          problems={problems}
+          warnings={result.warnings}
+          onJump={(p) => {
+            setShown(new Set(steps.map((s) => s.id)));
+            setFresh(new Set());
+            setStep(stepOfPath(p));
+            setFocusField(fieldIdOf(p, draft));
+          }}
+        />
+      )}
 
       {serverError && !serverProblems.length && (
         <p className="text-sm text-red-600" role="alert" data-testid="server-error">
@@ -202,6 +243,7 @@ export function ClusterWizard({ initial, clusterId }: Props) {
             disabled={save.isPending}
             onClick={() => {
               setShown(new Set(steps.map((s) => s.id)));
+              setFresh(new Set());
               setServerError(undefined);
               if (problems.length === 0) save.mutate();
             }}
@@ -238,12 +280,12 @@ function Review({ draft, problems, warnings, onJump }: { draft: Draft; problems:
         <div className="rounded-md border border-red-200 bg-red-50 p-3" data-testid="review-problems">
           <p className="text-sm font-semibold text-red-700">{problems.length} problem{problems.length === 1 ? "" : "s"} to fix before saving:</p>
           <ul className="mt-1 text-sm text-red-700">
-            {problems.map((p) => (
+            {problems.map((p, i) => (
               <li key={`${p.path}:${p.message}`}>
-                <button type="button" className="underline" onClick={() => onJump(p.path)}>
-                  {p.path}
+                <button type="button" className="underline" onClick={() => onJump(p.path)} data-testid={`review-problem-${i}`}>
+                  {describePath(p.path, draft)}
                 </button>
-                : {p.message}
+                : {describeMessage(p.message, draft)}
               </li>
             ))}
           </ul>
@@ -251,9 +293,12 @@ function Review({ draft, problems, warnings, onJump }: { draft: Draft; problems:
       )}
       {warnings.length > 0 && (
         <ul className="rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-800" data-testid="review-warnings">
-          {warnings.map((w) => (
+          {warnings.map((w, i) => (
             <li key={`${w.path}:${w.message}`}>
-              {w.path}: {w.message}
+              <button type="button" className="underline" onClick={() => onJump(w.path)} data-testid={`review-warning-${i}`}>
+                {describePath(w.path, draft)}
+              </button>
+              : {describeMessage(w.message, draft)}
             </li>
           ))}
         </ul>
@@ -271,4 +316,34 @@ function Review({ draft, problems, warnings, onJump }: { draft: Draft; problems:
       <FieldErrors id="review" errors={undefined} />
     </section>
   );
+}
+
+/**
+ * Asks before leaving a form with unsaved changes: closing or reloading the tab (the browser's own
+ * prompt) and following a link inside the dashboard (a confirm dialog; the click is dropped on "Cancel").
+ */
+function useLeaveGuard(active: boolean, question: string): void {
+  useEffect(() => {
+    if (!active) return;
+    const onBeforeUnload = (e: BeforeUnloadEvent) => {
+      e.preventDefault();
+      e.returnValue = "";
+    };
+    const onClick = (e: MouseEvent) => {
+      if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      const a = (e.target as Element | null)?.closest?.("a[href]");
+      if (!a || a.getAttribute("target") === "_blank" || a.hasAttribute("download")) return;
+      if (!window.confirm(question)) {
+        e.preventDefault();
+        e.stopPropagation();
+      }
+    };
+    window.addEventListener("beforeunload", onBeforeUnload);
+    // Capture: before Next's Link handles the click.
+    document.addEventListener("click", onClick, true);
+    return () => {
+      window.removeEventListener("beforeunload", onBeforeUnload);
+      document.removeEventListener("click", onClick, true);
+    };
+  }, [active, question]);
 }

@@ -4,18 +4,26 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { deriveCluster } from "@/lib/cluster/derive";
+import { describeVersion } from "@/lib/cluster/versions";
 import type { ClusterView } from "@/lib/clusters/repository";
 import { queryKeys } from "@/lib/clusters/schemas";
 import { api, ApiError } from "../api-client";
 import { useCan } from "../current-user";
+import { Time } from "../time";
 import { ClusterRuns } from "../runs/cluster-runs";
+import { CopyButton } from "../copy-button";
+import { HostSelectionBar } from "../hosts/host-selection";
 import { HostActions } from "../runs/host-actions";
+import { HostKey } from "./host-key";
 import { LiveTables } from "./live-tables";
+import { Day2Panel } from "./day2-panel";
 import { BackupsPanel, CertificatesPanel } from "./recovery-panel";
 
 export function ClusterDetail({ id }: { id: string }) {
   const q = useQuery({ queryKey: queryKeys.cluster(id), queryFn: () => api<ClusterView>(`/api/clusters/${id}`) });
   const canWrite = useCan("cluster:write");
+  const canStart = useCan("run:start");
+  const [selected, setSelected] = useState<string[]>([]);
   if (q.isPending) return <p className="text-sm text-slate-500">Loading…</p>;
   if (q.isError)
     return <p className="text-sm text-red-600">{q.error instanceof ApiError && q.error.status === 404 ? "This cluster does not exist (it may have been deleted)." : `Could not load the cluster: ${q.error.message}`}</p>;
@@ -23,7 +31,7 @@ export function ClusterDetail({ id }: { id: string }) {
   const d = deriveCluster(c.definition);
   const spec = c.definition.spec;
   const facts: [string, string][] = [
-    ["Kubernetes", `${spec.kubernetes.version} (${d.profile.label}), ${spec.kubernetes.controlPlane}`],
+    ["Kubernetes", `${describeVersion(spec.kubernetes.version)}, ${spec.kubernetes.controlPlane} control plane`],
     ["API server", d.apiServerUrl],
     ["Pod / service CIDR", `${spec.network.podCidr} / ${spec.network.serviceCidr}`],
     ["API service IP / DNS IP", `${d.apiServiceIp} / ${d.dnsServiceIp}`],
@@ -39,8 +47,11 @@ export function ClusterDetail({ id }: { id: string }) {
           <h1 className="text-2xl font-bold" data-testid="cluster-name">
             {c.name}
           </h1>
+          <p className="flex items-center gap-1 font-mono text-xs text-slate-600">
+            {c.id} <CopyButton value={c.id} label="the cluster's id" testId="copy-cluster-id" />
+          </p>
           <p className="text-sm text-slate-500">
-            {c.masters} masters · {c.workers} workers · updated {new Date(c.updatedAt).toLocaleString()}
+            {c.masters} masters · {c.workers} workers · updated <Time iso={c.updatedAt} />
           </p>
         </div>
         <div className="flex gap-2">
@@ -69,20 +80,55 @@ export function ClusterDetail({ id }: { id: string }) {
       </section>
       <section className="card">
         <h2 className="mb-2 font-semibold">Hosts</h2>
+        <div className="mb-2">
+          <HostSelectionBar clusterId={c.id} selected={selected} roles={new Map(c.hosts.map((h) => [h.name, h.role]))} onClear={() => setSelected([])} />
+        </div>
         <table className="min-w-full text-sm" data-testid="detail-hosts">
-          <thead className="text-left text-xs uppercase text-slate-500">
+          <thead className="text-left text-xs uppercase text-slate-600">
             <tr>
+              {canStart && (
+                <th className="p-1">
+                  <input
+                    type="checkbox"
+                    aria-label="Select every host"
+                    data-testid="select-all-hosts"
+                    checked={selected.length === c.hosts.length && c.hosts.length > 0}
+                    onChange={(e) => setSelected(e.target.checked ? c.hosts.map((h) => h.name) : [])}
+                  />
+                </th>
+              )}
               <th className="p-1">Name</th><th className="p-1">Address</th><th className="p-1">SSH</th><th className="p-1">Role</th><th className="p-1">Host key</th><th className="p-1">Actions</th>
             </tr>
           </thead>
           <tbody>
             {c.hosts.map((h) => (
-              <tr key={h.id} className="border-t border-slate-100">
-                <td className="p-1">{h.name}</td>
-                <td className="p-1 font-mono">{h.address}</td>
+              <tr key={h.id} className="border-t border-slate-100" data-testid={`host-row-${h.name}`}>
+                {canStart && (
+                  <td className="p-1">
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${h.name}`}
+                      data-testid={`select-host-${h.name}`}
+                      checked={selected.includes(h.name)}
+                      onChange={(e) => setSelected(e.target.checked ? [...selected, h.name] : selected.filter((x) => x !== h.name))}
+                    />
+                  </td>
+                )}
+                <td className="p-1">
+                  <Link className="text-indigo-700 hover:underline" href={`/clusters/${c.id}/hosts/${h.name}`} data-testid={`host-link-${h.name}`}>
+                    {h.name}
+                  </Link>
+                </td>
+                <td className="p-1">
+                  <span className="flex items-center gap-1 font-mono">
+                    {h.address} <CopyButton value={h.address} label={`${h.name}'s address`} testId={`copy-address-${h.name}`} />
+                  </span>
+                </td>
                 <td className="p-1">{h.sshPort}</td>
                 <td className="p-1">{h.role}</td>
-                <td className="p-1 font-mono text-xs">{h.hostKeyFingerprint ?? <span className="text-slate-400">not yet seen (pinned on first contact)</span>}</td>
+                <td className="p-1 font-mono text-xs">
+                  <HostKey clusterId={c.id} host={h.name} pinned={h.hostKeyFingerprint} />
+                </td>
                 <td className="p-1">
                   <HostActions clusterId={c.id} host={h.name} role={h.role === "master" ? "master" : "worker"} />
                 </td>
@@ -91,6 +137,7 @@ export function ClusterDetail({ id }: { id: string }) {
           </tbody>
         </table>
       </section>
+      <Day2Panel clusterId={c.id} version={spec.kubernetes.version} hosts={c.hosts} />
       <section className="card">
         <h2 className="mb-2 font-semibold">Credentials</h2>
         <ul className="text-sm" data-testid="detail-credentials">

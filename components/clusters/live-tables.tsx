@@ -5,10 +5,11 @@
 import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { Fragment, memo, useEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from "react";
-import type { ApiState, LiveMessage, NodeRow, PodRow } from "@/lib/clusters/live-rows";
+import { doubtText, knownPods, type ApiState, type LiveMessage, type NodeRow, type PodDoubt, type PodRow } from "@/lib/clusters/live-rows";
 import { api } from "../api-client";
 import { frameBatch } from "../frame-batch";
 import { openReconnectingEventSource } from "../reconnecting-event-source";
+import { Time } from "../time";
 
 type Live = { pods: Record<string, PodRow>; nodes: Record<string, NodeRow>; api: ApiState | null };
 const empty: Live = { pods: {}, nodes: {}, api: null };
@@ -105,18 +106,32 @@ function useNow(ms = 1000): number {
   return now;
 }
 
-function ApiBanner({ api, now }: { api: ApiState | null; now: number }) {
-  if (!api || api.state === "connecting") return <p className="text-sm text-slate-500" data-testid="live-state">Connecting to the cluster's API through a master…</p>;
+function ApiBanner({ api, now, hasRows }: { api: ApiState | null; now: number; hasRows: boolean }) {
+  if (!api || api.state === "connecting") return <p className="text-sm text-slate-600" data-testid="live-state" data-state="connecting">Connecting to the cluster&apos;s API through a master…</p>;
   if (api.state === "connected")
     return (
-      <p className="text-sm text-green-700" data-testid="live-state">
+      <p className="text-sm text-green-700" data-testid="live-state" data-state="connected">
         ● live — watching the API through the SSH tunnel
       </p>
     );
-  if (api.state === "not-bootstrapped") return <p className="text-sm text-slate-500" data-testid="live-state">{api.message ?? "This cluster has not been bootstrapped yet."}</p>;
+  if (api.state === "not-bootstrapped")
+    return (
+      <p className="text-sm text-slate-600" data-testid="live-state" data-state="not-bootstrapped">
+        {api.message ?? "No API yet: this cluster has not been bootstrapped."}
+      </p>
+    );
+  // Unreachable: only a pivot under way explains a gap; otherwise say what is known and since when.
   return (
-    <p className="rounded bg-amber-50 px-3 py-2 text-sm text-amber-800" data-testid="live-state">
-      The API is not answering (for {age(api.since, now)}){api.message ? `: ${api.message}` : ""}. Showing the last known state; this is expected for a few seconds during the pivot.
+    <p className="rounded bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="live-state" data-state="unreachable" data-during-pivot={api.duringPivot ? "true" : "false"}>
+      The API is not answering (for {age(api.since, now)}){api.message ? `: ${api.message}` : ""}.{" "}
+      {hasRows ? (
+        <>
+          Showing the last known state, as of <Time iso={api.since} />.
+        </>
+      ) : (
+        "Nothing is known about pods and nodes yet."
+      )}
+      {api.duringPivot ? " The pivot is under way: a gap of a few seconds is expected while the self-hosted API server takes over." : ""}
     </p>
   );
 }
@@ -181,15 +196,21 @@ const NodeLine = memo(function NodeLine({ n, age }: { n: NodeRow; age: string })
   );
 });
 
-const PodLine = memo(function PodLine({ p, age }: { p: PodRow; age: string }) {
+const PodLine = memo(function PodLine({ p, age, doubt }: { p: PodRow; age: string; doubt: PodDoubt | null }) {
   return (
-    <tr className="border-b last:border-0" style={{ height: ROW_HEIGHT }} data-testid="pod-row">
+    <tr className="border-b last:border-0" style={{ height: ROW_HEIGHT }} data-testid="pod-row" data-pod={`${p.namespace}/${p.name}`} data-doubt={doubt?.why ?? ""}>
       <td className={td}>{p.namespace}</td>
       <td className={`${td} font-mono`}>{p.name}</td>
       <td className={td}>
         {p.ready}/{p.containers}
       </td>
-      <td className={`${td} ${p.status === "Running" && p.ready === p.containers ? "text-green-700" : p.status === "Running" ? "text-amber-700" : "text-red-700"}`}>{p.status}</td>
+      {doubt ? (
+        <td className={`${td} text-slate-600`} title={`Listed as ${p.status}, but ${doubtText(doubt)}`}>
+          Unknown <span className="text-xs">({doubt.why === "gone" ? "node gone" : "node not Ready"})</span>
+        </td>
+      ) : (
+        <td className={`${td} ${p.status === "Running" && p.ready === p.containers ? "text-green-700" : p.status === "Running" ? "text-amber-700" : "text-red-700"}`}>{p.status}</td>
+      )}
       <td className={td}>{p.restarts}</td>
       <td className={td}>{age}</td>
       <td className={`${td} font-mono`}>{p.ip}</td>
@@ -205,8 +226,10 @@ export function LiveTables({ clusterId }: { clusterId: string }) {
   const [sort, setSort] = useState<PodSort>("namespace");
   const pods = useMemo(() => filterPods(Object.values(live.pods), filter, sort), [live.pods, filter, sort]);
   const nodes = useMemo(() => Object.values(live.nodes).sort((a, b) => a.name.localeCompare(b.name)), [live.nodes]);
-  const total = Object.keys(live.pods).length;
-  const ready = useMemo(() => Object.values(live.pods).filter((p) => p.status === "Running" && p.ready === p.containers).length, [live.pods]);
+  // Only pods on Ready nodes count: a reset worker's pods stay listed with their last status.
+  const known = useMemo(() => knownPods(Object.values(live.pods), live.nodes), [live.pods, live.nodes]);
+  const doubts = useMemo(() => new Map(known.rows.filter((r) => r.doubt).map((r) => [r.pod.uid, r.doubt])), [known]);
+  const { total, ready } = known;
   const nodesScroll = useRef<HTMLDivElement>(null);
   const podsScroll = useRef<HTMLDivElement>(null);
   const sortHeader = (key: PodSort, label: string) => (
@@ -218,7 +241,7 @@ export function LiveTables({ clusterId }: { clusterId: string }) {
   );
   return (
     <section className="space-y-3" aria-label="Pods and nodes">
-      <ApiBanner api={live.api} now={now} />
+      <ApiBanner api={live.api} now={now} hasRows={total > 0 || nodes.length > 0} />
       <div>
         <h3 className="mb-1 font-semibold">
           Nodes{" "}
@@ -244,7 +267,12 @@ export function LiveTables({ clusterId }: { clusterId: string }) {
       <div>
         <div className="mb-1 flex items-center gap-3">
           <h3 className="font-semibold">
-            Pods <span className="font-normal text-slate-500" data-testid="pods-summary">({ready} of {total} Running and Ready)</span>
+            Pods <span className="font-normal text-slate-600" data-testid="pods-summary">({ready} of {total} Running and Ready)</span>
+            {known.doubtful > 0 && (
+              <span className="ml-2 text-sm font-normal text-amber-800" data-testid="pods-doubtful">
+                {known.doubtful} on nodes that are gone or not Ready: status unknown
+              </span>
+            )}
           </h3>
           <input aria-label="Filter pods" placeholder="filter: namespace, name, node, status" value={filter} onChange={(e) => setFilter(e.target.value)} className="rounded border px-2 py-0.5 text-sm" />
           {filter && (
@@ -267,7 +295,7 @@ export function LiveTables({ clusterId }: { clusterId: string }) {
                 {sortHeader("node", "Node")}
               </tr>
             </thead>
-            <VirtualBody items={pods} scrollRef={podsScroll} columns={8} rowKey={(p) => p.uid} render={(p) => <PodLine p={p} age={age(p.createdAt, now)} />} />
+            <VirtualBody items={pods} scrollRef={podsScroll} columns={8} rowKey={(p) => p.uid} render={(p) => <PodLine p={p} age={age(p.createdAt, now)} doubt={doubts.get(p.uid) ?? null} />} />
           </table>
         </div>
       </div>

@@ -2,10 +2,13 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
+import { assetQueryKeys, type RenderJobView } from "@/lib/assets/schemas";
 import type { ClusterRunRow } from "@/lib/engine/queries";
 import { runQueryKeys, type CreateRunBody } from "@/lib/engine/schemas";
 import { api } from "../api-client";
 import { useCan } from "../current-user";
+import { Time } from "../time";
 import { formatDuration } from "./eta";
 import { runTypeTitle, StatusBadge } from "./run-status";
 
@@ -18,7 +21,29 @@ export function ClusterRuns({ clusterId }: { clusterId: string }) {
     mutationFn: (body: CreateRunBody) => api<{ id: string }>(`/api/clusters/${clusterId}/runs`, { method: "POST", body }),
     onSuccess: (r) => router.push(`/clusters/${clusterId}/runs/${r.id}`),
   });
-  const planning = plan.isPending ? plan.variables?.type : undefined;
+  // A bootstrap pushes the cluster's rendered assets. Usually rendered ahead (when the cluster was
+  // saved); if not, or not yet, the render's progress shows here and the plan follows it.
+  const [renderJob, setRenderJob] = useState<string>();
+  const ensure = useMutation({
+    mutationFn: () => api<{ ready: true } | { ready: false; job: RenderJobView }>(`/api/clusters/${clusterId}/assets/ensure`, { method: "POST" }),
+    onSuccess: (r) => (r.ready ? plan.mutate({ type: "bootstrap" }) : setRenderJob(r.job.id)),
+  });
+  const job = useQuery({
+    queryKey: assetQueryKeys.job(clusterId, renderJob ?? "none"),
+    queryFn: () => api<RenderJobView>(`/api/clusters/${clusterId}/assets/jobs/${renderJob}`),
+    enabled: renderJob !== undefined,
+    refetchInterval: (q) => (q.state.data?.status === "done" || q.state.data?.status === "failed" ? false : 250),
+  });
+  const rendered = job.data?.status === "done";
+  useEffect(() => {
+    if (!rendered) return;
+    setRenderJob(undefined);
+    plan.mutate({ type: "bootstrap" });
+    // plan.mutate is stable in what it does; planning once per finished render is the point.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [rendered]);
+  const rendering = renderJob !== undefined && job.data?.status !== "failed";
+  const planning = plan.isPending ? plan.variables?.type : ensure.isPending || rendering ? "bootstrap" : undefined;
   return (
     <section className="card">
       <div className="mb-2 flex items-center justify-between">
@@ -31,15 +56,27 @@ export function ClusterRuns({ clusterId }: { clusterId: string }) {
             <button
               className="btn-primary"
               data-testid="plan-bootstrap"
-              disabled={plan.isPending}
-              onClick={() => plan.mutate({ type: "bootstrap" })}
+              disabled={plan.isPending || ensure.isPending || rendering}
+              onClick={() => ensure.mutate()}
               title="Plan the whole bootstrap (facts, preflight, packages, binaries, kubelet, control plane, self-hosted, pivot, join, verify); you review the plan before anything runs"
             >
-              {planning === "bootstrap" ? "Planning…" : "Bootstrap cluster"}
+              {rendering ? "Rendering assets…" : planning === "bootstrap" ? "Planning…" : "Bootstrap cluster"}
             </button>
           </div>
         )}
       </div>
+      {rendering && job.data && (
+        <div className="mb-2 text-sm text-slate-700" data-testid="plan-render-progress">
+          <p>
+            Rendering the cluster&apos;s certificates and manifests first (RSA keys take a few seconds): {job.data.done} of {job.data.total} — {job.data.label}
+          </p>
+          <div className="mt-1 h-2 w-full overflow-hidden rounded bg-slate-200" role="progressbar" aria-label="render progress" aria-valuenow={job.data.done} aria-valuemin={0} aria-valuemax={job.data.total}>
+            <div className="h-2 bg-indigo-600 transition-all" style={{ width: `${Math.round((100 * job.data.done) / Math.max(1, job.data.total))}%` }} />
+          </div>
+        </div>
+      )}
+      {job.data?.status === "failed" && <p className="text-sm text-red-700">The render failed: {job.data.error?.message}</p>}
+      {ensure.isError && <p className="text-sm text-red-700">{ensure.error.message}</p>}
       {plan.isError && <p className="text-sm text-red-600">{plan.error.message}</p>}
       {q.isError && <p className="text-sm text-red-600">Could not load the runs: {q.error.message}</p>}
       {q.data?.runs.length === 0 && <p className="text-sm text-slate-500">No runs yet.</p>}
@@ -67,7 +104,7 @@ export function ClusterRuns({ clusterId }: { clusterId: string }) {
                 <td className="p-1">
                   <StatusBadge status={r.status} />
                 </td>
-                <td className="p-1 text-slate-500">{r.startedAt ? new Date(r.startedAt).toLocaleString() : `planned ${new Date(r.createdAt).toLocaleString()}`}</td>
+                <td className="p-1 text-slate-500">{r.startedAt ? <Time iso={r.startedAt} /> : <>planned <Time iso={r.createdAt} /></>}</td>
                 <td className="p-1 text-right tabular-nums text-slate-500">{r.durationMs !== null ? formatDuration(r.durationMs) : ""}</td>
                 <td className="p-1">{r.outcome ?? ""}</td>
               </tr>

@@ -1,63 +1,92 @@
-// How long a running run still needs, estimated from the steps that have finished so far, and the run
-// page's clocks (durations, "waiting for … 00:42 of 05:00"). Pure, so the page and its tests agree.
+// How long a running run still needs, and the run page's clocks (durations, "waiting for … 00:42 of
+// 05:00"). Pure, so the page and its tests agree.
 //
-// Phases run one after another and, inside a phase, hosts run side by side (bounded by the engine's
-// concurrency, which the page does not know). So the estimate is:
-//   - each unfinished step is expected to take as long as the finished steps of its phase took on
-//     average (or, for a phase with none finished yet, the average of every finished step), minus the
-//     time it has already been running;
-//   - the observed parallelism p is the busy time of all steps divided by the run's wall time so far;
-//   - each phase's remaining work is divided by min(p, its unfinished steps): a phase of one
-//     cluster-wide step gains nothing from parallelism.
+// An estimate is only given when it means something:
+//   - none after a failure (the phases after a failed master or cluster-wide step will not run, and a
+//     failed worker's retry is a person's decision), nor while warnings wait for a decision;
+//   - a phase under way with finished steps is estimated from them: each unfinished step is expected to
+//     take that phase's average, minus the time it has already run, and the phase's remaining work is
+//     divided by the parallelism observed so far (busy step time ÷ wall time), capped by its unfinished
+//     steps (a phase of one cluster-wide step gains nothing from parallelism);
+//   - a phase with no finished step yet — the waits for the API, the pivot, the joins — takes as long as
+//     it took in an earlier successful run of the same kind (`history`, from
+//     GET /api/clusters/:id/phase-times), less the time it has already run; with no such run, or once
+//     a phase runs longer than it did then, there is no estimate, and the page says why.
 
-export type EtaStep = { phase: string; status: string; startedAt: string | null; finishedAt: string | null };
+import { stepState } from "./grid-model";
+
+export type EtaStep = { phase: string; status: string; error?: string | null; startedAt: string | null; finishedAt: string | null };
+
+/** Wall time of each phase in an earlier successful run of the same type (phase id → ms). */
+export type PhaseHistory = Record<string, number>;
+
+export type Estimate = { ms: number; basis: "steps" | "history" } | { ms: null; why: string };
 
 const unfinished = new Set(["pending", "running", "waiting"]);
-const measured = new Set(["done", "failed"]);
+const measured = new Set(["done"]);
 
-/** Milliseconds the run still needs; null when nothing has finished yet (no basis for a guess). */
-export function estimateRemainingMs({ steps, startedAt, now }: { steps: readonly EtaStep[]; startedAt: string | null; now: number }): number | null {
-  if (!startedAt) return null;
-  const byPhase = new Map<string, { total: number; count: number }>();
-  let finishedTotal = 0;
-  let finishedCount = 0;
+export function estimateRemaining({
+  steps,
+  phases,
+  startedAt,
+  now,
+  history,
+}: {
+  steps: readonly EtaStep[];
+  /** The plan's phases in order, with titles for the reasons. */
+  phases: readonly { id: string; title: string }[];
+  startedAt: string | null;
+  now: number;
+  history?: PhaseHistory | null;
+}): Estimate {
+  if (!startedAt) return { ms: null, why: "not started" };
+  const states = steps.map((s) => stepState({ status: s.status, error: s.error ?? null }));
+  if (states.includes("failed")) return { ms: null, why: "no estimate after a failure" };
+  if (states.includes("decision")) return { ms: null, why: "no estimate while warnings wait for a decision" };
+  const left = steps.filter((s) => unfinished.has(s.status));
+  if (left.length === 0) return { ms: 0, basis: "steps" };
+
+  const byPhase = new Map<string, { total: number; count: number; firstStart: number }>();
   let busy = 0;
   for (const s of steps) {
     if (!s.startedAt) continue;
     const start = Date.parse(s.startedAt);
+    const p = byPhase.get(s.phase) ?? { total: 0, count: 0, firstStart: start };
+    p.firstStart = Math.min(p.firstStart, start);
     if (measured.has(s.status) && s.finishedAt) {
       const d = Math.max(0, Date.parse(s.finishedAt) - start);
-      const p = byPhase.get(s.phase) ?? { total: 0, count: 0 };
       p.total += d;
       p.count += 1;
-      byPhase.set(s.phase, p);
-      finishedTotal += d;
-      finishedCount += 1;
       busy += d;
     } else if (s.status === "running" || s.status === "waiting") {
       busy += Math.max(0, now - start);
     }
+    byPhase.set(s.phase, p);
   }
-  const left = steps.filter((s) => unfinished.has(s.status));
-  if (left.length === 0) return 0;
-  if (finishedCount === 0) return null;
   const wall = Math.max(1, now - Date.parse(startedAt));
   const parallelism = Math.max(1, busy / wall);
-  const overallAverage = finishedTotal / finishedCount;
 
-  const work = new Map<string, { ms: number; steps: number }>();
-  for (const s of left) {
-    const p = byPhase.get(s.phase);
-    const expected = p ? p.total / p.count : overallAverage;
-    const ran = s.startedAt && s.status !== "pending" ? Math.max(0, now - Date.parse(s.startedAt)) : 0;
-    const w = work.get(s.phase) ?? { ms: 0, steps: 0 };
-    w.ms += Math.max(0, expected - ran);
-    w.steps += 1;
-    work.set(s.phase, w);
-  }
   let eta = 0;
-  for (const w of work.values()) eta += w.ms / Math.min(parallelism, w.steps);
-  return Math.round(eta);
+  let basis: "steps" | "history" = "steps";
+  for (const phase of phases) {
+    const open = left.filter((s) => s.phase === phase.id);
+    if (open.length === 0) continue;
+    const seen = byPhase.get(phase.id);
+    if (seen && seen.count > 0) {
+      const expected = seen.total / seen.count;
+      let work = 0;
+      for (const s of open) work += Math.max(0, expected - (s.startedAt && s.status !== "pending" ? Math.max(0, now - Date.parse(s.startedAt)) : 0));
+      eta += work / Math.min(parallelism, open.length);
+      continue;
+    }
+    const before = history?.[phase.id];
+    if (before === undefined) return { ms: null, why: `no estimate yet: "${phase.title}" has not finished a step and no earlier run shows how long it takes` };
+    const ran = seen ? Math.max(0, now - seen.firstStart) : 0;
+    if (ran > before) return { ms: null, why: `no estimate: "${phase.title}" is taking longer than in the last successful run` };
+    eta += before - ran;
+    basis = "history";
+  }
+  return { ms: Math.round(eta), basis };
 }
 
 /** "42 s", "3 min 05 s", "1 h 02 min": for elapsed times and estimates. */

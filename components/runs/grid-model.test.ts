@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import type { RunView, StepView } from "@/lib/engine/queries";
-import { allRows, buildGrid, combineStatus, countByStatus, filterRows, findCell, progressOf, rolesOf } from "./grid-model";
+import { WARNINGS_NEED_DECISION } from "@/lib/engine/schemas";
+import { allRows, buildGrid, combineStatus, countByStatus, filterRows, findCell, progressOf, rolesOf, stepState } from "./grid-model";
 
 const phases = [
   { id: "facts", title: "Facts" },
@@ -41,6 +42,8 @@ function run(steps: StepView[]): Parameters<typeof buildGrid>[0] {
 describe("combineStatus", () => {
   test("a failure anywhere wins, then running, then waiting", () => {
     expect(combineStatus(["done", "failed", "running"])).toBe("failed");
+    expect(combineStatus(["done", "decision", "failed"])).toBe("failed");
+    expect(combineStatus(["done", "decision", "running"])).toBe("decision");
     expect(combineStatus(["done", "waiting", "running"])).toBe("running");
     expect(combineStatus(["done", "waiting", "pending"])).toBe("waiting");
   });
@@ -174,11 +177,21 @@ describe("filters", () => {
 
 describe("progress and lookup", () => {
   test("finished counts done, skipped, failed and cancelled steps", () => {
-    expect(progressOf([{ status: "done" }, { status: "skipped" }, { status: "failed" }, { status: "cancelled" }, { status: "running" }, { status: "waiting" }, { status: "pending" }])).toEqual({
+    const s = (status: string, error: string | null = null) => ({ status, error });
+    expect(progressOf([s("done"), s("skipped"), s("failed"), s("cancelled"), s("running"), s("waiting"), s("pending")])).toEqual({
       finished: 4,
       failed: 1,
+      decisions: 0,
       total: 7,
     });
+  });
+
+  test("a step stopped by warnings waiting for a decision is finished but not a failure", () => {
+    const s = (status: string, error: string | null = null) => ({ status, error });
+    const decision = s("failed", `preflight on worker-1: warnings ${WARNINGS_NEED_DECISION}: cgroup v1`);
+    expect(progressOf([decision, s("failed", "preflight failed on worker-2: swap is on"), s("skipped")])).toEqual({ finished: 3, failed: 1, decisions: 1, total: 3 });
+    expect(stepState(decision)).toBe("decision");
+    expect(stepState(s("failed", "exit code 1"))).toBe("failed");
   });
 
   test("findCell finds a host's cell by phase, and nothing where it has none", () => {

@@ -2,8 +2,16 @@
 // cluster-wide steps), one cell per phase. No React here, so the rules (what a cell's status is, which
 // rows come first, what a filter keeps) are unit-tested on their own.
 import type { RunHost, RunView, StepView } from "@/lib/engine/queries";
+import { WARNINGS_NEED_DECISION } from "@/lib/engine/schemas";
 
-export type CellStatus = "pending" | "running" | "waiting" | "done" | "skipped" | "failed" | "cancelled";
+/** A step's status, and "decision" for a preflight step stopped by warnings an admin or lead must accept. */
+export type CellStatus = "pending" | "running" | "waiting" | "done" | "skipped" | "failed" | "decision" | "cancelled";
+
+/** How a step shows: its status, except that a step stopped only by warnings waits for a decision. */
+export function stepState(step: Pick<StepView, "status" | "error">): CellStatus {
+  if (step.status === "failed" && step.error?.includes(WARNINGS_NEED_DECISION)) return "decision";
+  return step.status as CellStatus;
+}
 
 export type GridCell = {
   phase: string;
@@ -33,13 +41,15 @@ export type GridFilter = { role: string; state: string };
 export const allRows: GridFilter = { role: "all", state: "all" };
 
 /**
- * One status for several steps, the most telling first: a failure anywhere shows; then work in progress
- * (running, then waiting); then a cancel. A mix of finished and pending steps is work in progress too.
+ * One status for several steps, the most telling first: a failure anywhere shows, then a decision to
+ * make; then work in progress (running, then waiting); then a cancel. A mix of finished and pending
+ * steps is work in progress too.
  */
 export function combineStatus(statuses: readonly string[]): CellStatus {
   const has = (s: string) => statuses.includes(s);
   if (statuses.length === 0) return "pending";
   if (has("failed")) return "failed";
+  if (has("decision")) return "decision";
   if (has("running")) return "running";
   if (has("waiting")) return "waiting";
   if (has("cancelled")) return "cancelled";
@@ -51,7 +61,7 @@ export function combineStatus(statuses: readonly string[]): CellStatus {
 
 const CLUSTER = "cluster";
 
-/** Rows: the cluster row first, then hosts with a failure, then the rest in definition order. */
+/** Rows: the cluster row first, then hosts with a failure, then those waiting for a decision, then the rest in definition order. */
 export function buildGrid(run: Pick<RunView, "plan" | "steps"> & { hosts: Pick<RunHost, "name" | "role" | "address">[] }): Grid {
   const phases = run.plan.phases.map((p) => ({ id: p.id, title: p.title }));
   const phaseIndex = new Map(phases.map((p, i) => [p.id, i]));
@@ -85,7 +95,7 @@ export function buildGrid(run: Pick<RunView, "plan" | "steps"> & { hosts: Pick<R
 
 function rank(row: GridRow): number {
   if (row.host === null) return 0;
-  return row.status === "failed" ? 1 : 2;
+  return row.status === "failed" ? 1 : row.status === "decision" ? 2 : 3;
 }
 
 function toCell(phase: string, steps: StepView[]): GridCell {
@@ -95,7 +105,7 @@ function toCell(phase: string, steps: StepView[]): GridCell {
   return {
     phase,
     steps,
-    status: combineStatus(steps.map((s) => s.status)),
+    status: combineStatus(steps.map(stepState)),
     startedAt: starts[0] ?? null,
     finishedAt: allFinished ? ((finishes as string[]).sort().at(-1) ?? null) : null,
   };
@@ -118,15 +128,18 @@ export function countByStatus(rows: readonly GridRow[]): Record<string, number> 
   return counts;
 }
 
-/** Steps done (finished in any way) and in total, for the progress bar. */
-export function progressOf(steps: readonly Pick<StepView, "status">[]): { finished: number; failed: number; total: number } {
+/** Steps done (finished in any way) and in total, for the progress bar; those stopped for a decision apart from failures. */
+export function progressOf(steps: readonly Pick<StepView, "status" | "error">[]): { finished: number; failed: number; decisions: number; total: number } {
   let finished = 0;
   let failed = 0;
+  let decisions = 0;
   for (const s of steps) {
     if (s.status === "done" || s.status === "skipped" || s.status === "failed" || s.status === "cancelled") finished += 1;
-    if (s.status === "failed") failed += 1;
+    const state = stepState(s);
+    if (state === "failed") failed += 1;
+    if (state === "decision") decisions += 1;
   }
-  return { finished, failed, total: steps.length };
+  return { finished, failed, decisions, total: steps.length };
 }
 
 /** The cell of a row for a phase id, for the details panel. */

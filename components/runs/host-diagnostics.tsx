@@ -7,6 +7,7 @@ import { useState, type ReactNode } from "react";
 import type { HostDiagnostics as Diagnostics } from "@/lib/engine/diagnostics";
 import { api } from "../api-client";
 import { useCan } from "../current-user";
+import { Time } from "../time";
 
 export function HostDiagnostics({ clusterId, host }: { clusterId: string; host: string }) {
   const canRun = useCan("host:inspect");
@@ -42,7 +43,7 @@ export function HostDiagnostics({ clusterId, host }: { clusterId: string; host: 
               onChange={(e) => setQuery(e.target.value)}
             />
             <span className="text-xs text-slate-500">
-              {result.host} at {new Date(result.at).toLocaleString()} · {(result.durationMs / 1000).toFixed(1)} s
+              {result.host} at <Time iso={result.at} /> · {(result.durationMs / 1000).toFixed(1)} s
             </span>
           </div>
           {result.sections.map((s) => (

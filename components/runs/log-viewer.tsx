@@ -99,7 +99,7 @@ export function LogViewer({ runId, step }: { runId: string; step: StepView }) {
             key={l.n}
             data-line={l.n}
             data-stream={l.kind}
-            className={`whitespace-pre-wrap break-all pl-12 pr-2 -indent-10 before:inline-block before:w-8 before:pr-2 before:text-right before:text-slate-400 before:content-[attr(data-line)] ${kindClass[l.kind]}`}
+            className={`whitespace-pre-wrap break-all pl-12 pr-2 -indent-10 before:inline-block before:w-8 before:pr-2 before:text-right before:text-slate-600 before:content-[attr(data-line)] ${kindClass[l.kind]}`}
           >
             {splitMatches(l.text, query).map((p, i) =>
               p.match ? (

@@ -5,8 +5,13 @@
 // has 3 000+ steps, and only the rows in view (plus a few) are in the DOM. Small plans render every
 // row, so find-in-page still finds any host in them.
 import { useVirtualizer } from "@tanstack/react-virtual";
+import { useQuery } from "@tanstack/react-query";
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from "react";
+import type { RunFileView } from "@/lib/assets/store";
 import type { PlannedStep, RunPlan } from "@/lib/engine/plan";
+import { api } from "../api-client";
+import { CopyButton } from "../copy-button";
+import { FileText } from "../file-content";
 import { allCollapsed, estimateRowHeight, phaseRowIndex, planRows, plural, rowSizeKey, stepSummary, toggleAll, toggleStep, type Expansion, type PlanRow } from "./plan-model";
 
 /** Up to this many rows (about 35 hosts of a bootstrap) every row is rendered; above it, a screenful. */
@@ -23,8 +28,17 @@ export function formatBytes(size: number): string {
   return `${(size / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** What one step sends: its files and its exact commands. Also shown in a step's details once the run started. */
-export function PlannedStepBody({ step }: { step: PlannedStep }) {
+/** A planned file's content, fetched when opened (by checksum from the run's asset set; secrets stay hidden). */
+function PlannedFileContent({ runId, sha256, path }: { runId: string; sha256: string; path: string }) {
+  const q = useQuery({ queryKey: ["runs", runId, "files", sha256], queryFn: () => api<RunFileView>(`/api/runs/${runId}/files/${sha256}`), staleTime: Infinity });
+  if (q.isPending) return <p className="text-xs text-slate-600">Loading {path}…</p>;
+  if (q.isError) return <p className="text-xs text-red-700">Could not load {path}: {q.error.message}</p>;
+  return <FileText path={path} content={q.data.content} sensitive={q.data.sensitive} testId={`file-content-${path}`} />;
+}
+
+/** What one step sends: its files (each readable in place, with `runId`) and its exact commands. Also shown in a step's details once the run started. */
+export function PlannedStepBody({ step, runId }: { step: PlannedStep; runId?: string }) {
+  const [open, setOpen] = useState<string | null>(null);
   if (step.files.length === 0 && step.commands.length === 0) return <p className="text-xs text-slate-500">No files or shell commands: this step works from Bootdeck (comparing facts, or through the Kubernetes API).</p>;
   return (
     <div className="space-y-2">
@@ -36,33 +50,59 @@ export function PlannedStepBody({ step }: { step: PlannedStep }) {
               <th className="pr-3 font-medium">Mode</th>
               <th className="pr-3 font-medium">SHA-256</th>
               <th className="text-right font-medium">Size</th>
+              {runId && <th />}
             </tr>
           </thead>
           <tbody className="font-mono">
             {step.files.map((f) => (
-              <tr key={f.path}>
-                <td className="break-all pr-3">{f.path}</td>
-                <td className="pr-3">{octalMode(f.mode)}</td>
-                <td className="pr-3" title={f.sha256}>
-                  {f.sha256.slice(0, 12)}
-                </td>
-                <td className="whitespace-nowrap text-right">{formatBytes(f.size)}</td>
-              </tr>
+              <FileRows key={f.path} file={f} runId={runId} open={open === f.path} onToggle={() => setOpen(open === f.path ? null : f.path)} />
             ))}
           </tbody>
         </table>
       )}
       {step.commands.map((c, i) => (
-        <pre key={i} className="whitespace-pre-wrap break-all rounded bg-slate-900 p-2 font-mono text-xs text-slate-100">
-          {c}
-        </pre>
+        <div key={i} className="relative">
+          <pre className="whitespace-pre-wrap break-all rounded bg-slate-900 p-2 pr-16 font-mono text-xs text-slate-100">{c}</pre>
+          <div className="absolute right-1 top-1">
+            <CopyButton value={c} label="this command" testId={`copy-command-${step.key}-${i}`} />
+          </div>
+        </div>
       ))}
     </div>
   );
 }
 
+function FileRows({ file: f, runId, open, onToggle }: { file: PlannedStep["files"][number]; runId?: string; open: boolean; onToggle: () => void }) {
+  return (
+    <>
+      <tr>
+        <td className="break-all pr-3">{f.path}</td>
+        <td className="pr-3">{octalMode(f.mode)}</td>
+        <td className="pr-3" title={f.sha256}>
+          {f.sha256.slice(0, 12)}
+        </td>
+        <td className="whitespace-nowrap text-right">{formatBytes(f.size)}</td>
+        {runId && (
+          <td className="pl-2 text-right font-sans">
+            <button type="button" className="text-indigo-700 underline" aria-expanded={open} data-testid={`view-file-${f.path}`} onClick={onToggle}>
+              {open ? "Hide" : "View"}
+            </button>
+          </td>
+        )}
+      </tr>
+      {open && runId && (
+        <tr>
+          <td colSpan={5} className="py-1 font-sans">
+            <PlannedFileContent runId={runId} sha256={f.sha256} path={f.path} />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
 /** Memoized: the run page re-renders on every event, the plan never changes. */
-export const PlanReview = memo(function PlanReview({ plan }: { plan: RunPlan }) {
+export const PlanReview = memo(function PlanReview({ plan, runId }: { plan: RunPlan; runId: string }) {
   const [expansion, setExpansion] = useState<Expansion>(allCollapsed);
   const rows = useMemo(() => planRows(plan, expansion), [plan, expansion]);
   const phaseAt = useMemo(() => phaseRowIndex(rows), [rows]);
@@ -120,7 +160,7 @@ export const PlanReview = memo(function PlanReview({ plan }: { plan: RunPlan }) 
             return (
               // Keyed by the row, not by its size key, so opening a step keeps its button (and focus).
               <div key={row.key} ref={virtualizer.measureElement} data-index={v.index} className="absolute left-0 top-0 w-full" style={{ transform: `translateY(${v.start}px)` }}>
-                <PlanRowView row={row} onToggle={onToggle} />
+                <PlanRowView row={row} onToggle={onToggle} runId={runId} />
               </div>
             );
           })}
@@ -130,7 +170,7 @@ export const PlanReview = memo(function PlanReview({ plan }: { plan: RunPlan }) 
   );
 });
 
-const PlanRowView = memo(function PlanRowView({ row, onToggle }: { row: PlanRow; onToggle: (key: string) => void }) {
+const PlanRowView = memo(function PlanRowView({ row, onToggle, runId }: { row: PlanRow; onToggle: (key: string) => void; runId: string }) {
   if (row.kind === "phase")
     return (
       <h2 className="pb-1 pt-3 font-semibold" data-testid={`plan-heading-${row.id}`}>
@@ -141,15 +181,15 @@ const PlanRowView = memo(function PlanRowView({ row, onToggle }: { row: PlanRow;
   const s = row.step;
   return (
     <div className="border-b border-slate-100" data-testid={`plan-step-${s.key}`}>
-      <button className="flex w-full items-center gap-2 py-1 text-left text-sm hover:bg-slate-50" aria-expanded={row.open} onClick={() => onToggle(s.key)}>
-        <span className="w-3 text-slate-400">{row.open ? "▾" : "▸"}</span>
+      <button className="flex w-full items-center gap-2 py-1 text-left text-sm hover:bg-slate-50" aria-expanded={row.open} onClick={() => onToggle(s.key)} data-testid={`plan-toggle-${s.key}`}>
+        <span className="w-3 text-slate-600">{row.open ? "▾" : "▸"}</span>
         <span className="w-40 shrink-0 truncate font-mono text-xs">{s.host ?? "cluster"}</span>
         <span className="flex-1">{s.title}</span>
         <span className="text-xs text-slate-500">{stepSummary(s)}</span>
       </button>
       {row.open && (
         <div className="ml-5 pb-2">
-          <PlannedStepBody step={s} />
+          <PlannedStepBody step={s} runId={runId} />
         </div>
       )}
     </div>

@@ -1,9 +1,11 @@
 "use client";
 // The details of the grid's selected cell (usually one step), and the run's "waiting for …" lines.
+import Link from "next/link";
 import type { PlannedStep } from "@/lib/engine/plan";
 import type { RunHost, StepView } from "@/lib/engine/queries";
 import { waitingText } from "./eta";
-import type { GridCell, GridRow } from "./grid-model";
+import { CopyButton } from "../copy-button";
+import { stepState, type GridCell, type GridRow } from "./grid-model";
 import { HostDiagnostics } from "./host-diagnostics";
 import { HostInspector } from "./host-inspector";
 import { cellDuration } from "./host-grid";
@@ -38,9 +40,23 @@ export function StepDetails({
   return (
     <section className="card space-y-3" data-testid="step-details">
       <div className="flex flex-wrap items-center justify-between gap-2">
-        <h2 className="font-semibold">
-          {phaseTitle} on {row.host ?? "the cluster"}
-          {row.address && <span className="ml-2 text-sm font-normal text-slate-500">{row.address}</span>}
+        <h2 className="flex flex-wrap items-center gap-2 font-semibold">
+          <span>
+            {phaseTitle} on{" "}
+            {row.host ? (
+              <Link className="text-indigo-700 underline" href={`/clusters/${clusterId}/hosts/${encodeURIComponent(row.host)}`} data-testid="step-host-link">
+                {row.host}
+              </Link>
+            ) : (
+              "the cluster"
+            )}
+          </span>
+          {row.address && (
+            <>
+              <span className="font-mono text-sm font-normal text-slate-600">{row.address}</span>
+              <CopyButton value={row.address} label={`${row.host}'s address`} testId="copy-step-address" />
+            </>
+          )}
         </h2>
         {onRetry && failed.length > 0 && (
           <div className="flex gap-2">
@@ -71,7 +87,7 @@ function StepDetail({ runId, step, planned, now }: { runId: string; step: StepVi
     <div className="space-y-2 border-t border-slate-100 pt-2 first:border-0 first:pt-0" data-testid={`step-${step.key}`}>
       <div className="flex flex-wrap items-center gap-2 text-sm">
         <span className="font-medium">{step.title}</span>
-        <StatusBadge status={step.status} testId={`step-status-${step.key}`} />
+        <StatusBadge status={stepState(step)} testId={`step-status-${step.key}`} />
         <span className="text-xs text-slate-500">
           attempts {step.attempts}
           {step.exitCode !== null ? ` · exit code ${step.exitCode}` : ""}
@@ -80,7 +96,7 @@ function StepDetail({ runId, step, planned, now }: { runId: string; step: StepVi
       </div>
       {step.waiting && step.status === "waiting" && <WaitingText waiting={step.waiting} now={now} />}
       {step.error && (
-        <div className="rounded bg-red-50 p-2 text-sm text-red-800" data-testid={`step-error-${step.key}`}>
+        <div className={`rounded p-2 text-sm ${stepState(step) === "decision" ? "bg-amber-50 text-amber-900" : "bg-red-50 text-red-800"}`} data-testid={`step-error-${step.key}`}>
           {step.error}
           {step.hint && <div className="mt-1 text-slate-700">Try: {step.hint}</div>}
         </div>
@@ -90,7 +106,7 @@ function StepDetail({ runId, step, planned, now }: { runId: string; step: StepVi
         <details className="text-sm">
           <summary className="cursor-pointer text-xs text-indigo-700">What this step sends</summary>
           <div className="mt-2">
-            <PlannedStepBody step={planned} />
+            <PlannedStepBody step={planned} runId={runId} />
           </div>
         </details>
       )}

@@ -201,7 +201,23 @@ describe("followRunEvents", () => {
     stop();
   });
 
-  test("the run's end closes the stream for good", () => {
+  test.each(["failed", "needs-decision", "cancelled"])("a run that ends %s is still followed: a retry from another page reaches this one", (status) => {
+    const { send, stop, queryClient } = setup();
+    const first = FakeEventSource.instances[0]!;
+    first.opened();
+    send(first, event(5, "run.finished", { status }, null));
+    vi.advanceTimersByTime(16);
+    expect(first.readyState).toBe(1);
+    expect(queryClient.getQueryData<RunView>(runQueryKeys.run("run_1"))?.status).toBe(status);
+    // Someone else accepts the warnings or retries: the same stream brings the run back to life.
+    send(first, event(6, "run.retried", { steps: [step.key] }, null));
+    send(first, event(7, "run.started", { retry: true }, null));
+    vi.advanceTimersByTime(16);
+    expect(queryClient.getQueryData<RunView>(runQueryKeys.run("run_1"))?.status).toBe("running");
+    stop();
+  });
+
+  test("a successful run's end closes the stream for good", () => {
     const { send, stop } = setup();
     const first = FakeEventSource.instances[0]!;
     first.opened();

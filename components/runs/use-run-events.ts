@@ -55,6 +55,10 @@ export function applyEvent(run: RunView, e: RunEvent): RunView {
       return { ...next, status: "running", startedAt: e.at };
     case "run.cancel-requested":
       return { ...next, cancelRequested: true };
+    case "run.handed-over":
+      return { ...next, workerId: null, heartbeatAt: null };
+    case "run.storage-recovered":
+      return { ...next, storage: { full: false, since: null, message: null } };
     case "run.finished":
       return { ...next, status: String(e.data.status), finishedAt: e.at, summary: (e.data.summary as RunView["summary"]) ?? null };
     case "step.started":
@@ -85,8 +89,9 @@ export function applyEvent(run: RunView, e: RunEvent): RunView {
 }
 
 /**
- * Follows a run's events into its snapshot in the react-query cache until the run finishes or the
- * returned function is called. The hook's body, outside React so it can be tested.
+ * Follows a run's events into its snapshot in the react-query cache until the run succeeds or the
+ * returned function is called (a failed run is still followed: it may be retried from another page).
+ * The hook's body, outside React so it can be tested.
  */
 export function followRunEvents({
   runId,
@@ -121,8 +126,11 @@ export function followRunEvents({
     });
     // A retry puts steps back to pending: take a fresh snapshot rather than guess.
     if (gap || batch.some((e) => e.type === "run.retried")) refetch();
-    if (batch.some((e) => e.type === "run.finished")) {
-      stream.close();
+    const finished = batch.filter((e) => e.type === "run.finished").at(-1);
+    if (finished) {
+      // Only a success is the end: a failed, stopped or cancelled run may be retried or its warnings
+      // accepted by anyone, and this page must follow that too.
+      if (finished.data.status === "succeeded") stream.close();
       refetch();
       // A run changes its cluster (pinned keys, facts, history): pages showing it must reload it.
       const clusterId = queryClient.getQueryData<RunView>(key)?.clusterId;
@@ -131,7 +139,7 @@ export function followRunEvents({
   };
   const queue = frameBatch(apply);
   const onMessage = (msg: MessageEvent<string>) => queue.push(JSON.parse(msg.data) as RunEvent);
-  const types = ["run.planned", "run.retried", "run.started", "run.cancel-requested", "run.finished", "phase.started", "phase.finished", "step.started", "step.waiting", "step.wait-ended", "step.progress", "step.retrying", "step.finished", "step.failed", "step.cancelled", "step.output", "host.key-pinned"];
+  const types = ["run.planned", "run.retried", "run.warnings-accepted", "run.started", "run.cancel-requested", "run.finished", "phase.started", "phase.finished", "step.started", "step.waiting", "step.wait-ended", "step.progress", "step.retrying", "step.finished", "step.failed", "step.cancelled", "step.output", "host.key-pinned", "host.lock-taken-over", "run.released", "run.handed-over", "run.storage-recovered"];
   const stream = openReconnectingEventSource({
     // A reopened stream (after an HTTP error closed the last one) starts after what is applied: apply
     // what is queued first, so the URL's sequence number is the page's own.

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { roles } from "@/lib/auth/roles";
 import { userQueryKeys, type UserView } from "@/lib/auth/user-schemas";
 import { api, ApiError } from "../api-client";
+import { Time } from "../time";
 
 type Shown = { username: string; password: string };
 
@@ -90,7 +91,7 @@ export function UserAdmin({ currentUsername }: { currentUsername: string }) {
                   </select>
                 </td>
                 <td className="p-2">{u.disabled ? <span className="text-red-600">disabled</span> : "enabled"}</td>
-                <td className="p-2 text-slate-500">{new Date(u.createdAt).toLocaleDateString()}</td>
+                <td className="p-2 text-slate-500"><Time iso={u.createdAt} date /></td>
                 <td className="flex justify-end gap-2 p-2">
                   <button
                     className="btn"

@@ -16,11 +16,36 @@ export class RunPage {
   get start(): Locator {
     return this.page.getByTestId("run-start");
   }
+  get live(): Locator {
+    return this.page.getByTestId("run-live");
+  }
+  get eta(): Locator {
+    return this.page.getByTestId("run-eta");
+  }
+  get decision(): Locator {
+    return this.page.getByTestId("run-decision");
+  }
+  get acceptWarnings(): Locator {
+    return this.page.getByTestId("run-accept-warnings");
+  }
+  get summary(): Locator {
+    return this.page.getByTestId("run-summary");
+  }
+  /** The planned file's content (or the line saying a secret stays hidden), opened with its View button. */
+  async viewPlannedFile(stepKey: string, path: string): Promise<Locator> {
+    await this.planToggle(stepKey).click();
+    await this.page.getByTestId(`view-file-${path}`).click();
+    return this.page.getByTestId(`file-content-${path}`);
+  }
   planPhases(): Locator {
     return this.page.locator('[data-testid^="plan-phase-"]');
   }
   planStep(key: string): Locator {
     return this.page.getByTestId(`plan-step-${key}`);
+  }
+  /** The button that opens (and closes) a planned step. */
+  planToggle(key: string): Locator {
+    return this.page.getByTestId(`plan-toggle-${key}`);
   }
   get scroller(): Locator {
     return this.page.getByTestId("grid-scroll");

@@ -17,6 +17,7 @@ export class WizardPage {
     await expect(this.page.getByTestId(`step-${id}`)).toHaveClass(/bg-indigo-600/);
   }
   async pasteHosts(lines: string[]): Promise<void> {
+    if (!(await this.page.getByTestId("paste-hosts").isVisible())) await this.page.getByTestId("paste-toggle").click();
     await this.page.getByTestId("paste-hosts").fill(lines.join("\n"));
     await this.page.getByTestId("paste-add").click();
   }

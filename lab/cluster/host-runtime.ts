@@ -61,7 +61,7 @@ export function stopMirror(labDir: string): void {
 }
 
 /**
- * KWOK-style virtual nodes (issue 5's scale tests) against a lab cluster's API, in the background:
+ * KWOK-style virtual nodes (scale tests) against a lab cluster's API, in the background:
  * one process registers `count` Nodes and keeps them Ready. Stopped by `lab down` (or again with 0).
  * With `wait`, the process waits for the first of `kubeconfigs` to exist and answer (a cluster bootstrapped later).
  */

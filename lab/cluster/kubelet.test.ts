@@ -26,7 +26,7 @@ describe("kubelet flags per version profile", () => {
     expect(fatal(["--allow-privileged"], "v1.34.4")).toContain("unknown flag: --allow-privileged");
   });
 
-  it("accepts seed 004's 1.5 command line, with --cluster_dns spelled with underscores", () => {
+  it("accepts the Topsail guide's 1.5 command line, with --cluster_dns spelled with underscores", () => {
     const c = kubeletConfigFrom(
       ["--kubeconfig=/etc/kubernetes/kubeconfig", "--require-kubeconfig", "--cni-conf-dir=/etc/kubernetes/cni/net.d", "--network-plugin=cni", "--lock-file=/var/run/lock/kubelet.lock", "--exit-on-lock-contention", "--pod-manifest-path=/etc/kubernetes/manifests", "--allow-privileged", "--node-labels=master=true", "--minimum-container-ttl-duration=6m0s", "--cluster_dns=10.3.0.10", "--cluster_domain=cluster.local", "--hostname-override=10.7.183.59"],
       "v1.5.3",

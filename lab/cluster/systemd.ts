@@ -3,7 +3,7 @@
 // systemd. A small manager process (started by the first systemctl call that needs it) reads units
 // from /etc/systemd/system plus drop-ins and supervises them: ExecStartPre, ExecStart, Environment,
 // EnvironmentFile (with "-"), Restart=always/on-failure with RestartSec, and ConditionPathExists — a
-// failed condition skips the unit silently, as real systemd does (seed 000's trap). Output goes to a
+// failed condition skips the unit silently, as real systemd does (the trap acs-engine's kubelet unit fell into). Output goes to a
 // per-unit journal file that journalctl -u reads.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";

@@ -110,10 +110,17 @@ export function etcdMemberFiles(member: string): Record<string, string> {
  * self-hosted etcd cannot recover from losing the control plane, bootkube #333/#612). All members
  * start with the hosts' kubelets, so the initial cluster reaches quorum before the bootstrap API server needs it.
  */
-export function etcdManifests(ctx: RenderContext): ManifestFile[] {
+export function etcdManifests(ctx: RenderContext, joining: readonly string[] = []): ManifestFile[] {
   const members = ctx.derived.etcdMembers;
-  const initialCluster = members.map((m) => `${m.name}=${m.peerUrl}`).join(",");
+  const founders = members.filter((m) => !joining.includes(m.name));
+  const joiners = members.filter((m) => joining.includes(m.name));
+  const listed = (ms: typeof members) => ms.map((m) => `${m.name}=${m.peerUrl}`).join(",");
   return members.map((m) => {
+    // A member added to a running cluster, one at a time in definition order: the cluster it joins is
+    // the members before it plus itself, as `member add` leaves it (etcd checks the two agree).
+    const j = joiners.findIndex((x) => x.name === m.name);
+    // Members with data ignore the flag; theirs lists the members that are not joining.
+    const initialCluster = j < 0 ? listed(founders) : listed([...founders, ...joiners.slice(0, j + 1)]);
     const any = m.address.includes(":") ? "[::]" : "0.0.0.0";
     const d = ETCD_HOST_DIR;
     return {
@@ -140,7 +147,7 @@ export function etcdManifests(ctx: RenderContext): ManifestFile[] {
                   `--listen-peer-urls=https://${any}:2380`,
                   `--initial-advertise-peer-urls=${m.peerUrl}`,
                   `--initial-cluster=${initialCluster}`,
-                  "--initial-cluster-state=new",
+                  `--initial-cluster-state=${j < 0 ? "new" : "existing"}`,
                   `--initial-cluster-token=${ctx.def.metadata.name}`,
                   `--cert-file=${d}/server.crt`,
                   `--key-file=${d}/server.key`,

@@ -1,4 +1,4 @@
-// Pins domain.md's "Kubelet across versions" table and the API removals at their boundaries.
+// Pins the kubelet's flag history (docs/assets.md) and the API removals at their boundaries.
 import { describe, expect, it } from "vitest";
 import { capabilitiesFor, clusterImages, imagesFor, mirroredImage } from "./capabilities";
 

@@ -75,6 +75,11 @@ export type Capabilities = {
    * caches start over instead of reading a past that looks like the future.
    */
   etcdRestoreBumpsRevision: boolean;
+  /**
+   * --shutdown-delay-duration: a stopping API server fails /readyz at once and keeps serving for the
+   * delay, so the API address (keepalived checks /readyz) moves before it stops answering.
+   */
+  apiserverShutdownDelay: boolean;
 };
 
 export function capabilitiesFor(version: string): Capabilities {
@@ -110,6 +115,7 @@ export function capabilitiesFor(version: string): Capabilities {
     cgroupV1Refused: minor >= 35,
     etcdHealthEndpoints: minor >= 34,
     etcdRestoreBumpsRevision: minor >= 34,
+    apiserverShutdownDelay: minor >= 34,
   };
 }
 

@@ -1,6 +1,6 @@
 // The kubelet's systemd unit, drop-in, per-host environment and (1.10+) KubeletConfiguration.
-// The kubelet runs as a host binary under systemd, never in a container (seed 000, acs-engine).
-// Flags follow domain.md's "Kubelet across versions" table through the capabilities.
+// The kubelet runs as a host binary under systemd, never in a container (acs-engine moved it out).
+// Flags follow the kubelet's flag history (docs/assets.md) through the capabilities.
 import type { ClusterDefinition } from "../cluster/definition";
 import type { Derived, EffectiveHost } from "../cluster/derive";
 import type { Capabilities } from "./capabilities";

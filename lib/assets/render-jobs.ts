@@ -3,14 +3,19 @@ import "server-only";
 // the Assets tab polls: an RSA render takes seconds, and nothing waits on it without a progress bar.
 // Jobs live in memory (one server process); a restart loses only the progress of a render in flight.
 import { randomBytes } from "node:crypto";
+import { getDb } from "../db/client";
 import { AppError, conflict } from "../http/errors";
 import type { RenderJobView } from "./schemas";
 import { renderAndSaveAssetSet } from "./store";
 import { RenderOptionsError, RenderValidationError, type ImportedCa, type KeyType } from "./types";
 
 const KEEP_MS = 10 * 60 * 1000;
-const holder = globalThis as unknown as { bootdeckRenderJobs?: Map<string, RenderJobView & { finishedAt?: number }> };
+type Job = RenderJobView & { finishedAt?: number; settled?: Promise<unknown> };
+const holder = globalThis as unknown as { bootdeckRenderJobs?: Map<string, Job> };
 const jobs = (holder.bootdeckRenderJobs ??= new Map());
+
+/** The defaults a bootstrap renders with when nobody chose otherwise (RSA-2048, as bootkube). */
+export const DEFAULT_RENDER = { keyType: "rsa", caValidityDays: 3650, leafValidityDays: 365 } as const;
 
 function prune(now: number): void {
   for (const [id, j] of jobs) if (j.finishedAt !== undefined && now - j.finishedAt > KEEP_MS) jobs.delete(id);
@@ -22,7 +27,7 @@ export function startRenderJob(input: {
 }): RenderJobView {
   prune(Date.now());
   for (const j of jobs.values()) if (j.clusterId === input.clusterId && j.status === "running") throw conflict("A render of this cluster is already running");
-  const job: RenderJobView & { finishedAt?: number } = {
+  const job: Job = {
     id: `rj_${randomBytes(12).toString("base64url")}`,
     clusterId: input.clusterId,
     status: "running",
@@ -31,7 +36,7 @@ export function startRenderJob(input: {
     label: "starting",
   };
   jobs.set(job.id, job);
-  renderAndSaveAssetSet({
+  job.settled = renderAndSaveAssetSet({
     clusterId: input.clusterId,
     options: {
       ...input.options,
@@ -50,12 +55,36 @@ export function startRenderJob(input: {
       Object.assign(job, { status: "failed", error, finishedAt: Date.now() });
     },
   );
-  return { ...job };
+  return view(job);
+}
+
+const view = ({ finishedAt: _f, settled: _s, ...v }: Job): RenderJobView => ({ ...v });
+
+/** The render of this cluster under way in this process, if any. */
+export function runningRenderJob(clusterId: string): RenderJobView | undefined {
+  for (const j of jobs.values()) if (j.clusterId === clusterId && j.status === "running") return view(j);
+  return undefined;
+}
+
+/** Waits for this cluster's render under way (if any), so that a plan uses its set rather than rendering another. */
+export async function awaitRunningRender(clusterId: string): Promise<void> {
+  for (const j of jobs.values()) if (j.clusterId === clusterId && j.status === "running") await j.settled?.catch(() => undefined);
+}
+
+/**
+ * Render ahead: the cluster's first asset set, started in the background when it has none and no
+ * render is under way (RSA keys take seconds). Returns "ready" when a set exists, else the job to poll.
+ * Called when a cluster is saved, and by the run buttons before they plan.
+ */
+export async function ensureAssetSet({ clusterId }: { clusterId: string }): Promise<{ ready: true } | { ready: false; job: RenderJobView; started: boolean }> {
+  const running = runningRenderJob(clusterId);
+  if (running) return { ready: false, job: running, started: false };
+  if (await getDb().assetSet.findFirst({ where: { clusterId }, select: { id: true } })) return { ready: true };
+  return { ready: false, job: startRenderJob({ clusterId, options: { ...DEFAULT_RENDER } }), started: true };
 }
 
 export function getRenderJob({ clusterId, jobId }: { clusterId: string; jobId: string }): RenderJobView | undefined {
   const j = jobs.get(jobId);
   if (!j || j.clusterId !== clusterId) return undefined;
-  const { finishedAt: _f, ...view } = j;
-  return view;
+  return view(j);
 }

@@ -232,7 +232,7 @@ describe("kubelet flags across versions", () => {
     ]);
   });
 
-  it("reproduces seed 004's kubelet flags on the legacy profile", () => {
+  it("reproduces the Topsail guide's kubelet flags on the legacy profile", () => {
     const dropIn = byPath(legacy, "kubelet/10-bootdeck.conf").content;
     for (const f of [
       "/usr/bin/hyperkube kubelet",

@@ -5,14 +5,16 @@ import { isStaticControlPlane, validateClusterDefinition } from "../cluster/defi
 import { deriveCluster } from "../cluster/derive";
 import { bootstrapManifests, etcdManifests, staticControlPlaneManifests } from "./bootstrap-manifests";
 import { capabilitiesFor, imagesFor } from "./capabilities";
-import { CA, certificatePlan, isCertEntry, issueCertificates } from "./certificates";
+import { apiserverAltNames, CA, certificatePlan, isCertEntry, issueCertificates, type CertPlanEntry } from "./certificates";
+import { ENDPOINT_PATHS, keepalivedConfig, keepalivedUnit, provisionsVip } from "./endpoint";
+import { keptCertificateFits } from "./keep";
 import type { ManifestFile, RenderContext } from "./context";
 import { kubeconfig } from "./kubeconfig";
 import { kubeletConfiguration, kubeletDropIn, kubeletHostEnv, kubeletUnit } from "./kubelet-unit";
 import { selfHostedManifests } from "./manifests";
 import { authenticationConfig } from "./manifests/flags";
 import { containerdConfig, containerdUnit, crictlConfig, modulesConf, registryHost, registryHostsToml, RUNTIME_PATHS, sysctlConf } from "./runtime";
-import { bootstrapTokenFrom, generateBootstrapToken } from "./token";
+import { generateBootstrapToken, parseBootstrapToken } from "./token";
 import { CHECKPOINT_PATHS, checkpointManifest, checkpointScript, checkpointUnit } from "./checkpoint";
 import { RenderOptionsError, RenderValidationError, defaultRenderOptions, type RenderOptions, type RenderedAsset } from "./types";
 import { toYamlDocuments } from "./yaml-out";
@@ -46,18 +48,19 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
   let done = 0;
   const step = (label: string) => options.onProgress?.(++done, total, label);
 
+  const kept = options.keep ? keptEntries(plan, options.keep, (entry) => (entry.name === "apiserver" ? apiserverAltNames(def, { ...derived, masters: [] }) : entry.altNames)) : undefined;
   const pki = await issueCertificates(plan, {
     keyType,
     caValidityDays,
     leafValidityDays,
     now,
     random,
-    keys: options.keys,
+    keys: { ...options.keys, ...kept?.keys },
     importedCa: options.importedCa,
-    kept: options.kept,
+    kept: kept?.certs,
     onStep: step,
   });
-  const token = options.bootstrapToken ? bootstrapTokenFrom(options.bootstrapToken) : generateBootstrapToken(random);
+  const token = options.keep ? parseBootstrapToken(options.keep.token) : generateBootstrapToken(random);
 
   const drafts: Draft[] = [];
   const add = (path: string, content: string, sensitive: boolean, purpose: string) => drafts.push({ path, content, sensitive, purpose });
@@ -104,7 +107,7 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
   const hostCheckpoint = caps.checkpoint === "host" && !isStaticControlPlane(def);
   const manifestFiles: ManifestFile[] = [
     ...bootstrapManifests(ctx),
-    ...etcdManifests(ctx),
+    ...etcdManifests(ctx, options.joiningMembers ?? []),
     ...selfHostedManifests(ctx),
     ...(hostCheckpoint ? [checkpointManifest(ctx)] : []),
     ...(isStaticControlPlane(def) ? staticControlPlaneManifests(ctx) : []),
@@ -133,6 +136,10 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
       if (def.spec.images.ca) add("runtime/registry-ca.crt", def.spec.images.ca, false, `the image mirror's CA certificate (trusted for ${registryHost(registry)} only)`);
     }
   }
+  if (provisionsVip(def)) {
+    add("endpoint/keepalived.conf", keepalivedConfig(def), false, `keepalived on the masters: holds the API address ${derived.apiEndpointHost} where an API server answers (${ENDPOINT_PATHS.config})`);
+    add("endpoint/bootdeck-keepalived.service", keepalivedUnit(), false, `its systemd unit (${ENDPOINT_PATHS.unit})`);
+  }
   for (const h of [...derived.masters, ...derived.workers])
     add(`kubelet/hosts/${h.name}.env`, kubeletHostEnv(caps, h), false, `kubelet settings for ${h.name} (/etc/default/kubelet: node name, IP, labels)`);
   step("manifests");
@@ -145,6 +152,29 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
   return drafts
     .map((d) => ({ path: d.path, content: d.content, mode: FILE_MODE, sensitive: d.sensitive, purpose: d.purpose }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * The kept PKI matched to the new plan: every entry with a kept key gets it (so only new hosts get new
+ * keys), and the kept certificates that still fit are reused as they are (keyed by entry name).
+ */
+function keptEntries(plan: ReturnType<typeof certificatePlan>, keep: NonNullable<RenderOptions["keep"]>, required: (entry: CertPlanEntry) => CertPlanEntry["altNames"]) {
+  const keys: Record<string, string> = { "service-account": keep.serviceAccount.keyPem };
+  const certs = new Map<string, { certPem: string; keyPem: string }>();
+  const entries = plan.filter(isCertEntry);
+  const byName = new Map(entries.map((e) => [e.name, e]));
+  for (const entry of entries) {
+    const prev = keep.certs.get(entry.stem);
+    if (!prev) continue;
+    keys[entry.name] = prev.keyPem;
+    // A renewal issues every leaf again (with its kept key); only the CAs stay as they are.
+    if (keep.reissue === "leaves" && !entry.isCa) continue;
+    const issuer = entry.issuer ? byName.get(entry.issuer) : undefined;
+    // A leaf is kept only under a kept issuer: a new CA would not have signed it.
+    const issuerPem = issuer ? (certs.has(issuer.name) ? keep.certs.get(issuer.stem)?.certPem : undefined) : undefined;
+    if (keptCertificateFits(entry, prev.certPem, issuerPem, required(entry))) certs.set(entry.name, prev);
+  }
+  return { keys, certs };
 }
 
 export { selfHostedObjectsInOrder, kindOrder } from "./manifests";

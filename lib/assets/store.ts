@@ -2,20 +2,30 @@ import "server-only";
 // Asset sets in the database: each render of a cluster is a new numbered version. Sensitive contents
 // are sealed with the master key (lib/secrets/cipher); the checksum is always of the plain content,
 // so two renders compare without decrypting.
-import { createHash } from "node:crypto";
+import { createHash, X509Certificate } from "node:crypto";
 import { getClusterOrThrow } from "../clusters/repository";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
 import { newId } from "../ids";
 import { decryptSecret, encryptSecret } from "../secrets/cipher";
 import { certificateDetails, certificateSummaryText, isCertificatePath, type CertificateDetails } from "./cert-details";
+import { keptPkiFrom } from "./keep";
 import { renderAssets } from "./render";
 import { assetTarball } from "./tarball";
 import { unifiedDiff } from "./text-diff";
 import type { KeyType, RenderOptions, RenderedAsset } from "./types";
 
 /** What is recorded about how a set was rendered (never the imported CA's key). */
-export type AssetSetOptions = { keyType: KeyType; caValidityDays: number; leafValidityDays: number; importedCa: boolean };
+export type AssetSetOptions = {
+  keyType: KeyType;
+  caValidityDays: number;
+  leafValidityDays: number;
+  importedCa: boolean;
+  /** The Kubernetes version the set was rendered for (recorded from day-2 renders on). */
+  kubernetesVersion?: string;
+  /** The version of the set whose PKI this one kept (a render for a running cluster). */
+  keptPkiOf?: number;
+};
 
 export type AssetSetSummary = { id: string; clusterId: string; version: number; createdAt: Date; options: AssetSetOptions; fileCount: number };
 
@@ -37,11 +47,42 @@ const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex
 
 function parseOptions(json: string): AssetSetOptions {
   const o = JSON.parse(json) as Partial<AssetSetOptions>;
-  return { keyType: o.keyType ?? "rsa", caValidityDays: o.caValidityDays ?? 3650, leafValidityDays: o.leafValidityDays ?? 365, importedCa: o.importedCa ?? false };
+  return {
+    keyType: o.keyType ?? "rsa",
+    caValidityDays: o.caValidityDays ?? 3650,
+    leafValidityDays: o.leafValidityDays ?? 365,
+    importedCa: o.importedCa ?? false,
+    ...(o.kubernetesVersion ? { kubernetesVersion: o.kubernetesVersion } : {}),
+    ...(o.keptPkiOf ? { keptPkiOf: o.keptPkiOf } : {}),
+  };
+}
+
+/** The earliest expiry among a set's certificates (what the fleet list warns about); null when it has none. */
+export function earliestNotAfter(assets: readonly { path: string; content: string; sensitive: boolean }[]): Date | null {
+  let earliest: Date | null = null;
+  for (const a of assets) {
+    if (a.sensitive || !isCertificatePath(a.path)) continue;
+    try {
+      const d = new Date(new X509Certificate(a.content).validTo);
+      if (!earliest || d < earliest) earliest = d;
+    } catch {
+      // not parseable: it cannot expire the cluster's trust either way; leave it out
+    }
+  }
+  return earliest;
+}
+
+/** Fills in `notAfter` for sets saved before it was recorded (read once, then stored). */
+export async function backfillNotAfter({ assetSetId }: { assetSetId: string }): Promise<Date | null> {
+  const rows = await getDb().asset.findMany({ where: { assetSetId, sensitive: false }, select: { path: true, content: true, sensitive: true } });
+  const notAfter = earliestNotAfter(rows);
+  if (notAfter) await getDb().assetSet.update({ where: { id: assetSetId }, data: { notAfter } });
+  return notAfter;
 }
 
 export async function saveAssetSet(input: { clusterId: string; assets: readonly RenderedAsset[]; options: AssetSetOptions }): Promise<{ id: string; version: number }> {
   const db = getDb();
+  const notAfter = earliestNotAfter(input.assets);
   const rows = input.assets.map((a) => ({
     id: newId("ast"),
     path: a.path,
@@ -58,7 +99,7 @@ export async function saveAssetSet(input: { clusterId: string; assets: readonly 
     const version = (last?.version ?? 0) + 1;
     try {
       const created = await db.assetSet.create({
-        data: { id: newId("as"), clusterId: input.clusterId, version, options: JSON.stringify(input.options), assets: { create: rows } },
+        data: { id: newId("as"), clusterId: input.clusterId, version, options: JSON.stringify(input.options), notAfter, assets: { create: rows } },
         select: { id: true, version: true },
       });
       return created;
@@ -66,6 +107,33 @@ export async function saveAssetSet(input: { clusterId: string; assets: readonly 
       if ((err as { code?: string }).code !== "P2002" || attempt >= 4) throw err;
     }
   }
+}
+
+/**
+ * Renders a definition of a running cluster (hosts added or removed, another version) keeping the PKI
+ * of the asset set `fromSetId` (see keep.ts). Nothing is saved: the caller saves it (saveAssetSet) once
+ * the run it is for could be planned. Joining masters' etcd pods start as members added to the running
+ * cluster.
+ */
+export async function renderKeepingPki(input: { clusterId: string; fromSetId: string; definition: unknown; joiningMembers?: readonly string[] }): Promise<{ assets: RenderedAsset[]; options: AssetSetOptions }> {
+  const prev = await getDb().assetSet.findUnique({ where: { id: input.fromSetId }, select: { version: true, options: true, clusterId: true, assets: { select: { path: true, content: true, sensitive: true } } } });
+  if (!prev || prev.clusterId !== input.clusterId) throw notFound("Asset set");
+  const options = parseOptions(prev.options);
+  const files = new Map(prev.assets.map((a) => [a.path, a.sensitive ? decryptSecret(a.content) : a.content]));
+  const assets = await renderAssets(input.definition, {
+    keyType: options.keyType,
+    caValidityDays: options.caValidityDays,
+    leafValidityDays: options.leafValidityDays,
+    keep: keptPkiFrom(files),
+    joiningMembers: input.joiningMembers,
+  });
+  const version = (input.definition as { spec?: { kubernetes?: { version?: string } } }).spec?.kubernetes?.version;
+  return { assets, options: { ...options, ...(version ? { kubernetesVersion: version } : {}), keptPkiOf: prev.version } };
+}
+
+/** Checksums and sizes of rendered files, as a plan lists them (the same digest saveAssetSet stores). */
+export function assetIndexOf(assets: readonly RenderedAsset[]): Map<string, { sha256: string; size: number }> {
+  return new Map(assets.map((a) => [a.path, { sha256: sha256(a.content), size: Buffer.byteLength(a.content, "utf8") }]));
 }
 
 /** Renders the cluster's stored definition and saves the result as its next asset set. */
@@ -83,6 +151,7 @@ export async function renderAndSaveAssetSet(input: {
       caValidityDays: input.options.caValidityDays ?? 3650,
       leafValidityDays: input.options.leafValidityDays ?? 365,
       importedCa: input.options.importedCa !== undefined,
+      kubernetesVersion: cluster.definition.spec.kubernetes.version,
     },
   });
   return { ...saved, fileCount: assets.length };
@@ -172,4 +241,20 @@ export async function assetSetTarball({ id, includeSecrets }: { id: string; incl
     fileName: `${root}${includeSecrets ? "" : "-public"}.tar.gz`,
     stream: assetTarball(assets, { root, mtime: set.createdAt, includeSensitive: includeSecrets }),
   };
+}
+
+/** A file a run's plan sends, as its asset set has it: found by checksum (the plan names each file's SHA-256). */
+export type RunFileView = { sha256: string; path: string; purpose: string; size: number; sensitive: boolean; content: string | null };
+
+/**
+ * The content of a planned file, for reading it in the plan review. Secrets (private keys, tokens,
+ * kubeconfigs with credentials) stay hidden here whoever asks: `content` is null and `sensitive` says why.
+ */
+export async function getRunFile({ runId, sha256 }: { runId: string; sha256: string }): Promise<RunFileView> {
+  const run = await getDb().run.findUnique({ where: { id: runId }, select: { assetSetId: true } });
+  if (!run) throw notFound("Run");
+  if (!run.assetSetId) throw notFound("File (this run pushes no rendered files)");
+  const a = await getDb().asset.findFirst({ where: { assetSetId: run.assetSetId, sha256 }, orderBy: { path: "asc" } });
+  if (!a) throw notFound("File");
+  return { sha256: a.sha256, path: a.path, purpose: a.purpose, size: a.size, sensitive: a.sensitive, content: a.sensitive ? null : a.content };
 }

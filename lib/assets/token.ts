@@ -24,10 +24,10 @@ export function generateBootstrapToken(random: (n: number) => Buffer = randomByt
   return { id, secret, token: `${id}.${secret}` };
 }
 
-/** A token kept from an earlier render. */
-export function bootstrapTokenFrom(token: string): BootstrapToken {
-  if (!TOKEN_PATTERN.test(token)) throw new Error("not a bootstrap token (<6 characters>.<16 characters>, lower-case letters and digits)");
-  const [id, secret] = token.split(".") as [string, string];
+/** A kept token (`<id>.<secret>`), checked. */
+export function parseBootstrapToken(token: string): BootstrapToken {
+  if (!TOKEN_PATTERN.test(token)) throw new Error("the kept bootstrap token is not <6 chars>.<16 chars>");
+  const [id = "", secret = ""] = token.split(".");
   return { id, secret, token };
 }
 

@@ -29,10 +29,30 @@ export type RenderOptions = {
   /** Source of randomness for serials and tokens (tests inject a seeded one). */
   random?: (bytes: number) => Buffer;
   onProgress?: (done: number, total: number, label: string) => void;
-  /** Certificates kept as they are, by plan entry name (a renewal keeps the CAs: lib/assets/renew.ts). */
-  kept?: ReadonlyMap<string, { certPem: string; keyPem: string }>;
-  /** The bootstrap token to keep (`<id>.<secret>`) instead of a new one. */
-  bootstrapToken?: string;
+  /**
+   * The PKI of an earlier render to keep (a running cluster's): CAs, keys and certificates by path stem
+   * (`tls/etcd/server-master-1`), the service-account key pair and the bootstrap token. Kept certificates are reused as
+   * they are when they still fit the definition; a leaf that no longer does is issued again with its
+   * kept key; only new hosts get new keys (lib/assets/keep.ts). A renewal keeps the same PKI but
+   * issues every leaf again (`reissue`).
+   */
+  keep?: KeptPki;
+  /**
+   * Masters that join a running etcd cluster (added after the bootstrap): their etcd static pods start
+   * with `--initial-cluster-state=existing` and an initial cluster of the members before them.
+   */
+  joiningMembers?: readonly string[];
+};
+
+export type KeptPki = {
+  certs: ReadonlyMap<string, { certPem: string; keyPem: string }>;
+  serviceAccount: { keyPem: string; pubPem: string };
+  token: string;
+  /**
+   * "leaves": a certificate renewal (lib/assets/renew.ts) — the CAs, every key and the token are kept,
+   * but every leaf is issued again (new serial, new validity) with its kept key.
+   */
+  reissue?: "leaves";
 };
 
 export const defaultRenderOptions = { keyType: "rsa", caValidityDays: 3650, leafValidityDays: 365 } as const;

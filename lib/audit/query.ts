@@ -4,6 +4,7 @@ import "server-only";
 import type { Prisma } from "../generated/prisma/client";
 import { getDb } from "../db/client";
 import type { AuditEventView, AuditFilter } from "./schemas";
+import { resolveAuditTargets } from "./targets";
 
 const exportCap = 100_000;
 
@@ -22,7 +23,9 @@ function where(f: Omit<AuditFilter, "limit" | "before"> & { before?: number }): 
 
 export async function listAuditEvents(filter: AuditFilter): Promise<{ events: AuditEventView[]; nextBefore: number | null }> {
   const rows = await getDb().auditEvent.findMany({ where: where(filter), orderBy: { id: "desc" }, take: filter.limit + 1 });
-  const page = rows.slice(0, filter.limit).map(toView);
+  const plain = rows.slice(0, filter.limit).map(toView);
+  const targets = await resolveAuditTargets(plain);
+  const page = plain.map((e) => (e.target && targets.has(e.target) ? { ...e, targetView: targets.get(e.target) } : e));
   return { events: page, nextBefore: rows.length > filter.limit ? (page[page.length - 1]?.id ?? null) : null };
 }
 

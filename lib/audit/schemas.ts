@@ -28,6 +28,8 @@ export type AuditEventView = {
   target: string | null;
   ip: string | null;
   details: Record<string, unknown>;
+  /** The target as people read it, with a link (audit page only; exports keep the id). */
+  targetView?: { label: string; href: string | null };
 };
 
 export const auditQueryKeys = { events: (filter: Record<string, unknown>) => ["audit", filter] as const };

@@ -9,8 +9,12 @@ const grants = {
   "run:start": ["admin", "lead"],
   "run:cancel": ["admin", "lead"],
   "run:retry": ["admin", "lead", "support"],
+  /** End a stuck run by hand (its worker gone or wedged): admins only, audited. */
+  "run:release": ["admin"],
   "host:reset": ["admin"],
   "host:inspect": ["admin", "lead", "support"],
+  /** Replace a host's pinned SSH host key after a probe showed the new one: admins only, audited. */
+  "host:repin": ["admin"],
   /** An etcd snapshot on demand. */
   "backup:create": ["admin", "lead"],
   /** A stored snapshot's bytes: the whole cluster's state, Secrets included. */
@@ -25,4 +29,28 @@ export type Permission = keyof typeof grants;
 
 export function can(role: string, permission: Permission): boolean {
   return (grants[permission] as readonly string[]).includes(role);
+}
+
+/** What a permission lets a role do, as the end of "Your role may not …". */
+export const permissionText: Record<Permission, string> = {
+  "cluster:read": "see clusters",
+  "cluster:write": "change clusters",
+  "secret:read": "read secrets",
+  "run:start": "start runs",
+  "run:cancel": "cancel runs",
+  "run:retry": "retry runs",
+  "run:release": "release stuck runs",
+  "host:reset": "reset hosts",
+  "host:inspect": "inspect hosts",
+  "host:repin": "re-pin host keys",
+  "backup:create": "back up etcd",
+  "backup:download": "download backups",
+  "cluster:recover": "restore, recover or rotate the certificates of clusters",
+  "user:manage": "manage users",
+  "audit:read": "read the audit log",
+};
+
+/** The roles that have `permission`, for telling a user who can do what they may not. */
+export function rolesWith(permission: Permission): Role[] {
+  return roles.filter((r) => can(r, permission));
 }

@@ -10,11 +10,11 @@ import { startRun } from "../engine/runs";
 
 export async function startBackupRun({ clusterId, createdById, trigger }: { clusterId: string; createdById?: string; trigger: "manual" | "schedule" }): Promise<string> {
   const db = getDb();
-  const cluster = await db.cluster.findUnique({ where: { id: clusterId }, select: { definition: true, activeRunId: true } });
+  const cluster = await db.cluster.findUnique({ where: { id: clusterId }, select: { definition: true, revision: true, activeRunId: true } });
   if (!cluster) throw notFound("Cluster");
   if (cluster.activeRunId) throw conflict(`Another run (${cluster.activeRunId}) is in progress on this cluster; the backup can start once it ends`);
   const id = newId("run");
-  const runId = await planDrRun({ clusterId, definition: JSON.parse(cluster.definition) as ClusterDefinition, body: { type: "backup" }, id, createdById, trigger });
+  const runId = await planDrRun({ clusterId, definition: { parsed: JSON.parse(cluster.definition) as ClusterDefinition, json: cluster.definition, revision: cluster.revision }, body: { type: "backup" }, id, createdById, trigger });
   try {
     await startRun({ runId });
   } catch (err) {

@@ -20,7 +20,7 @@ export async function reconcileScheduledRuns(): Promise<void> {
   const waiting = await db.backupPolicy.findMany({ where: { lastStatus: "running", lastRunId: { not: null } } });
   for (const p of waiting) {
     const run = await db.run.findUnique({ where: { id: p.lastRunId! }, select: { status: true, summary: true, finishedAt: true } });
-    if (run && !["succeeded", "failed", "cancelled"].includes(run.status)) continue;
+    if (run && !["succeeded", "failed", "needs-decision", "cancelled"].includes(run.status)) continue;
     const ok = run?.status === "succeeded";
     const error = !run ? "its run was deleted" : ok ? null : await runError(p.lastRunId!, run.status, run.summary);
     await db.backupPolicy.updateMany({

@@ -9,6 +9,7 @@ import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { recordAudit } from "../audit/record";
 import { getDb } from "../db/client";
+import type { Tx } from "../engine/lease";
 import { getEnv } from "../env";
 import { AppError, notFound } from "../http/errors";
 import { scheduleHealth, defaultBackupPolicy, type BackupPolicyBody, type BackupPolicyView, type BackupView } from "./schemas";
@@ -22,8 +23,11 @@ export const dataPath = (rel: string) => path.join(getEnv().BOOTDECK_DATA_DIR, r
 
 export type SnapshotFacts = { member: string; revision: string; totalKeys: number; etcdVersion: string };
 
-/** Records a stored snapshot (idempotent per run: a repeated step replaces its own row). */
-export async function recordBackup(input: { id: string; clusterId: string; runId: string | null; trigger: "manual" | "schedule"; createdById?: string | null; sealed: SealedFile; facts: SnapshotFacts }): Promise<void> {
+/**
+ * Records a stored snapshot (idempotent per run: a repeated step replaces its own row), in `db` — the
+ * backup run writes it as its lease holder (lib/engine/lease.ts).
+ */
+export async function recordBackup(input: { id: string; clusterId: string; runId: string | null; trigger: "manual" | "schedule"; createdById?: string | null; sealed: SealedFile; facts: SnapshotFacts }, db: Tx = getDb()): Promise<void> {
   const data = {
     clusterId: input.clusterId,
     runId: input.runId,
@@ -41,7 +45,6 @@ export async function recordBackup(input: { id: string; clusterId: string; runId
     etcdVersion: input.facts.etcdVersion,
     createdById: input.createdById ?? null,
   };
-  const db = getDb();
   const previous = input.runId ? await db.backup.findUnique({ where: { runId: input.runId }, select: { id: true, file: true } }) : null;
   if (previous && previous.id !== input.id) {
     await db.backup.delete({ where: { id: previous.id } });

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import tls from "node:tls";
 import { describe, expect, it } from "vitest";
-import { CERT_FILES_SCRIPT, certificateRow, parseCertFiles, servedCertificate } from "./expiry";
+import { certificateRow, servedCertificate } from "./expiry";
+import { CERT_FILES_SCRIPT, parseCertFiles } from "./files";
 import type { Executor } from "../ssh";
 
 const dir = mkdtempSync(path.join(tmpdir(), "bootdeck-certs-"));

@@ -5,13 +5,12 @@ import "server-only";
 // engine reaches the API). Read-only; nothing on a host changes.
 import { X509Certificate } from "node:crypto";
 import tls from "node:tls";
-import { CHECKPOINT_PATHS } from "../assets/checkpoint";
-import { STATIC_SECRETS_HOST_DIR } from "../assets/render";
-import { isStaticControlPlane, type ClusterDefinition } from "../cluster/definition";
+import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
 import { AppError, notFound } from "../http/errors";
 import { decryptSecret } from "../secrets/cipher";
-import { Executor, isSshError, shellScript, type HostTarget } from "../ssh";
+import { Executor, isSshError, type HostTarget } from "../ssh";
+import { liveCertificateFiles, liveCertificatesArgv, parseCertFiles } from "./files";
 import { listScheduleHealth } from "../backups/store";
 import { loadEngineHosts, type EngineHost } from "../engine/targets";
 import { EXPIRY_WARNING_DAYS, expiryText, type AssetCertificates, type CertificateRow, type ClusterAlerts, type LiveCertificates } from "./schemas";
@@ -60,53 +59,8 @@ export async function clusterAlerts(): Promise<ClusterAlerts> {
   return out;
 }
 
-/**
- * Read-only, on a host: the certificate part of each of $@ that exists ("--- path" before each; a
- * kubeconfig gives its client-certificate-data, decoded). Private keys never leave the host: only
- * BEGIN/END CERTIFICATE blocks are printed.
- */
-export const CERT_FILES_SCRIPT = `for f in "$@"; do
-  [ -f "$f" ] || continue
-  echo "--- $f"
-  case "$f" in
-    *.conf) grep -m1 'client-certificate-data:' "$f" | awk '{print $2}' | base64 -d 2>/dev/null ;;
-    *) sed -n '/-----BEGIN CERTIFICATE-----/,/-----END CERTIFICATE-----/p' "$f" ;;
-  esac
-done
-exit 0`;
-
-/** The files read live on a host of this role: what the control plane and the kubelet use. */
-export function liveCertificateFiles(def: ClusterDefinition, role: "master" | "worker"): { path: string; what: string }[] {
-  const files = [
-    { path: "/var/lib/kubelet/pki/kubelet.crt", what: "kubelet serving certificate (self-signed by the kubelet)" },
-    { path: "/var/lib/kubelet/pki/kubelet-client-current.pem", what: "kubelet client certificate (through a CSR)" },
-  ];
-  if (role === "master") {
-    const apiserver = isStaticControlPlane(def) ? `${STATIC_SECRETS_HOST_DIR}/apiserver.crt` : `${CHECKPOINT_PATHS.secrets}/apiserver.crt`;
-    files.push(
-      { path: "/etc/kubernetes/kubelet.conf", what: "kubelet client certificate (the master's kubeconfig)" },
-      { path: "/etc/kubernetes/etcd/server.crt", what: "etcd serving certificate" },
-      { path: "/etc/kubernetes/etcd/peer.crt", what: "etcd peer certificate" },
-      { path: apiserver, what: isStaticControlPlane(def) ? "API server certificate (static control plane)" : "API server certificate (its checkpoint's copy)" },
-    );
-  }
-  return files;
-}
-
-/** The first certificate of each "--- path" section of CERT_FILES_SCRIPT's output. */
-export function parseCertFiles(out: string): Map<string, string> {
-  const found = new Map<string, string>();
-  for (const part of out.split(/^--- /m).slice(1)) {
-    const nl = part.indexOf("\n");
-    const path = part.slice(0, nl).trim();
-    const pem = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(part.slice(nl + 1))?.[0];
-    if (pem) found.set(path, `${pem}\n`);
-  }
-  return found;
-}
-
 /** The certificate a TLS server presents on address:port, reached through the host's SSH connection. */
-export async function servedCertificate(executor: Executor, via: HostTarget, address: string, port: number, client?: { cert: string; key: string }, timeoutMs = 10_000): Promise<Buffer> {
+export async function servedCertificate(executor: Pick<Executor, "forward">, via: HostTarget, address: string, port: number, client?: { cert: string; key: string }, timeoutMs = 10_000): Promise<Buffer> {
   const stream = await executor.forward(via, address, port);
   return new Promise((resolve, reject) => {
     const socket = tls.connect({ socket: stream as never, rejectUnauthorized: false, ...(client ?? {}) });
@@ -128,13 +82,22 @@ export async function servedCertificate(executor: Executor, via: HostTarget, add
   });
 }
 
-/** What one host serves and holds, as certificate rows; an unreachable part becomes an error line. */
-export async function readHostCertificates(executor: Executor, def: ClusterDefinition, host: EngineHost, etcdClient?: { cert: string; key: string }): Promise<{ rows: CertificateRow[]; errors: string[] }> {
+/**
+ * What one host serves and holds, as certificate rows; an unreachable part becomes an error line. A run
+ * passes the command its plan carries (`filesArgv`, liveCertificatesArgv) and its step.
+ */
+export async function readHostCertificates(
+  executor: Pick<Executor, "run" | "forward">,
+  def: ClusterDefinition,
+  host: EngineHost,
+  etcdClient?: { cert: string; key: string },
+  opts: { filesArgv?: string[]; step?: string } = {},
+): Promise<{ rows: CertificateRow[]; errors: string[] }> {
   const rows: CertificateRow[] = [];
   const errors: string[] = [];
   const files = liveCertificateFiles(def, host.role);
   try {
-    const r = await executor.run(host.target, shellScript(CERT_FILES_SCRIPT, files.map((f) => f.path), "bootdeck-certs"), { step: "certificates", quiet: true, timeoutMs: 20_000 });
+    const r = await executor.run(host.target, opts.filesArgv ?? liveCertificatesArgv(def, host.role), { step: opts.step ?? "certificates", quiet: true, timeoutMs: 20_000 });
     const found = parseCertFiles(r.stdout.toString("utf8"));
     for (const f of files) {
       const pem = found.get(f.path);

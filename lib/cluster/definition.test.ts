@@ -136,7 +136,17 @@ describe("a cluster definition", () => {
       expect(validateClusterDefinition(withSpec((s) => (s.kubernetes.version = "v1.5.3"))).ok).toBe(true);
     });
     it("rejects a malformed SHA-256", () => {
-      expect(messageAt(withSpec((s) => (s.binaries.kubectl = { sha256: "A".repeat(64) })), "spec.binaries.kubectl.sha256")).toMatch(/SHA-256/);
+      expect(messageAt(withSpec((s) => (s.binaries.kubectl = { sha256: "G".repeat(64) })), "spec.binaries.kubectl.sha256")).toMatch(/SHA-256/);
+      expect(messageAt(withSpec((s) => (s.binaries.kubectl = { sha256: "a".repeat(63) })), "spec.binaries.kubectl.sha256")).toMatch(/SHA-256/);
+    });
+    it("takes an upper-case SHA-256 as the same checksum, stored in lower case", () => {
+      const r = validateClusterDefinition(withSpec((s) => (s.binaries.kubectl = { sha256: ` ${"AB".repeat(32)} ` })));
+      expect(r.ok && r.definition.spec.binaries.kubectl?.sha256).toBe("ab".repeat(32));
+    });
+    it("rejects a mistyped IPv4 address instead of taking it for a DNS name", () => {
+      expect(messageAt(withSpec((s) => (s.hosts[0]!.address = "10.237.10.300")), "spec.hosts[0].address")).toBe("is not a valid IPv4 address: four numbers from 0 to 255, separated by dots");
+      expect(messageAt(withSpec((s) => (s.hosts[0]!.address = "10.237.10")), "spec.hosts[0].address")).toMatch(/IPv4/);
+      expect(messageAt(withSpec((s) => (s.hosts[0]!.address = "node-1.dc1.example.com")), "spec.hosts[0].address")).toBe("");
     });
     it("rejects mirror URLs that are not plain http(s) or carry credentials", () => {
       for (const url of ["ftp://x/y", "https://user:pw@mirror/x", "file:///etc/passwd", "https://mirror/x\nrm -rf /", "javascript:alert(1)"])

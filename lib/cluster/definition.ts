@@ -2,7 +2,7 @@
 // Browser-safe (no server-only): the wizard runs the same checks to show messages next to fields.
 import { z } from "zod";
 import { findVersionProfile, versionProblem } from "./versions";
-import { isDns1123Label, isDnsName, isIP, isIPv4 } from "./net-syntax";
+import { isDns1123Label, isDnsName, isIP, isIPv4, looksLikeIPv4 } from "./net-syntax";
 import { cidrContains, cidrsOverlap, nthAddress, parseCidr, type Cidr } from "./ip";
 
 export const API_VERSION = "bootdeck.io/v1alpha1";
@@ -34,16 +34,21 @@ const address = z
   .string()
   .min(1, "is required")
   .max(limits.address, `must be at most ${limits.address} characters`)
-  .refine((s) => isIP(s) || isDnsName(s), "must be an IP address or a DNS name");
+  .superRefine((s, ctx) => {
+    if (isIP(s) || isDnsName(s)) return;
+    ctx.addIssue({ code: "custom", message: looksLikeIPv4(s) ? "is not a valid IPv4 address: four numbers from 0 to 255, separated by dots" : "must be an IP address or a DNS name" });
+  });
 
 const sshUser = z
   .string()
   .max(limits.user, `must be at most ${limits.user} characters`)
   .regex(/^[a-z_][a-z0-9_-]*\$?$/, "must be a Unix user name (lower-case letters, digits, '_' and '-')");
 
+// Upper-case digests (as some tools print them) are the same checksum: stored in lower case.
 const sha256 = z
   .string()
-  .regex(/^[a-f0-9]{64}$/, "must be a SHA-256 checksum: 64 lower-case hexadecimal characters");
+  .transform((s) => (/^[A-Fa-f0-9]{64}$/.test(s.trim()) ? s.trim().toLowerCase() : s))
+  .pipe(z.string().regex(/^[a-f0-9]{64}$/, "must be a SHA-256 checksum: 64 hexadecimal characters"));
 
 const cidr = z.string().max(18, "must look like 10.2.0.0/16");
 
@@ -163,6 +168,17 @@ export const clusterDefinitionSchema = z.strictObject({
       type: z.enum(apiEndpointTypes, { error: "must be first-master, dns or vip" }),
       host: z.string().max(limits.address).optional(),
       port: port.default(6443),
+      /**
+       * Bootdeck provisions the VIP (type vip only): keepalived from the hosts' packages on every master
+       * holds it on `interface`, where the API server answers (docs/engine.md, "A stable API address").
+       */
+      keepalived: z
+        .strictObject({
+          interface: z.string().max(15).regex(/^[A-Za-z0-9_.:-]+$/, "must be a network interface name such as eth0"),
+          /** VRRP's virtual router id: unique among the VRRP routers on that network (1–255). */
+          virtualRouterId: z.number({ error: "must be a number" }).int("must be a whole number").min(1, "must be from 1 to 255").max(255, "must be from 1 to 255").default(51),
+        })
+        .optional(),
     }),
     network: z.strictObject({
       podCidr: cidr,
@@ -338,6 +354,8 @@ function crossCheck(input: unknown): { errors: Problem[]; warnings: Problem[] } 
     errors.push({ path: "spec.apiEndpoint.host", message: "must be empty when the endpoint is the first master" });
   if (apiType === "dns" && !(apiHost && isDnsName(apiHost)))
     errors.push({ path: "spec.apiEndpoint.host", message: "must be a DNS name (e.g. api.example.com) for a DNS endpoint" });
+  if (api?.keepalived !== undefined && apiType !== "vip")
+    errors.push({ path: "spec.apiEndpoint.keepalived", message: "is only for a VIP endpoint (type: vip): keepalived holds that address on the masters" });
   if (apiType === "vip") {
     if (!(apiHost && isIP(apiHost))) errors.push({ path: "spec.apiEndpoint.host", message: "must be an IP address for a VIP or load balancer endpoint" });
     else for (const [c, what] of [[pod, "pod"], [svc, "service"]] as const)

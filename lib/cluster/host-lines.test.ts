@@ -59,3 +59,18 @@ describe("host CSV", () => {
     expect(parseHostCsv("10.0.0.1,master\n").problems[0]?.message).toMatch(/header/);
   });
 });
+
+describe("pasting hosts twice, and mistyped addresses", () => {
+  it("an address already in the list, or twice in the paste, is reported rather than added again", () => {
+    const r = parseHostLines("10.0.0.1 master\n10.0.0.2 worker\n10.0.0.2 worker", ["master-1"], ["10.0.0.1"]);
+    expect(r.hosts.map((h) => h.address)).toEqual(["10.0.0.2"]);
+    expect(r.problems).toEqual([
+      { line: 1, message: "10.0.0.1 is already in the list" },
+      { line: 3, message: "10.0.0.2 is already in the list" },
+    ]);
+  });
+
+  it("a dotted address with a number over 255 is not taken for a host name", () => {
+    expect(parseHostLines("10.237.10.300 worker").problems).toEqual([{ line: 1, message: "10.237.10.300 is not a valid IPv4 address" }]);
+  });
+});

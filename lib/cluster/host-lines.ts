@@ -1,6 +1,6 @@
 // Parses hosts pasted one per line (`address[:port] role [user] [labels]`) or a CSV export
 // (header: name,address,port,role,user,labels). Browser-safe; the wizard uses it.
-import { isIPv6 } from "./net-syntax";
+import { isIPv4, isIPv6, looksLikeIPv4 } from "./net-syntax";
 
 export type ParsedHost = {
   name: string;
@@ -52,10 +52,15 @@ function defaultName(address: string, role: string, taken: Set<string>): string 
   for (let n = 1; ; n++) if (!taken.has(`${role}-${n}`)) return `${role}-${n}`;
 }
 
-export function parseHostLines(text: string, existingNames: string[] = []): { hosts: ParsedHost[]; problems: LineProblem[] } {
+/**
+ * Hosts from pasted lines. Lines naming an address already in `existingAddresses` (or earlier in the
+ * paste) are problems, not duplicates: pasting the same text twice adds nothing twice.
+ */
+export function parseHostLines(text: string, existingNames: string[] = [], existingAddresses: string[] = []): { hosts: ParsedHost[]; problems: LineProblem[] } {
   const hosts: ParsedHost[] = [];
   const problems: LineProblem[] = [];
   const taken = new Set(existingNames);
+  const seen = new Set(existingAddresses.map((a) => a.toLowerCase()));
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = raw.replace(/#.*$/, "").trim();
     if (!line) return;
@@ -65,6 +70,9 @@ export function parseHostLines(text: string, existingNames: string[] = []): { ho
     if (role !== "master" && role !== "worker") return problems.push({ line: i + 1, message: `role "${role.slice(0, 20)}" must be master or worker` });
     const a = splitAddress(addr);
     if (typeof a === "string") return problems.push({ line: i + 1, message: a });
+    if (looksLikeIPv4(a.address) && !isIPv4(a.address)) return problems.push({ line: i + 1, message: `${a.address.slice(0, 40)} is not a valid IPv4 address` });
+    if (seen.has(a.address.toLowerCase())) return problems.push({ line: i + 1, message: `${a.address.slice(0, 60)} is already in the list` });
+    seen.add(a.address.toLowerCase());
     let labels: Record<string, string> | undefined;
     // A third field with '=' is labels, not a user: "10.0.0.5 worker zone=a" is unambiguous.
     let u = user;

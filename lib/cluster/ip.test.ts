@@ -25,6 +25,9 @@ describe("address syntax", () => {
   it("accepts DNS names, not IPs or shell text", () => {
     expect(isDnsName("api.example.com")).toBe(true);
     expect(isDnsName("10.0.0.1")).toBe(false);
+    expect(isDnsName("10.237.10.300")).toBe(false);
+    expect(isDnsName("host.123")).toBe(false);
+    expect(isDnsName("3com.example")).toBe(true);
     expect(isDnsName("a;b")).toBe(false);
   });
 });

@@ -31,9 +31,18 @@ export function isIP(s: string): boolean {
 const label = "[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?";
 const dnsNamePattern = new RegExp(`^${label}(\\.${label})*$`);
 
-/** A DNS name as Kubernetes accepts it (RFC 1123 subdomain, lower case, at most 253 characters). */
+/**
+ * A DNS name as Kubernetes accepts it (RFC 1123 subdomain, lower case, at most 253 characters) whose
+ * last label is not all digits: "10.237.10.300" is a mistyped IPv4 address, not a host name (no
+ * top-level domain is numeric, RFC 1123 section 2.1).
+ */
 export function isDnsName(s: string): boolean {
-  return s.length <= 253 && dnsNamePattern.test(s) && !isIPv4(s);
+  return s.length <= 253 && dnsNamePattern.test(s) && !isIPv4(s) && !/(^|\.)\d+$/.test(s);
+}
+
+/** Digits and dots only: meant as an IPv4 address (and, when not one, worth saying so). */
+export function looksLikeIPv4(s: string): boolean {
+  return /^[\d.]+$/.test(s) && s.includes(".");
 }
 
 /** A DNS-1123 label: the shape of cluster, host and credential names. */

@@ -8,7 +8,10 @@ export type VersionProfile = {
   minor: string;
   /** The version offered by default for this profile (its newest patch Bootdeck was tested with). */
   defaultVersion: string;
+  /** The minor version, e.g. "1.32". */
   label: string;
+  /** Said after the version, e.g. "recommended"; never in parentheses of its own. */
+  note?: string;
   /** 1.5-era: one hyperkube binary, kubelet configured by flags only. */
   hyperkube: boolean;
   /** Still supported by upstream (security fixes); the wizard marks the others. */
@@ -30,14 +33,15 @@ export const versionProfiles: readonly VersionProfile[] = [
   {
     minor: "1.5",
     defaultVersion: "v1.5.3",
-    label: "1.5 legacy (hyperkube, as in the Topsail guide)",
+    label: "1.5",
+    note: "legacy: hyperkube, as in the Topsail guide",
     hyperkube: true,
     upstreamSupported: false,
     pins: { etcd: "v3.1.8", coredns: "1.0.6", pause: "3.0" },
   },
   { minor: "1.34", defaultVersion: "v1.34.4", label: "1.34", hyperkube: false, upstreamSupported: true, pins: { etcd: "3.6.5-0", coredns: "v1.12.1", pause: "3.10.1" } },
   { minor: "1.35", defaultVersion: "v1.35.4", label: "1.35", hyperkube: false, upstreamSupported: true, pins: { etcd: "3.6.6-0", coredns: "v1.13.1", pause: "3.10.1" } },
-  { minor: "1.36", defaultVersion: "v1.36.3", label: "1.36", hyperkube: false, upstreamSupported: true, pins: { etcd: "3.6.8-0", coredns: "v1.14.2", pause: "3.10.2" } },
+  { minor: "1.36", defaultVersion: "v1.36.3", label: "1.36", note: "recommended", hyperkube: false, upstreamSupported: true, pins: { etcd: "3.6.8-0", coredns: "v1.14.2", pause: "3.10.2" } },
   { minor: "1.37", defaultVersion: "v1.37.2", label: "1.37", hyperkube: false, upstreamSupported: true, pins: { etcd: "3.7.0-0", coredns: "v1.14.6", pause: "3.10.2" } },
 ];
 
@@ -88,4 +92,15 @@ export function profileOf(version: string): VersionProfile {
   const p = findVersionProfile(version);
   if (!p) throw new Error(`not a supported Kubernetes version: ${version}`);
   return p;
+}
+
+/** "v1.36.3 (recommended)", "v1.5.3 (legacy: hyperkube, as in the Topsail guide)", "v1.34.4". */
+export function describeVersion(version: string): string {
+  const note = findVersionProfile(version)?.note;
+  return note ? `${version} (${note})` : version;
+}
+
+/** The wizard's choice: "v1.36.3 — 1.36, recommended". */
+export function versionChoiceLabel(p: VersionProfile): string {
+  return `${p.defaultVersion} — ${p.label}${p.note ? `, ${p.note}` : ""}`;
 }

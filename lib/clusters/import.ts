@@ -15,9 +15,9 @@ export async function importClusterYaml(input: { yaml: string; secrets: Credenti
   const existing = await findClusterIdByName({ name });
   if (existing && !input.replace) throw conflict(`A cluster named "${name}" already exists; choose "replace" to update it from this file`);
   if (existing) {
-    const { warnings } = await updateCluster({ id: existing, definition: parsed.definition, secrets: input.secrets });
-    return { id: existing, created: false, warnings };
+    const { warnings, hostKeys } = await updateCluster({ id: existing, definition: parsed.definition, secrets: input.secrets });
+    return { id: existing, created: false, warnings, hostKeys };
   }
   const { id, warnings } = await createCluster({ definition: parsed.definition, secrets: input.secrets });
-  return { id, created: true, warnings };
+  return { id, created: true, warnings, hostKeys: undefined };
 }

@@ -1,6 +1,6 @@
 // The live tables show pods and nodes the way kubectl does.
 import { describe, expect, it } from "vitest";
-import { nodeRow, podRow, podStatus } from "./live-rows";
+import { knownPods, nodeRow, podRow, podStatus, type NodeRow, type PodRow } from "./live-rows";
 
 describe("pod rows like kubectl get pods -o wide", () => {
   it("shows ready containers, restarts, IP and node", () => {
@@ -29,5 +29,24 @@ describe("node rows like kubectl get nodes -o wide", () => {
     });
     expect(row).toMatchObject({ name: "master-1", status: "Ready,SchedulingDisabled", ready: true, roles: ["control-plane"], version: "v1.36.3", addresses: ["10.0.0.10"] });
     expect(nodeRow({ metadata: { name: "w" }, status: { conditions: [{ type: "Ready", status: "Unknown" }] } }).status).toBe("NotReady");
+  });
+});
+
+describe("pods as far as they are known", () => {
+  const pod = (name: string, node: string | null, status = "Running", ready = 1): PodRow => ({ uid: name, namespace: "kube-system", name, ready, containers: 1, status, restarts: 0, createdAt: null, ip: null, node });
+  const node = (name: string, ready = true): NodeRow => ({ name, status: ready ? "Ready" : "NotReady", ready, roles: [], version: null, createdAt: null, addresses: [] });
+  const nodes = { "master-1": node("master-1"), "worker-1": node("worker-1"), "worker-2": node("worker-2", false) };
+
+  it("a reset worker's pods, still listed Running, are not counted Running and Ready: their node is gone", () => {
+    const pods = [pod("apiserver", "master-1"), pod("flannel-a", "worker-1"), pod("flannel-b", "worker-3"), pod("proxy-b", "worker-3")];
+    const known = knownPods(pods, nodes);
+    expect([known.ready, known.total, known.doubtful]).toEqual([2, 4, 2]);
+    expect(known.rows.find((r) => r.pod.name === "flannel-b")?.doubt).toEqual({ node: "worker-3", why: "gone" });
+  });
+
+  it("pods on a node that is not Ready are in doubt too; unscheduled pods are not", () => {
+    const known = knownPods([pod("flannel-c", "worker-2"), pod("pending", null, "Pending", 0)], nodes);
+    expect(known.rows.map((r) => r.doubt)).toEqual([{ node: "worker-2", why: "not-ready" }, null]);
+    expect([known.ready, known.doubtful]).toEqual([0, 1]);
   });
 });

@@ -25,9 +25,12 @@ export type NodeRow = {
 };
 
 export type ApiState = {
+  /** not-bootstrapped: no API exists yet (no bootstrap has brought up its temporary control plane). */
   state: "connecting" | "connected" | "unreachable" | "not-bootstrapped";
   since: string;
   message?: string;
+  /** Unreachable while a run of this cluster is in its pivot, when a short gap is expected. */
+  duringPivot?: boolean;
 };
 
 export type LiveMessage =
@@ -96,4 +99,33 @@ export function nodeRow(n: Obj): NodeRow {
     createdAt: iso(n.metadata?.creationTimestamp),
     addresses: (n.status?.addresses ?? []).map((a) => a.address),
   };
+}
+
+/** Why a pod's status as listed cannot be trusted: its node is gone (reset, deleted) or not Ready. */
+export type PodDoubt = { node: string; why: "gone" | "not-ready" };
+
+export type KnownPods = { rows: { pod: PodRow; doubt: PodDoubt | null }[]; ready: number; total: number; doubtful: number };
+
+/**
+ * The pods as far as they are known. The API keeps listing the pods of a node whose kubelet stopped
+ * (a reset worker) with their last status until controllers clean them up, which a small or stalled
+ * cluster may never do: such a pod is Running only on paper. Pods on a node that no longer exists or is
+ * not Ready are marked, and only pods on Ready nodes count as Running and Ready.
+ */
+export function knownPods(pods: readonly PodRow[], nodes: Readonly<Record<string, NodeRow>>): KnownPods {
+  let ready = 0;
+  let doubtful = 0;
+  const rows = pods.map((pod) => {
+    const node = pod.node ? nodes[pod.node] : undefined;
+    const doubt: PodDoubt | null = !pod.node ? null : !node ? { node: pod.node, why: "gone" } : !node.ready ? { node: pod.node, why: "not-ready" } : null;
+    if (doubt) doubtful += 1;
+    else if (pod.status === "Running" && pod.ready === pod.containers) ready += 1;
+    return { pod, doubt };
+  });
+  return { rows, ready, total: pods.length, doubtful };
+}
+
+/** "Unknown" with the reason, for a pod whose node cannot vouch for it. */
+export function doubtText(d: PodDoubt): string {
+  return d.why === "gone" ? `its node ${d.node} is no longer in the cluster (reset or removed); the API still lists it` : `its node ${d.node} is not Ready: nothing reports on this pod`;
 }

@@ -11,10 +11,14 @@ import { notFound } from "../http/errors";
 import { Executor } from "../ssh";
 import { loadRunResources, type RunResources } from "../engine/run-resources";
 import { loadEngineHosts } from "../engine/targets";
+import { recordNodesSeen } from "./fleet";
 import { nodeRow, podRow, type ApiState, type LiveMessage, type NodeRow, type PodRow } from "./live-rows";
 
 const IDLE_CLOSE_MS = 60_000;
 const RESTART_MS = 3_000;
+/** The fleet list's "nodes Ready" is written at most this often, and at least this often while watched. */
+const NODES_SEEN_MS = 5_000;
+const NODES_SEEN_REFRESH_MS = 60_000;
 
 type Listener = (m: LiveMessage) => void;
 
@@ -31,6 +35,9 @@ class ClusterLive {
   private stopped = false;
   /** A live session (first viewer to idle close) records each credential's use once, not on every reconnect. */
   private secretUseRecorded = false;
+  private nodesSeenTimer: NodeJS.Timeout | undefined;
+  private nodesSeenWritten = "";
+  private nodesSeenAt = 0;
 
   constructor(
     readonly clusterId: string,
@@ -50,12 +57,38 @@ class ClusterLive {
 
   private emit(m: LiveMessage): void {
     for (const l of this.listeners) l(m);
+    if (m.type === "snapshot" || m.type === "node") this.noteNodes();
   }
 
-  private setApi(state: ApiState["state"], message?: string): void {
-    if (this.api.state === state && this.api.message === message) return;
-    this.api = { state, since: this.api.state === state ? this.api.since : new Date().toISOString(), ...(message ? { message } : {}) };
+  /** Records nodes Ready for the fleet list: on a change (batched) and once a minute while connected. */
+  private noteNodes(): void {
+    if (this.api.state !== "connected" || this.nodesSeenTimer) return;
+    this.nodesSeenTimer = setTimeout(() => {
+      this.nodesSeenTimer = undefined;
+      if (this.api.state !== "connected" || this.stopped) return;
+      const nodes = [...this.nodes.values()];
+      const ready = nodes.filter((n) => n.ready).length;
+      const key = `${ready}/${nodes.length}`;
+      if (key === this.nodesSeenWritten && Date.now() - this.nodesSeenAt < NODES_SEEN_REFRESH_MS) return;
+      this.nodesSeenWritten = key;
+      this.nodesSeenAt = Date.now();
+      void recordNodesSeen({ clusterId: this.clusterId, ready, total: nodes.length }).catch(() => undefined);
+    }, NODES_SEEN_MS);
+    this.nodesSeenTimer.unref?.();
+  }
+
+  private setApi(state: ApiState["state"], message?: string, duringPivot?: boolean): void {
+    if (this.api.state === state && this.api.message === message && this.api.duringPivot === duringPivot) return;
+    this.api = { state, since: this.api.state === state ? this.api.since : new Date().toISOString(), ...(message ? { message } : {}), ...(duringPivot ? { duringPivot } : {}) };
     this.emit({ type: "api", api: this.api });
+  }
+
+  /** The API does not answer; say whether a pivot under way explains it (its short gap is expected). */
+  private async unreachable(message: string): Promise<void> {
+    const pivoting = await getDb()
+      .step.count({ where: { phase: "pivot", status: { in: ["running", "waiting"] }, run: { clusterId: this.clusterId, status: "running" } } })
+      .catch(() => 0);
+    this.setApi("unreachable", message, pivoting > 0);
   }
 
   private async start(): Promise<void> {
@@ -65,7 +98,14 @@ class ClusterLive {
       if (!cluster) throw notFound("Cluster");
       const definition = JSON.parse(cluster.definition) as ClusterDefinition;
       const set = await getDb().assetSet.findFirst({ where: { clusterId: this.clusterId }, orderBy: { version: "desc" }, select: { id: true } });
-      if (!set) return this.setApi("not-bootstrapped", "no assets rendered yet: bootstrap the cluster first");
+      // No API exists before a bootstrap has started its temporary control plane: say so rather than
+      // try (and report a gap the pivot would explain). Looked at again every few seconds, so a
+      // bootstrap under way is watched as soon as its API is up.
+      const hasApi = set && (await getDb().step.count({ where: { phase: "control-plane", status: "done", run: { clusterId: this.clusterId } } })) > 0;
+      if (!set || !hasApi) {
+        this.setApi("not-bootstrapped", "No API yet: a bootstrap brings it up in its control-plane phase (the temporary control plane on the first master).");
+        return this.scheduleRestart();
+      }
       this.executor = new Executor({ connectTimeoutMs: 10_000 });
       const hosts = await loadEngineHosts({
         clusterId: this.clusterId,
@@ -80,7 +120,7 @@ class ClusterLive {
       this.resources = await loadRunResources({ assetSetId: set.id, definition, executor: this.executor, hosts });
       await this.watch();
     } catch (err) {
-      this.setApi("unreachable", err instanceof Error ? err.message : String(err));
+      await this.unreachable(err instanceof Error ? err.message : String(err));
       this.scheduleRestart();
     }
   }
@@ -109,8 +149,9 @@ class ClusterLive {
     const nodes = k8s.makeInformer(kc, "/api/v1/nodes", () => core.listNode());
     const failed = (err: unknown) => {
       const why = this.resources?.api().lastTunnelError ?? (err instanceof Error ? err.message : String(err ?? "watch ended"));
-      this.setApi("unreachable", why);
-      void this.stopInformers().then(() => this.scheduleRestart());
+      void this.unreachable(why)
+        .then(() => this.stopInformers())
+        .then(() => this.scheduleRestart());
     };
     pods.on("add", (p) => this.upsertPod(p));
     pods.on("update", (p) => this.upsertPod(p));
@@ -170,6 +211,7 @@ class ClusterLive {
   async close(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.restartTimer);
+    clearTimeout(this.nodesSeenTimer);
     await this.release();
     this.onClosed();
   }

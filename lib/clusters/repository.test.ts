@@ -99,3 +99,23 @@ describe("cluster definitions in the database", () => {
     expect(await getDb().credential.count()).toBe(0);
   });
 });
+
+describe("pinned host keys across an update", () => {
+  it("says which pins it kept, cleared (the host moved) and removed (the host left); never silently", async () => {
+    const def = exampleDefinition({ name: "pins" });
+    const { id } = await createCluster({ definition: def, secrets: { "admin-key": { privateKey: key } } });
+    const fp = (n: number) => `SHA256:${String(n).repeat(43).slice(0, 43)}`;
+    for (const [i, name] of ["master-1", "worker-1", "worker-3"].entries()) await getDb().host.updateMany({ where: { clusterId: id, name }, data: { hostKeyFingerprint: fp(i + 1) } });
+    const next = structuredClone(def);
+    next.spec.hosts = next.spec.hosts.filter((h) => h.name !== "worker-3").map((h) => (h.name === "worker-1" ? { ...h, address: "192.0.2.99" } : h));
+    const { hostKeys } = await updateCluster({ id, definition: next, secrets: {} });
+    expect(hostKeys).toEqual({
+      kept: [{ host: "master-1", fingerprint: fp(1) }],
+      cleared: [{ host: "worker-1", fingerprint: fp(2), from: "192.0.2.14:22", to: "192.0.2.99:22" }],
+      removed: [{ host: "worker-3", fingerprint: fp(3) }],
+    });
+    const rows = await getDb().host.findMany({ where: { clusterId: id }, orderBy: { position: "asc" } });
+    expect(rows.find((h) => h.name === "master-1")?.hostKeyFingerprint).toBe(fp(1));
+    expect(rows.find((h) => h.name === "worker-1")?.hostKeyFingerprint).toBeNull();
+  });
+});

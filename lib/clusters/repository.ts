@@ -42,16 +42,19 @@ export async function getClusterOrThrow({ id }: { id: string }): Promise<Cluster
     include: { hosts: { orderBy: { position: "asc" } }, credentials: { orderBy: { name: "asc" } } },
   });
   if (!c) throw notFound("Cluster");
+  const definition = JSON.parse(c.definition) as ClusterDefinition;
+  // A host a removal run took out of the definition keeps its row (its runs still name it) until the next edit.
+  const hosts = c.hosts.filter((h) => definition.spec.hosts.some((d) => d.name === h.name));
   return {
-    ...summarize(c, c.hosts),
-    definition: JSON.parse(c.definition) as ClusterDefinition,
+    ...summarize(c, hosts),
+    definition,
     credentials: c.credentials.map((cr) => ({
       name: cr.name,
       type: cr.kind,
       fingerprint: cr.fingerprint,
       hasSecret: cr.kind === "agent" || cr.secretCipher !== null,
     })),
-    hosts: c.hosts.map((h) => ({ id: h.id, name: h.name, address: h.address, sshPort: h.sshPort, role: h.role, hostKeyFingerprint: h.hostKeyFingerprint })),
+    hosts: hosts.map((h) => ({ id: h.id, name: h.name, address: h.address, sshPort: h.sshPort, role: h.role, hostKeyFingerprint: h.hostKeyFingerprint })),
   };
 }
 
@@ -93,19 +96,44 @@ export async function createCluster(input: { definition: unknown; secrets: Crede
   return { id, warnings };
 }
 
-export async function updateCluster(input: { id: string; definition: unknown; secrets: CredentialSecrets }): Promise<{ warnings: Problem[] }> {
+/**
+ * What an update did to the hosts' pinned SSH keys, so that it is never silent: a pin is kept when
+ * the host keeps its address and port, and cleared when it moved (another machine answers there: the
+ * next run trusts and records the key it is offered, or an admin re-pins it after a probe).
+ */
+export type HostKeyChanges = {
+  kept: { host: string; fingerprint: string }[];
+  cleared: { host: string; fingerprint: string; from: string; to: string }[];
+  removed: { host: string; fingerprint: string }[];
+};
+
+export async function updateCluster(input: { id: string; definition: unknown; secrets: CredentialSecrets }): Promise<{ warnings: Problem[]; hostKeys: HostKeyChanges }> {
   const { definition, warnings } = validateOrThrow(input.definition);
   const db = getDb();
   const existing = await db.cluster.findUnique({ where: { id: input.id }, include: { hosts: true, credentials: true } });
   if (!existing) throw notFound("Cluster");
   if (existing.activeRunId) throw conflict("A run is in progress on this cluster; wait for it to finish or cancel it before editing");
   const sealed = sealSecrets(definition, input.secrets, new Map(existing.credentials.map((c) => [c.name, c])));
+  const hostKeys: HostKeyChanges = { kept: [], cleared: [], removed: [] };
+  {
+    const next = new Map(hostRows(definition).map((r) => [r.name, r]));
+    for (const h of existing.hosts) {
+      if (!h.hostKeyFingerprint) continue;
+      const r = next.get(h.name);
+      if (!r) hostKeys.removed.push({ host: h.name, fingerprint: h.hostKeyFingerprint });
+      else if (r.address !== h.address || r.sshPort !== h.sshPort) hostKeys.cleared.push({ host: h.name, fingerprint: h.hostKeyFingerprint, from: `${h.address}:${h.sshPort}`, to: `${r.address}:${r.sshPort}` });
+      else hostKeys.kept.push({ host: h.name, fingerprint: h.hostKeyFingerprint });
+    }
+  }
   try {
     await db.$transaction(async (tx) => {
-      await tx.cluster.update({
-        where: { id: input.id },
-        data: { name: definition.metadata.name, kubernetesVersion: definition.spec.kubernetes.version, definition: JSON.stringify(definition) },
+      // Guarded: no run may have started since the check above. The revision counts edits; runs planned
+      // at an earlier one are stale (they can be neither started nor retried; plan again).
+      const saved = await tx.cluster.updateMany({
+        where: { id: input.id, activeRunId: null, revision: existing.revision },
+        data: { name: definition.metadata.name, kubernetesVersion: definition.spec.kubernetes.version, definition: JSON.stringify(definition), revision: { increment: 1 } },
       });
+      if (saved.count === 0) throw conflict("A run started on this cluster, or someone else saved it, meanwhile; reload and try again");
       await tx.credential.deleteMany({ where: { clusterId: input.id, name: { notIn: sealed.map((c) => c.name) } } });
       for (const c of sealed)
         await tx.credential.upsert({
@@ -125,7 +153,7 @@ export async function updateCluster(input: { id: string; definition: unknown; se
           const moved = prev.address !== r.address || prev.sshPort !== r.sshPort;
           await tx.host.update({
             where: { id: prev.id },
-            data: { ...r, ...(moved ? { hostKeyFingerprint: null, hostKeyConfirmedAt: null, facts: null } : {}) },
+            data: { ...r, ...(moved ? { hostKeyFingerprint: null, hostKeyConfirmedAt: null, hostKeyConfirmedBy: null, facts: null } : {}) },
           });
         }
       }
@@ -133,7 +161,16 @@ export async function updateCluster(input: { id: string; definition: unknown; se
   } catch (err) {
     throw uniqueNameConflict(err, definition.metadata.name);
   }
-  return { warnings };
+  return { warnings, hostKeys };
+}
+
+/** The host-key changes of an update, one line each, as the CLI prints them and the audit log keeps them. */
+export function describeHostKeyChanges(c: HostKeyChanges, cluster: string): string[] {
+  return [
+    ...c.cleared.map((x) => `host key of ${x.host} cleared: it moved from ${x.from} to ${x.to} (was ${x.fingerprint}); the next run trusts and records the key it is offered there. Check it in that run's log, or re-pin it now: bootdeck host repin ${cluster} ${x.host}`),
+    ...c.removed.map((x) => `host key of ${x.host} removed with the host (was ${x.fingerprint})`),
+    ...(c.kept.length ? [`host keys kept (address and port unchanged): ${c.kept.map((x) => `${x.host} ${x.fingerprint}`).join(", ")}`] : []),
+  ];
 }
 
 export async function deleteCluster({ id, confirmName }: { id: string; confirmName: string }): Promise<void> {

@@ -1,14 +1,16 @@
 import "server-only";
 // One Prisma client per process, kept on globalThis so dev reloads do not open a second one.
 // SQLite runs in WAL mode with a busy timeout so the engine and the web handlers can share the file.
-import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+// The driver adapter is wrapped (sqlite-adapter.ts): queries and transactions take turns on the one
+// connection, and a transaction that cannot commit (a full disk) no longer wedges every later one.
 import { PrismaClient } from "../generated/prisma/client";
 import { getEnv } from "../env";
+import { sqliteAdapter } from "./sqlite-adapter";
 
 const holder = globalThis as unknown as { bootdeckPrisma?: PrismaClient };
 
 function createClient(): PrismaClient {
-  const adapter = new PrismaBetterSQLite3({ url: getEnv().databaseUrl, timeout: 10_000 });
+  const adapter = sqliteAdapter({ url: getEnv().databaseUrl, timeout: 10_000 });
   return new PrismaClient({ adapter });
 }
 

@@ -4,7 +4,7 @@ import "server-only";
 // credentials authenticate; the apiserver certificate names 127.0.0.1, so TLS is verified as usual.
 import https from "node:https";
 import net from "node:net";
-import * as k8s from "@kubernetes/client-node";
+import type * as k8s from "@kubernetes/client-node";
 import YAML from "yaml";
 import type { Executor, HostTarget } from "../ssh";
 
@@ -31,6 +31,9 @@ export function adminCredentialsFrom(kubeconfigYaml: string): AdminCredentials {
 
 export type RawResponse = { status: number; body: string };
 
+/** What the actions use of the cluster's API (tests give them a fake one). */
+export type ClusterApiClient = Pick<ClusterApi, "endpoint" | "request" | "getJson" | "objects" | "kubeConfig" | "lastTunnelError" | "close">;
+
 export class ClusterApi {
   /** Why the last tunnelled connection could not be opened (shown in wait and failure messages). */
   lastTunnelError: string | undefined;
@@ -40,7 +43,7 @@ export class ClusterApi {
 
   constructor(
     private readonly opts: {
-      executor: Executor;
+      executor: Pick<Executor, "forward">;
       /** Hosts to tunnel through, tried in order (the masters). */
       via: () => HostTarget[];
       endpoint: { host: string; port: number };
@@ -89,7 +92,10 @@ export class ClusterApi {
 
   async kubeConfig(): Promise<k8s.KubeConfig> {
     const port = await this.listen();
-    const kc = new k8s.KubeConfig();
+    // Loaded on first use: the client library takes seconds to load, and a worker taking a run over
+    // should reach its next step first.
+    const { KubeConfig } = await import("@kubernetes/client-node");
+    const kc = new KubeConfig();
     const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
     kc.loadFromOptions({
       clusters: [{ name: "cluster", server: `https://127.0.0.1:${port}`, caData: b64(this.opts.credentials.caPem), skipTLSVerify: false }],
@@ -101,11 +107,13 @@ export class ClusterApi {
   }
 
   async core(): Promise<k8s.CoreV1Api> {
-    return (await this.kubeConfig()).makeApiClient(k8s.CoreV1Api);
+    const { CoreV1Api } = await import("@kubernetes/client-node");
+    return (await this.kubeConfig()).makeApiClient(CoreV1Api);
   }
 
   async objects(): Promise<k8s.KubernetesObjectApi> {
-    return k8s.KubernetesObjectApi.makeApiClient(await this.kubeConfig());
+    const { KubernetesObjectApi } = await import("@kubernetes/client-node");
+    return KubernetesObjectApi.makeApiClient(await this.kubeConfig());
   }
 
   /** One HTTPS request through the tunnel; resolves with any status, rejects only when nothing answered. */

@@ -4,6 +4,8 @@ import "server-only";
 // seq doubles as the SSE event id. Listeners in this process hear an event after it is committed.
 import { EventEmitter } from "node:events";
 import { getDb } from "../db/client";
+import type { Prisma } from "../generated/prisma/client";
+import { crashAfter } from "./crash-points";
 
 export type RunEventInput = {
   runId: string;
@@ -18,17 +20,26 @@ export type StoredRunEvent = { runId: string; seq: number; type: string; hostId:
 const bus = new EventEmitter();
 bus.setMaxListeners(0);
 
+/** Appends an event in its own transaction. The engine's writes use `appendRunEventIn` inside its lease-guarded ones. */
 export async function appendRunEvent(input: RunEventInput): Promise<StoredRunEvent> {
-  const db = getDb();
-  const row = await db.$transaction(async (tx) => {
-    const run = await tx.run.update({ where: { id: input.runId }, data: { lastSeq: { increment: 1 } }, select: { lastSeq: true } });
-    return tx.runEvent.create({
-      data: { runId: input.runId, seq: run.lastSeq, type: input.type, hostId: input.hostId ?? null, stepId: input.stepId ?? null, data: JSON.stringify(input.data ?? {}) },
-    });
-  });
-  const event = toStored(row);
-  bus.emit(input.runId, event);
+  const event = await getDb().$transaction((tx) => appendRunEventIn(tx, input));
+  publishRunEvent(event);
   return event;
+}
+
+/** Appends an event inside the caller's transaction; publish it (`publishRunEvent`) once that commits. */
+export async function appendRunEventIn(tx: Prisma.TransactionClient, input: RunEventInput): Promise<StoredRunEvent> {
+  const run = await tx.run.update({ where: { id: input.runId }, data: { lastSeq: { increment: 1 } }, select: { lastSeq: true } });
+  const row = await tx.runEvent.create({
+    data: { runId: input.runId, seq: run.lastSeq, type: input.type, hostId: input.hostId ?? null, stepId: input.stepId ?? null, data: JSON.stringify(input.data ?? {}) },
+  });
+  return toStored(row);
+}
+
+/** Wakes this process's listeners with a committed event. */
+export function publishRunEvent(event: StoredRunEvent): void {
+  bus.emit(event.runId, event);
+  crashAfter(event);
 }
 
 export async function listRunEvents({ runId, afterSeq = 0, limit = 1000 }: { runId: string; afterSeq?: number; limit?: number }): Promise<StoredRunEvent[]> {

@@ -1,4 +1,4 @@
-// Hints for failures seen in the field (domain.md "Known failure modes"): what to try next.
+// Hints for failures seen in the field: what to try next.
 const known: [RegExp, string][] = [
   [/swap/i, "turn swap off (`swapoff -a`, and remove it from /etc/fstab), then retry the host"],
   [/address already in use|port .* in use|bind: /i, "another process holds the port — an earlier install or the bootstrap control plane; reset the host or stop it, then retry"],

@@ -1,5 +1,5 @@
-// Which rendered asset goes where on which host. The planner (checksums shown before the run) and the
-// actions (content pushed) both read this one table, so the plan says exactly what is sent.
+// Which rendered asset goes where on which host. The planner reads this table once and writes each
+// file into the plan with its asset, checksum and mode; the actions push what the plan says.
 import { capabilitiesFor, type Capabilities } from "../assets/capabilities";
 import type { ClusterDefinition } from "../cluster/definition";
 import { bootstrapSecretFiles, etcdMemberFiles, KUBELET_PATHS, STATIC_SECRETS_HOST_DIR } from "../assets/render";
@@ -7,6 +7,8 @@ import { BOOTSTRAP_SECRETS_HOST_DIR } from "../assets/context";
 import { registryHost, RUNTIME_PATHS } from "../assets/runtime";
 import { CHECKPOINT_PATHS, checkpointSecretFiles } from "../assets/checkpoint";
 import { runtimeVersions } from "../cluster/runtime-versions";
+import { CHECKPOINT_STAMP_FILE, KUBELET_STAMP_FILE, RUNTIME_STAMP_FILE } from "./actions/host-scripts";
+import { ENDPOINT_PATHS, provisionsVip } from "../assets/endpoint";
 
 export type HostFile = { asset: string; path: string; mode: number };
 export type HostRole = { name: string; role: "master" | "worker" };
@@ -153,6 +155,7 @@ export function resetPaths(def: ClusterDefinition, host: HostRole, assetPaths: r
     "/var/lib/kubelet",
     "/etc/kubernetes",
     "/etc/cni/net.d",
+    KUBELET_STAMP_FILE,
     ...(host.role === "master" ? ["/var/lib/etcd"] : []),
     ...binaryDownloads(def).map(downloadLeftover),
   ]);
@@ -167,10 +170,13 @@ export function resetPaths(def: ClusterDefinition, host: HostRole, assetPaths: r
       "/var/lib/cni",
       "/run/flannel",
       "/etc/systemd/system/multi-user.target.wants/containerd.service",
+      RUNTIME_STAMP_FILE,
     ])
       paths.add(p);
+  if (host.role === "master" && provisionsVip(def))
+    for (const p of [ENDPOINT_PATHS.config, ENDPOINT_PATHS.unit, "/etc/bootdeck", "/etc/systemd/system/multi-user.target.wants/bootdeck-keepalived.service"]) paths.add(p);
   if (host.role === "master")
-    for (const p of [...checkpointFiles(caps).map((f) => f.path), CHECKPOINT_PATHS.dir, CHECKPOINT_PATHS.secrets, CHECKPOINT_PATHS.active, "/etc/systemd/system/multi-user.target.wants/bootdeck-checkpoint.service"]) paths.add(p);
+    for (const p of [...checkpointFiles(caps).map((f) => f.path), CHECKPOINT_PATHS.dir, CHECKPOINT_PATHS.secrets, CHECKPOINT_PATHS.active, "/etc/systemd/system/multi-user.target.wants/bootdeck-checkpoint.service", CHECKPOINT_STAMP_FILE]) paths.add(p);
   return [...paths].sort();
 }
 

@@ -10,19 +10,32 @@ import { isDrRunType, type DrRunBody } from "./dr-schemas";
 import { buildBackupPlan, buildRecoverPlan, buildRestorePlan } from "./plans-dr";
 import { buildRotationPlan } from "./plans-certs";
 import { renderRenewed, RenewError } from "../assets/renew";
-import { saveAssetSet } from "../assets/store";
+import { assetIndexOf, saveAssetSet, type AssetSetOptions } from "../assets/store";
 import { decryptSecret } from "../secrets/cipher";
-import { createHash, X509Certificate } from "node:crypto";
+import { X509Certificate } from "node:crypto";
 import { RenderValidationError } from "../assets/types";
 import { PlanError, type AssetIndex } from "./plans";
 import type { RunPlan } from "./plan";
+import { runningAssetSet } from "./plan-run-day2";
 import { createRun } from "./runs";
 import type { CreateRunBody } from "./schemas";
 
 export const isDrBody = (body: CreateRunBody): body is CreateRunBody & DrRunBody => isDrRunType(body.type);
 
-export async function planDrRun(input: { clusterId: string; definition: ClusterDefinition; body: DrRunBody; id: string; createdById?: string; trigger?: "manual" | "schedule" }): Promise<string> {
-  const { clusterId, definition, body, id } = input;
+/**
+ * `definition`: the cluster's stored definition (parsed, as stored, and its revision): the run keeps it
+ * and runs exactly what its plan shows.
+ */
+export async function planDrRun(input: {
+  clusterId: string;
+  definition: { parsed: ClusterDefinition; json: string; revision: number };
+  body: DrRunBody;
+  id: string;
+  createdById?: string;
+  trigger?: "manual" | "schedule";
+}): Promise<string> {
+  const { clusterId, body, id } = input;
+  const definition = input.definition.parsed;
   let plan: RunPlan;
   let assetSetId: string | undefined;
   try {
@@ -46,36 +59,40 @@ export async function planDrRun(input: { clusterId: string; definition: ClusterD
     if (err instanceof RenderValidationError) throw unprocessable(`the cluster's definition does not render: ${err.problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`);
     throw err;
   }
-  return createRun({ id, clusterId, type: body.type, plan, createdById: input.createdById, assetSetId });
+  return createRun({ id, clusterId, type: body.type, plan, createdById: input.createdById, assetSetId, definition: { json: input.definition.json, revision: input.definition.revision } });
 }
 
-/** The asset set the cluster runs with (the newest): restore and recover push its temporary control plane and checkpoints. */
+/** The asset set the cluster runs (plan-run-day2.ts): restore and recover push its temporary control plane and checkpoints. */
 async function latestAssets(clusterId: string): Promise<{ id: string; index: AssetIndex }> {
-  const db = getDb();
-  const set = await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true } });
-  if (!set) throw unprocessable("the cluster has no rendered assets: it was never bootstrapped by Bootdeck");
-  const rows = await db.asset.findMany({ where: { assetSetId: set.id }, select: { path: true, sha256: true, size: true } });
-  return { id: set.id, index: new Map(rows.map((r) => [r.path, { sha256: r.sha256, size: r.size }])) };
+  const setId = await runningAssetSet(clusterId);
+  if (!setId) throw unprocessable("the cluster has no rendered assets: it was never bootstrapped by Bootdeck");
+  const rows = await getDb().asset.findMany({ where: { assetSetId: setId }, select: { path: true, sha256: true, size: true } });
+  return { id: setId, index: new Map(rows.map((r) => [r.path, { sha256: r.sha256, size: r.size }])) };
 }
 
 /**
- * A rotation's asset set: the newest set renewed (its CAs, keys and token kept, every leaf issued again)
- * and saved as the next version; the serials the hosts must serve once it is rolled out.
+ * A rotation's asset set: the set the cluster runs, renewed (its CAs, keys and token kept, every leaf
+ * issued again) and saved as the next version; the serials the hosts must serve once it is rolled out.
  */
 async function renewAssetSet(clusterId: string, definition: ClusterDefinition, leafValidityDays?: number): Promise<{ id: string; index: AssetIndex; serials: { apiserver: string; etcd: Record<string, string> } }> {
   const db = getDb();
-  const set = await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true, version: true, options: true, assets: { select: { path: true, content: true, sensitive: true } } } });
+  const setId = await runningAssetSet(clusterId);
+  const set = setId ? await db.assetSet.findUnique({ where: { id: setId }, select: { id: true, version: true, options: true, assets: { select: { path: true, content: true, sensitive: true } } } }) : null;
   if (!set) throw unprocessable("the cluster has no rendered assets: it was never bootstrapped by Bootdeck");
   const previous = new Map(set.assets.map((a) => [a.path, a.sensitive ? decryptSecret(a.content) : a.content]));
-  const options = JSON.parse(set.options) as { keyType?: "rsa" | "ecdsa"; caValidityDays?: number; leafValidityDays?: number; importedCa?: boolean };
+  const options = JSON.parse(set.options) as Partial<AssetSetOptions>;
   const leaf = leafValidityDays ?? options.leafValidityDays ?? 365;
   const { assets } = await renderRenewed(definition, previous, { leafValidityDays: leaf, caValidityDays: options.caValidityDays ?? 3650 });
-  const saved = await saveAssetSet({ clusterId, assets, options: { keyType: options.keyType ?? "rsa", caValidityDays: options.caValidityDays ?? 3650, leafValidityDays: leaf, importedCa: options.importedCa ?? false } });
+  const saved = await saveAssetSet({
+    clusterId,
+    assets,
+    options: { keyType: options.keyType ?? "rsa", caValidityDays: options.caValidityDays ?? 3650, leafValidityDays: leaf, importedCa: options.importedCa ?? false, kubernetesVersion: definition.spec.kubernetes.version, keptPkiOf: set.version },
+  });
   const content = new Map(assets.map((a) => [a.path, a.content]));
   const serial = (path: string) => new X509Certificate(content.get(path) ?? "").serialNumber;
   return {
     id: saved.id,
-    index: new Map(assets.map((a) => [a.path, { sha256: createHash("sha256").update(a.content).digest("hex"), size: Buffer.byteLength(a.content) }])),
+    index: assetIndexOf(assets),
     serials: { apiserver: serial("tls/apiserver.crt"), etcd: Object.fromEntries(definition.spec.hosts.filter((h) => h.role === "master").map((m) => [m.name, serial(`tls/etcd/server-${m.name}.crt`)])) },
   };
 }

@@ -1,46 +1,53 @@
 import "server-only";
+import { awaitRunningRender } from "../assets/render-jobs";
 import { renderAndSaveAssetSet } from "../assets/store";
-import { isStaticControlPlane, type ClusterDefinition } from "../cluster/definition";
+import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
 import { unprocessable, notFound } from "../http/errors";
 import { newId } from "../ids";
 import type { RunPlan } from "./plan";
-import { buildBootstrapPlan, buildCheckPlan, buildJoinPlan, buildResetPlan, PlanError, type AssetIndex } from "./plans";
+import { buildBootstrapPlan, buildCheckPlan, buildResetPlan, PlanError, type AssetIndex } from "./plans";
 import { acceptRunWarnings, createRun } from "./runs";
+import { isDay2Body, planDay2Run } from "./plan-run-day2";
 import type { CreateRunBody } from "./schemas";
 import { isDrBody, planDrRun } from "./plan-run-dr";
-import { buildStaticBootstrapPlan } from "./plans-static";
 
 /** The cluster's latest asset set; a bootstrap or join with none renders one first (RSA keys, default validity). */
-async function latestAssets(clusterId: string, renderIfNone: boolean): Promise<{ id: string; index: AssetIndex } | undefined> {
+async function latestAssets(clusterId: string, renderIfNone: boolean, version: string): Promise<{ id: string; index: AssetIndex } | undefined> {
   const db = getDb();
-  let set = await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true } });
+  // A render under way (ahead, when the cluster was saved) is waited for, not repeated.
+  if (renderIfNone) await awaitRunningRender(clusterId);
+  // An upgrade renders the next version's set before the definition says that version: skip such sets.
+  const recent = await db.assetSet.findMany({ where: { clusterId }, orderBy: { version: "desc" }, take: 20, select: { id: true, options: true } });
+  let set = recent.find((s) => [undefined, version].includes((JSON.parse(s.options) as { kubernetesVersion?: string }).kubernetesVersion)) as { id: string } | undefined;
   if (!set && renderIfNone) set = { id: (await renderAndSaveAssetSet({ clusterId, options: {} })).id };
   if (!set) return undefined;
   const rows = await db.asset.findMany({ where: { assetSetId: set.id }, select: { path: true, sha256: true, size: true } });
   return { id: set.id, index: new Map(rows.map((r) => [r.path, { sha256: r.sha256, size: r.size }])) };
 }
 
-/** Plans a run for a cluster from its stored definition; the run waits for confirmation. */
+/** Plans a run for a cluster from its stored definition; the run waits for confirmation and keeps that definition. */
 export async function planRun({ clusterId, body, createdById, by }: { clusterId: string; body: CreateRunBody; createdById?: string; by?: string }): Promise<string> {
-  const cluster = await getDb().cluster.findUnique({ where: { id: clusterId }, select: { definition: true } });
+  const cluster = await getDb().cluster.findUnique({ where: { id: clusterId }, select: { definition: true, revision: true } });
   if (!cluster) throw notFound("Cluster");
   const definition = JSON.parse(cluster.definition) as ClusterDefinition;
   const id = newId("run");
+  // Joining, removing and upgrading render for the running cluster keeping its PKI (plan-run-day2.ts).
+  if (isDay2Body(body)) return planDay2Run({ clusterId, body, id, createdById, by });
   // Backups, restores, recoveries and certificate rotations (plan-run-dr.ts).
-  if (isDrBody(body)) return planDrRun({ clusterId, definition, body, id, createdById });
-  const assets = body.type === "check" ? undefined : await latestAssets(clusterId, body.type !== "reset");
+  if (isDrBody(body)) return planDrRun({ clusterId, definition: { parsed: definition, json: cluster.definition, revision: cluster.revision }, body, id, createdById });
+  const assets = body.type === "check" ? undefined : await latestAssets(clusterId, body.type !== "reset", definition.spec.kubernetes.version);
   let plan: RunPlan;
   try {
     if (body.type === "check") plan = buildCheckPlan(definition);
-    else if (body.type === "bootstrap") plan = (isStaticControlPlane(definition) ? buildStaticBootstrapPlan : buildBootstrapPlan)(definition, id, assets?.index ?? new Map());
-    else if (body.type === "join") plan = buildJoinPlan(definition, id, assets?.index ?? new Map(), body.hosts);
+    else if (body.type === "bootstrap") plan = buildBootstrapPlan(definition, id, assets?.index ?? new Map());
     else plan = buildResetPlan(definition, id, [...(assets?.index.keys() ?? [])], body.hosts);
   } catch (err) {
     if (err instanceof PlanError) throw unprocessable(err.message);
     throw err;
   }
-  const runId = await createRun({ id, clusterId, type: body.type, plan, createdById, assetSetId: assets?.id });
+  // The run keeps this definition (and its revision): it runs exactly what the plan shows.
+  const runId = await createRun({ id, clusterId, type: body.type, plan, createdById, assetSetId: assets?.id, definition: { json: cluster.definition, revision: cluster.revision } });
   if ("acceptWarnings" in body && body.acceptWarnings) await acceptRunWarnings({ runId, by: by ?? "unknown" });
   return runId;
 }

@@ -41,32 +41,41 @@ export const plannedStep = z.object({
   /** Host name, or null for a cluster-wide step. */
   host: z.string().nullable(),
   files: z.array(plannedFile).default([]),
-  /** The command lines the step sends, as the host will see them. */
+  /** The command lines the step sends, as the host will see them (and, for API steps, what it asks the API). */
   commands: z.array(z.string()).default([]),
+  /** What the step sends to hosts: the data the runner executes (see plannedExec). */
+  exec: z.array(plannedExec).optional(),
   /** Steps whose failure makes this one pointless (keys); failed dependencies mark it skipped. */
   dependsOn: z.array(z.string()).default([]),
   /** Per attempt. */
   timeoutMs: z.number().int().positive(),
   /** Attempts after a failure, with back-off (downloads and package installs: a mirror or repository blip). */
   retries: z.number().int().min(0).max(5).optional(),
-  /** What the step sends to hosts: the data the runner executes (see plannedExec). */
-  exec: z.array(plannedExec).optional(),
   /** Values the step acts with, decided when it was planned (a target version, a member's name). */
   params: z.record(z.string(), z.string()).optional(),
 });
 
 export const plannedPhase = z.object({ id: z.string(), title: z.string(), steps: z.array(plannedStep) });
-export const runPlan = z.object({ runType: z.string(), phases: z.array(plannedPhase) });
+/**
+ * The host-side run lock of a changing run: `release` is sent to every host the run locked when it
+ * ends (and, with another finished run's id in its place, to take over a lock that run left behind).
+ */
+export const plannedLock = z.object({ file: z.string(), release: z.array(z.string()), hosts: z.array(z.string()) });
+export const runPlan = z.object({ runType: z.string(), phases: z.array(plannedPhase), lock: plannedLock.optional() });
 
 export type PlannedStep = z.output<typeof plannedStep>;
 export type PlannedExec = z.output<typeof plannedExec>;
 export type PlannedPhase = z.output<typeof plannedPhase>;
 export type RunPlan = z.output<typeof runPlan>;
 
-// "check" runs phases 1–2 only (facts and preflight): nothing on the hosts changes. "backup",
-// "restore", "recover" and "rotate-certs" are the disaster-recovery runs (lib/engine/plans-dr.ts).
-export const runTypes = ["check", "bootstrap", "join", "retry", "reset", "backup", "restore", "recover", "rotate-certs"] as const;
-export const runStatuses = ["planned", "running", "succeeded", "failed", "cancelled"] as const;
+// "check" runs phases 1–2 only (facts and preflight): nothing on the hosts changes.
+// "join" adds workers and masters, "remove" takes hosts out of a running cluster, "upgrade" rolls it to
+// another Kubernetes version (lib/engine/plans-day2.ts). "backup", "restore", "recover" and
+// "rotate-certs" are the disaster-recovery runs (lib/engine/plans-dr.ts, plans-certs.ts).
+export const runTypes = ["check", "bootstrap", "join", "retry", "reset", "remove", "upgrade", "backup", "restore", "recover", "rotate-certs"] as const;
+// "needs-decision": the run stopped only because preflight warnings wait for an admin or lead to accept
+// them (nothing failed otherwise); it is over like a failed run, and "Accept warnings and retry" goes on.
+export const runStatuses = ["planned", "running", "succeeded", "failed", "needs-decision", "cancelled"] as const;
 export const stepStatuses = ["pending", "running", "waiting", "done", "skipped", "failed", "cancelled"] as const;
 export type RunStatus = (typeof runStatuses)[number];
 export type StepStatus = (typeof stepStatuses)[number];

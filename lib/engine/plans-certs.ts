@@ -16,17 +16,16 @@ import { BOOTSTRAP_SECRETS_HOST_DIR } from "../assets/context";
 import { bootstrapSecretFiles, etcdMemberFiles, KUBELET_PATHS } from "../assets/render";
 import { isStaticControlPlane, type ClusterDefinition } from "../cluster/definition";
 import { deriveCluster, type EffectiveHost } from "../cluster/derive";
+import { certFilesArgv, liveCertificatesArgv } from "../certs/files";
 import { shellScript } from "../ssh/quote";
 import { ETCD_STATUS_SCRIPT, KUBELET_CERTS_SCRIPT, RESTART_CONTAINERS_SCRIPT, TEMP_APISERVER_READY_SCRIPT } from "./actions/dr-scripts";
 import { REMOVE_SCRIPT } from "./actions/host-scripts";
 import { CONTROL_PLANE_COMPONENTS } from "./actions/kube";
 import { staticControlPlaneFiles, type HostFile } from "./host-files";
 import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
-import { PlanError, type AssetIndex } from "./plans";
-import { exec, filesOf, locked, step } from "./plans-dr";
-
-const MIN = 60_000;
+import { exec, filesOf, hostLock, locked, MIN, PlanError, step, type AssetIndex } from "./plans";
 const SECRET = 0o600;
+const KUBELET_CLIENT_CERT = "/var/lib/kubelet/pki/kubelet-client-current.pem";
 const SECRET_MANIFESTS = ["manifests/kube-apiserver-secret.yaml", "manifests/kube-controller-manager-secret.yaml"];
 
 export type RotationInput = {
@@ -159,7 +158,11 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
           host: h.name,
           dependsOn: after,
           files: h.role === "master" ? files([{ asset: "auth/kubeconfig", path: KUBELET_PATHS.kubeconfig, mode: SECRET }]) : [],
-          exec: [exec("renew", locked(runId, KUBELET_CERTS_SCRIPT, [h.role === "worker" ? "client" : "serving"]))],
+          exec: [
+            exec("renew", locked(runId, KUBELET_CERTS_SCRIPT, [h.role === "worker" ? "client" : "serving"])),
+            // A worker's client certificate, read before and after: a new one comes through a CSR.
+            ...(h.role === "worker" ? [exec("client-cert", certFilesArgv([KUBELET_CLIENT_CERT]))] : []),
+          ],
           describe: [`then until ${h.name} renews its lease and is Ready${h.role === "worker" ? " with a client certificate from an approved CSR" : ""}`],
           timeoutMs: 5 * MIN,
         }),
@@ -169,10 +172,22 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
   const verify: PlannedPhase = {
     id: "verify",
     title: "Read every certificate from the hosts again and compare with the renewed set",
-    steps: [step({ key: "verify/cluster", phase: "verify", action: "certs-verify", title: "Certificates on the hosts", host: null, params: { apiserver: input.serials.apiserver }, timeoutMs: 3 * MIN })],
+    steps: [
+      step({
+        key: "verify/cluster",
+        phase: "verify",
+        action: "certs-verify",
+        title: "Certificates on the hosts",
+        host: null,
+        exec: hosts.map((h) => exec("certs", liveCertificatesArgv(def, h.role), { host: h.name })),
+        describe: ["what each host serves on the kubelet's port (and a master on the API server's and etcd's), read through a TLS handshake"],
+        params: { apiserver: input.serials.apiserver },
+        timeoutMs: 3 * MIN,
+      }),
+    ],
   };
 
   const missing = [...(selfHosted ? SECRET_MANIFESTS : []), ...temp.map((f) => f.asset)].filter((a) => !input.assets.has(a));
   if (missing.length) throw new PlanError(`the renewed asset set lacks ${missing.join(", ")}`);
-  return { runType: "rotate-certs", phases: [etcd, secrets, serving, restart, kubelets, verify] };
+  return { runType: "rotate-certs", phases: [etcd, secrets, serving, restart, kubelets, verify], lock: hostLock(runId, hosts.map((h) => h.name)) };
 }

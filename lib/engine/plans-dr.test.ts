@@ -22,13 +22,15 @@ describe("backup plan", () => {
     const file = snapshotPath("run_AAAAAAAAAAAAAAAA");
     expect(file).toBe("/var/lib/etcd/bootdeck-snapshot-run_AAAAAAAAAAAAAAAA.db");
     expect(step.exec!.map((e) => `${e.host} ${e.id}`)).toEqual(["master-1 save", "master-1 fetch", "master-1 discard", "master-2 save", "master-2 fetch", "master-2 discard", "master-3 save", "master-3 fetch", "master-3 discard"]);
+    // The first master is always asked; the others only when the ones before them could not give a snapshot.
+    expect(step.exec!.map((e) => e.when)).toEqual(["always", "always", "always", ...Array(6).fill("needed")]);
     expect(step.exec![0]!.argv).toEqual(["sh", "-c", SNAPSHOT_SAVE_SCRIPT, "bootdeck-snapshot", file]);
     expect(step.exec![1]!.argv).toEqual(["cat", "--", file]);
     expect(step.exec![2]!.argv).toEqual(["rm", "-f", "--", file]);
   });
 
   it("shows each command as the host receives it, and what Bootdeck does with the bytes", () => {
-    expect(step.commands[0]).toBe(`on master-1: ${shellCommand(step.exec![0]!.argv)}`);
+    expect(step.commands[0]).toBe(shellCommand(step.exec![0]!.argv));
     expect(step.commands.at(-2)).toMatch(/encrypted with a new data key into the data directory as bk_BBBBBBBBBBBBBBBB/);
     expect(step.commands.at(-1)).toMatch(/the newest 14 backups stay, older ones go after 30 days/);
   });
@@ -59,7 +61,7 @@ describe("restore, recover and the static bootstrap", async () => {
   const staticAssets = indexOf(await renderAssets(staticInput, { keyType: "ecdsa" }));
   const backup = { id: "bk_BBBBBBBBBBBBBBBB", sha256: "c".repeat(64), size: 4096, revision: "1234", createdAt: "2026-12-10T00:00:00.000Z" };
   const { buildRestorePlan, buildRecoverPlan, initialCluster } = await import("./plans-dr");
-  const { buildStaticBootstrapPlan } = await import("./plans-static");
+  const { buildBootstrapPlan } = await import("./plans");
   const { ETCD_RESTORE_SCRIPT } = await import("./actions/dr-scripts");
   const keys = (p: { phases: { steps: { key: string }[] }[] }) => p.phases.map((ph) => ph.steps.map((s) => s.key).join(" "));
 
@@ -69,12 +71,17 @@ describe("restore, recover and the static bootstrap", async () => {
     expect(keys(plan)[0]).toBe("upload/master-1 upload/master-2 upload/master-3");
     const restore = plan.phases[2]!.steps[1]!;
     expect(restore.exec![0]!.argv).toEqual([
-      "sh", "-c", ETCD_RESTORE_SCRIPT, "bootdeck", "run_RRRRRRRRRRRRRRRR", "",
+      "sh", "-c", ETCD_RESTORE_SCRIPT, "bootdeck", "run_RRRRRRRRRRRRRRRR",
       "registry.example.internal/k8s/etcd:3.6.8-0", "master-2", initialCluster(selfHosted), "bootdeck-restore-rrrrrrrrrrrrrrrr", "https://192.0.2.12:2380", "bump",
     ]);
     expect(initialCluster(selfHosted)).toBe("master-1=https://192.0.2.11:2380,master-2=https://192.0.2.12:2380,master-3=https://192.0.2.13:2380");
     expect(plan.phases[4]!.steps[0]!.params).toEqual({ members: "3", minRevision: "1234" });
     expect(plan.phases.at(-1)!.steps[0]!.params).toEqual({ restartedHosts: "master-1,master-2,master-3" });
+    // The masters are locked for the run and released at its end; the checkpoints go back with their planned files.
+    expect(plan.lock?.hosts).toEqual(["master-1", "master-2", "master-3"]);
+    const pivot = plan.phases.find((p) => p.id === "pivot")!.steps[0]!;
+    expect(pivot.exec!.map((e) => `${e.id} ${e.host}`)).toEqual(["present master-1", "remove master-1", "checkpoint master-1"]);
+    expect(pivot.files.every((f) => f.host === "master-1")).toBe(true);
     // The temporary control plane's files, with their checksums, as the bootstrap pushes them.
     expect(plan.phases[5]!.steps[0]!.files.map((f) => f.path)).toContain("/etc/kubernetes/manifests/bootstrap-apiserver.yaml");
     expect(plan.phases[5]!.steps[0]!.files.find((f) => f.path.endsWith("bootstrap-apiserver.yaml"))?.sha256).toBe(selfHostedAssets.get("bootstrap-manifests/bootstrap-apiserver.yaml")?.sha256);
@@ -103,7 +110,7 @@ describe("restore, recover and the static bootstrap", async () => {
   });
 
   it("static bootstrap: the same flow, the pivot puts the control plane on every master before the temporary one goes", () => {
-    const plan = buildStaticBootstrapPlan(staticDef.definition, "run_SSSSSSSSSSSSSSSS", staticAssets);
+    const plan = buildBootstrapPlan(staticDef.definition, "run_SSSSSSSSSSSSSSSS", staticAssets);
     expect(plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "packages", "binaries", "runtime", "kubelet", "control-plane", "self-hosted", "pivot", "join", "verify"]);
     const pivot = plan.phases.find((p) => p.id === "pivot")!;
     expect(pivot.steps.map((s) => `${s.key} ${s.action}`)).toEqual(["pivot/master-1 static-control-plane", "pivot/master-2 static-control-plane", "pivot/master-3 static-control-plane", "pivot/cluster pivot"]);
@@ -112,9 +119,11 @@ describe("restore, recover and the static bootstrap", async () => {
     expect(files).toContain("/etc/kubernetes/manifests/kube-apiserver.yaml");
     expect(files).toContain("/etc/kubernetes/control-plane-secrets/ca.key");
     expect(files.filter((f) => f.includes("checkpoint"))).toEqual([]);
+    // No master gets a checkpoint: the plan sends no checkpoint command anywhere.
+    expect(plan.phases.flatMap((p) => p.steps).flatMap((s) => s.exec ?? []).filter((e) => e.id === "checkpoint")).toEqual([]);
     expect(plan.phases.find((p) => p.id === "join")!.steps.every((s) => s.files.length === 0)).toBe(true);
     // An asset set rendered for the other mode is refused.
-    expect(() => buildStaticBootstrapPlan(staticDef.definition, "run_SSSSSSSSSSSSSSSS", selfHostedAssets)).toThrow(/rendered for another control-plane mode/);
+    expect(() => buildBootstrapPlan(staticDef.definition, "run_SSSSSSSSSSSSSSSS", selfHostedAssets)).toThrow(/rendered for another control-plane mode/);
   });
 });
 
@@ -144,8 +153,12 @@ describe("certificate rotation plan", async () => {
     expect(plan.phases[0]!.steps[1]!.files.map((f) => f.path).sort()).toEqual(["/etc/kubernetes/etcd/ca.crt", "/etc/kubernetes/etcd/peer.crt", "/etc/kubernetes/etcd/peer.key", "/etc/kubernetes/etcd/server.crt", "/etc/kubernetes/etcd/server.key"]);
     const restart = plan.phases.find((p) => p.id === "restart")!.steps[0]!;
     expect(restart.files.map((f) => f.path)).toContain("/etc/kubernetes/manifests/bootstrap-apiserver.yaml");
-    expect(restart.exec!.find((e) => e.id === "restart")!.argv).toEqual(["sh", "-c", RESTART_CONTAINERS_SCRIPT, "bootdeck", "run_CCCCCCCCCCCCCCCC", "", "kube-apiserver"]);
+    expect(restart.exec!.find((e) => e.id === "restart")!.argv).toEqual(["sh", "-c", RESTART_CONTAINERS_SCRIPT, "bootdeck", "run_CCCCCCCCCCCCCCCC", "kube-apiserver"]);
     const workers = plan.phases.find((p) => p.id === "kubelets")!.steps.filter((s) => s.host?.startsWith("worker"));
     expect(workers.every((s) => s.exec![0]!.argv.at(-1) === "client" && s.files.length === 0)).toBe(true);
+    expect(workers.every((s) => s.exec!.some((e) => e.id === "client-cert"))).toBe(true);
+    // The verification reads each host's certificates with the command its plan shows; every changed host is locked and released.
+    expect(plan.phases.at(-1)!.steps[0]!.exec!.map((e) => `${e.id} ${e.host}`)).toEqual(["master-1", "master-2", "master-3", "worker-1", "worker-2"].map((h) => `certs ${h}`));
+    expect(plan.lock?.hosts).toEqual(["master-1", "master-2", "master-3", "worker-1", "worker-2"]);
   });
 });

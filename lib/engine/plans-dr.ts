@@ -1,13 +1,14 @@
 // Plans of the disaster-recovery runs: backup (an etcd snapshot streamed back to Bootdeck), restore (a
 // stored snapshot onto every master, then the control plane back through a temporary one), recover (a
 // temporary control plane from etcd's current state, then the pivot again) and certificate rotation.
-// Like plans.ts: every step carries the commands it sends as argument vectors (`exec`), reviewed
-// before the run starts, and the actions send exactly those.
+// Like plans.ts (whose step helpers these plans use): every step carries the commands it sends as
+// argument vectors (`exec`) and the files it writes (with the asset each comes from), reviewed before
+// the run starts, and the actions send exactly those.
 import { capabilitiesFor, imagesFor } from "../assets/capabilities";
 import { CHECKPOINT_PATHS } from "../assets/checkpoint";
 import { isStaticControlPlane, type ClusterDefinition } from "../cluster/definition";
 import { deriveCluster, type EffectiveHost } from "../cluster/derive";
-import { shellCommand, shellScript } from "../ssh/quote";
+import { shellScript } from "../ssh/quote";
 import { CONTROL_PLANE_COMPONENTS } from "./actions/kube";
 import {
   ETCD_DIRS,
@@ -23,21 +24,10 @@ import {
   snapshotDiscardArgv,
   snapshotFetchArgv,
 } from "./actions/dr-scripts";
-import { CHECKPOINT_ENABLE_SCRIPT, PRESENT_SCRIPT, REMOVE_SCRIPT } from "./actions/host-scripts";
+import { PRESENT_SCRIPT, REMOVE_SCRIPT } from "./actions/host-scripts";
 import { bootstrapLeftovers, checkpointFiles, controlPlaneFiles, missingAssets, type HostFile } from "./host-files";
-import type { PlannedExec, PlannedPhase, PlannedStep, RunPlan } from "./plan";
-import { PlanError, type AssetIndex } from "./plans";
-
-const MIN = 60_000;
-
-export const exec = (id: string, argv: string[], opts: { host?: string; when?: PlannedExec["when"] } = {}): PlannedExec => ({ id, argv, when: opts.when ?? "always", ...(opts.host ? { host: opts.host } : {}) });
-
-type StepInput = Omit<PlannedStep, "files" | "commands" | "exec" | "dependsOn" | "retries"> & Partial<Pick<PlannedStep, "files" | "dependsOn" | "retries">> & { exec?: PlannedExec[]; describe?: string[] };
-
-/** A step whose `commands` show its argument vectors as the host receives them, then what else it does (described). */
-export function step({ exec: execs = [], describe = [], ...s }: StepInput): PlannedStep {
-  return { files: [], dependsOn: [], retries: 0, ...s, exec: execs, commands: [...execs.map((e) => `${e.host && e.host !== s.host ? `on ${e.host}: ` : ""}${shellCommand(e.argv)}`), ...describe] };
-}
+import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
+import { checkpointEnable, exec, filesOf, hostLock, journal, locked, MIN, PlanError, step, type AssetIndex } from "./plans";
 
 /** Where a backup run leaves its snapshot on a master while it streams it back (etcd's data directory, which the etcd container mounts at the same path). */
 export const snapshotPath = (runId: string) => `${ETCD_DIRS.data}/bootdeck-snapshot-${runId}.db`;
@@ -66,7 +56,11 @@ export function buildBackupPlan(def: ClusterDefinition, runId: string, input: Ba
             action: "etcd-snapshot",
             title: `Snapshot etcd (${masters.map((m) => m.name).join(", then ")})`,
             host: null,
-            exec: masters.flatMap((m) => [exec("save", shellScript(SNAPSHOT_SAVE_SCRIPT, [file], "bootdeck-snapshot"), { host: m.name }), exec("fetch", snapshotFetchArgv(file), { host: m.name }), exec("discard", snapshotDiscardArgv(file), { host: m.name })]),
+            // The other masters are asked only when the ones before them could not give a snapshot.
+            exec: masters.flatMap((m, i) => {
+              const when = i === 0 ? "always" : "needed";
+              return [exec("save", shellScript(SNAPSHOT_SAVE_SCRIPT, [file], "bootdeck-snapshot"), { host: m.name, when }), exec("fetch", snapshotFetchArgv(file), { host: m.name, when }), exec("discard", snapshotDiscardArgv(file), { host: m.name, when })];
+            }),
             describe: [
               `the first master whose member is healthy saves the snapshot; its bytes are encrypted with a new data key into the data directory as ${input.backupId}`,
               `its SHA-256 and size must equal the host's; then retention: the newest ${input.retention.keepLast} backups stay, older ones go after ${input.retention.keepDays} days`,
@@ -78,17 +72,6 @@ export function buildBackupPlan(def: ClusterDefinition, runId: string, input: Ba
       },
     ],
   };
-}
-
-/** A locked host script: the run's id and an empty takeover slot first (host-scripts.ts). */
-export const locked = (runId: string, script: string, args: string[], name = "bootdeck") => shellScript(script, [runId, "", ...args], name);
-
-export function filesOf(files: HostFile[], assets: AssetIndex): PlannedStep["files"] {
-  return files.map((f) => {
-    const a = assets.get(f.asset);
-    if (!a) throw new PlanError(`asset ${f.asset} is missing`);
-    return { path: f.path, mode: f.mode, sha256: a.sha256, size: a.size, asset: f.asset };
-  });
 }
 
 /** The profiles these runs work on: a container runtime Bootdeck installs (the etcd tools come from the etcd image) and the host checkpoint. */
@@ -133,6 +116,7 @@ function controlPlaneBack(def: ClusterDefinition, runId: string, assets: AssetIn
           title: `Temporary control plane on ${first.name}`,
           host: first.name,
           files: filesOf(controlPlaneFiles([...assets.keys()]), assets),
+          exec: [journal()],
           describe: ["GET /healthz and GET /api/v1/namespaces/kube-system through the SSH tunnel until both answer 200 (deadline 5 min)"],
           timeoutMs: 7 * MIN,
         }),
@@ -164,9 +148,9 @@ function controlPlaneBack(def: ClusterDefinition, runId: string, assets: AssetIn
           action: "pivot",
           title: "Pivot to the self-hosted control plane",
           host: null,
-          files: filesOf(checkpointFiles(caps), assets),
-          exec: [exec("present", shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { host: first.name }), exec("remove", locked(runId, REMOVE_SCRIPT, leftovers), { host: first.name }), exec("checkpoint", locked(runId, CHECKPOINT_ENABLE_SCRIPT, ["restart"]), { host: first.name })],
-          describe: [`on ${first.name}: push the API server checkpoint's files`],
+          // The API server's checkpoint goes to the first master with the pivot, as in the bootstrap.
+          files: filesOf(checkpointFiles(caps), assets).map((f) => ({ ...f, host: first.name })),
+          exec: [exec("present", shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { host: first.name }), exec("remove", locked(runId, REMOVE_SCRIPT, leftovers), { host: first.name }), checkpointEnable(runId, caps, first.name)],
           timeoutMs: 16 * MIN,
         }),
       ],
@@ -177,7 +161,7 @@ function controlPlaneBack(def: ClusterDefinition, runId: string, assets: AssetIn
             id: "checkpoint",
             title: "The API server checkpoint on the other masters again",
             steps: masters.slice(1).map((m) =>
-              step({ key: `checkpoint/${m.name}`, phase: "checkpoint", action: "checkpoint", title: `Checkpoint on ${m.name}`, host: m.name, files: filesOf(checkpointFiles(caps), assets), exec: [exec("enable", locked(runId, CHECKPOINT_ENABLE_SCRIPT, ["restart"]))], timeoutMs: 3 * MIN }),
+              step({ key: `checkpoint/${m.name}`, phase: "checkpoint", action: "checkpoint", title: `Checkpoint on ${m.name}`, host: m.name, files: filesOf(checkpointFiles(caps), assets), exec: [checkpointEnable(runId, caps)], timeoutMs: 3 * MIN }),
             ),
           },
         ]
@@ -288,7 +272,7 @@ export function buildRestorePlan(def: ClusterDefinition, runId: string, input: R
     ...(selfHosted ? controlPlaneBack(def, runId, input.assets, masters) : [apiBackPhase()]),
     verifyPhase(masters),
   ];
-  return { runType: "restore", phases };
+  return { runType: "restore", phases, lock: hostLock(runId, masters.map((m) => m.name)) };
 }
 
 /** Static control plane: the kubelets run it from their manifests; the API answers once etcd does. */
@@ -322,5 +306,6 @@ export function buildRecoverPlan(def: ClusterDefinition, runId: string, input: {
       ...(selfHosted ? controlPlaneBack(def, runId, input.assets, masters) : [apiBackPhase()]),
       verifyPhase(),
     ],
+    lock: hostLock(runId, masters.map((m) => m.name)),
   };
 }

@@ -61,7 +61,9 @@ describe("the bootstrap plan", () => {
   it("sends the run's id as the host lock owner and the definition's mirror URLs and sums", () => {
     const plan = buildBootstrapPlan(def, RUN, assets);
     const binaries = plan.phases.find((p) => p.id === "binaries")!.steps[0]!;
-    expect(binaries.commands[0]).toContain(`bootdeck ${RUN} ''`);
+    expect(binaries.commands[0]).toContain(`bootdeck ${RUN} https://`);
+    // What the step shows is what it sends: each command line is its planned argument vector, quoted.
+    expect(binaries.exec?.map((e) => e.id)).toEqual(["download /usr/local/bin/kubelet", "download /usr/local/bin/kubectl"]);
     // Kubernetes' release layout: BASE/<version>/bin/linux/amd64/<name>, the pinned checksum sent along.
     expect(binaries.commands[0]).toContain(`${def.spec.binaries.baseUrl}/v1.36.3/bin/linux/amd64/kubelet`);
     expect(binaries.commands[0]).toContain("a".repeat(64));
@@ -73,6 +75,21 @@ describe("the bootstrap plan", () => {
     if (!unpinned.ok) throw new Error(JSON.stringify(unpinned.errors));
     const binaries = buildBootstrapPlan(unpinned.definition, RUN, assets).phases.find((p) => p.id === "binaries")!.steps[0]!;
     expect(binaries.commands[0]).toContain("https://m.example/release/v1.36.3/bin/linux/amd64/kubelet '' https://m.example/release/v1.36.3/bin/linux/amd64/kubelet.sha256 /usr/local/bin/kubelet file");
+  });
+
+  it("starts each kubelet with the files its step pushes, and lists the read-only commands a step sends when needed", () => {
+    const plan = buildBootstrapPlan(def, RUN, assets);
+    const kubelet = plan.phases.find((p) => p.id === "kubelet")!.steps.find((s) => s.host === "worker-1")!;
+    const start = kubelet.exec?.find((e) => e.id === "start");
+    expect(start?.argv.slice(4)).toEqual([RUN, "5", ...kubelet.files.map((f) => f.path)]);
+    expect(kubelet.files.every((f) => f.asset)).toBe(true);
+    expect(kubelet.exec?.find((e) => e.id === "journal")?.when).toBe("needed");
+    const verify = plan.phases.find((p) => p.id === "verify")!.steps[0]!;
+    expect(verify.exec?.map((e) => `${e.id} ${e.host}`)).toEqual(def.spec.hosts.map((h) => `alive ${h.name}`));
+    const pivot = plan.phases.find((p) => p.id === "pivot")!.steps[0]!;
+    expect(pivot.exec?.slice(0, 2).map((e) => `${e.id} ${e.host}`)).toEqual(["present master-1", "remove master-1"]);
+    expect(plan.lock?.hosts).toEqual(def.spec.hosts.map((h) => h.name));
+    expect(plan.lock?.release).toContain(RUN);
   });
 
   it("puts the bootstrap control plane on the first master only", () => {

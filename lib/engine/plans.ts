@@ -1,17 +1,32 @@
 // Builds run plans from a validated definition. Phases are added here as the engine learns them;
-// a plan names exactly what each step sends, so it can be reviewed before it runs.
+// a plan names exactly what each step sends, so it can be reviewed before it runs: each step carries
+// its commands as argument vectors (`exec`) and its files with the asset they come from, and the
+// runner's actions send exactly those. Nothing here is rebuilt at run time.
 import { capabilitiesFor } from "../assets/capabilities";
-import type { ClusterDefinition } from "../cluster/definition";
+import { isStaticControlPlane, type ClusterDefinition } from "../cluster/definition";
 import { effectiveHost, type EffectiveHost } from "../cluster/derive";
 import { shellCommand, shellScript } from "../ssh/quote";
 import { FACTS_SCRIPT } from "./actions/facts";
 import { REGISTRY_AUTH_FILE } from "../assets/runtime";
-import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, RUNTIME_PACKAGES, RUNTIME_PACKAGES_SCRIPT, RUNTIME_START_SCRIPT, KUBELET_START_SCRIPT, PACKAGES_SCRIPT, PRESENT_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./actions/host-scripts";
+import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, HOST_LOCK_FILE, JOURNAL_SCRIPT, KUBELET_START_SCRIPT, PACKAGES_SCRIPT, PRESENT_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT, RUNTIME_PACKAGES, RUNTIME_PACKAGES_SCRIPT, RUNTIME_START_SCRIPT, releaseLockArgv } from "./actions/host-scripts";
 import { packagePairs, PREFLIGHT_SCRIPT } from "./actions/preflight";
-import { binaryDownloads, checkpointFiles, downloadArgs, runtimeDownloads, runtimeFiles, bootstrapLeftovers, controlPlaneFiles, kubeletFiles, missingAssets, resetPaths, type HostFile } from "./host-files";
-import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
+import { binaryDownloads, bootstrapLeftovers, checkpointFiles, controlPlaneFiles, downloadArgs, downloadLeftover, kubeletFiles, missingAssets, resetPaths, runtimeDownloads, runtimeFiles, staticControlPlaneFiles, type HostFile } from "./host-files";
+import type { PlannedExec, PlannedPhase, PlannedStep, RunPlan } from "./plan";
+import { endpointFiles, endpointPhase } from "./plans-endpoint";
 
 const asSent = (argv: string[]) => shellCommand(argv);
+
+/** How many kubelet journal lines a failed step fetches. */
+export const JOURNAL_LINES = 60;
+/** How long phase 5 watches a started kubelet for a crash loop (seconds). */
+export const KUBELET_WATCH_S = 5;
+
+export const exec = (id: string, argv: string[], opts: { host?: string; when?: PlannedExec["when"] } = {}): PlannedExec => ({ id, argv, when: opts.when ?? "always", ...(opts.host ? { host: opts.host } : {}) });
+/** The read-only journal tail a failed kubelet, control-plane or join step reports. */
+export const journal = (host?: string) => exec("journal", shellScript(JOURNAL_SCRIPT, [String(JOURNAL_LINES)], "bootdeck-journal"), { host, when: "needed" });
+/** A host answering now: joins and the verification prove the node alive, not only Ready in the API. */
+export const ALIVE_ARGV = ["true"];
+export const alive = (host?: string) => exec("alive", ALIVE_ARGV, { host, when: "needed" });
 
 export function hostPhases(def: ClusterDefinition, only?: ReadonlySet<string>): PlannedPhase[] {
   const hosts = def.spec.hosts.map((h) => effectiveHost(def, h)).filter((h) => !only || only.has(h.name));
@@ -26,7 +41,7 @@ export function hostPhases(def: ClusterDefinition, only?: ReadonlySet<string>): 
         title: `Facts of ${h.name}`,
         host: h.name,
         files: [],
-        commands: [asSent(shellScript(FACTS_SCRIPT, [], "bootdeck-facts"))],
+        ...sends([exec("facts", shellScript(FACTS_SCRIPT, [], "bootdeck-facts"))]),
         dependsOn: [],
         timeoutMs: 60_000,
       })),
@@ -42,7 +57,7 @@ export function hostPhases(def: ClusterDefinition, only?: ReadonlySet<string>): 
           title: `Preflight on ${h.name}`,
           host: h.name,
           files: [],
-          commands: [asSent(shellScript(PREFLIGHT_SCRIPT, [], "bootdeck-preflight"))],
+          ...sends([exec("preflight", shellScript(PREFLIGHT_SCRIPT, [], "bootdeck-preflight"))]),
           dependsOn: [`facts/${h.name}`],
           timeoutMs: 60_000,
         })),
@@ -54,6 +69,7 @@ export function hostPhases(def: ClusterDefinition, only?: ReadonlySet<string>): 
           host: null,
           files: [],
           commands: [],
+          exec: [],
           dependsOn: hosts.map((h) => `facts/${h.name}`),
           timeoutMs: 10_000,
         },
@@ -72,20 +88,33 @@ export type AssetIndex = ReadonlyMap<string, { sha256: string; size: number }>;
 
 export class PlanError extends Error {}
 
-const MIN = 60_000;
+export const MIN = 60_000;
 
-function step(s: Omit<PlannedStep, "files" | "commands" | "dependsOn" | "retries"> & Partial<Pick<PlannedStep, "files" | "commands" | "dependsOn" | "retries">>): PlannedStep {
-  return { files: [], commands: [], dependsOn: [], retries: 0, ...s };
+/** A step's commands as sent, then what it asks the cluster's API (described). */
+function sends(execs: PlannedExec[], describe: string[] = []): Pick<PlannedStep, "exec" | "commands"> {
+  return { exec: execs, commands: [...execs.map((e) => asSent(e.argv)), ...describe] };
 }
 
-/** The run's id and an empty takeover slot: the first two arguments of every locked host script. */
-const locked = (runId: string, script: string, args: string[], name = "bootdeck") => asSent(shellScript(script, [runId, "", ...args], name));
+export type StepInput = Omit<PlannedStep, "files" | "commands" | "exec" | "dependsOn" | "retries"> &
+  Partial<Pick<PlannedStep, "files" | "dependsOn" | "retries">> & { exec?: PlannedExec[]; describe?: string[] };
 
-function filesOf(files: HostFile[], assets: AssetIndex): PlannedStep["files"] {
+export function step({ exec: execs = [], describe = [], ...s }: StepInput): PlannedStep {
+  return { files: [], dependsOn: [], retries: 0, ...s, ...sends(execs, describe) };
+}
+
+/** The run's id first: every locked host script takes the host lock for it. */
+export const locked = (runId: string, script: string, args: string[], name = "bootdeck") => shellScript(script, [runId, ...args], name);
+
+/** The host lock of a changing run, released on every host it locked when the run ends. */
+export function hostLock(runId: string, hosts: readonly string[]): NonNullable<RunPlan["lock"]> {
+  return { file: HOST_LOCK_FILE, release: releaseLockArgv(runId), hosts: [...new Set(hosts)] };
+}
+
+export function filesOf(files: HostFile[], assets: AssetIndex): PlannedStep["files"] {
   return files.map((f) => {
     const a = assets.get(f.asset);
     if (!a) throw new PlanError(`asset ${f.asset} is missing`);
-    return { path: f.path, mode: f.mode, sha256: a.sha256, size: a.size };
+    return { path: f.path, mode: f.mode, sha256: a.sha256, size: a.size, asset: f.asset };
   });
 }
 
@@ -97,16 +126,17 @@ export function installPhases(def: ClusterDefinition, runId: string, hosts: Effe
     {
       id: "packages",
       title: "Install the kubelet's host packages that are missing",
-      steps: hosts.map((h) => step({ key: `packages/${h.name}`, phase: "packages", action: "packages", title: `Host packages on ${h.name}`, host: h.name, commands: [locked(runId, PACKAGES_SCRIPT, pairs)], timeoutMs: 15 * MIN, retries: 2 })),
+      steps: hosts.map((h) => step({ key: `packages/${h.name}`, phase: "packages", action: "packages", title: `Host packages on ${h.name}`, host: h.name, exec: [exec("packages", locked(runId, PACKAGES_SCRIPT, pairs))], timeoutMs: 15 * MIN, retries: 2 })),
     },
     {
       id: "binaries",
       title: "Install kubelet and kubectl from the binary mirror (checksums verified)",
       steps: hosts.map((h) =>
-        step({ key: `binaries/${h.name}`, phase: "binaries", action: "binaries", title: `Binaries on ${h.name}`, host: h.name, commands: binaryDownloads(def).map((b) => locked(runId, DOWNLOAD_SCRIPT, downloadArgs(b))), timeoutMs: 10 * MIN, retries: 2 }),
+        step({ key: `binaries/${h.name}`, phase: "binaries", action: "binaries", title: `Binaries on ${h.name}`, host: h.name, exec: binaryDownloads(def).map((b) => exec(`download ${b.dest}`, locked(runId, DOWNLOAD_SCRIPT, downloadArgs(b)))), timeoutMs: 10 * MIN, retries: 2 }),
       ),
     },
     ...(caps.criRuntime ? [runtimePhase(def, runId, hosts, assets)] : []),
+    ...endpointPhase(def, runId, hosts, assets),
     {
       id: "kubelet",
       title: "Push the kubelet's unit, settings and credentials (etcd on masters); start it and check it keeps running",
@@ -119,7 +149,7 @@ export function installPhases(def: ClusterDefinition, runId: string, hosts: Effe
           title: `Kubelet on ${h.name}`,
           host: h.name,
           files: filesOf(files, assets),
-          commands: [locked(runId, KUBELET_START_SCRIPT, ["restart", "5"])],
+          exec: [exec("start", locked(runId, KUBELET_START_SCRIPT, [String(KUBELET_WATCH_S), ...files.map((f) => f.path)])), journal()],
           timeoutMs: 3 * MIN,
         });
       }),
@@ -131,6 +161,10 @@ export function installPhases(def: ClusterDefinition, runId: string, hosts: Effe
 function runtimePhase(def: ClusterDefinition, runId: string, hosts: EffectiveHost[], assets: AssetIndex): PlannedPhase {
   const auth = def.spec.images.auth;
   const source = def.spec.runtime.source === "packages" ? `${RUNTIME_PACKAGES.join(" and ")} from the host's packages` : "containerd and runc from the mirror";
+  const files = runtimeFiles(def, [...assets.keys()]);
+  const downloads = runtimeDownloads(def);
+  // containerd is restarted when any of these differ from what it last ran with.
+  const state = [...files.map((f) => f.path), ...(auth ? [REGISTRY_AUTH_FILE] : []), ...downloads.map(downloadLeftover)];
   return {
     id: "runtime",
     title: `Container runtime: ${source}, crictl and the CNI plugins; configure, start and check containerd`,
@@ -141,13 +175,17 @@ function runtimePhase(def: ClusterDefinition, runId: string, hosts: EffectiveHos
         action: "runtime",
         title: `Container runtime on ${h.name}`,
         host: h.name,
-        files: filesOf(runtimeFiles(def, [...assets.keys()]), assets),
-        commands: [
-          ...(def.spec.runtime.source === "packages" ? [locked(runId, RUNTIME_PACKAGES_SCRIPT, RUNTIME_PACKAGES)] : []),
-          ...runtimeDownloads(def).map((d) => locked(runId, DOWNLOAD_SCRIPT, downloadArgs(d))),
-          ...(auth ? [`write ${REGISTRY_AUTH_FILE} (0600): pull credentials for ${def.spec.images.registry} as ${auth.username}, password from credential "${auth.credential}"`] : []),
-          locked(runId, RUNTIME_START_SCRIPT, ["restart"]),
+        files: [
+          ...filesOf(files, assets),
+          // The registry's pull credentials: written from the stored credential at run time (a secret: no checksum shown).
+          ...(auth ? [{ path: REGISTRY_AUTH_FILE, mode: 0o600, sha256: "", size: 0, credential: auth.credential }] : []),
         ],
+        exec: [
+          ...(def.spec.runtime.source === "packages" ? [exec("packages", locked(runId, RUNTIME_PACKAGES_SCRIPT, RUNTIME_PACKAGES))] : []),
+          ...downloads.map((d) => exec(`download ${d.name}`, locked(runId, DOWNLOAD_SCRIPT, downloadArgs(d)))),
+          exec("start", locked(runId, RUNTIME_START_SCRIPT, state)),
+        ],
+        describe: auth ? [`${REGISTRY_AUTH_FILE} (0600): pull credentials for ${def.spec.images.registry} as ${auth.username}, password from credential "${auth.credential}"`] : [],
         timeoutMs: 10 * MIN,
         retries: 2,
       }),
@@ -155,27 +193,41 @@ function runtimePhase(def: ClusterDefinition, runId: string, hosts: EffectiveHos
   };
 }
 
+/** Starts (restarting when its files changed) the API server checkpoint on a master. */
+export function checkpointEnable(runId: string, caps: ReturnType<typeof capabilitiesFor>, host?: string): PlannedExec {
+  return exec("checkpoint", locked(runId, CHECKPOINT_ENABLE_SCRIPT, checkpointFiles(caps).map((f) => f.path)), { host });
+}
+
 export function checkAssets(def: ClusterDefinition, assets: AssetIndex, hosts: EffectiveHost[], withControlPlane: boolean): void {
   const caps = capabilitiesFor(def.spec.kubernetes.version);
   const needed = hosts.flatMap((h) => kubeletFiles(caps, { name: h.name, role: h.role }));
   if (caps.criRuntime) needed.push(...runtimeFiles(def, [...assets.keys()]));
+  if (hosts.some((h) => h.role === "master")) needed.push(...endpointFiles(def));
   if (withControlPlane) needed.push(...controlPlaneFiles([...assets.keys()]), ...checkpointFiles(caps), { asset: "auth/kubeconfig", path: "", mode: 0 });
   const missing = missingAssets(needed, new Set(assets.keys()));
   if (missing.length) throw new PlanError(`the latest asset set lacks ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}: it is older than the cluster definition; render the assets again`);
 }
 
-/** The whole self-hosted bootstrap, phases 1–10. */
+/**
+ * The whole bootstrap, phases 1–10. A static control plane (controlPlane: static) follows the same flow,
+ * but its pivot installs the control plane as static pods on every master (the Typhoon and Talos model)
+ * instead of handing over to workloads, and no master gets a checkpoint: after any reboot each master's
+ * kubelet starts its control plane from its own files.
+ */
 export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets: AssetIndex): RunPlan {
   const hosts = def.spec.hosts.map((h) => effectiveHost(def, h));
   const masters = hosts.filter((h) => h.role === "master");
   const workers = hosts.filter((h) => h.role === "worker");
   const first = masters[0];
   if (!first) throw new PlanError("a bootstrap needs at least one master");
-  checkAssets(def, assets, hosts, true);
+  const staticCp = isStaticControlPlane(def);
+  checkAssets(def, assets, hosts, !staticCp);
+  if (staticCp) checkStaticAssets(assets);
   const leftovers = bootstrapLeftovers([...assets.keys()]);
   const joinKey = (h: EffectiveHost) => `join/${h.name}`;
   const lastMaster = masters[masters.length - 1] ?? first;
   const caps = capabilitiesFor(def.spec.kubernetes.version);
+  const checkpoint = caps.checkpoint === "host" && !staticCp;
   return {
     runType: "bootstrap",
     phases: [
@@ -192,46 +244,50 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
             title: `Bootstrap control plane on ${first.name}`,
             host: first.name,
             files: filesOf(controlPlaneFiles([...assets.keys()]), assets),
-            commands: ["GET /healthz and GET /api/v1/namespaces/kube-system through the SSH tunnel until both answer 200 (deadline 5 min)"],
+            exec: [journal()],
+            describe: ["GET /healthz and GET /api/v1/namespaces/kube-system through the SSH tunnel until both answer 200 (deadline 5 min)"],
             timeoutMs: 7 * MIN,
           }),
         ],
       },
       {
         id: "self-hosted",
-        title: "Create the self-hosted objects (Namespaces, CRDs until served, then the rest)",
+        title: staticCp ? "Create the cluster's objects (Namespaces, CRDs until served, then the rest)" : "Create the self-hosted objects (Namespaces, CRDs until served, then the rest)",
         steps: [
           step({
             key: "self-hosted/cluster",
             phase: "self-hosted",
             action: "self-hosted",
-            title: "Self-hosted control plane objects",
+            title: staticCp ? "Cluster objects (add-ons, RBAC, bootstrap token)" : "Self-hosted control plane objects",
             host: null,
-            commands: [...assets.keys()].filter((p) => p.startsWith("manifests/")).map((p) => `create what is missing from ${p}`).concat([`label ${first.name} as master`]),
+            describe: [...assets.keys()].filter((p) => p.startsWith("manifests/")).map((p) => `read each object of ${p}; create it only when it is missing`).concat([`label ${first.name} as master`]),
             timeoutMs: 6 * MIN,
           }),
         ],
       },
-      {
-        id: "pivot",
-        title: "Pivot: self-hosted control plane Ready, remove the bootstrap one, check the takeover",
-        steps: [
-          step({
-            key: "pivot/cluster",
-            phase: "pivot",
-            action: "pivot",
-            title: "Pivot to the self-hosted control plane",
-            host: null,
-            files: filesOf(checkpointFiles(caps), assets),
-            commands: [
-              asSent(shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present")),
-              locked(runId, REMOVE_SCRIPT, leftovers),
-              ...(caps.checkpoint === "host" ? [`on ${first.name}: push the API server checkpoint's files`, locked(runId, CHECKPOINT_ENABLE_SCRIPT, ["restart"])] : []),
+      staticCp
+        ? staticPivotPhase(runId, masters, assets, leftovers)
+        : {
+            id: "pivot",
+            title: "Pivot: self-hosted control plane Ready, remove the bootstrap one, check the takeover",
+            steps: [
+              step({
+                key: "pivot/cluster",
+                phase: "pivot",
+                action: "pivot",
+                title: "Pivot to the self-hosted control plane",
+                host: null,
+                exec: [
+                  exec("present", shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { host: first.name }),
+                  exec("remove", locked(runId, REMOVE_SCRIPT, leftovers), { host: first.name }),
+                  ...(checkpoint ? [checkpointEnable(runId, caps, first.name)] : []),
+                ],
+                // The API server's checkpoint goes to the first master with the pivot (profiles with a host checkpoint).
+                files: filesOf(checkpointFiles(caps), assets).map((f) => ({ ...f, host: first.name })),
+                timeoutMs: 16 * MIN,
+              }),
             ],
-            timeoutMs: 16 * MIN,
-          }),
-        ],
-      },
+          },
       {
         id: "join",
         title: "Join the masters one at a time, then the workers; set roles and taints",
@@ -244,21 +300,83 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
               title: `Join master ${m.name}`,
               host: m.name,
               dependsOn: i > 0 ? [joinKey(masters[i - 1] as EffectiveHost)] : [],
+              ...joinSends(m.name, i > 0 && checkpoint ? [checkpointEnable(runId, caps)] : []),
               // The first master got its checkpoint with the pivot.
-              ...(i > 0 && caps.checkpoint === "host" ? { files: filesOf(checkpointFiles(caps), assets), commands: [locked(runId, CHECKPOINT_ENABLE_SCRIPT, ["restart"])] } : {}),
+              ...(i > 0 && checkpoint ? { files: filesOf(checkpointFiles(caps), assets) } : {}),
               timeoutMs: 12 * MIN,
             }),
           ),
-          ...workers.map((w) => step({ key: joinKey(w), phase: "join", action: "join", title: `Join worker ${w.name}`, host: w.name, dependsOn: [joinKey(lastMaster)], timeoutMs: 8 * MIN })),
+          ...workers.map((w) => step({ key: joinKey(w), phase: "join", action: "join", title: `Join worker ${w.name}`, host: w.name, dependsOn: [joinKey(lastMaster)], ...joinSends(w.name), timeoutMs: 8 * MIN })),
         ],
       },
       {
         id: "verify",
         title: "Verify: nodes Ready, pods Running and Ready",
-        steps: [step({ key: "verify/cluster", phase: "verify", action: "verify", title: "Verify the cluster", host: null, timeoutMs: 4 * MIN })],
+        steps: [
+          step({
+            key: "verify/cluster",
+            phase: "verify",
+            action: "verify",
+            title: "Verify the cluster",
+            host: null,
+            exec: hosts.map((h) => alive(h.name)),
+            describe: ["every joined node Ready with its kubelet Lease renewed after this step began; every pod Running and Ready"],
+            timeoutMs: 4 * MIN,
+          }),
+        ],
       },
     ],
+    lock: hostLock(runId, hosts.map((h) => h.name)),
   };
+}
+
+/** A static control plane's asset set: the temporary control plane, the static pods and their secrets (rendered for this mode). */
+function checkStaticAssets(assets: AssetIndex): void {
+  const paths = [...assets.keys()];
+  const staticFiles = staticControlPlaneFiles(paths);
+  const missing = missingAssets([...controlPlaneFiles(paths), ...staticFiles, { asset: "auth/kubeconfig", path: "", mode: 0 }], new Set(paths));
+  if (missing.length || !staticFiles.some((f) => f.asset.startsWith("static-manifests/")))
+    throw new PlanError(`the latest asset set lacks ${missing.slice(0, 5).join(", ") || "the static control plane (static-manifests/)"}: it was rendered for another control-plane mode; render the assets again`);
+}
+
+/** A static control plane's pivot: its static pods and secrets on every master, Running and Ready, then the temporary one removed. */
+function staticPivotPhase(runId: string, masters: EffectiveHost[], assets: AssetIndex, leftovers: string[]): PlannedPhase {
+  const first = masters[0]!;
+  const staticKey = (m: EffectiveHost) => `pivot/${m.name}`;
+  return {
+    id: "pivot",
+    title: "Pivot: the control plane as static pods on every master, Ready; remove the temporary one",
+    steps: [
+      ...masters.map((m) =>
+        step({
+          key: staticKey(m),
+          phase: "pivot",
+          action: "static-control-plane",
+          title: `Static control plane on ${m.name}`,
+          host: m.name,
+          files: filesOf(staticControlPlaneFiles([...assets.keys()]), assets),
+          describe: [`until kube-apiserver, kube-controller-manager and kube-scheduler of ${m.name} are Running and Ready (deadline 8 min)`],
+          timeoutMs: 10 * MIN,
+        }),
+      ),
+      step({
+        key: "pivot/cluster",
+        phase: "pivot",
+        action: "pivot",
+        title: "Remove the temporary control plane",
+        host: null,
+        dependsOn: masters.map(staticKey),
+        exec: [exec("present", shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { host: first.name }), exec("remove", locked(runId, REMOVE_SCRIPT, leftovers), { host: first.name })],
+        describe: ["then until the API answers without the temporary API server's pod, with a marker written before"],
+        timeoutMs: 16 * MIN,
+      }),
+    ],
+  };
+}
+
+/** A join proves the node alive now: registered and Ready, its kubelet Lease renewed after the step began, the host answering. */
+export function joinSends(host: string, more: PlannedExec[] = []): Pick<StepInput, "exec" | "describe"> {
+  return { exec: [alive(), journal(), ...more], describe: [`${host} registered and Ready, its kubelet Lease renewed after this step began; its role's labels and taints`] };
 }
 
 /** Adds workers of the definition to a running cluster: their kubelets join with the bootstrap token. */
@@ -276,8 +394,9 @@ export function buildJoinPlan(def: ClusterDefinition, runId: string, assets: Ass
     phases: [
       ...hostPhases(def, new Set(hosts.map((h) => h.name))),
       ...installPhases(def, runId, hosts, assets),
-      { id: "join", title: "Join the workers; set their role", steps: hosts.map((h) => step({ key: `join/${h.name}`, phase: "join", action: "join", title: `Join worker ${h.name}`, host: h.name, timeoutMs: 8 * MIN })) },
+      { id: "join", title: "Join the workers; set their role", steps: hosts.map((h) => step({ key: `join/${h.name}`, phase: "join", action: "join", title: `Join worker ${h.name}`, host: h.name, ...joinSends(h.name), timeoutMs: 8 * MIN })) },
     ],
+    lock: hostLock(runId, hosts.map((h) => h.name)),
   };
 }
 
@@ -291,10 +410,20 @@ export function buildResetPlan(def: ClusterDefinition, runId: string, assetPaths
         id: "reset",
         title: "Stop the kubelet and its pods; remove Bootdeck's files, the kubelet's state and etcd's data",
         steps: hosts.map((h) =>
-          step({ key: `reset/${h.name}`, phase: "reset", action: "reset", title: `Reset ${h.name}`, host: h.name, commands: [locked(runId, RESET_SCRIPT, resetPaths(def, h, assetPaths))], timeoutMs: 3 * MIN }),
+          step({
+            key: `reset/${h.name}`,
+            phase: "reset",
+            action: "reset",
+            title: `Reset ${h.name}`,
+            host: h.name,
+            exec: [exec("reset", locked(runId, RESET_SCRIPT, resetPaths(def, h, assetPaths)))],
+            describe: assetPaths.includes("auth/kubeconfig") ? [`DELETE /api/v1/nodes/${h.name} (best effort: a cluster reset whole has no API)`] : [],
+            timeoutMs: 3 * MIN,
+          }),
         ),
       },
     ],
+    lock: hostLock(runId, hosts.map((h) => h.name)),
   };
 }
 

@@ -1,11 +1,13 @@
 import "server-only";
 // Read models of runs for the API and the pages.
 import { getDb } from "../db/client";
+import { storageStatus, type StorageStatus } from "../db/storage";
 import { notFound } from "../http/errors";
 import type { HostFacts } from "./actions/facts";
 import type { Finding } from "./actions/preflight";
 import { runPlan, type RunPlan } from "./plan";
-import type { StepOutputLine, StepWaitingEvent } from "./schemas";
+import { rolesWith } from "../auth/roles";
+import { WARNINGS_NEED_DECISION, type StepOutputLine, type StepWaitingEvent } from "./schemas";
 
 /** What a waiting step waits for (from its latest `step.waiting` event), e.g. kube-apiserver on master-1. */
 export type StepWaiting = Omit<StepWaitingEvent, "key">;
@@ -47,25 +49,38 @@ export type RunView = {
   startedAt: string | null;
   finishedAt: string | null;
   cancelRequested: boolean;
+  /** The engine worker holding the run and when it last renewed its lease (a stuck run shows an old one). */
+  workerId: string | null;
+  heartbeatAt: string | null;
+  /** The cluster was edited after this run was planned: it can be neither started nor retried (plan again). */
+  stale: boolean;
+  /** This server found the database's disk full (and no write has succeeded since): the run cannot record progress. */
+  storage: StorageStatus;
   lastSeq: number;
   summary: Record<string, unknown> | null;
   plan: RunPlan;
   /** The cluster's hosts in definition order, so the run page can show role and address. */
   hosts: RunHost[];
   steps: StepView[];
+  /** Who may accept warnings that stop the run (enabled admins and leads); empty unless some wait for it. */
+  deciders: { username: string; displayName: string; role: string }[];
 };
 
 export async function getRunView({ id }: { id: string }): Promise<RunView> {
   const run = await getDb().run.findUnique({
     where: { id },
     include: {
-      cluster: { select: { name: true, hosts: { orderBy: { position: "asc" }, select: { name: true, role: true, address: true, facts: true } } } },       createdBy: { select: { username: true } },
+      cluster: { select: { name: true, revision: true, hosts: { orderBy: { position: "asc" }, select: { name: true, role: true, address: true, facts: true } } } },       createdBy: { select: { username: true } },
       steps: { orderBy: { ordinal: "asc" }, include: { host: { select: { name: true } } } },
     },
   });
   if (!run) throw notFound("Run");
   const waiting = await listOpenWaits({ runId: id, steps: run.steps });
   const findings = await preflightFindings(id, run.steps);
+  const needsDecision = run.steps.some((s) => s.status === "failed" && s.error?.includes(WARNINGS_NEED_DECISION));
+  const deciders = needsDecision
+    ? await getDb().user.findMany({ where: { role: { in: rolesWith("run:start") }, disabled: false }, orderBy: [{ role: "asc" }, { username: "asc" }], select: { username: true, displayName: true, role: true } })
+    : [];
   return {
     id: run.id,
     clusterId: run.clusterId,
@@ -77,6 +92,10 @@ export async function getRunView({ id }: { id: string }): Promise<RunView> {
     startedAt: run.startedAt?.toISOString() ?? null,
     finishedAt: run.finishedAt?.toISOString() ?? null,
     cancelRequested: run.cancelRequested,
+    workerId: run.workerId,
+    heartbeatAt: run.heartbeatAt?.toISOString() ?? null,
+    stale: run.definitionRevision !== run.cluster.revision,
+    storage: storageStatus(),
     lastSeq: run.lastSeq,
     summary: run.summary ? (JSON.parse(run.summary) as Record<string, unknown>) : null,
     plan: runPlan.parse(JSON.parse(run.plan)),
@@ -97,6 +116,7 @@ export async function getRunView({ id }: { id: string }): Promise<RunView> {
       finishedAt: s.finishedAt?.toISOString() ?? null,
       waiting: waiting.get(s.id) ?? null,
     })),
+    deciders,
   };
 }
 

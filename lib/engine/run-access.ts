@@ -14,7 +14,7 @@ async function runTypeAndStatus(runId: string): Promise<{ type: string; status: 
 
 /** Planning (or starting) a run of this type. */
 export function assertMayRun(role: string, type: string): void {
-  if (!permissionsToRun(type).every((p) => can(role, p))) throw forbidden(type === "reset" ? "reset hosts" : isDrRunType(type) ? drRunRefusal[type] : "start runs");
+  if (!permissionsToRun(type).every((p) => can(role, p))) throw forbidden(type === "reset" ? "reset hosts" : type === "remove" ? "remove hosts" : isDrRunType(type) ? drRunRefusal[type] : "start runs");
 }
 
 export async function assertMayStart({ runId, role }: { runId: string; role: string }): Promise<void> {

@@ -7,8 +7,8 @@ import type { ClusterDefinition } from "../cluster/definition";
 import { deriveCluster, type Derived } from "../cluster/derive";
 import { getDb } from "../db/client";
 import { decryptSecret } from "../secrets/cipher";
-import type { Executor } from "../ssh";
-import { adminCredentialsFrom, ClusterApi } from "./cluster-api";
+import type { EngineExecutor } from "./actions/types";
+import { adminCredentialsFrom, ClusterApi, type ClusterApiClient } from "./cluster-api";
 import type { EngineHost } from "./targets";
 
 type AssetRow = { path: string; content: string; sensitive: boolean; sha256: string };
@@ -17,14 +17,16 @@ export class RunResources {
   readonly derived: Derived;
   readonly caps: Capabilities;
   private readonly assetRows: Map<string, AssetRow>;
-  private clusterApi: ClusterApi | undefined;
+  private clusterApi: ClusterApiClient | undefined;
 
   constructor(
     readonly definition: ClusterDefinition,
     assets: AssetRow[],
-    private readonly executor: Executor,
+    private readonly executor: EngineExecutor,
     private readonly hosts: EngineHost[],
     readonly assetSetVersion: number | null,
+    /** Tests give the actions a fake API; the engine opens the real one through the tunnel. */
+    private readonly makeApi?: (r: RunResources) => ClusterApiClient,
   ) {
     this.derived = deriveCluster(definition);
     this.caps = capabilitiesFor(definition.spec.kubernetes.version);
@@ -57,7 +59,8 @@ export class RunResources {
   }
 
   /** The cluster's API through a tunnel over the masters' SSH connections (first master first). */
-  api(): ClusterApi {
+  api(): ClusterApiClient {
+    if (this.makeApi) return (this.clusterApi ??= this.makeApi(this));
     this.clusterApi ??= new ClusterApi({
       executor: this.executor,
       via: () => this.masters.map((m) => m.target),
@@ -72,9 +75,9 @@ export class RunResources {
   }
 }
 
-export async function loadRunResources(params: { assetSetId: string | null; definition: ClusterDefinition; executor: Executor; hosts: EngineHost[] }): Promise<RunResources> {
+export async function loadRunResources(params: { assetSetId: string | null; definition: ClusterDefinition; executor: EngineExecutor; hosts: EngineHost[]; api?: (r: RunResources) => ClusterApiClient }): Promise<RunResources> {
   const set = params.assetSetId
     ? await getDb().assetSet.findUnique({ where: { id: params.assetSetId }, select: { version: true, assets: { select: { path: true, content: true, sensitive: true, sha256: true } } } })
     : null;
-  return new RunResources(params.definition, set?.assets ?? [], params.executor, params.hosts, set?.version ?? null);
+  return new RunResources(params.definition, set?.assets ?? [], params.executor, params.hosts, set?.version ?? null, params.api);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { permissionsToRun, retryRefusal } from "./run-rules";
+import { permissionsToRun, retryRefusal, finishedStatus } from "./run-rules";
+import { WARNINGS_NEED_DECISION } from "./schemas";
 
 describe("run rules", () => {
   test("a reset needs host:reset besides run:start", () => {
@@ -19,5 +20,24 @@ describe("run rules", () => {
     ["nobody", "check", "failed", "retry runs"],
   ])("%s retrying a %s run that %s: %s", (role, type, status, refusal) => {
     expect(retryRefusal(role, { type, status })).toBe(refusal);
+  });
+});
+
+describe("how a stopped run ends", () => {
+  const decision = `preflight on worker-1: warnings ${WARNINGS_NEED_DECISION}: cgroup v1`;
+  test("stopped only by warnings that wait for a decision: needs a decision, not failed", () => {
+    expect(finishedStatus({ cancelled: false, stopped: true, failedErrors: [decision, decision.replace("worker-1", "master-1")] })).toBe("needs-decision");
+  });
+  test("a warning on one host and an error on another: failed", () => {
+    expect(finishedStatus({ cancelled: false, stopped: true, failedErrors: [decision, "preflight failed on worker-2: swap is on"] })).toBe("failed");
+  });
+  test("cancelled wins; nothing failed and nothing stopped: succeeded", () => {
+    expect(finishedStatus({ cancelled: true, stopped: false, failedErrors: [decision] })).toBe("cancelled");
+    expect(finishedStatus({ cancelled: false, stopped: false, failedErrors: [] })).toBe("succeeded");
+    expect(finishedStatus({ cancelled: false, stopped: true, failedErrors: [] })).toBe("failed");
+  });
+  test("support may not retry a run that waits for a decision; admins and leads may", () => {
+    expect(retryRefusal("support", { type: "bootstrap", status: "needs-decision" })).toMatch(/decision/);
+    expect(retryRefusal("lead", { type: "bootstrap", status: "needs-decision" })).toBeUndefined();
   });
 });

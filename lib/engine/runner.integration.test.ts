@@ -1,13 +1,15 @@
 // The engine against real lab hosts (sshd in network namespaces), with a real SQLite file.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { labClusterDefinition } from "../../lab/cluster-yaml";
+import { labClusterDefinition, labClusterSecrets } from "../../lab/cluster-yaml";
 import { labRekey } from "../../lab/lab";
 import { labState } from "../../test/lab-hosts";
 import { createTempDb, type TempDb } from "../../test/temp-db";
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import path from "node:path";
 import { createCluster } from "../clusters/repository";
 import { getDb } from "../db/client";
 import { listRunEvents } from "./events";
+import { probeHostKey, repinHostKey } from "./host-keys";
 import { buildCheckPlan } from "./plans";
 import { createRun, startRun } from "./runs";
 import { executeRun } from "./runner";
@@ -24,7 +26,7 @@ beforeAll(async () => {
   const v = validateClusterDefinition(input);
   if (!v.ok) throw new Error(JSON.stringify(v.errors));
   definition = v.definition;
-  ({ id: clusterId } = await createCluster({ definition, secrets: { "lab-admin": { privateKey: readFileSync(state.adminKeyPath, "utf8") } } }));
+  ({ id: clusterId } = await createCluster({ definition, secrets: labClusterSecrets(state) }));
 });
 afterAll(() => db.cleanup());
 
@@ -85,7 +87,8 @@ describe("a check run on lab hosts", () => {
   it("refuses a host whose key changed, finishes the others, and says failed on 1 of N hosts", async () => {
     const state = labState();
     const victim = state.hosts[state.hosts.length - 1]!;
-    await labRekey(state.name, victim.name);
+    const oldKey = (await getDb().host.findFirstOrThrow({ where: { clusterId, name: victim.name } })).hostKeyFingerprint;
+    const newKey = await labRekey(state.name, victim.name);
     try {
       const runId = await checkRun();
       expect(await executeRun(runId, { workerId: "w1" })).toBe("failed");
@@ -98,6 +101,19 @@ describe("a check run on lab hosts", () => {
       expect(steps.filter((s) => s.host && s.host.name !== victim.name).every((s) => s.status === "done")).toBe(true);
       const run = await getDb().run.findUniqueOrThrow({ where: { id: runId } });
       expect(JSON.parse(run.summary!).message).toBe(`failed on 1 of ${state.hosts.length} hosts: ${victim.name}`);
+
+      // The way forward: a probe shows both keys; confirming the old one again is refused; the CLI re-pins the new one.
+      expect(await probeHostKey({ clusterId, host: victim.name })).toMatchObject({ pinned: oldKey, offered: newKey, matches: false });
+      await expect(repinHostKey({ clusterId, host: victim.name, fingerprint: oldKey!, previous: oldKey, by: "test" })).rejects.toMatchObject({ status: 409 });
+      const out = execFileSync(path.resolve(__dirname, "../../bin/bootdeck"), ["host", "repin", "engine-check", victim.name, "--yes"], { env: process.env, encoding: "utf8" });
+      expect(out).toContain(`pinned:  ${oldKey}`);
+      expect(out).toContain(`offered: ${newKey}`);
+      expect(out).toContain(`pinned ${newKey} for ${victim.name}`);
+      const row = await getDb().host.findFirstOrThrow({ where: { clusterId, name: victim.name } });
+      expect(row).toMatchObject({ hostKeyFingerprint: newKey, hostKeyConfirmedBy: expect.stringMatching(/^cli:/) });
+      const audit = await getDb().auditEvent.findFirstOrThrow({ where: { action: "host.repin" } });
+      expect(JSON.parse(audit.details)).toMatchObject({ via: "cli", host: victim.name, previous: oldKey, pinned: newKey });
+      expect(await executeRun(await checkRun(), { workerId: "w1" })).toBe("succeeded");
     } finally {
       // Later suites read the new key from the lab's state; nothing to restore.
     }

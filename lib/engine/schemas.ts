@@ -1,5 +1,6 @@
 // Request shapes of the runs API; browser-safe.
 import { z } from "zod";
+import { batchSize } from "./day2/batches";
 import { drRunBodies, drRunTypes } from "./dr-schemas";
 
 const hostName = z.string().min(1).max(253);
@@ -11,13 +12,31 @@ export const createRunBody = z.discriminatedUnion(
     z.strictObject({ type: z.literal("check") }),
     /** The whole self-hosted bootstrap, phases 1–10. */
     z.strictObject({ type: z.literal("bootstrap"), acceptWarnings: z.boolean().optional() }),
-    /** Add hosts of the definition to a running cluster (their kubelets join with the bootstrap token). */
+    /** Add hosts of the definition to a running cluster: workers join with the bootstrap token, masters join etcd one at a time. */
     z.strictObject({ type: z.literal("join"), hosts: z.array(hostName).min(1), acceptWarnings: z.boolean().optional() }),
     /** Stop the kubelet and remove what Bootdeck installed, on the named hosts. */
     z.strictObject({ type: z.literal("reset"), hosts: z.array(hostName).min(1), confirm: z.literal(true, { error: "resetting hosts needs confirm: true" }) }),
+    /**
+     * Take hosts out of a running cluster (etcd member first, drain, Node, reset) and out of its
+     * definition. `reset: false` when a host is gone for good and cannot be reset.
+     */
+    z.strictObject({
+      type: z.literal("remove"),
+      hosts: z.array(hostName).min(1),
+      confirm: z.literal(true, { error: "removing hosts needs confirm: true" }),
+      reset: z.boolean().optional(),
+      drainTimeoutSeconds: z.number().int().min(10).max(3600).optional(),
+    }),
+    /** Roll the cluster to another Kubernetes version: control plane first, then the kubelets in batches. */
+    z.strictObject({
+      type: z.literal("upgrade"),
+      version: z.string().max(32).regex(/^v\d+\.\d+\.\d+$/, "must look like v1.37.2"),
+      batches: z.strictObject({ masters: batchSize.optional(), workers: batchSize.optional() }).optional(),
+      drainTimeoutSeconds: z.number().int().min(10).max(3600).optional(),
+    }),
     ...drRunBodies,
   ],
-  { error: `type must be one of check, bootstrap, join, reset, ${drRunTypes.join(", ")}` },
+  { error: `type must be one of check, bootstrap, join, reset, remove, upgrade, ${drRunTypes.join(", ")}` },
 );
 export type CreateRunBody = z.output<typeof createRunBody>;
 
@@ -28,6 +47,15 @@ export const retryRunBody = z.strictObject({
   /** Preflight warnings stop a bootstrap or join until an admin or lead accepts them. */
   acceptWarnings: z.boolean().optional(),
 });
+
+/** An admin ends a stuck run: confirm it, and say why (kept in the run and the audit trail). */
+export const releaseRunBody = z.strictObject({
+  confirm: z.literal(true, { error: "releasing a run needs confirm: true" }),
+  reason: z.string().trim().max(500).optional(),
+});
+
+/** A host's pinned SSH key next to the one it offers now (POST /api/clusters/:id/hosts/:host/host-key/probe). */
+export type HostKeyProbe = { host: string; address: string; port: number; pinned: string | null; offered: string; matches: boolean };
 
 export const runIdParams = z.strictObject({ id: z.string().regex(/^run_[A-Za-z0-9_-]{16}$/) });
 

@@ -1,7 +1,11 @@
 import "server-only";
 // Server-Sent Events for one run: replay from Last-Event-ID, then follow. New events are read from
 // the database (so a worker in another process is heard too), woken early by this process's bus;
-// comments keep idle connections open; the stream ends after the run's final event.
+// comments keep idle connections open. A run that failed, stopped for a decision or was cancelled is
+// not over for its viewers: a retry or accepted warnings start it again in place, so the stream keeps
+// following it. It ends after a success, when the run is deleted, when the session no longer allows
+// reading, or when the signal ends it (the viewer left, or the server is shutting down: the browser
+// reconnects to the next process with Last-Event-ID and loses nothing).
 import { SESSION_RECHECK_BATCH_MS, SESSION_RECHECK_IDLE_MS, type SessionRecheck } from "../auth/session-recheck";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
@@ -37,7 +41,7 @@ export async function runEventStream({ runId, afterSeq, signal, session }: { run
             last = e.seq;
             lastWrite = Date.now();
           }
-          if (events.some((e) => e.type === "run.finished")) break;
+          if (events.some((e) => e.type === "run.finished" && e.data.status === "succeeded")) break;
           if (events.length === 500) continue;
           if (Date.now() - lastWrite >= KEEPALIVE_MS) {
             controller.enqueue(encoder.encode(": keep-alive\n\n"));
@@ -56,8 +60,12 @@ export async function runEventStream({ runId, afterSeq, signal, session }: { run
               allowed = false;
               break;
             }
-            const run = await getDb().run.findUnique({ where: { id: runId }, select: { lastSeq: true } });
-            if (!run || run.lastSeq > last) break;
+            const run = await getDb().run.findUnique({ where: { id: runId }, select: { lastSeq: true, status: true } });
+            if (!run) return; // deleted with its cluster: nothing more will come
+            if (run.lastSeq > last) break;
+            // Opened after the end of a successful run: everything is sent and nothing follows a success.
+            // (The status is stored just before run.finished is logged: wait for that event.)
+            if (run.status === "succeeded" && (await getDb().runEvent.findUnique({ where: { runId_seq: { runId, seq: last } }, select: { type: true } }))?.type === "run.finished") return;
           }
         }
       } catch {

@@ -3,8 +3,9 @@ import "server-only";
 // function in lib/, and map errors to a status and a safe message. Plain Web Request/Response, so
 // nothing here depends on Next.js.
 import { z } from "zod";
-import { can, type Permission } from "../auth/roles";
+import { can, permissionText, type Permission } from "../auth/roles";
 import { getSessionUser, readSessionToken, type SessionUser } from "../auth/sessions";
+import { DatabaseFullError, isDiskFull, noteDiskFull } from "../db/storage";
 import { clientAddress } from "./client-address";
 import { AppError, ValidationError, forbidden, unauthorized } from "./errors";
 import { badText, clipText } from "./text";
@@ -30,7 +31,7 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, never>>>(
       if (!user) throw unauthorized();
       if (mutating.has(req.method) && req.headers.get("x-csrf-token") !== user.csrfToken)
         throw new AppError(403, "csrf", "Missing or stale CSRF token; reload the page and try again");
-      if (!can(user.role, options.permission)) throw forbidden(describe(options.permission));
+      if (!can(user.role, options.permission)) throw forbidden(permissionText[options.permission]);
       const raw = (await ctx?.params) ?? {};
       const parsed = (options.params ?? z.object({})).safeParse(raw);
       if (!parsed.success) throw new AppError(404, "not_found", "Not found");
@@ -39,10 +40,6 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, never>>>(
       return errorResponse(err);
     }
   };
-}
-
-function describe(p: Permission): string {
-  return p.replace(":", " ").replace("write", "change");
 }
 
 /** Reads a JSON body with a size cap and parses it with a zod schema (422 with field problems). */
@@ -99,10 +96,14 @@ export async function readText(req: Request, limit = defaultBodyLimit): Promise<
 
 const tooLarge = (limit: number) => new AppError(413, "too_large", `The request body is larger than ${Math.round(limit / 1024)} KiB`);
 
-/** A Server-Sent Events response; no-transform keeps compression (and any proxy) from buffering it. */
+/**
+ * A Server-Sent Events response; no-transform keeps compression (and any proxy) from buffering it. The
+ * connection closes with the stream (EventSource opens a new one to reconnect anyway): a server that is
+ * shutting down ends its streams and is not then held by idle keep-alive connections of its viewers.
+ */
 export function eventStream(stream: ReadableStream<Uint8Array>): Response {
   return new Response(stream, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no", connection: "keep-alive" },
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no", connection: "close" },
   });
 }
 
@@ -111,6 +112,11 @@ export function json(data: unknown, init: ResponseInit = {}): Response {
 }
 
 export function errorResponse(err: unknown): Response {
+  // A full disk under the database: say so at once (503), instead of a generic 500 or a hang.
+  if (!(err instanceof AppError) && isDiskFull(err)) {
+    noteDiskFull();
+    err = new DatabaseFullError();
+  }
   if (err instanceof AppError) {
     const retryAfter = (err.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
     const headers = err.status === 429 && retryAfter ? { "retry-after": String(retryAfter) } : undefined;

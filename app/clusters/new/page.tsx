@@ -4,7 +4,7 @@ import { Forbidden } from "@/components/forbidden";
 import { requirePagePermission } from "@/app/current-user";
 
 export default async function NewClusterPage() {
-  const { user, allowed } = await requirePagePermission("cluster:write", "/clusters/new");
+  const { user, allowed } = await requirePagePermission("cluster:write");
   if (!allowed) return <Forbidden role={user.role} what="create clusters" />;
   return (
     <div className="space-y-4">

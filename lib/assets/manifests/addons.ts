@@ -210,7 +210,7 @@ export function flannelManifests(ctx: RenderContext): ManifestFile[] {
   const cniConf = modern
     ? { name: "cbr0", cniVersion: "0.3.1", plugins: [{ type: "flannel", delegate: { hairpinMode: true, isDefaultGateway: true } }, { type: "portmap", capabilities: { portMappings: true } }] }
     : { name: "cbr0", type: "flannel", delegate: { isDefaultGateway: true } };
-  // The legacy kubelet reads CNI config from seed 004's --cni-conf-dir; from 1.24 it is /etc/cni/net.d.
+  // The legacy kubelet reads CNI config from the Topsail guide's --cni-conf-dir; from 1.24 it is /etc/cni/net.d.
   const cniDir = ctx.caps.networkPluginFlag && !modern ? "/etc/kubernetes/cni/net.d" : "/etc/cni/net.d";
   const cniFile = modern ? "10-flannel.conflist" : "10-flannel.conf";
   const backend = { Type: "vxlan", ...(flannel?.vxlanPort ? { Port: flannel.vxlanPort } : {}) };

@@ -51,6 +51,9 @@ export function authenticationConfig(): string {
 
 export const HEALTH_PATHS = ["/livez", "/readyz", "/healthz"] as const;
 
+/** How long a stopping API server keeps serving after it reported itself not ready. */
+export const SHUTDOWN_DELAY_S = 5;
+
 /** kubeadm's probes for the API server, against its own port. */
 export function apiserverProbes(ctx: RenderContext): Record<string, unknown> {
   if (!ctx.caps.anonymousEndpoints) return {};
@@ -104,6 +107,9 @@ export function apiserverCommand(ctx: RenderContext): string[] {
   // The bootstrap and self-hosted API servers (and a master's checkpoint) run side by side for a while:
   // sharing the port, the newcomer serves at once instead of crash-looping on "address in use".
   if (caps.apiserverPortSharing) flags.push("--permit-port-sharing=true");
+  // Stopping (an upgrade, a removal): /readyz fails at once while requests are still served for 5 s, so
+  // the API address moves to another master before this one stops answering.
+  if (caps.apiserverShutdownDelay) flags.push(`--shutdown-delay-duration=${SHUTDOWN_DELAY_S}s`);
   if (caps.serviceAccountIssuer)
     flags.push(
       `--service-account-issuer=https://kubernetes.default.svc.${def.spec.network.clusterDomain}`,

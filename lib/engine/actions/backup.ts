@@ -6,7 +6,8 @@ import { backupRelPath, dataPath, recordBackup, applyRetention } from "../../bac
 import { openSealedWriter, type SealedWriter } from "../../backups/sealed-file";
 import { getDb } from "../../db/client";
 import { parseSnapshotReport } from "./dr-scripts";
-import { execHost, type Action, type ActionContext, type ActionOutcome } from "./types";
+import { runPlanned } from "./bootstrap";
+import { plannedExec, type Action, type ActionContext, type ActionOutcome } from "./types";
 
 const MiB = 1024 * 1024;
 export const formatBytes = (n: number) => (n >= MiB ? `${(n / MiB).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`);
@@ -17,31 +18,25 @@ function plannedMembers(ctx: ActionContext): string[] {
 }
 
 async function snapshotFrom(ctx: ActionContext, member: string, clusterId: string, backupId: string): Promise<{ summary: string; data: Record<string, unknown> }> {
-  const find = (id: string) => {
-    const e = (ctx.planned.exec ?? []).find((x) => x.id === id && x.host === member);
-    if (!e) throw new Error(`the plan has no "${id}" command for ${member}; plan the run again`);
-    return e;
-  };
-  const host = execHost(ctx, find("save"));
-  const run = (argv: string[], extra: { stdoutTo?: NodeJS.WritableStream; quiet?: boolean } = {}) =>
-    ctx.executor.run(host.target, argv, { step: ctx.planned.key, signal: ctx.signal, timeoutMs: ctx.planned.timeoutMs, allowFailure: true, ...extra });
-  const saved = await run(find("save").argv, { quiet: true });
+  const send = (id: string, extra: { stdoutTo?: NodeJS.WritableStream } = {}) => runPlanned(ctx, plannedExec(ctx, id, member), { allowFailure: true, quiet: true, ...extra });
+  const saved = await send("save");
   if (saved.exitCode !== 0) throw new Error(saved.stderrTail.slice(-4).join("; ") || `exit ${saved.exitCode}`);
   const report = parseSnapshotReport(saved.stdout.toString("utf8"));
   await ctx.emit("step.progress", { key: ctx.planned.key, message: `snapshot saved on ${member}: revision ${report.revision}, ${formatBytes(report.size)}; streaming it back` });
   let writer: SealedWriter | undefined = openSealedWriter(dataPath(backupRelPath(clusterId, backupId)));
   const started = Date.now();
   try {
-    const fetched = await run(find("fetch").argv, { stdoutTo: writer.stream, quiet: true });
+    const fetched = await send("fetch", { stdoutTo: writer.stream });
     if (fetched.exitCode !== 0) throw new Error(`reading the snapshot failed: ${fetched.stderrTail.slice(-3).join("; ")}`);
     const sealed = await writer.finish();
     writer = undefined;
     if (sealed.sha256 !== report.sha256 || sealed.size !== report.size)
       throw new Error(`the snapshot arrived changed: ${sealed.size} bytes with sha256 ${sealed.sha256}, the host has ${report.size} bytes with sha256 ${report.sha256}`);
-    await run(find("discard").argv, { quiet: true });
+    await send("discard");
     const run0 = await getDb().run.findUniqueOrThrow({ where: { id: ctx.runId }, select: { createdById: true } });
     const trigger = ctx.planned.params?.trigger === "schedule" ? "schedule" : "manual";
-    await recordBackup({ id: backupId, clusterId, runId: ctx.runId, trigger, createdById: run0.createdById, sealed, facts: { member, revision: report.revision, totalKeys: report.totalKeys, etcdVersion: report.etcdVersion } });
+    // Recorded as the run's lease holder: a worker that lost the run records nothing.
+    await ctx.store((tx) => recordBackup({ id: backupId, clusterId, runId: ctx.runId, trigger, createdById: run0.createdById, sealed, facts: { member, revision: report.revision, totalKeys: report.totalKeys, etcdVersion: report.etcdVersion } }, tx));
     const expired = await applyRetention({ clusterId });
     const seconds = (Date.now() - started) / 1000;
     return {
@@ -50,7 +45,7 @@ async function snapshotFrom(ctx: ActionContext, member: string, clusterId: strin
     };
   } catch (err) {
     await writer?.abort();
-    await run(find("discard").argv, { quiet: true }).catch(() => undefined);
+    await send("discard").catch(() => undefined);
     throw err;
   }
 }

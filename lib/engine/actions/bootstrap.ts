@@ -1,44 +1,67 @@
 import "server-only";
 // Phases 3–10 of a bootstrap, and reset. Each action gathers facts, compares and acts only when needed,
 // so a resumed run can repeat a step that was in flight without applying anything twice.
-import * as k8s from "@kubernetes/client-node";
+import type * as k8s from "@kubernetes/client-node";
+import { createHash } from "node:crypto";
 import YAML from "yaml";
 import { selfHostedObjectsInOrder } from "../../assets/render";
 import type { K8sObject } from "../../assets/yaml-out";
-import { isStaticControlPlane } from "../../cluster/definition";
 import { getDb } from "../../db/client";
-import { isSshError, shellScript, type ExecResult } from "../../ssh";
-import { apiMessage } from "../cluster-api";
-import { binaryDownloads, checkpointFiles, downloadArgs, bootstrapLeftovers, controlPlaneFiles, kubeletFiles, resetPaths, type HostFile } from "../host-files";
+import { isSshError, type ExecResult } from "../../ssh";
+import { apiMessage, type ClusterApiClient } from "../cluster-api";
+import type { PlannedExec } from "../plan";
 import type { EngineHost } from "../targets";
-import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, JOURNAL_SCRIPT, KUBELET_START_SCRIPT, LOCKED_EXIT, PACKAGES_SCRIPT, PRESENT_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./host-scripts";
+import { LOCKED_EXIT, releaseLockArgv } from "./host-scripts";
 import { CONTROL_PLANE_COMPONENTS, controlPlaneMissing, isMirrorPod, nodeReady, podLine, podReady, rolePatch, type NodeLike, type PodLike } from "./kube";
-import { packagePairs } from "./preflight";
-import { needHost, WaitAbandoned, type Action, type ActionContext, type ActionOutcome } from "./types";
+import { execHost, needHost, plannedExec, WaitAbandoned, type ActionContext, type ActionOutcome, type Action } from "./types";
 
 const API_WAIT_MS = 5 * 60_000;
-/** How long phase 5 watches a started kubelet for a crash loop (seconds). */
-const KUBELET_WATCH_S = 5;
 
 /**
- * Runs one of the locked host scripts. A host locked by a run this dashboard knows to be over is taken
- * over; any other holder is refused with what to do about it.
+ * How a planned command is sent: its deadline, whether its output is logged, and — for the commands that
+ * carry data — what its stdin reads (a new stream for each send) and where its stdout's bytes go.
  */
-export async function runLocked(ctx: ActionContext, script: string, args: string[], opts: { timeoutMs?: number; quiet?: boolean } = {}): Promise<ExecResult> {
-  const host = needHost(ctx);
-  const exec = (takeover: string) =>
-    ctx.executor.run(host.target, shellScript(script, [ctx.runId, takeover, ...args], "bootdeck"), { step: ctx.planned.key, signal: ctx.signal, timeoutMs: opts.timeoutMs ?? ctx.planned.timeoutMs, quiet: opts.quiet, allowFailure: true });
-  let r = await exec("");
+export type SendOptions = { timeoutMs?: number; quiet?: boolean; stdin?: () => NodeJS.ReadableStream; stdoutTo?: NodeJS.WritableStream };
+
+/** Sends one planned command to the host it names (the step's own by default). */
+export function runPlanned(ctx: ActionContext, e: PlannedExec, opts: SendOptions & { allowFailure?: boolean } = {}): Promise<ExecResult> {
+  return ctx.executor.run(execHost(ctx, e).target, e.argv, {
+    step: ctx.planned.key,
+    signal: ctx.signal,
+    timeoutMs: opts.timeoutMs ?? ctx.planned.timeoutMs,
+    quiet: opts.quiet,
+    allowFailure: opts.allowFailure,
+    ...(opts.stdin ? { stdin: opts.stdin() } : {}),
+    ...(opts.stdoutTo ? { stdoutTo: opts.stdoutTo } : {}),
+  });
+}
+
+/**
+ * Sends one of the planned locked host scripts. A host locked by a run this dashboard knows to be over
+ * is taken over: that run's own release is sent (the plan's release command with its id), recorded as
+ * `host.lock-taken-over`, and the planned command is sent again unchanged. Any other holder is refused
+ * with what to do about it.
+ */
+export async function runLocked(ctx: ActionContext, e: PlannedExec, opts: SendOptions = {}): Promise<ExecResult> {
+  const host = execHost(ctx, e);
+  const exec = () => runPlanned(ctx, e, { ...opts, allowFailure: true });
+  let r = await exec();
   if (r.exitCode === LOCKED_EXIT) {
-    const holder = r.stderrTail.join("\n").match(/bootdeck-locked-by (\S+)/)?.[1] ?? "";
+    const holder = r.stderrTail.join("\n").match(/bootdeck-locked-by (run_\S+)/)?.[1] ?? "";
     const other = holder ? await getDb().run.findUnique({ where: { id: holder }, select: { status: true } }) : null;
-    if (other && !["running", "planned"].includes(other.status)) r = await exec(holder);
-    else
+    if (other && !["running", "planned"].includes(other.status)) {
+      await ctx.executor.run(host.target, releaseLockArgv(holder), { step: ctx.planned.key, signal: ctx.signal, quiet: true, timeoutMs: 60_000 });
+      await ctx.emit("host.lock-taken-over", { key: ctx.planned.key, host: host.name, from: holder, status: other.status });
+      r = await exec();
+    }
+    if (r.exitCode === LOCKED_EXIT) {
+      const now = r.stderrTail.join("\n").match(/bootdeck-locked-by (.+)/)?.[1] ?? holder;
       throw new Error(
-        other
+        other && holder && now.startsWith(holder)
           ? `${host.name} is locked by run ${holder}, which is ${other.status}: wait for it or cancel it`
-          : `${host.name} is locked by run ${holder || "(unknown)"}, which this dashboard does not know (another Bootdeck?); if nothing else manages the host, remove /var/lib/bootdeck/run.lock on it`,
+          : `${host.name} is locked by ${now.startsWith("run_") ? `run ${now}, which this dashboard does not know (another Bootdeck?); if nothing else manages the host, empty /var/lib/bootdeck/run.lock on it` : now}`,
       );
+    }
   }
   if (r.exitCode !== 0) {
     const tail = r.stderrTail.filter((l) => !l.startsWith("journal: ")).slice(-6).join("; ");
@@ -50,10 +73,10 @@ export async function runLocked(ctx: ActionContext, script: string, args: string
   return r;
 }
 
-/** The kubelet's journal tail, for a failure's record (best effort). */
-async function journalTail(ctx: ActionContext, lines = 60): Promise<string[]> {
+/** The kubelet's journal tail, for a failure's record (best effort; the plan's read-only "journal" command). */
+async function journalTail(ctx: ActionContext): Promise<string[]> {
   try {
-    const r = await ctx.executor.run(needHost(ctx).target, shellScript(JOURNAL_SCRIPT, [String(lines)], "bootdeck-journal"), { step: ctx.planned.key, quiet: true, timeoutMs: 15_000 });
+    const r = await runPlanned(ctx, plannedExec(ctx, "journal"), { quiet: true, timeoutMs: 15_000 });
     return r.stdout.toString("utf8").split("\n").filter(Boolean);
   } catch {
     return [];
@@ -66,19 +89,36 @@ export function failure(error: unknown, extra: Record<string, unknown> = {}): Ac
   return { ok: false, error: message, data: { ...extra, ...(journal?.length ? { journal } : {}) } };
 }
 
-export function fileSpecs(ctx: ActionContext, files: HostFile[]) {
-  return files.map((f) => ({ path: f.path, content: ctx.resources.asset(f.asset), mode: f.mode }));
+/**
+ * The step's planned files that go to `host` (its own by default), each with its content: from the
+ * run's asset set, checked against the planned checksum, or — for a file the plan says comes from a
+ * stored credential — from `secrets` (by path), which the action builds at run time.
+ */
+export function plannedFiles(ctx: Pick<ActionContext, "planned" | "resources">, host = ctx.planned.host, secrets: Record<string, string> = {}) {
+  return ctx.planned.files
+    .filter((f) => (f.host ?? ctx.planned.host) === host)
+    .map((f) => {
+      if (f.credential) {
+        const content = secrets[f.path];
+        if (content === undefined) throw new Error(`${ctx.planned.key}: no content for ${f.path} (from credential "${f.credential}")`);
+        return { path: f.path, content, mode: f.mode };
+      }
+      if (!f.asset) throw new Error(`the plan of ${ctx.planned.key} does not name the asset of ${f.path}: it was made by another version of Bootdeck; plan the run again`);
+      const content = ctx.resources.asset(f.asset);
+      const sha256 = createHash("sha256").update(content).digest("hex");
+      if (sha256 !== f.sha256) throw new Error(`${f.asset} in the run's asset set does not match the plan (sha256 ${sha256.slice(0, 12)}, planned ${f.sha256.slice(0, 12)}): plan the run again`);
+      return { path: f.path, content, mode: f.mode };
+    });
 }
 
+type List<T> = { items?: T[] };
 
 async function listNodes(ctx: ActionContext): Promise<NodeLike[]> {
-  const core = await ctx.resources.api().core();
-  return (await core.listNode()).items as NodeLike[];
+  return (await ctx.resources.api().getJson<List<NodeLike>>("/api/v1/nodes", ctx.signal))?.items ?? [];
 }
 
 async function listPods(ctx: ActionContext): Promise<PodLike[]> {
-  const core = await ctx.resources.api().core();
-  return (await core.listPodForAllNamespaces()).items as PodLike[];
+  return (await ctx.resources.api().getJson<List<PodLike>>("/api/v1/pods", ctx.signal))?.items ?? [];
 }
 
 /** Waits for /healthz and a readable kube-system: the API is serving what the bootstrap needs. */
@@ -103,11 +143,103 @@ export function selfHostedObjects(ctx: Pick<ActionContext, "resources">): { path
 
 const objectName = (o: K8sObject) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`;
 
+type ApiResourceList = { resources?: { name: string; kind: string; namespaced: boolean }[] };
+
+/**
+ * Where the API serves an object: its group and version, namespace (for namespaced kinds) and plural
+ * from discovery (one read per group version and API), and the name as a path segment: ":" and "@"
+ * are left as they are, as Kubernetes' own clients send them (RBAC names such as system:coredns). The
+ * client library's read is not used: it lower-cases its whole path, percent-escapes included.
+ */
+export async function objectPath(api: Pick<ClusterApiClient, "getJson">, object: K8sObject): Promise<string> {
+  const base = object.apiVersion.includes("/") ? `/apis/${object.apiVersion}` : `/api/${object.apiVersion}`;
+  const cache = (discovered.get(api) ?? discovered.set(api, new Map()).get(api))!;
+  let list = cache.get(base);
+  if (!list?.resources?.some((r) => r.kind === object.kind)) {
+    list = (await api.getJson<ApiResourceList>(base)) ?? {};
+    cache.set(base, list);
+  }
+  const r = list.resources?.find((x) => x.kind === object.kind && !x.name.includes("/"));
+  if (!r) throw new Error(`the API does not serve ${object.apiVersion} ${object.kind}`);
+  const ns = r.namespaced ? `/namespaces/${pathSegment(object.metadata.namespace ?? "default")}` : "";
+  return `${base}${ns}/${r.name}/${pathSegment(object.metadata.name)}`;
+}
+
+/** A path segment as RFC 3986 allows it: ":" and "@" stay (Go's url.PathEscape does the same), the rest percent-encoded. */
+const pathSegment = (s: string) => encodeURIComponent(s).replace(/%3A/g, ":").replace(/%40/g, "@");
+const discovered = new WeakMap<object, Map<string, ApiResourceList>>();
+
+/**
+ * Reads the object first and creates it only when it is missing. A create that fails because the
+ * object appeared meanwhile (409, or 422 "provided IP is already allocated" for a Service with a fixed
+ * clusterIP that an earlier attempt created) is read again: present is present.
+ */
+export async function ensureObject(api: Pick<ClusterApiClient, "getJson">, client: Pick<k8s.KubernetesObjectApi, "create">, object: K8sObject): Promise<"created" | "present"> {
+  const path = await objectPath(api, object).catch((e: unknown) => {
+    throw new Error(`reading ${objectName(object)}: ${describeApiError(e)}`);
+  });
+  const exists = async () => {
+    try {
+      return (await api.getJson(path)) !== undefined;
+    } catch (e) {
+      throw new Error(`reading ${objectName(object)}: ${describeApiError(e)}`);
+    }
+  };
+  if (await exists()) return "present";
+  try {
+    await client.create(object as k8s.KubernetesObject);
+    return "created";
+  } catch (e) {
+    if (await exists().catch(() => false)) return "present";
+    throw new Error(`creating ${objectName(object)}: ${describeApiError(e)}`);
+  }
+}
+
+/**
+ * A node's liveness mark: its kubelet Lease's renewTime (1.14+), or before Leases its Ready
+ * condition's lastHeartbeatTime. A mark that changed since a step began proves the kubelet renewed it
+ * after that moment, whatever the hosts' clocks say.
+ */
+async function livenessMark(ctx: ActionContext, node: string): Promise<string | undefined> {
+  const api = ctx.resources.api();
+  if (ctx.resources.caps.minor >= 14) {
+    const lease = await api.getJson<{ spec?: { renewTime?: string } }>(`/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${encodeURIComponent(node)}`, ctx.signal);
+    return lease?.spec?.renewTime;
+  }
+  const n = await api.getJson<NodeLike>(`/api/v1/nodes/${encodeURIComponent(node)}`, ctx.signal);
+  const hb = n?.status?.conditions?.find((c) => c.type === "Ready")?.lastHeartbeatTime;
+  return hb === undefined || hb === null ? undefined : String(hb);
+}
+
+const heartbeatName = (ctx: ActionContext) => (ctx.resources.caps.minor >= 14 ? "kubelet Lease" : "node status heartbeat");
+
+/** How long a join or verification waits for kubelets to renew their Lease (they do every 10 s). */
+const RENEWAL_WAIT_MS = 90_000;
+
+/**
+ * Proves nodes alive now: each one's liveness mark changes after `before` was read (at the step's
+ * start), and each host answers over SSH. A host that stops answering ends the wait at once.
+ */
+async function proveAlive(ctx: ActionContext, nodes: { host: EngineHost; before: string | undefined }[]): Promise<void> {
+  const pending = new Set(nodes.map((n) => n.host.name));
+  let polls = 0;
+  await ctx.wait(`${heartbeatName(ctx)} of ${nodes.map((n) => n.host.name).join(", ")} renewed after this step began`, { timeoutMs: RENEWAL_WAIT_MS, intervalMs: 1_000 }, async () => {
+    if (polls++ % 5 === 0) await Promise.all(nodes.map((n) => assertReachable(ctx, n.host)));
+    for (const n of nodes) {
+      if (!pending.has(n.host.name)) continue;
+      const now = await livenessMark(ctx, n.host.name);
+      if (now !== undefined && now !== n.before) pending.delete(n.host.name);
+    }
+    return pending.size ? { ok: false, why: `not renewed since the step began: ${[...pending].join(", ")}` } : { ok: true, value: undefined };
+  });
+  await Promise.all(nodes.map((n) => assertReachable(ctx, n.host)));
+}
+
 export const bootstrapActions: Record<string, Action> = {
   /** Phase 3: install the kubelet's host packages that are missing. */
   async packages(ctx) {
     try {
-      const r = await runLocked(ctx, PACKAGES_SCRIPT, packagePairs(), { timeoutMs: ctx.planned.timeoutMs });
+      const r = await runLocked(ctx, plannedExec(ctx, "packages"));
       const out = r.stdout.toString("utf8");
       return { ok: true, summary: out.includes("bootdeck-packages present") ? "all host packages present" : `installed ${out.match(/installing:(.*)/)?.[1]?.trim() ?? "missing packages"}` };
     } catch (err) {
@@ -119,9 +251,9 @@ export const bootstrapActions: Record<string, Action> = {
   async binaries(ctx) {
     const done: string[] = [];
     try {
-      for (const b of binaryDownloads(ctx.resources.definition)) {
-        const r = await runLocked(ctx, DOWNLOAD_SCRIPT, downloadArgs(b));
-        done.push(`${b.dest} ${r.stdout.toString("utf8").includes("present") ? "already in place" : "installed"}`);
+      for (const e of (ctx.planned.exec ?? []).filter((x) => x.id.startsWith("download "))) {
+        const r = await runLocked(ctx, e);
+        done.push(`${e.id.slice("download ".length)} ${r.stdout.toString("utf8").includes("present") ? "already in place" : "installed"}`);
       }
       return { ok: true, summary: done.join(", ") };
     } catch (err) {
@@ -133,11 +265,10 @@ export const bootstrapActions: Record<string, Action> = {
   async kubelet(ctx) {
     const host = needHost(ctx);
     try {
-      const files = kubeletFiles(ctx.resources.caps, { name: host.name, role: host.role });
-      const up = await ctx.executor.upload(host.target, fileSpecs(ctx, files), { step: ctx.planned.key, signal: ctx.signal });
-      const r = await runLocked(ctx, KUBELET_START_SCRIPT, [up.written > 0 ? "restart" : "keep", String(KUBELET_WATCH_S)]);
+      const up = await ctx.executor.upload(host.target, plannedFiles(ctx), { step: ctx.planned.key, signal: ctx.signal });
+      const r = await runLocked(ctx, plannedExec(ctx, "start"));
       const state = r.stdout.toString("utf8").match(/bootdeck-kubelet (.*)/)?.[1] ?? "";
-      return { ok: true, summary: `${up.written} of ${files.length} files changed; kubelet ${state}`, data: { filesWritten: up.written } };
+      return { ok: true, summary: `${up.written} of ${ctx.planned.files.length} files changed; kubelet ${state}`, data: { filesWritten: up.written } };
     } catch (err) {
       const journal = (err as { journal?: string[] }).journal?.length ? undefined : await journalTail(ctx);
       return failure(err, journal ? { journal } : {});
@@ -148,25 +279,24 @@ export const bootstrapActions: Record<string, Action> = {
   async "control-plane"(ctx) {
     const host = needHost(ctx);
     try {
-      const files = controlPlaneFiles(ctx.resources.assetPaths);
-      const up = await ctx.executor.upload(host.target, fileSpecs(ctx, files), { step: ctx.planned.key, signal: ctx.signal });
+      const up = await ctx.executor.upload(host.target, plannedFiles(ctx), { step: ctx.planned.key, signal: ctx.signal });
       const started = Date.now();
       await waitForApi(ctx, `kube-apiserver (healthz, kube-system) at ${ctx.resources.api().endpoint} via ${host.name}`);
-      return { ok: true, summary: `${up.written} of ${files.length} files changed; API healthy after ${((Date.now() - started) / 1000).toFixed(1)} s` };
+      return { ok: true, summary: `${up.written} of ${ctx.planned.files.length} files changed; API healthy after ${((Date.now() - started) / 1000).toFixed(1)} s` };
     } catch (err) {
       return failure(err, { journal: await journalTail(ctx) });
     }
   },
 
-  /** Phase 7: create the self-hosted objects (Namespaces, CRDs until served, then the rest), skipping those present. */
+  /** Phase 7: create the self-hosted objects (Namespaces, CRDs until served, then the rest); each is read first. */
   async "self-hosted"(ctx) {
     const objects = selfHostedObjects(ctx);
     const client = await ctx.resources.api().objects();
     let created = 0;
     let present = 0;
     let crdsPending: string[] = [];
-    // Kinds in order (Namespaces, CRDs, RBAC, …); the objects of one kind go in parallel. Creating is
-    // the check: 409 means the object is there already (a resumed step), so nothing is applied twice.
+    // Kinds in order (Namespaces, CRDs, RBAC, …); the objects of one kind go in parallel. Each object is
+    // read first and created only when missing, so a resumed step applies nothing twice.
     // The bootstrap controller-manager must be working first (it makes service accounts and, before
     // 1.24, their tokens; pods created before that get none): kube-system's default account shows it.
     await waitForTokens(ctx, [{ apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default", namespace: "kube-system" } }]);
@@ -190,24 +320,16 @@ export const bootstrapActions: Record<string, Action> = {
         });
         crdsPending = [];
       }
-      const results = await Promise.all(
-        group.map(async (object) => {
-          try {
-            await client.create(object as k8s.KubernetesObject);
-            if (object.kind === "CustomResourceDefinition") crdsPending.push(object.metadata.name);
-            return "created" as const;
-          } catch (e) {
-            if (e instanceof k8s.ApiException && e.code === 409) return "present" as const;
-            return new Error(`creating ${objectName(object)}: ${describeApiError(e)}`);
-          }
-        }),
-      );
+      const results = await Promise.all(group.map((object) => ensureObject(ctx.resources.api(), client, object).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
       const error = results.find((r): r is Error => r instanceof Error);
       if (error) return failure(error);
-      created += results.filter((r) => r === "created").length;
-      present += results.filter((r) => r === "present").length;
+      const made = results.filter((r) => r === "created").length;
+      created += made;
+      present += results.length - made;
+      if (kind === "CustomResourceDefinition") crdsPending = group.map((o) => o.metadata.name);
+      await ctx.emit("step.progress", { key: ctx.planned.key, message: `${kind}: ${made} created, ${results.length - made} already present` });
       // Before 1.24 a pod gets its service account's token only if the token controller has issued it
-      // (seed 004's flannel without a token): workloads wait until every service account has one.
+      // (the Topsail guide's flannel without a token): workloads wait until every service account has one.
       if (kind === "ServiceAccount" && ctx.resources.caps.legacyServiceAccountTokens) await waitForTokens(ctx, group);
     }
     // The scheduler places control-plane pods by the master role; the first master gets it now.
@@ -219,18 +341,18 @@ export const bootstrapActions: Record<string, Action> = {
   /**
    * Phase 8: wait for the self-hosted control plane (Running and Ready), every registered node Ready,
    * then remove the bootstrap control plane and check the self-hosted API server answers with the same
-   * objects. The gap — how long the API did not answer — is measured and reported.
+   * objects. The gap — how long the API did not answer — is measured when this attempt removed the
+   * bootstrap control plane; an attempt that began after an earlier one removed it reports it unknown.
    */
   async pivot(ctx) {
     const first = ctx.resources.firstMaster;
     const api = ctx.resources.api();
     const marker = `bootdeck-pivot-${ctx.runId.slice(4).toLowerCase().replace(/[^a-z0-9-]/g, "")}`;
     try {
-      const leftovers = bootstrapLeftovers(ctx.resources.assetPaths);
       // Whether an earlier attempt already removed the bootstrap control plane is read from the host
       // (its manifests), never from the API: a mirror pod can lag behind a kubelet's registration, and
       // removing the bootstrap control plane before the self-hosted one started kills the cluster.
-      const probe = await ctx.executor.run(first.target, shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { step: ctx.planned.key, signal: ctx.signal, quiet: true, timeoutMs: 30_000 });
+      const probe = await runPlanned(ctx, plannedExec(ctx, "present"), { quiet: true, timeoutMs: 30_000 });
       const bootstrapGone = !probe.stdout.toString("utf8").includes("present");
       if (!bootstrapGone) {
         await ctx.wait(`self-hosted control plane started (${CONTROL_PLANE_COMPONENTS.join(", ")}) and ${first.name} Ready`, { timeoutMs: 8 * 60_000, intervalMs: 2_000 }, async () => {
@@ -250,7 +372,7 @@ export const bootstrapActions: Record<string, Action> = {
         const put = await api.request(`/api/v1/namespaces/kube-system/configmaps`, { method: "POST", body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: marker }, data: { run: ctx.runId } } });
         if (put.status !== 201 && put.status !== 409) throw new Error(`writing the pivot marker: HTTP ${put.status} ${apiMessage(put.body)}`);
       }
-      const rm = await runLocked({ ...ctx, host: first }, REMOVE_SCRIPT, leftovers);
+      const rm = await runLocked(ctx, plannedExec(ctx, "remove"));
       await ctx.emit("step.progress", { key: ctx.planned.key, message: `removed the bootstrap control plane from ${first.name}: ${rm.stdout.toString("utf8").trim()}` });
       // The gap: from removal until the API answers without a bootstrap apiserver pod and with the marker.
       const removedAt = Date.now();
@@ -278,7 +400,13 @@ export const bootstrapActions: Record<string, Action> = {
         return { ok: true, value: undefined };
       });
       await api.request(`/api/v1/namespaces/kube-system/configmaps/${marker}`, { method: "DELETE" }).catch(() => undefined);
-      const checkpoint = await installCheckpoint({ ...ctx, host: first });
+      const checkpoint = await installCheckpoint(ctx, first);
+      if (bootstrapGone)
+        return {
+          ok: true,
+          summary: `self-hosted control plane answering; API gap unknown: an earlier attempt removed the bootstrap control plane before this one began${checkpoint}`,
+          data: { apiGapS: null },
+        };
       const gapS = firstDown && lastDown ? (lastDown - firstDown) / 1000 : 0;
       return { ok: true, summary: `self-hosted control plane took over ${((Date.now() - removedAt) / 1000).toFixed(1)} s after the bootstrap one was removed; API gap ${gapS.toFixed(1)} s${checkpoint}`, data: { apiGapS: gapS } };
     } catch (err) {
@@ -286,11 +414,17 @@ export const bootstrapActions: Record<string, Action> = {
     }
   },
 
-  /** Phase 9: the host's node registered and Ready (its kubelet joined with the bootstrap token), then its role. */
+  /**
+   * Phase 9: the host's node registered and Ready (its kubelet joined with the bootstrap token), then its
+   * role; and alive now: the host answers, and its kubelet renewed its Lease after the step began (a
+   * node the API still shows Ready within its grace period is not enough).
+   */
   async join(ctx) {
     const host = needHost(ctx);
     let polls = 0;
     try {
+      await assertReachable(ctx, host);
+      const before = await livenessMark(ctx, host.name).catch(() => undefined);
       await ctx.wait(`${host.name} to register and be Ready`, { timeoutMs: 5 * 60_000, intervalMs: 2_000 }, async () => {
         // Every 10 s, the host itself: a host that went away mid-join fails now, not at the deadline.
         if (polls++ % 5 === 4) await assertReachable(ctx, host);
@@ -307,24 +441,26 @@ export const bootstrapActions: Record<string, Action> = {
           return missing.length ? { ok: false, why: `${missing.join(", ")} not Running and Ready on ${host.name}` } : { ok: true, value: undefined };
         });
       }
-      const checkpoint = host.role === "master" && host.name !== ctx.resources.firstMaster.name ? await installCheckpoint(ctx) : "";
-      return { ok: true, summary: `${host.name} Ready${patched ? `, role ${host.role} set` : ""}${checkpoint}` };
+      await proveAlive(ctx, [{ host, before }]);
+      const checkpoint = host.role === "master" && host.name !== ctx.resources.firstMaster.name ? await installCheckpoint(ctx, host) : "";
+      return { ok: true, summary: `${host.name} Ready and alive (${heartbeatName(ctx)} renewed, host answering)${patched ? `, role ${host.role} set` : ""}${checkpoint}` };
     } catch (err) {
       return failure(err, { journal: await journalTail(ctx) });
     }
   },
 
-  /** Phase 10: every node Ready and every pod Running and Ready; a summary. */
+  /** Phase 10: every joined node Ready and alive now, every pod Running and Ready; a summary. */
   async verify(ctx) {
     let summary = "";
     const joinSteps = await getDb().step.findMany({ where: { runId: ctx.runId, phase: "join" }, select: { status: true, host: { select: { name: true } } } });
+    // The hosts this run joined (a host that failed earlier is reported by its own step, not here).
     const joined = joinSteps.length ? joinSteps.filter((s) => s.status === "done").map((s) => s.host?.name ?? "") : ctx.hosts.map((h) => h.name);
+    const hosts = ctx.hosts.filter((h) => joined.includes(h.name));
     try {
+      const before = await Promise.all(hosts.map(async (host) => ({ host, before: await livenessMark(ctx, host.name).catch(() => undefined) })));
       await ctx.wait("every node Ready and every pod Running and Ready", { timeoutMs: 3 * 60_000, intervalMs: 2_000 }, async () => {
         const [nodes, pods] = await Promise.all([listNodes(ctx), listPods(ctx)]);
-        // The hosts this run joined (a host that failed earlier is reported by its own step, not here).
-        const expected = joined;
-        const notReady = expected.filter((n) => {
+        const notReady = joined.filter((n) => {
           const node = nodes.find((x) => x.metadata?.name === n);
           return !node || !nodeReady(node).ready;
         });
@@ -335,7 +471,8 @@ export const bootstrapActions: Record<string, Action> = {
         summary = `${nodes.length} nodes Ready, ${pods.length} pods Running and Ready (${mirrors} static)`;
         return { ok: true, value: undefined };
       });
-      return { ok: true, summary };
+      await proveAlive(ctx, before);
+      return { ok: true, summary: `${summary}; ${hosts.length} hosts answering, ${heartbeatName(ctx)}s renewed` };
     } catch (err) {
       return failure(err);
     }
@@ -344,9 +481,8 @@ export const bootstrapActions: Record<string, Action> = {
   /** Reset: stop the kubelet and its pods, remove what Bootdeck installed. */
   async reset(ctx) {
     const host = needHost(ctx);
-    const paths = resetPaths(ctx.resources.definition, host, ctx.resources.assetPaths);
     try {
-      const r = await runLocked(ctx, RESET_SCRIPT, paths);
+      const r = await runLocked(ctx, plannedExec(ctx, "reset"));
       // Its Node object goes too (now that no kubelet re-registers it), so that a later join waits for
       // a fresh registration instead of a stale Ready. Best effort: a cluster reset whole has no API.
       let node = "";
@@ -366,15 +502,13 @@ export const bootstrapActions: Record<string, Action> = {
   },
 };
 
-/** The API server's checkpoint on a master (profiles with a host checkpoint); "" when the profile has none. */
-async function installCheckpoint(ctx: ActionContext): Promise<string> {
-  // A static control plane needs none: the kubelets start it from their manifests.
-  if (isStaticControlPlane(ctx.resources.definition)) return "";
-  const files = checkpointFiles(ctx.resources.caps);
-  if (!files.length) return "";
-  const host = needHost(ctx);
-  const up = await ctx.executor.upload(host.target, fileSpecs(ctx, files), { step: ctx.planned.key, signal: ctx.signal });
-  await runLocked(ctx, CHECKPOINT_ENABLE_SCRIPT, [up.written > 0 ? "restart" : "keep"]);
+/** The API server's checkpoint on a master, when the plan has one for it: its files, then the planned enable command. "" otherwise. */
+export async function installCheckpoint(ctx: ActionContext, host: EngineHost): Promise<string> {
+  const enable = (ctx.planned.exec ?? []).find((e) => e.id === "checkpoint" && (e.host ?? ctx.planned.host) === host.name);
+  if (!enable) return "";
+  const files = plannedFiles(ctx, host.name);
+  const up = await ctx.executor.upload(host.target, files, { step: ctx.planned.key, signal: ctx.signal });
+  await runLocked(ctx, enable);
   return `; API server checkpoint on ${host.name} (${up.written} of ${files.length} files changed)`;
 }
 
@@ -390,12 +524,12 @@ async function waitForTokens(ctx: ActionContext, accounts: K8sObject[]): Promise
   });
 }
 
-/** Ends a wait at once when the host no longer answers over SSH (other errors: keep waiting). */
+/** Ends a wait at once when the host no longer answers over SSH (the plan's read-only "alive" command; other errors: keep waiting). */
 async function assertReachable(ctx: ActionContext, host: EngineHost): Promise<void> {
   try {
-    await ctx.executor.run(host.target, ["true"], { step: ctx.planned.key, quiet: true, timeoutMs: 10_000, signal: ctx.signal });
+    await runPlanned(ctx, plannedExec(ctx, "alive", host.name), { quiet: true, timeoutMs: 10_000 });
   } catch (err) {
-    if (isSshError(err) && ["unreachable", "timeout", "refused"].includes(err.detail.kind)) throw new WaitAbandoned(`${host.name} stopped answering while it joined: ${err.message}`);
+    if (isSshError(err) && ["unreachable", "timeout", "refused"].includes(err.detail.kind)) throw new WaitAbandoned(`${host.name} stopped answering over SSH: ${err.message}`);
   }
 }
 
@@ -415,7 +549,17 @@ async function setRole(ctx: ActionContext, name: string, role: "master" | "worke
   return true;
 }
 
+/** The HTTP status of a client library ApiException (recognised by shape: the library loads lazily). */
+function apiStatus(err: unknown): number | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return err instanceof Error && typeof code === "number" && code >= 100 && code < 600 ? code : undefined;
+}
+
 function describeApiError(err: unknown): string {
-  if (err instanceof k8s.ApiException) return `HTTP ${err.code} ${typeof err.body === "string" ? apiMessage(err.body) : JSON.stringify(err.body).slice(0, 300)}`;
+  const status = apiStatus(err);
+  if (status !== undefined) {
+    const body = (err as { body?: unknown }).body;
+    return `HTTP ${status} ${typeof body === "string" ? apiMessage(body) : JSON.stringify(body ?? "").slice(0, 300)}`;
+  }
   return err instanceof Error ? err.message : String(err);
 }

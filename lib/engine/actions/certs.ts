@@ -4,16 +4,16 @@ import "server-only";
 // that touch API servers, and the longest gap is reported.
 import { X509Certificate } from "node:crypto";
 import YAML from "yaml";
-import { CERT_FILES_SCRIPT, parseCertFiles, readHostCertificates, servedCertificate } from "../../certs/expiry";
-import { shellScript } from "../../ssh";
+import { readHostCertificates, servedCertificate } from "../../certs/expiry";
+import { parseCertFiles } from "../../certs/files";
 import { apiMessage } from "../cluster-api";
 import type { EngineHost } from "../targets";
+import { failure as fail, plannedFiles, runLocked, runPlanned } from "./bootstrap";
 import { parseEtcdHealth } from "./dr-scripts";
 import { nodeReady, type NodeLike } from "./kube";
-import { sendPlanned } from "./restore";
-import { needHost, plannedExec, type Action, type ActionContext, type ActionOutcome } from "./types";
+import { needHost, plannedExec, type Action, type ActionContext } from "./types";
 
-const fail = (err: unknown): ActionOutcome => ({ ok: false, error: err instanceof Error ? err.message : String(err) });
+const textOf = (r: { stdout: Buffer }) => r.stdout.toString("utf8");
 
 const serialOf = (pem: string | Buffer) => new X509Certificate(pem).serialNumber;
 
@@ -57,9 +57,9 @@ function probeApi(ctx: ActionContext): { stop: () => Promise<{ probes: number; f
 
 const gapText = (p: { probes: number; failed: number; longestGapS: number }) => `API probed ${p.probes} times, ${p.failed} failed, longest gap ${p.longestGapS.toFixed(1)} s`;
 
+/** The step's planned files onto its host, checked against the plan's checksums. */
 function uploadPlanned(ctx: ActionContext, host: EngineHost) {
-  const files = ctx.planned.files.map((f) => ({ path: f.path, mode: f.mode, content: ctx.resources.asset(f.asset ?? "") }));
-  return ctx.executor.upload(host.target, files, { step: ctx.planned.key, signal: ctx.signal });
+  return ctx.executor.upload(host.target, plannedFiles(ctx), { step: ctx.planned.key, signal: ctx.signal });
 }
 
 /** What each master's API port serves now (its serial), through that master. */
@@ -85,10 +85,10 @@ async function leaseRenewedAt(ctx: ActionContext, node: string): Promise<number>
   return Date.parse(lease?.spec?.renewTime ?? "") || 0;
 }
 
-async function kubeletClientSerial(ctx: ActionContext, host: EngineHost): Promise<string | undefined> {
-  const path = "/var/lib/kubelet/pki/kubelet-client-current.pem";
-  const r = await ctx.executor.run(host.target, shellScript(CERT_FILES_SCRIPT, [path], "bootdeck-certs"), { step: ctx.planned.key, quiet: true, timeoutMs: 20_000, signal: ctx.signal });
-  const pem = parseCertFiles(r.stdout.toString("utf8")).get(path);
+/** The kubelet's client certificate's serial, read by the step's planned "client-cert" command. */
+async function kubeletClientSerial(ctx: ActionContext): Promise<string | undefined> {
+  const r = await runPlanned(ctx, plannedExec(ctx, "client-cert"), { quiet: true, timeoutMs: 20_000 });
+  const pem = [...parseCertFiles(textOf(r)).values()][0];
   return pem ? serialOf(pem) : undefined;
 }
 
@@ -103,7 +103,7 @@ export const certActions: Record<string, Action> = {
       await ctx.wait(`${host.address}:2379 serving serial ${want} and ${members} healthy members`, { timeoutMs: 4 * 60_000, intervalMs: 2_000 }, async () => {
         const serial = serialOf(await servedCertificate(ctx.executor, host.target, host.address, 2379, etcdClient(ctx)));
         if (serial !== want) return { ok: false, why: `serves serial ${serial}` };
-        const h = parseEtcdHealth(await sendPlanned(ctx, plannedExec(ctx, "status"), { quiet: true, timeoutMs: 30_000 }));
+        const h = parseEtcdHealth(textOf(await runPlanned(ctx, plannedExec(ctx, "status"), { quiet: true, timeoutMs: 30_000 })));
         const healthy = h.members.filter((m) => m.healthy).length;
         return healthy >= members ? { ok: true, value: undefined } : { ok: false, why: `${healthy} of ${members} members healthy` };
       });
@@ -170,13 +170,13 @@ export const certActions: Record<string, Action> = {
     try {
       await uploadPlanned(ctx, host);
       await ctx.wait(`the temporary API server ready on ${host.name}`, { timeoutMs: 4 * 60_000, intervalMs: 2_000 }, async () => {
-        const out = (await sendPlanned(ctx, plannedExec(ctx, "temp-ready"), { quiet: true, timeoutMs: 20_000 })).trim();
+        const out = textOf(await runPlanned(ctx, plannedExec(ctx, "temp-ready"), { quiet: true, timeoutMs: 20_000 })).trim();
         return out === "ready" ? { ok: true, value: undefined } : { ok: false, why: "its pod is not ready yet" };
       });
-      const restarted = (await sendPlanned(ctx, plannedExec(ctx, "restart"))).trim().split("\n").filter(Boolean);
-      await sendPlanned(ctx, plannedExec(ctx, "remove"));
+      const restarted = textOf(await runLocked(ctx, plannedExec(ctx, "restart"))).trim().split("\n").filter(Boolean);
+      await runLocked(ctx, plannedExec(ctx, "remove"));
       await ctx.wait(`the temporary API server gone from ${host.name}`, { timeoutMs: 2 * 60_000, intervalMs: 2_000 }, async () => {
-        const out = (await sendPlanned(ctx, plannedExec(ctx, "temp-ready"), { quiet: true, timeoutMs: 20_000 })).trim();
+        const out = textOf(await runPlanned(ctx, plannedExec(ctx, "temp-ready"), { quiet: true, timeoutMs: 20_000 })).trim();
         return out === "waiting" ? { ok: true, value: undefined } : { ok: false, why: "it still runs" };
       });
       const p = await probe.stop();
@@ -191,9 +191,9 @@ export const certActions: Record<string, Action> = {
   async "kubelet-certs"(ctx) {
     const host = needHost(ctx);
     try {
-      const before = host.role === "worker" ? await kubeletClientSerial(ctx, host) : undefined;
+      const before = host.role === "worker" ? await kubeletClientSerial(ctx) : undefined;
       if (ctx.planned.files.length) await uploadPlanned(ctx, host);
-      await sendPlanned(ctx, plannedExec(ctx, "renew"));
+      await runLocked(ctx, plannedExec(ctx, "renew"));
       const restartedAt = Date.now();
       let after: string | undefined;
       await ctx.wait(`${host.name}'s kubelet back: lease renewed, Ready${host.role === "worker" ? ", a new client certificate" : ""}`, { timeoutMs: 4 * 60_000, intervalMs: 2_000 }, async () => {
@@ -202,7 +202,7 @@ export const certActions: Record<string, Action> = {
         const r = node ? nodeReady(node) : { ready: false, why: "not registered" };
         if (!r.ready) return { ok: false, why: r.why };
         if (host.role === "worker") {
-          after = await kubeletClientSerial(ctx, host);
+          after = await kubeletClientSerial(ctx);
           if (!after || after === before) return { ok: false, why: "no new client certificate yet (its CSR is not approved and signed)" };
         }
         return { ok: true, value: undefined };
@@ -221,7 +221,7 @@ export const certActions: Record<string, Action> = {
       const problems: string[] = [];
       let count = 0;
       for (const h of ctx.hosts) {
-        const { rows, errors } = await readHostCertificates(ctx.executor, def, h, etcdClient(ctx));
+        const { rows, errors } = await readHostCertificates(ctx.executor, def, h, etcdClient(ctx), { filesArgv: plannedExec(ctx, "certs", h.name).argv, step: ctx.planned.key });
         problems.push(...errors.map((e) => `${h.name}: ${e}`));
         count += rows.length;
         for (const r of rows) {

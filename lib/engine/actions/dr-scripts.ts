@@ -1,25 +1,15 @@
 // The fixed shell scripts of the disaster-recovery runs (backup, restore, recover, certificate
-// rotation). Like host-scripts.ts: constant text, data as positional parameters. A host has no
+// rotation). Like host-scripts.ts: constant text, data as positional parameters, changing scripts behind
+// the host-side run lock ($1 = this run, shifted off before the script's own parameters). A host has no
 // etcdctl of its own: the tools come from the etcd image the master already runs — `crictl exec` into
 // the running etcd container while etcd runs, `ctr run` of the same image while it is stopped (both
 // ship with the container runtime Bootdeck installs).
-import { HOST_LOCK_FILE, LOCKED_EXIT } from "./host-scripts";
+import { LOCK } from "./host-scripts";
 
 /** etcd's certificates on a master and the data directory, as the etcd static pod mounts them. */
 export const ETCD_DIRS = { certs: "/etc/kubernetes/etcd", data: "/var/lib/etcd" } as const;
 /** Where restores keep their work: the uploaded snapshot and the restored data before it moves into place. */
 export const RESTORE_DIR = "/var/lib/bootdeck/restore";
-
-const LOCK = `lock=${HOST_LOCK_FILE}
-mkdir -p /var/lib/bootdeck
-holder=$(cat "$lock" 2>/dev/null || true)
-if [ -n "$holder" ] && [ "$holder" != "$1" ] && [ "$holder" != "$2" ]; then
-  echo "bootdeck-locked-by $holder" >&2
-  exit ${LOCKED_EXIT}
-fi
-[ "$holder" = "$1" ] || echo "$1" > "$lock"
-shift 2
-`;
 
 /** etcdctl in the running etcd container, as the member's own client (its server certificate is also a client certificate). */
 const ETCDCTL = `c=$(crictl ps -q --state running --label io.kubernetes.pod.namespace=kube-system --label io.kubernetes.container.name=etcd 2>/dev/null | head -n 1)
@@ -72,8 +62,8 @@ export function parseSnapshotReport(stdout: string): SnapshotReport {
 export const SNAPSHOT_PROBE_SCRIPT = `[ -f "$1" ] && sha256sum "$1" | cut -d' ' -f1 || true`;
 
 /**
- * Restore, before anything stops: the snapshot arrives on stdin. $3 = its path, $4 = its SHA-256, $5 =
- * its size. Written beside its place, checked, then renamed: a partial or changed file is never used.
+ * Restore, before anything stops: the snapshot arrives on stdin. $1 = its path, $2 = its SHA-256, $3 =
+ * its size (after the run lock's own parameter). Written beside its place, checked, then renamed: a partial or changed file is never used.
  */
 export const SNAPSHOT_UPLOAD_SCRIPT = `${LOCK}f=$1; sum=$2; size=$3
 mkdir -p "$(dirname "$f")" && chmod 0700 "$(dirname "$f")"
@@ -97,10 +87,10 @@ left=$(crictl ps -q 2>/dev/null | wc -l)
 echo "bootdeck-stopped kubelet and every pod"`;
 
 /**
- * Restore, on a stopped master: etcdutl from the etcd image ($3) through ctr (the container runtime's
+ * Restore, on a stopped master: etcdutl from the etcd image ($1) through ctr (the container runtime's
  * own client; the host needs no etcd tools), into a new data directory, which then replaces etcd's —
- * the old one is kept beside it. $4 = member name, $5 = initial cluster, $6 = the new cluster token,
- * $7 = the member's peer URL, $8 = "bump" to raise the revision and mark it compacted (watchers and
+ * the old one is kept beside it. $2 = member name, $3 = initial cluster, $4 = the new cluster token,
+ * $5 = the member's peer URL, $6 = "bump" to raise the revision and mark it compacted (watchers and
  * caches of the old revisions start over). Done once per run (a marker names it).
  */
 export const ETCD_RESTORE_SCRIPT = `${LOCK}image=$1; name=$2; cluster=$3; token=$4; peer=$5; bump=$6

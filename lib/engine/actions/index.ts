@@ -2,15 +2,16 @@ import "server-only";
 // What each planned step's `action` does. Every action is safe to run again: it gathers facts,
 // compares, and acts only when needed — so a resumed run may repeat a step that was in flight.
 import { getDb } from "../../db/client";
-import { shellScript, type Executor } from "../../ssh";
 import type { EngineHost } from "../targets";
-import { bootstrapActions } from "./bootstrap";
+import { bootstrapActions, runPlanned } from "./bootstrap";
 import { runtimeActions } from "./runtime";
+import { membershipActions } from "./membership";
+import { upgradeActions } from "./upgrade";
 import { drActions } from "./dr";
-import { FACTS_SCRIPT, parseFacts, type HostFacts } from "./facts";
-import { evaluateCluster, evaluateHost, parsePreflight, PREFLIGHT_SCRIPT, type Finding } from "./preflight";
+import { parseFacts, type HostFacts } from "./facts";
+import { evaluateCluster, evaluateHost, parsePreflight, type Finding } from "./preflight";
 import { WARNINGS_NEED_DECISION } from "../schemas";
-import { needHost, type Action, type ActionContext, type ActionOutcome } from "./types";
+import { needHost, plannedExec, type Action, type ActionContext, type ActionOutcome } from "./types";
 
 export type { Action, ActionContext, ActionOutcome } from "./types";
 
@@ -54,16 +55,16 @@ export const actions: Record<string, Action> = {
   async facts(ctx) {
     const host = needHost(ctx);
     const sentAt = Date.now();
-    const r = await ctx.executor.run(host.target, shellScript(FACTS_SCRIPT, [], "bootdeck-facts"), { step: ctx.planned.key, signal: ctx.signal, quiet: true, timeoutMs: ctx.planned.timeoutMs });
+    const r = await runPlanned(ctx, plannedExec(ctx, "facts"), { quiet: true });
     const facts = parseFacts(r.stdout.toString("utf8"), sentAt, Date.now());
-    await getDb().host.update({ where: { id: host.id }, data: { facts: JSON.stringify(facts) } });
+    await ctx.store((tx) => tx.host.update({ where: { id: host.id }, data: { facts: JSON.stringify(facts) } }));
     return { ok: true, summary: `${facts.os}, kernel ${facts.kernel}, ${facts.arch}, init ${facts.init}, clock ${facts.clockOffsetS >= 0 ? "+" : ""}${facts.clockOffsetS.toFixed(2)} s`, data: { facts } };
   },
 
   /** Read-only checks on one host. */
   async preflight(ctx) {
     const host = needHost(ctx);
-    const r = await ctx.executor.run(host.target, shellScript(PREFLIGHT_SCRIPT, [], "bootdeck-preflight"), { step: ctx.planned.key, signal: ctx.signal, quiet: true, timeoutMs: ctx.planned.timeoutMs });
+    const r = await runPlanned(ctx, plannedExec(ctx, "preflight"), { quiet: true });
     const target = { role: host.role, caps: ctx.resources.caps, def: ctx.resources.definition };
     return outcomeOf(evaluateHost(parsePreflight(r.stdout.toString("utf8")), target), host.name, await warningsDecision(ctx));
   },
@@ -75,5 +76,7 @@ export const actions: Record<string, Action> = {
 
   ...bootstrapActions,
   ...runtimeActions,
+  ...membershipActions,
+  ...upgradeActions,
   ...drActions,
 };

@@ -5,41 +5,16 @@ import "server-only";
 // past). The temporary control plane and the pivot are the bootstrap's own actions.
 import { getBackupOrThrow, openVerifiedBackup } from "../../backups/store";
 import { getDb } from "../../db/client";
-import type { PlannedExec } from "../plan";
+import type { ExecResult } from "../../ssh";
 import type { EngineHost } from "../targets";
 import { apiMessage } from "../cluster-api";
+import { failure, installCheckpoint, runLocked, runPlanned } from "./bootstrap";
 import { parseEtcdHealth } from "./dr-scripts";
-import { LOCKED_EXIT } from "./host-scripts";
 import { isMirrorPod, nodeReady, podLine, podReady, type NodeLike, type PodLike } from "./kube";
-import { execHost, needHost, plannedExec, type Action, type ActionContext, type ActionOutcome } from "./types";
+import { needHost, plannedExec, type Action, type ActionContext } from "./types";
 
-const outcomeError = (err: unknown): ActionOutcome => ({ ok: false, error: err instanceof Error ? err.message : String(err), data: (err as { journal?: string[] }).journal?.length ? { journal: (err as { journal: string[] }).journal } : {} });
-
-/**
- * Sends one planned command. A locked script (its argv carries this run's id and the takeover slot)
- * that finds the host locked by a run this dashboard knows to be over is sent again taking that lock
- * over; any other holder is refused.
- */
-export async function sendPlanned(ctx: ActionContext, e: PlannedExec, opts: { stdin?: () => NodeJS.ReadableStream; quiet?: boolean; timeoutMs?: number } = {}): Promise<string> {
-  const host = execHost(ctx, e);
-  const send = (argv: string[]) => ctx.executor.run(host.target, argv, { step: ctx.planned.key, signal: ctx.signal, timeoutMs: opts.timeoutMs ?? ctx.planned.timeoutMs, quiet: opts.quiet, allowFailure: true, ...(opts.stdin ? { stdin: opts.stdin() } : {}) });
-  let r = await send(e.argv);
-  const lockedScript = e.argv[4] === ctx.runId && e.argv[5] === "";
-  if (r.exitCode === LOCKED_EXIT && lockedScript) {
-    const holder = r.stderrTail.join("\n").match(/bootdeck-locked-by (\S+)/)?.[1] ?? "";
-    const other = holder ? await getDb().run.findUnique({ where: { id: holder }, select: { status: true } }) : null;
-    if (!other || ["running", "planned"].includes(other.status))
-      throw new Error(other ? `${host.name} is locked by run ${holder}, which is ${other.status}: wait for it or cancel it` : `${host.name} is locked by run ${holder || "(unknown)"}, which this dashboard does not know; if nothing else manages the host, remove /var/lib/bootdeck/run.lock on it`);
-    r = await send([...e.argv.slice(0, 5), holder, ...e.argv.slice(6)]);
-  }
-  if (r.exitCode !== 0) {
-    const tail = r.stderrTail.filter((l) => !l.startsWith("journal: ")).slice(-6).join("; ");
-    const err = new Error(`${ctx.planned.title} failed on ${host.name} (exit ${r.exitCode})${tail ? `: ${tail}` : ""}`);
-    (err as Error & { journal?: string[] }).journal = r.stderrTail.filter((l) => l.startsWith("journal: ")).map((l) => l.slice(9));
-    throw err;
-  }
-  return r.stdout.toString("utf8");
-}
+/** The stdout of a planned command, as text (locked ones through runLocked: a finished run's lock is taken over). */
+const textOf = (r: ExecResult) => r.stdout.toString("utf8");
 
 /** The planned commands of this step with `id`, one per host, in the planned order. */
 const planned = (ctx: ActionContext, id: string) => (ctx.planned.exec ?? []).filter((e) => e.id === id);
@@ -66,14 +41,14 @@ export const restoreActions: Record<string, Action> = {
       const backupId = ctx.planned.params?.backupId ?? "";
       const { clusterId } = await getDb().run.findUniqueOrThrow({ where: { id: ctx.runId }, select: { clusterId: true } });
       const backup = await getBackupOrThrow({ clusterId, backupId });
-      const have = (await sendPlanned(ctx, plannedExec(ctx, "probe"), { quiet: true })).trim();
+      const have = textOf(await runPlanned(ctx, plannedExec(ctx, "probe"), { quiet: true })).trim();
       if (have === backup.sha256) return { ok: true, summary: `${host.name} holds backup ${backupId} already (sha256 ${backup.sha256.slice(0, 12)}…)` };
       const opened = await openVerifiedBackup(backup);
       const started = Date.now();
-      const out = await sendPlanned(ctx, plannedExec(ctx, "upload"), { stdin: opened.stream });
+      const out = textOf(await runLocked(ctx, plannedExec(ctx, "upload"), { stdin: opened.stream }));
       return { ok: true, summary: `${lastLine(out)} to ${host.name} in ${((Date.now() - started) / 1000).toFixed(1)} s (sha256 ${backup.sha256.slice(0, 12)}… checked there)` };
     } catch (err) {
-      return outcomeError(err);
+      return failure(err);
     }
   },
 
@@ -81,10 +56,10 @@ export const restoreActions: Record<string, Action> = {
   async "host-script"(ctx) {
     try {
       let out = "";
-      for (const e of ctx.planned.exec ?? []) if (e.when !== "needed") out = await sendPlanned(ctx, e);
+      for (const e of ctx.planned.exec ?? []) if (e.when !== "needed") out = textOf(await runLocked(ctx, e));
       return { ok: true, summary: lastLine(out) || "done" };
     } catch (err) {
-      return outcomeError(err);
+      return failure(err);
     }
   },
 
@@ -99,7 +74,7 @@ export const restoreActions: Record<string, Action> = {
         for (const e of planned(ctx, "status")) {
           let text: string;
           try {
-            text = await sendPlanned(ctx, e, { quiet: true, timeoutMs: 30_000 });
+            text = textOf(await runPlanned(ctx, e, { quiet: true, timeoutMs: 30_000 }));
           } catch (err) {
             why.push(`${e.host}: ${err instanceof Error ? err.message : String(err)}`);
             continue;
@@ -122,7 +97,7 @@ export const restoreActions: Record<string, Action> = {
       });
       return { ok: true, summary };
     } catch (err) {
-      return { ...outcomeError(err), hint: "etcd has no healthy quorum: look at the etcd pods on the masters (crictl ps -a --name etcd; crictl logs); when its data is lost, restore a backup" };
+      return { ...failure(err), hint: "etcd has no healthy quorum: look at the etcd pods on the masters (crictl ps -a --name etcd; crictl logs); when its data is lost, restore a backup" };
     }
   },
 
@@ -133,7 +108,7 @@ export const restoreActions: Record<string, Action> = {
       await ctx.wait("the self-hosted kube-apiserver on every master, a kube-controller-manager and a kube-scheduler", { timeoutMs: 10 * 60_000, intervalMs: 3_000 }, async () => {
         const counts = await Promise.all(
           planned(ctx, "running").map(async (e) => {
-            const text = await sendPlanned(ctx, e, { quiet: true, timeoutMs: 30_000 }).catch(() => "");
+            const text = await runPlanned(ctx, e, { quiet: true, timeoutMs: 30_000 }).then(textOf, () => "");
             return { host: e.host ?? "", n: Object.fromEntries(text.split("\n").filter((l) => l.includes("=")).map((l) => [l.split("=")[0], Number(l.split("=")[1])])) as Record<string, number> };
           }),
         );
@@ -146,20 +121,17 @@ export const restoreActions: Record<string, Action> = {
       });
       return { ok: true, summary };
     } catch (err) {
-      return outcomeError(err);
+      return failure(err);
     }
   },
 
-  /** The API server checkpoint on a master: its files, then the watchdog (re)started. */
+  /** The API server checkpoint on a master: its planned files, then the planned enable command (the watchdog restarted when they changed). */
   async checkpoint(ctx) {
-    const host = needHost(ctx);
     try {
-      const files = ctx.planned.files.map((f) => ({ path: f.path, mode: f.mode, content: ctx.resources.asset(f.asset ?? "") }));
-      const up = await ctx.executor.upload(host.target, files, { step: ctx.planned.key, signal: ctx.signal });
-      const out = await sendPlanned(ctx, plannedExec(ctx, "enable"));
-      return { ok: true, summary: `${up.written} of ${files.length} files changed; ${lastLine(out)}` };
+      const done = await installCheckpoint(ctx, needHost(ctx));
+      return { ok: true, summary: done.replace(/^; /, "") || "no checkpoint planned" };
     } catch (err) {
-      return outcomeError(err);
+      return failure(err);
     }
   },
 
@@ -170,7 +142,7 @@ export const restoreActions: Record<string, Action> = {
       await waitForApiHealthy(ctx, 8 * 60_000);
       return { ok: true, summary: `API healthy after ${((Date.now() - started) / 1000).toFixed(1)} s` };
     } catch (err) {
-      return outcomeError(err);
+      return failure(err);
     }
   },
 
@@ -212,7 +184,7 @@ export const restoreActions: Record<string, Action> = {
       });
       return { ok: true, summary };
     } catch (err) {
-      return outcomeError(err);
+      return failure(err);
     }
   },
 };

@@ -1,6 +1,7 @@
 import "server-only";
 // A static control plane on a master (controlPlane: static): its secrets and static pods, then the
 // wait until the kubelet runs them Running and Ready (their mirror pods, through the API).
+import { failure, plannedFiles } from "./bootstrap";
 import { CONTROL_PLANE_COMPONENTS, podLine, podReady, type PodLike } from "./kube";
 import { needHost, type Action } from "./types";
 
@@ -8,7 +9,7 @@ export const staticActions: Record<string, Action> = {
   async "static-control-plane"(ctx) {
     const host = needHost(ctx);
     try {
-      const files = ctx.planned.files.map((f) => ({ path: f.path, mode: f.mode, content: ctx.resources.asset(f.asset ?? "") }));
+      const files = plannedFiles(ctx);
       const up = await ctx.executor.upload(host.target, files, { step: ctx.planned.key, signal: ctx.signal });
       const started = Date.now();
       await ctx.wait(`the static control plane of ${host.name} Running and Ready`, { timeoutMs: 8 * 60_000, intervalMs: 2_000 }, async () => {
@@ -21,7 +22,7 @@ export const staticActions: Record<string, Action> = {
       });
       return { ok: true, summary: `${up.written} of ${files.length} files changed; control plane Running and Ready after ${((Date.now() - started) / 1000).toFixed(1)} s` };
     } catch (err) {
-      return { ok: false, error: err instanceof Error ? err.message : String(err) };
+      return failure(err);
     }
   },
 };

@@ -1,9 +1,14 @@
 // What an action receives and returns. Actions are plain functions of this context, so the runner
-// owns persistence, events, timeouts and cancellation in one place.
+// owns persistence, events, timeouts and cancellation in one place. An action sends only what its
+// planned step carries: `planned.exec` (looked up with `plannedExec`) and `planned.files`.
 import type { Executor } from "../../ssh";
 import type { PlannedExec, PlannedStep } from "../plan";
 import type { RunResources } from "../run-resources";
 import type { EngineHost } from "../targets";
+import type { Tx } from "../lease";
+
+/** What the engine asks of an SSH executor; tests pass a recording one. */
+export type EngineExecutor = Pick<Executor, "run" | "upload" | "forward" | "close" | "disconnect">;
 
 export type WaitCheck<T> = { ok: true; value: T } | { ok: false; why: string };
 
@@ -14,10 +19,14 @@ export type ActionContext = {
   planned: PlannedStep;
   host: EngineHost | undefined;
   hosts: EngineHost[];
-  executor: Executor;
+  executor: EngineExecutor;
   signal: AbortSignal;
   resources: RunResources;
+  /** When this attempt of the step began (joins and the verification prove nodes alive after it). */
+  startedAt: Date;
   emit: (type: string, data: Record<string, unknown>) => Promise<void>;
+  /** Writes to the database as the run's lease holder (nothing is written once the lease is lost). */
+  store: (write: (tx: Tx) => Promise<unknown>) => Promise<void>;
   /**
    * Polls check until it succeeds, saying what it waits for, on which host, since when and until which
    * deadline (a `step.waiting` event); times out with the last reason it was not done.

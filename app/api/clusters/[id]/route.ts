@@ -2,6 +2,7 @@ import { recordAudit } from "@/lib/audit/record";
 import { deleteCluster, getClusterOrThrow, updateCluster } from "@/lib/clusters/repository";
 import { clusterIdParams, deleteClusterBody, saveClusterBody } from "@/lib/clusters/schemas";
 import { json, readJson, route } from "@/lib/http/route";
+import { renderAhead } from "@/lib/assets/render-ahead";
 
 // GET /api/clusters/:id — the definition, hosts and credential fingerprints (never secrets).
 export const GET = route({ permission: "cluster:read", params: clusterIdParams }, async ({ params }) => json(await getClusterOrThrow(params)));
@@ -10,7 +11,8 @@ export const GET = route({ permission: "cluster:read", params: clusterIdParams }
 export const PUT = route({ permission: "cluster:write", params: clusterIdParams }, async ({ req, params, user, ip }) => {
   const body = await readJson(req, saveClusterBody);
   const result = await updateCluster({ id: params.id, ...body });
-  await recordAudit({ action: "cluster.update", userId: user.id, username: user.username, ip, target: params.id });
+  await recordAudit({ action: "cluster.update", userId: user.id, username: user.username, ip, target: params.id, details: { hostKeys: result.hostKeys } });
+  await renderAhead({ clusterId: params.id, user, ip });
   return json(result);
 });
 

@@ -9,7 +9,7 @@ import { can } from "@/lib/auth/roles";
 export default async function EditClusterPage({ params }: { params: Promise<{ id: string }> }) {
   const parsed = clusterIdParams.safeParse(await params);
   if (!parsed.success) notFound();
-  const user = await requirePageUser(`/clusters/${parsed.data.id}/edit`);
+  const user = await requirePageUser();
   if (!can(user.role, "cluster:write")) return <p className="text-sm text-red-600">Your role ({user.role}) may not edit clusters.</p>;
   const cluster = await getClusterOrThrow(parsed.data).catch(() => undefined);
   if (!cluster) notFound();

@@ -3,9 +3,9 @@ import { requestCancel } from "@/lib/engine/runs";
 import { runIdParams } from "@/lib/engine/schemas";
 import { json, route } from "@/lib/http/route";
 
-// POST /api/runs/:id/cancel — stop between steps and abort commands in flight.
+// POST /api/runs/:id/cancel — a planned run ends at once; a running one stops between steps and aborts commands in flight.
 export const POST = route({ permission: "run:cancel", params: runIdParams }, async ({ params, user, ip }) => {
-  await requestCancel({ runId: params.id });
-  await recordAudit({ action: "run.cancel", userId: user.id, username: user.username, ip, target: params.id });
-  return json({ ok: true });
+  const outcome = await requestCancel({ runId: params.id, by: user.username });
+  await recordAudit({ action: "run.cancel", userId: user.id, username: user.username, ip, target: params.id, details: { outcome } });
+  return json({ ok: true, outcome });
 });

@@ -2,7 +2,7 @@ import { recordAudit } from "@/lib/audit/record";
 import { assertMayRetry } from "@/lib/engine/run-access";
 import { acceptRunWarnings, retryRun } from "@/lib/engine/runs";
 import { retryRunBody, runIdParams } from "@/lib/engine/schemas";
-import { getEngineWorker } from "@/lib/engine/worker";
+import { scheduleRun } from "@/lib/engine/start";
 import { json, readJson, route } from "@/lib/http/route";
 
 // POST /api/runs/:id/retry — run a failed run's failures again (one step, one host, or all); starts at once.
@@ -13,6 +13,7 @@ export const POST = route({ permission: "run:retry", params: runIdParams }, asyn
   if (body.acceptWarnings) await acceptRunWarnings({ runId: params.id, by: user.username });
   const steps = await retryRun({ runId: params.id, step: body.step, host: body.host });
   await recordAudit({ action: "run.retry", userId: user.id, username: user.username, ip, target: params.id, details: { ...body, steps } });
-  getEngineWorker().schedule(params.id);
+  // With BOOTDECK_ENGINE=off a `bootdeck worker` takes it; this process runs no engine.
+  scheduleRun(params.id);
   return json({ ok: true, steps });
 });

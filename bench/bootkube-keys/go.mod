@@ -1,0 +1,3 @@
+module bootdeck.invalid/bench/bootkube-keys
+
+go 1.26

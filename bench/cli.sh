@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# bench/cli.sh [BEFORE] — the command line as a whole process, with hyperfine: `bootdeck --help`, and
+# `bootdeck render` of a 3-master + 3-worker cluster with RSA keys; peak RSS of each with GNU time. With
+# BEFORE (a checkout of an earlier version whose bin/bootdeck ran cli/main.ts through tsx) the same
+# commands run there too. Then the same-machine stand-in for bootkube's render (bench/bootkube-keys: its
+# RSA work in Go, 8 keys as bootkube v0.14 made them, and 17 as Bootdeck does), since bootkube itself
+# cannot be built here. Heavy: run it under `flock /tmp/bootdeck-heavy.lock`. Needs hyperfine and Go.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+before="${1:-}"
+runs="${RUNS:-15}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+export PATH="$PATH:/usr/local/go/bin"
+
+# The cluster: the example definition with 6 hosts (3 masters, 3 workers), as cluster.yaml.
+cat > "$work/mk.mts" <<TS
+import { writeFileSync } from "node:fs";
+import { validateClusterDefinition } from "$here/lib/cluster/definition";
+import { exampleDefinition } from "$here/lib/cluster/example";
+import { toClusterYaml } from "$here/lib/cluster/yaml";
+const v = validateClusterDefinition(exampleDefinition({ name: "bench33", hosts: 6 }));
+if (!v.ok) throw new Error("invalid example");
+writeFileSync("$work/cluster.yaml", toClusterYaml(v.definition));
+TS
+node --import "$here/node_modules/tsx/dist/loader.mjs" "$work/mk.mts"
+"$here/bin/bootdeck" --help >/dev/null # builds the bundle first if a source is newer
+
+echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), Node $(node --version), $(go version | cut -d' ' -f3)"
+help=("$here/bin/bootdeck --help")
+render=("$here/bin/bootdeck render --config $work/cluster.yaml --asset-dir $work/out")
+if [ -n "$before" ]; then
+  help+=("$before/bin/bootdeck --help")
+  render+=("$before/bin/bootdeck render --config $work/cluster.yaml --asset-dir $work/out")
+fi
+hyperfine -N --warmup 3 --runs "$((runs * 2))" "${help[@]}"
+hyperfine --warmup 1 --runs "$runs" --prepare "rm -rf $work/out" "${render[@]}"
+
+(cd "$here/bench/bootkube-keys" && go build -o "$work/bootkube-keys" .)
+hyperfine --warmup 1 --runs "$runs" --prepare "rm -rf $work/bk" "$work/bootkube-keys -dir $work/bk" "$work/bootkube-keys -keys 17 -dir $work/bk"
+
+peak() { rm -rf "$work/out" "$work/bk"; /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -1; }
+echo "peak RSS (KiB): --help $(peak "$here/bin/bootdeck" --help); render $(peak "$here/bin/bootdeck" render --config "$work/cluster.yaml" --asset-dir "$work/out")"
+if [ -n "$before" ]; then
+  echo "peak RSS before (KiB): --help $(peak "$before/bin/bootdeck" --help); render $(peak "$before/bin/bootdeck" render --config "$work/cluster.yaml" --asset-dir "$work/out")"
+fi
+echo "peak RSS bootkube stand-in (KiB): 8 keys $(peak "$work/bootkube-keys" -dir "$work/bk"); 17 keys $(peak "$work/bootkube-keys" -keys 17 -dir "$work/bk")"

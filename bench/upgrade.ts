@@ -1,0 +1,111 @@
+// npm run bench:upgrade -- [--masters 3] [--workers 5] [--from v1.36.3] [--to v1.37.2] [--workers-batch 10%] [--keep]
+// A minor upgrade of a fresh lab cluster (its own lab, "bupg"): bootstrapped at --from behind the VIP,
+// then upgraded to --to. Prints the wall time of each phase and in total, each node's kubelet upgrade
+// (cordon to uncordon), and the API's availability during the upgrade: GET /api/v1/namespaces/default
+// (a quorum read, admin credentials) on the VIP every 100 ms, each on a new connection, from this
+// machine (answered = HTTP 200), with when each failure happened. Needs root.
+import { readFileSync } from "node:fs";
+import { labClusterDefinition, labVip } from "../lab/cluster-yaml";
+import { labDown, labUp } from "../lab/lab";
+import { outage, probeApi } from "../test/lab-api";
+import { createTempDb } from "../test/temp-db";
+import { validateClusterDefinition } from "../lib/cluster/definition";
+import { createCluster } from "../lib/clusters/repository";
+import { disconnectDb, getDb } from "../lib/db/client";
+import { listRunEvents } from "../lib/engine/events";
+import { planRun } from "../lib/engine/plan-run";
+import { executeRun } from "../lib/engine/runner";
+import { startRun } from "../lib/engine/runs";
+import { adminCredentialsFrom } from "../lib/engine/cluster-api";
+import { decryptSecret } from "../lib/secrets/cipher";
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+}
+
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+async function main(): Promise<void> {
+  const masters = Number(arg("masters", "3"));
+  const workers = Number(arg("workers", "5"));
+  const from = arg("from", "v1.36.3");
+  const to = arg("to", "v1.37.2");
+  const LAB = "bupg";
+  console.log(`bench:upgrade: lab of ${masters} masters + ${workers} workers, ${from} → ${to}…`);
+  labDown(LAB, () => undefined);
+  const lab = await labUp({ name: LAB, masters, workers, kubernetesVersions: [from, to], log: () => undefined });
+  const db = await createTempDb();
+  try {
+    const v = validateClusterDefinition(labClusterDefinition(lab, "bench-upgrade", from).definition);
+    if (!v.ok) throw new Error(JSON.stringify(v.errors));
+    const secrets = { "lab-admin": { privateKey: readFileSync(lab.adminKeyPath, "utf8") }, "lab-registry": { password: readFileSync(lab.registry!.passwordFile, "utf8").trim() } };
+    const { id: clusterId } = await createCluster({ definition: v.definition, secrets });
+    const boot = await planRun({ clusterId, body: { type: "bootstrap", acceptWarnings: true }, by: "bench" });
+    await startRun({ runId: boot });
+    const bootStart = Date.now();
+    const bootStatus = await executeRun(boot, { workerId: "bench" });
+    console.log(`bootstrap at ${from}: ${s(Date.now() - bootStart)} (${bootStatus})`);
+    if (bootStatus !== "succeeded") throw new Error("the bootstrap failed: no upgrade to measure");
+
+    const planStart = Date.now();
+    const runId = await planRun({ clusterId, body: { type: "upgrade", version: to, batches: { workers: arg("workers-batch", "10%") } }, by: "bench" });
+    const planMs = Date.now() - planStart;
+    await startRun({ runId });
+    // An API request like any client's (a quorum read of the default namespace), with the admin credentials.
+    const set = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { assetSet: { select: { assets: { where: { path: "auth/kubeconfig" }, select: { content: true } } } } } });
+    const admin = adminCredentialsFrom(decryptSecret(set.assetSet!.assets[0]!.content));
+    const probe = probeApi(labVip(lab), 6443, 100, { path: "/api/v1/namespaces/default", client: admin });
+    const start = Date.now();
+    const status = await executeRun(runId, { workerId: "bench" });
+    const total = Date.now() - start;
+    const probes = probe.stop();
+
+    const events = await listRunEvents({ runId, limit: 1_000_000 });
+    const started = new Map<string, number>();
+    console.log(`\nplan (render ${to} keeping the PKI): ${s(planMs)}`);
+    console.log("phase            wall time");
+    for (const e of events) {
+      if (e.type === "phase.started") started.set(String(e.data.phase), Date.parse(e.at));
+      if (e.type === "phase.finished") console.log(`${String(e.data.phase).padEnd(16)} ${s(Date.parse(e.at) - (started.get(String(e.data.phase)) ?? Date.parse(e.at)))}`);
+    }
+    console.log(`total            ${s(total)} (${status})`);
+    console.log("\nstep                              time");
+    for (const e of events.filter((x) => x.type === "step.finished" && /^(etcd|control-plane|checkpoint|kubelet)\//.test(String(x.data.key))))
+      console.log(`${String(e.data.key).padEnd(33)} ${s(Number(e.data.durationMs))}`);
+    const nodes = events.filter((x) => x.type === "step.finished" && String(x.data.key).startsWith("kubelet/")).map((x) => Number(x.data.durationMs));
+    if (nodes.length) console.log(`kubelet per node: mean ${s(nodes.reduce((a, b) => a + b, 0) / nodes.length)}, max ${s(Math.max(...nodes))}`);
+    const o = outage(probes, start);
+    const failures = probes.filter((p) => !p.ok);
+    // The longest run of consecutive failed probes.
+    let longest = 0;
+    let run = 0;
+    for (const p of probes) {
+      run = p.ok ? 0 : run + 1;
+      longest = Math.max(longest, run);
+    }
+    console.log(`\nAPI availability through ${labVip(lab)}:6443 during the upgrade: ${o.answered} of ${o.total} probes answered 200 (${((100 * o.answered) / Math.max(1, o.total)).toFixed(2)} %; goal ≥ 99 %); longest gap ${longest} probes (~${(longest / 10).toFixed(1)} s); failures by answer: ${JSON.stringify(failures.reduce<Record<string, number>>((m, p) => ({ ...m, [p.status || "no answer"]: (m[p.status || "no answer"] ?? 0) + 1 }), {}))}`);
+    // When each failure happened, against the step running then.
+    const spans = events.filter((x) => x.type === "step.finished").map((x) => ({ key: String(x.data.key), end: Date.parse(x.at), begin: Date.parse(x.at) - Number(x.data.durationMs) }));
+    const during = new Map<string, number>();
+    for (const p of failures) {
+      const where = spans.filter((sp) => sp.begin <= p.at && p.at <= sp.end).map((sp) => sp.key).join("+") || "between steps";
+      during.set(where, (during.get(where) ?? 0) + 1);
+    }
+    console.log(`failed probes by the step(s) running: ${[...during.entries()].map(([k, n]) => `${k} ${n}`).join("; ") || "none"}`);
+    const failed = await getDb().step.findMany({ where: { runId, status: "failed" }, select: { key: true, error: true } });
+    for (const f of failed) console.log(`failed: ${f.key}: ${f.error}`);
+  } finally {
+    await disconnectDb();
+    await db.cleanup();
+    if (!process.argv.includes("--keep")) labDown(LAB, () => undefined);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,54 @@
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { validateClusterDefinition } from "../cluster/definition";
+import { exampleDefinition } from "../cluster/example";
+import * as day2 from "../engine/actions/day2-scripts";
+import { keepalivedConfig, keepalivedUnit, provisionsVip } from "./endpoint";
+import { renderAssets } from "./render";
+
+const vip = (keepalived?: object) => {
+  const d = exampleDefinition();
+  return { ...d, spec: { ...d.spec, apiEndpoint: { type: "vip" as const, host: "192.0.2.250", port: 6443, ...(keepalived ? { keepalived } : {}) } } };
+};
+
+describe("the API address Bootdeck provisions", () => {
+  it("renders keepalived holding the VIP where the local API server answers, equal priorities (no flapping back)", async () => {
+    const v = validateClusterDefinition(vip({ interface: "eth0" }));
+    if (!v.ok) throw new Error(JSON.stringify(v.errors));
+    expect(provisionsVip(v.definition)).toBe(true);
+    const conf = keepalivedConfig(v.definition);
+    expect(conf).toContain("    192.0.2.250/32 dev eth0");
+    expect(conf).toContain("  virtual_router_id 51");
+    expect(conf).toContain('  script "/usr/bin/curl -skf --max-time 2 -o /dev/null https://127.0.0.1:6443/readyz"');
+    expect(conf).toContain("  weight -30");
+    expect(conf).toContain("  priority 100");
+    expect(conf).not.toContain("nopreempt");
+    expect(keepalivedUnit()).toContain("ExecStart=/usr/sbin/keepalived --dont-fork --log-console --vrrp --use-file=/etc/bootdeck/keepalived.conf");
+    const files = (await renderAssets(v.definition, { keyType: "ecdsa" })).map((a) => a.path);
+    expect(files).toContain("endpoint/keepalived.conf");
+    expect(files).toContain("endpoint/bootdeck-keepalived.service");
+  });
+
+  it("renders nothing for an endpoint someone else provides", async () => {
+    const v = validateClusterDefinition(vip());
+    if (!v.ok) throw new Error(JSON.stringify(v.errors));
+    expect(provisionsVip(v.definition)).toBe(false);
+    expect((await renderAssets(v.definition, { keyType: "ecdsa" })).some((a) => a.path.startsWith("endpoint/"))).toBe(false);
+  });
+
+  it("accepts keepalived only for a VIP, on a well-formed interface and router id", () => {
+    const d = exampleDefinition();
+    const dns = validateClusterDefinition({ ...d, spec: { ...d.spec, apiEndpoint: { ...d.spec.apiEndpoint, keepalived: { interface: "eth0" } } } });
+    expect(dns.ok ? [] : dns.errors).toContainEqual({ path: "spec.apiEndpoint.keepalived", message: "is only for a VIP endpoint (type: vip): keepalived holds that address on the masters" });
+    const bad = validateClusterDefinition(vip({ interface: "eth0; rm -rf /", virtualRouterId: 300 }));
+    expect(bad.ok ? [] : bad.errors.map((e) => e.path)).toEqual(["spec.apiEndpoint.keepalived.interface", "spec.apiEndpoint.keepalived.virtualRouterId"]);
+  });
+
+  it("sends scripts a POSIX shell parses", () => {
+    // sh -n throws on a syntax error.
+    const parsed = Object.entries(day2)
+      .filter(([, script]) => typeof script === "string" && script.includes("\n"))
+      .map(([name, script]) => (execFileSync("sh", ["-n", "-c", script as string], { stdio: "pipe" }), name));
+    expect(parsed.sort()).toEqual(["ENDPOINT_START_SCRIPT", "ETCD_SCRIPT", "KUBELET_ROLLBACK_SCRIPT", "KUBELET_SAVE_SCRIPT", "PULL_IMAGES_SCRIPT", "STOP_NODE_SCRIPT", "UPGRADE_PREFLIGHT_SCRIPT"]);
+  });
+});

@@ -1,0 +1,90 @@
+// The stable API address Bootdeck provisions: a virtual IP held by keepalived (VRRP) on the masters.
+// Every master runs the same configuration; the one whose API server answers on loopback and has the
+// highest priority holds the address, and another takes it over (gratuitous ARP) within about three
+// advertisement intervals when that master or its API server goes away. See docs/engine.md.
+import type { ClusterDefinition } from "../cluster/definition";
+
+export const ENDPOINT_PATHS = {
+  /** Not /etc/keepalived/keepalived.conf: a host's own keepalived (and Debian's unit, which starts on that file) stays untouched. */
+  config: "/etc/bootdeck/keepalived.conf",
+  unit: "/etc/systemd/system/bootdeck-keepalived.service",
+} as const;
+
+export const ENDPOINT_UNIT = "bootdeck-keepalived";
+
+/**
+ * VRRP advertisement interval (s; VRRPv3 allows fractions): a backup takes over after 3 missed
+ * advertisements plus a skew below the interval, about 1.8 s once the holder's link is gone.
+ */
+export const VRRP_ADVERT_INT_S = 0.5;
+/** Each master's base priority; a failing API server check subtracts CHECK_WEIGHT. Equal bases: no flapping back after a failover. */
+export const VRRP_PRIORITY = 100;
+export const CHECK_WEIGHT = 30;
+
+/** True when Bootdeck runs keepalived for this definition's endpoint. */
+export const provisionsVip = (def: ClusterDefinition): boolean => def.spec.apiEndpoint.type === "vip" && def.spec.apiEndpoint.keepalived !== undefined;
+
+export function keepalivedConfig(def: ClusterDefinition): string {
+  const ep = def.spec.apiEndpoint;
+  const ka = ep.keepalived;
+  if (ep.type !== "vip" || !ka || !ep.host) throw new Error("keepalived is rendered only for a VIP endpoint with spec.apiEndpoint.keepalived");
+  const prefix = ep.host.includes(":") ? 128 : 32;
+  return [
+    "# Bootdeck: the cluster's API address on the masters (VRRP). Rendered; edits are replaced.",
+    "global_defs {",
+    `  router_id bootdeck-${def.metadata.name}`,
+    "  enable_script_security",
+    "  script_user root",
+    // Version 3: sub-second advertisements.
+    "  vrrp_version 3",
+    // Repeat the gratuitous ARP a few times: a neighbour that missed the first still learns the new holder.
+    "  vrrp_garp_master_repeat 3",
+    "  vrrp_garp_master_refresh 30",
+    "}",
+    "",
+    // /readyz answers without credentials (the authentication configuration allows it on health paths);
+    // a stopping API server fails it at once while it still serves (--shutdown-delay-duration), and a
+    // starting one passes it only once it serves: the address moves before clients notice.
+    "vrrp_script bootdeck_apiserver {",
+    `  script "/usr/bin/curl -skf --max-time 2 -o /dev/null https://127.0.0.1:${ep.port}/readyz"`,
+    "  interval 1",
+    "  timeout 3",
+    "  fall 2",
+    "  rise 2",
+    `  weight -${CHECK_WEIGHT}`,
+    "}",
+    "",
+    "vrrp_instance bootdeck_api {",
+    "  state BACKUP",
+    `  interface ${ka.interface}`,
+    `  virtual_router_id ${ka.virtualRouterId}`,
+    `  priority ${VRRP_PRIORITY}`,
+    `  advert_int ${VRRP_ADVERT_INT_S}`,
+    "  virtual_ipaddress {",
+    `    ${ep.host}/${prefix} dev ${ka.interface}`,
+    "  }",
+    "  track_script {",
+    "    bootdeck_apiserver",
+    "  }",
+    "}",
+    "",
+  ].join("\n");
+}
+
+/** Runs keepalived's VRRP part only, in the foreground, on Bootdeck's configuration. */
+export function keepalivedUnit(): string {
+  return [
+    "[Unit]",
+    "Description=Bootdeck API address (keepalived VRRP on the masters)",
+    "After=network-online.target",
+    "",
+    "[Service]",
+    `ExecStart=/usr/sbin/keepalived --dont-fork --log-console --vrrp --use-file=${ENDPOINT_PATHS.config} --pid=/run/bootdeck-keepalived.pid --vrrp_pid=/run/bootdeck-keepalived-vrrp.pid`,
+    "Restart=always",
+    "RestartSec=2",
+    "",
+    "[Install]",
+    "WantedBy=multi-user.target",
+    "",
+  ].join("\n");
+}

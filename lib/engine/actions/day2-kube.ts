@@ -1,0 +1,252 @@
+import "server-only";
+// What the day-2 actions share: the planned commands and files of a step sent exactly as planned, and
+// the cluster's API for nodes (cordon, drain, delete, readiness) and for applying rendered objects
+// (create what is missing, replace what changed, wait for rollouts).
+import { createHash } from "node:crypto";
+import type { K8sObject } from "../../assets/yaml-out";
+import { getDb } from "../../db/client";
+import { isSshError, shellCommand, type ExecResult } from "../../ssh";
+import { apiMessage } from "../cluster-api";
+import { chooseEvictions, evictionRefusal, podName, unmanaged, type DrainPod } from "../day2/drain";
+import type { PlannedExec } from "../plan";
+import type { EngineHost } from "../targets";
+import { LOCKED_EXIT } from "./host-scripts";
+import { nodeReady, type NodeLike } from "./kube";
+import { type ActionContext, WaitAbandoned } from "./types";
+
+/** The planned command `id` of this step (for `host`, the one that runs there). */
+export function plannedExec(ctx: Pick<ActionContext, "planned">, id: string, host?: string): PlannedExec {
+  const e = (ctx.planned.exec ?? []).find((x) => x.id === id && (host === undefined || (x.host ?? ctx.planned.host) === host));
+  if (!e) throw new Error(`the plan of ${ctx.planned.key} has no "${id}" command${host ? ` for ${host}` : ""}: it was made by another version of Bootdeck; plan the run again`);
+  return e;
+}
+
+/** Every planned command `id` of this step, in plan order (one per candidate host). */
+export const plannedExecs = (ctx: Pick<ActionContext, "planned">, id: string): PlannedExec[] => (ctx.planned.exec ?? []).filter((x) => x.id === id);
+
+export function execHost(ctx: Pick<ActionContext, "planned" | "hosts">, e: PlannedExec): EngineHost {
+  const name = e.host ?? ctx.planned.host;
+  const h = ctx.hosts.find((x) => x.name === name);
+  if (!h) throw new Error(`${ctx.planned.key}: command "${e.id}" names host ${name ?? "(none)"}, which is not in the run`);
+  return h;
+}
+
+/** A locked script's argv: sh -c SCRIPT NAME RUN TAKEOVER …; the takeover slot names a finished run whose lock may be taken. */
+const TAKEOVER_SLOT = 5;
+const isLocked = (argv: readonly string[]) => argv[0] === "sh" && argv[1] === "-c" && (argv[2] ?? "").startsWith("lock=");
+
+/**
+ * Runs a planned command as it was planned. A locked script that finds the host locked by a run this
+ * dashboard knows to be over takes the lock over (the takeover slot gets that run's id); any other
+ * holder is refused. A non-zero exit throws with the last lines of stderr, unless `allowFailure`.
+ */
+export async function runPlanned(ctx: ActionContext, e: PlannedExec, opts: { timeoutMs?: number; allowFailure?: boolean; quiet?: boolean } = {}): Promise<ExecResult> {
+  const host = execHost(ctx, e);
+  const exec = (argv: string[]) => ctx.executor.run(host.target, argv, { step: ctx.planned.key, signal: ctx.signal, timeoutMs: opts.timeoutMs ?? ctx.planned.timeoutMs, quiet: opts.quiet, allowFailure: true });
+  let r = await exec(e.argv);
+  if (r.exitCode === LOCKED_EXIT && isLocked(e.argv)) {
+    const holder = r.stderrTail.join("\n").match(/bootdeck-locked-by (\S+)/)?.[1] ?? "";
+    const other = holder ? await getDb().run.findUnique({ where: { id: holder }, select: { status: true } }) : null;
+    if (other && !["running", "planned"].includes(other.status)) r = await exec(e.argv.map((a, i) => (i === TAKEOVER_SLOT ? holder : a)));
+    else
+      throw new Error(
+        other
+          ? `${host.name} is locked by run ${holder}, which is ${other.status}: wait for it or cancel it`
+          : `${host.name} is locked by run ${holder || "(unknown)"}, which this dashboard does not know (another Bootdeck?); if nothing else manages the host, remove /var/lib/bootdeck/run.lock on it`,
+      );
+  }
+  if (r.exitCode !== 0 && !opts.allowFailure) {
+    const tail = r.stderrTail.filter((l) => !l.startsWith("journal: ")).slice(-6).join("; ");
+    const err = new Error(`${e.id} on ${host.name} failed (exit ${r.exitCode})${tail ? `: ${tail}` : ""}`) as Error & { journal?: string[] };
+    err.journal = r.stderrTail.filter((l) => l.startsWith("journal: ")).map((l) => l.slice(9));
+    throw err;
+  }
+  return r;
+}
+
+/** The step's planned files that go to `host` (all of them when the step has one host), pushed by the idempotent uploader. */
+export async function pushPlannedFiles(ctx: ActionContext, host: EngineHost, files = ctx.planned.files): Promise<{ written: number; total: number }> {
+  if (!files.length) return { written: 0, total: 0 };
+  const specs = files.map((f) => {
+    if (!f.asset) throw new Error(`the plan of ${ctx.planned.key} does not say which asset ${f.path} comes from: plan the run again`);
+    return { path: f.path, content: ctx.resources.asset(f.asset), mode: f.mode };
+  });
+  const up = await ctx.executor.upload(host.target, specs, { step: ctx.planned.key, signal: ctx.signal });
+  return { written: up.written, total: specs.length };
+}
+
+/** The host of the step, or of a param naming one. */
+export function hostNamed(ctx: ActionContext, name: string): EngineHost {
+  const h = ctx.hosts.find((x) => x.name === name);
+  if (!h) throw new Error(`${name} is not a host of this run`);
+  return h;
+}
+
+export const param = (ctx: Pick<ActionContext, "planned">, name: string): string => {
+  const v = ctx.planned.params?.[name];
+  if (v === undefined) throw new Error(`the plan of ${ctx.planned.key} lacks "${name}": plan the run again`);
+  return v;
+};
+
+/** Ends a wait at once when the host no longer answers over SSH (other errors: keep waiting). */
+export async function assertAnswers(ctx: ActionContext, host: EngineHost, what: string): Promise<void> {
+  try {
+    await ctx.executor.run(host.target, ["true"], { step: ctx.planned.key, quiet: true, timeoutMs: 10_000, signal: ctx.signal });
+  } catch (err) {
+    if (isSshError(err) && ["unreachable", "timeout", "refused"].includes(err.detail.kind)) throw new WaitAbandoned(`${host.name} stopped answering ${what}: ${err.message}`);
+  }
+}
+
+// ---- nodes ----
+
+export type NodeView = { name: string; ready: boolean; why: string; kubeletVersion: string; unschedulable: boolean };
+
+export async function readNode(ctx: ActionContext, name: string): Promise<NodeView | undefined> {
+  const node = await ctx.resources.api().getJson<NodeLike & { spec?: { unschedulable?: boolean }; status?: { nodeInfo?: { kubeletVersion?: string } } }>(`/api/v1/nodes/${encodeURIComponent(name)}`, ctx.signal);
+  if (!node) return undefined;
+  const r = nodeReady(node);
+  return { name, ready: r.ready, why: r.why, kubeletVersion: node.status?.nodeInfo?.kubeletVersion ?? "", unschedulable: node.spec?.unschedulable === true };
+}
+
+/** Marks a node (un)schedulable; returns whether it changed. */
+export async function setUnschedulable(ctx: ActionContext, name: string, value: boolean): Promise<boolean> {
+  const node = await readNode(ctx, name);
+  if (!node) throw new Error(`node ${name} is not registered`);
+  if (node.unschedulable === value) return false;
+  const r = await ctx.resources.api().request(`/api/v1/nodes/${encodeURIComponent(name)}`, { method: "PATCH", body: { spec: { unschedulable: value ? true : null } }, contentType: "application/merge-patch+json", signal: ctx.signal });
+  if (r.status !== 200) throw new Error(`${value ? "cordoning" : "uncordoning"} ${name}: HTTP ${r.status} ${apiMessage(r.body)}`);
+  return true;
+}
+
+/**
+ * Cordons the node and evicts its pods through the Eviction API (PodDisruptionBudgets hold: a refused
+ * eviction is tried again every 2 s), then waits until they are gone. Past `timeoutMs` it fails with
+ * every pod that blocked and why. Returns a one-line report.
+ */
+export async function drainNode(ctx: ActionContext, name: string, timeoutMs: number): Promise<string> {
+  const api = ctx.resources.api();
+  await setUnschedulable(ctx, name, true);
+  const list = async () => ((await api.getJson<{ items: DrainPod[] }>(`/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${name}`)}`, ctx.signal))?.items ?? []);
+  const first = chooseEvictions(await list(), name);
+  const lost = unmanaged(first.evict);
+  const evicted = new Set<string>();
+  const blocked = new Map<string, string>();
+  await ctx.wait(`${name} drained (pods evicted, disruption budgets respected)`, { timeoutMs, intervalMs: 2_000 }, async () => {
+    const { evict } = chooseEvictions(await list(), name);
+    for (const p of evict) {
+      const ns = p.metadata?.namespace ?? "default";
+      const podN = p.metadata?.name ?? "";
+      if (evicted.has(p.metadata?.uid ?? podName(p))) continue;
+      const r = await api.request(`/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(podN)}/eviction`, {
+        method: "POST",
+        body: { apiVersion: "policy/v1", kind: "Eviction", metadata: { name: podN, namespace: ns } },
+        signal: ctx.signal,
+      });
+      if (r.status === 200 || r.status === 201 || r.status === 404) {
+        evicted.add(p.metadata?.uid ?? podName(p));
+        blocked.delete(podName(p));
+      } else blocked.set(podName(p), evictionRefusal(r.status, r.body));
+    }
+    const left = chooseEvictions(await list(), name).evict.filter((p) => !p.metadata?.deletionTimestamp);
+    // A node whose kubelet is gone never confirms its pods ended: they go with its Node object.
+    const alive = (await readNode(ctx, name))?.ready === true;
+    const terminating = alive ? (await list()).filter((p) => p.metadata?.deletionTimestamp && !p.metadata.ownerReferences?.some((o) => o.kind === "DaemonSet" || o.kind === "Node")) : [];
+    if (left.length === 0 && terminating.length === 0) return { ok: true, value: undefined };
+    const why = [...blocked.entries()].map(([pod, reason]) => `${pod}: ${reason}`);
+    return { ok: false, why: why.length ? `blocked: ${why.join("; ")}` : `${left.length + terminating.length} pods still leaving: ${[...left, ...terminating].slice(0, 6).map(podName).join(", ")}` };
+  });
+  return `${name} drained: ${evicted.size} pod${evicted.size === 1 ? "" : "s"} evicted${first.stay.length ? `, ${first.stay.length} left in place (DaemonSet and static pods)` : ""}${lost.length ? `; ${lost.length} unmanaged pod${lost.length === 1 ? "" : "s"} not recreated elsewhere: ${lost.join(", ")}` : ""}`;
+}
+
+/** Deletes a Node object and waits until it is gone (its kubelet must be stopped first, or it registers again). */
+export async function deleteNode(ctx: ActionContext, name: string): Promise<boolean> {
+  const api = ctx.resources.api();
+  const r = await api.request(`/api/v1/nodes/${encodeURIComponent(name)}`, { method: "DELETE", signal: ctx.signal });
+  if (r.status === 404) return false;
+  if (r.status !== 200 && r.status !== 202) throw new Error(`deleting node ${name}: HTTP ${r.status} ${apiMessage(r.body)}`);
+  await ctx.wait(`node ${name} deleted`, { timeoutMs: 60_000, intervalMs: 1_000 }, async () => ((await readNode(ctx, name)) ? { ok: false, why: `${name} is still listed` } : { ok: true, value: undefined }));
+  return true;
+}
+
+// ---- applying rendered objects ----
+
+type Resource = { base: string; plural: string; namespaced: boolean };
+const RESOURCES: Record<string, Resource> = {
+  Namespace: { base: "/api/v1", plural: "namespaces", namespaced: false },
+  ServiceAccount: { base: "/api/v1", plural: "serviceaccounts", namespaced: true },
+  Secret: { base: "/api/v1", plural: "secrets", namespaced: true },
+  ConfigMap: { base: "/api/v1", plural: "configmaps", namespaced: true },
+  Service: { base: "/api/v1", plural: "services", namespaced: true },
+  DaemonSet: { base: "/apis/apps/v1", plural: "daemonsets", namespaced: true },
+  Deployment: { base: "/apis/apps/v1", plural: "deployments", namespaced: true },
+  PodDisruptionBudget: { base: "/apis/policy/v1", plural: "poddisruptionbudgets", namespaced: true },
+  ClusterRole: { base: "/apis/rbac.authorization.k8s.io/v1", plural: "clusterroles", namespaced: false },
+  ClusterRoleBinding: { base: "/apis/rbac.authorization.k8s.io/v1", plural: "clusterrolebindings", namespaced: false },
+  Role: { base: "/apis/rbac.authorization.k8s.io/v1", plural: "roles", namespaced: true },
+  RoleBinding: { base: "/apis/rbac.authorization.k8s.io/v1", plural: "rolebindings", namespaced: true },
+};
+
+export const APPLIED_ANNOTATION = "bootdeck.io/applied-sha256";
+
+export function objectPath(o: K8sObject, withName = true): string {
+  const r = RESOURCES[o.kind];
+  if (!r) throw new Error(`Bootdeck does not apply ${o.kind} objects`);
+  const ns = r.namespaced ? `/namespaces/${encodeURIComponent(o.metadata.namespace ?? "default")}` : "";
+  return `${r.base}${ns}/${r.plural}${withName ? `/${encodeURIComponent(o.metadata.name)}` : ""}`;
+}
+
+/** The checksum of a rendered object, recorded on it when applied: the next apply compares it instead of the defaulted live object. */
+export const renderedSha = (o: K8sObject) => createHash("sha256").update(JSON.stringify(o)).digest("hex");
+
+/** Creates the object when missing, replaces it when it was applied from other content; leaves it alone otherwise. */
+export async function applyObject(ctx: ActionContext, o: K8sObject): Promise<"created" | "replaced" | "unchanged"> {
+  const api = ctx.resources.api();
+  const sha = renderedSha(o);
+  const annotated = { ...o, metadata: { ...o.metadata, annotations: { ...(o.metadata as { annotations?: Record<string, string> }).annotations, [APPLIED_ANNOTATION]: sha } } };
+  const live = await api.getJson<{ metadata: { resourceVersion?: string; annotations?: Record<string, string> } }>(objectPath(o), ctx.signal);
+  if (!live) {
+    const r = await api.request(objectPath(o, false), { method: "POST", body: annotated, signal: ctx.signal });
+    if (r.status === 201 || r.status === 200) return "created";
+    if (r.status !== 409) throw new Error(`creating ${o.kind} ${o.metadata.name}: HTTP ${r.status} ${apiMessage(r.body)}`);
+    return applyObject(ctx, o);
+  }
+  if (live.metadata.annotations?.[APPLIED_ANNOTATION] === sha) return "unchanged";
+  const r = await api.request(objectPath(o), { method: "PUT", body: { ...annotated, metadata: { ...annotated.metadata, resourceVersion: live.metadata.resourceVersion } }, signal: ctx.signal });
+  if (r.status === 409) return applyObject(ctx, o);
+  if (r.status !== 200) throw new Error(`replacing ${o.kind} ${o.metadata.name}: HTTP ${r.status} ${apiMessage(r.body)}`);
+  return "replaced";
+}
+
+type WorkloadStatus = {
+  metadata: { generation?: number };
+  spec?: { replicas?: number };
+  status?: { observedGeneration?: number; desiredNumberScheduled?: number; updatedNumberScheduled?: number; numberAvailable?: number; numberUnavailable?: number; replicas?: number; updatedReplicas?: number; availableReplicas?: number };
+};
+
+/** Why a DaemonSet or Deployment has not finished rolling out, or undefined when it has. */
+export function rolloutPending(kind: string, w: WorkloadStatus): string | undefined {
+  const s = w.status ?? {};
+  if ((s.observedGeneration ?? 0) < (w.metadata.generation ?? 0)) return "its controller has not seen the change yet";
+  if (kind === "DaemonSet") {
+    const want = s.desiredNumberScheduled ?? 0;
+    if ((s.updatedNumberScheduled ?? 0) < want) return `${s.updatedNumberScheduled ?? 0} of ${want} pods updated`;
+    if ((s.numberAvailable ?? 0) < want || (s.numberUnavailable ?? 0) > 0) return `${s.numberAvailable ?? 0} of ${want} pods available`;
+    return undefined;
+  }
+  const want = w.spec?.replicas ?? 1;
+  if ((s.updatedReplicas ?? 0) < want) return `${s.updatedReplicas ?? 0} of ${want} replicas updated`;
+  if ((s.replicas ?? 0) > want) return `${(s.replicas ?? 0) - want} old replicas still terminating`;
+  if ((s.availableReplicas ?? 0) < want) return `${s.availableReplicas ?? 0} of ${want} replicas available`;
+  return undefined;
+}
+
+export async function waitRollout(ctx: ActionContext, o: K8sObject, timeoutMs: number): Promise<void> {
+  await ctx.wait(`${o.kind} ${o.metadata.namespace}/${o.metadata.name} rolled out`, { timeoutMs, intervalMs: 2_000 }, async () => {
+    const w = await ctx.resources.api().getJson<WorkloadStatus>(objectPath(o), ctx.signal);
+    if (!w) return { ok: false, why: "it does not exist" };
+    const why = rolloutPending(o.kind, w);
+    return why ? { ok: false, why } : { ok: true, value: undefined };
+  });
+}
+
+export const quoteForPlan = (argv: readonly string[]) => shellCommand(argv);

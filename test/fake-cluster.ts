@@ -1,0 +1,219 @@
+// Test doubles for running the engine without hosts: an SSH executor that records every command and
+// upload it is asked to send (and answers like healthy hosts do), and a cluster API whose nodes and
+// control plane are up. With them a whole bootstrap runs in a unit test in about a second, and a test
+// can compare what reached "the hosts" with what the plan showed.
+import { createHash } from "node:crypto";
+import type { Duplex } from "node:stream";
+import * as k8s from "@kubernetes/client-node";
+import type { EngineExecutor } from "../lib/engine/actions/types";
+import type { ClusterApiClient, RawResponse } from "../lib/engine/cluster-api";
+import type { ExecOptions, ExecResult, HostTarget } from "../lib/ssh";
+import type { FileSpec } from "../lib/ssh/upload";
+import { LOCKED_EXIT } from "../lib/engine/actions/host-scripts";
+
+export type RecordedRun = { host: string; argv: string[]; step: string };
+export type RecordedUpload = { host: string; step: string; files: { path: string; mode: number; sha256: string; size: number }[] };
+
+/** What a fake host answers: stdout and exit code, or undefined for the default answer. */
+export type Reply = { stdout?: string; stderr?: string[]; exitCode?: number; error?: Error; delayMs?: number } | undefined;
+
+const result = (host: string, step: string, r: { stdout?: string; stderr?: string[]; exitCode?: number }): ExecResult => ({
+  host,
+  step,
+  exitCode: r.exitCode ?? 0,
+  stdout: Buffer.from(r.stdout ?? ""),
+  stderrTail: r.stderr ?? [],
+  durationMs: 1,
+});
+
+/** The name a fixed script runs under (`sh -c SCRIPT NAME …`), or the command itself. */
+export function scriptName(argv: readonly string[]): string {
+  return argv[0] === "sh" && argv[1] === "-c" ? (argv[3] ?? "") : (argv[0] ?? "");
+}
+
+export class RecordingExecutor implements EngineExecutor {
+  readonly runs: RecordedRun[] = [];
+  readonly uploads: RecordedUpload[] = [];
+  /** The host-side run lock of each fake host (what /var/lib/bootdeck/run.lock holds). */
+  readonly locks = new Map<string, string>();
+  private readonly removed = new Set<string>();
+
+  constructor(private readonly reply: (call: RecordedRun) => Reply = () => undefined) {}
+
+  async run(host: HostTarget, argv: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    const call = { host: host.id, argv: [...argv], step: opts.step ?? "" };
+    this.runs.push(call);
+    const custom = this.reply(call);
+    if (custom?.delayMs) await sleep(custom.delayMs, opts.signal);
+    if (custom?.error) throw custom.error;
+    const answer = custom ?? this.answer(call);
+    if ((answer.exitCode ?? 0) !== 0 && !opts.allowFailure) throw new Error(`${call.host}: ${scriptName(argv)} exited ${answer.exitCode}`);
+    return result(host.id, call.step, answer);
+  }
+
+  async upload(host: HostTarget, files: readonly FileSpec[], opts: Omit<ExecOptions, "stdin"> = {}) {
+    const list = files.map((f) => {
+      const content = Buffer.from(f.content);
+      return { path: f.path, mode: f.mode ?? 0o644, sha256: createHash("sha256").update(content).digest("hex"), size: content.length };
+    });
+    this.uploads.push({ host: host.id, step: opts.step ?? "", files: list });
+    return { host: host.id, step: opts.step ?? "", written: list.length, skipped: 0, bytes: 0, execs: 2 };
+  }
+
+  async forward(): Promise<Duplex> {
+    throw new Error("the recording executor opens no tunnels (the tests give the engine a fake API)");
+  }
+
+  disconnect(): void {}
+
+  async close(): Promise<void> {}
+
+  /** Healthy hosts: every check passes, every lock is free unless a test set one. */
+  private answer(call: RecordedRun): NonNullable<Reply> {
+    const name = scriptName(call.argv);
+    const script = call.argv[2] ?? "";
+    if (name === "bootdeck-facts") return { stdout: `os=Debian GNU/Linux 12\nosId=debian\nkernel=6.1.0\narch=x86_64\nhostname=${call.host}\ninit=systemd\ncpus=2\nmemKb=4000000\ntime=${Date.now() / 1000}\n` };
+    if (name === "bootdeck-preflight")
+      return { stdout: "swapKb=0\nipForward=1\nbridgeNf=1\nconntrackMax=262144\ncgroup=cgroup2fs\ninit=systemd\narch=x86_64\nmodule=overlay\nmodule=br_netfilter\ndiskFreeKb=50000000\npkgManager=apt-get\n" };
+    if (name === "bootdeck-present") return { stdout: this.removed.has(call.host) ? "" : call.argv.slice(4).map((p) => `present ${p}`).join("\n") };
+    if (name === "bootdeck-unlock") {
+      if (this.locks.get(call.host) === call.argv[4]) this.locks.delete(call.host);
+      return { stdout: "" };
+    }
+    if (name === "bootdeck") {
+      const runId = call.argv[4] ?? "";
+      const holder = this.locks.get(call.host);
+      if (holder && holder !== runId) return { exitCode: LOCKED_EXIT, stderr: [`bootdeck-locked-by ${holder}`] };
+      this.locks.set(call.host, runId);
+      if (script.includes("bootdeck-packages")) return { stdout: "bootdeck-packages present\n" };
+      if (script.includes("bootdeck-binary")) return { stdout: `bootdeck-binary present ${call.argv.at(-1)}\n` };
+      if (script.includes("bootdeck-kubelet")) return { stdout: "bootdeck-kubelet restarted state=active restarts=0..0\n" };
+      if (script.includes("bootdeck-removed")) {
+        this.removed.add(call.host);
+        return { stdout: `bootdeck-removed ${call.argv.length - 5}\n` };
+      }
+      if (script.includes("bootdeck-reset")) return { stdout: `bootdeck-reset removed ${call.argv.length - 5} paths\n` };
+    }
+    return { stdout: "" };
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(t);
+      reject(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
+    }, { once: true });
+  });
+}
+
+const CLUSTER_SCOPED = ["Namespace", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "PriorityClass", "StorageClass"];
+const DISCOVERY = ["Namespace", "ConfigMap", "ServiceAccount", "Service", "Secret", "Deployment", "DaemonSet", "PodDisruptionBudget", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "CustomResourceDefinition", "PriorityClass", "StorageClass"].map((kind) => ({
+  kind,
+  name: `${kind.toLowerCase()}s`,
+  namespaced: !CLUSTER_SCOPED.includes(kind),
+}));
+
+type Obj = { apiVersion?: string; kind?: string; metadata: { name: string; namespace?: string }; [k: string]: unknown };
+
+/**
+ * A cluster whose API answers like a healthy self-hosted control plane: every listed node Ready with a
+ * Lease renewed on every read, the control-plane pods Running and Ready, service accounts with tokens,
+ * CRDs Established. Objects created through it are kept, so a second create of the same one answers as
+ * Kubernetes does (409, or 422 for a Service whose fixed clusterIP is taken).
+ */
+export class FakeClusterApi implements ClusterApiClient {
+  readonly endpoint = "10.0.0.1:6443";
+  lastTunnelError: string | undefined;
+  readonly objectsStore = new Map<string, Obj>();
+  readonly requests: { method: string; path: string }[] = [];
+  /** Nodes whose kubelet no longer renews its Lease (a host cut off); still Ready in the API. */
+  readonly frozen = new Set<string>();
+  private readonly configMaps = new Map<string, unknown>();
+  private renewals = 0;
+
+  constructor(readonly nodes: string[]) {}
+
+  async request(path: string, opts: { method?: string; body?: unknown } = {}): Promise<RawResponse> {
+    const method = opts.method ?? "GET";
+    this.requests.push({ method, path });
+    const cm = /^\/api\/v1\/namespaces\/kube-system\/configmaps(?:\/(.+))?$/.exec(path);
+    if (path === "/healthz") return { status: 200, body: "ok" };
+    if (path === "/api/v1/namespaces/kube-system") return { status: 200, body: "{}" };
+    if (cm && method === "POST") {
+      const name = (opts.body as Obj).metadata.name;
+      if (this.configMaps.has(name)) return { status: 409, body: "{}" };
+      this.configMaps.set(name, opts.body);
+      return { status: 201, body: "{}" };
+    }
+    if (cm?.[1] && method === "GET") return this.configMaps.has(cm[1]) ? { status: 200, body: JSON.stringify(this.configMaps.get(cm[1])) } : { status: 404, body: "{}" };
+    if (cm?.[1] && method === "DELETE") return { status: this.configMaps.delete(cm[1]) ? 200 : 404, body: "{}" };
+    if (/^\/api\/v1\/nodes\//.test(path)) return { status: 200, body: "{}" };
+    return { status: 404, body: "{}" };
+  }
+
+  async getJson<T>(path: string): Promise<T | undefined> {
+    this.requests.push({ method: "GET", path });
+    const lease = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/kube-node-lease\/leases\/(.+)$/.exec(path);
+    if (lease) {
+      const name = decodeURIComponent(lease[1]!);
+      if (!this.nodes.includes(name)) return undefined;
+      return { spec: { renewTime: this.frozen.has(name) ? "2026-01-01T00:00:00.000000Z" : `2026-01-01T00:00:${String(++this.renewals % 60).padStart(2, "0")}.000000Z` } } as T;
+    }
+    if (path === "/api/v1/nodes") return { items: this.nodes.map((n) => this.node(n)) } as T;
+    const node = /^\/api\/v1\/nodes\/(.+)$/.exec(path);
+    if (node) return (this.nodes.includes(decodeURIComponent(node[1]!)) ? this.node(decodeURIComponent(node[1]!)) : undefined) as T;
+    if (path === "/api/v1/pods") return { items: this.pods() } as T;
+    if (/\/serviceaccounts\//.test(path)) return { secrets: [{ name: "token" }] } as T;
+    if (this.objectsStore.has(path)) return this.objectsStore.get(path) as T;
+    // Discovery: every kind the rendered manifests use, served under any group version.
+    if (/^\/api\/v1$|^\/apis\/[^/]+\/[^/]+$/.test(path)) return { resources: DISCOVERY } as T;
+    if (/\/customresourcedefinitions\//.test(path)) return { status: { conditions: [{ type: "Established", status: "True" }] } } as T;
+    return undefined;
+  }
+
+  /** Where the fake serves an object (plural: the kind in lower case plus "s"). */
+  private pathOf(o: Obj): string {
+    const base = (o.apiVersion ?? "v1").includes("/") ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion ?? "v1"}`;
+    const namespaced = !CLUSTER_SCOPED.includes(o.kind ?? "");
+    const segment = (x: string) => encodeURIComponent(x).replace(/%3A/g, ":").replace(/%40/g, "@");
+    return `${base}${namespaced ? `/namespaces/${segment(o.metadata.namespace ?? "default")}` : ""}/${(o.kind ?? "").toLowerCase()}s/${segment(o.metadata.name)}`;
+  }
+
+  async objects(): Promise<k8s.KubernetesObjectApi> {
+    const api = {
+      create: async (o: Obj) => {
+        const key = this.pathOf(o);
+        this.requests.push({ method: "POST", path: key });
+        if (this.objectsStore.has(key)) {
+          const fixedIp = o.kind === "Service" && typeof (o.spec as { clusterIP?: string } | undefined)?.clusterIP === "string";
+          if (fixedIp) throw new k8s.ApiException(422, "Unprocessable Entity", JSON.stringify({ message: `Service "${o.metadata.name}" is invalid: spec.clusterIPs: failed to allocate IP: provided IP is already allocated` }), {});
+          throw new k8s.ApiException(409, "Conflict", "{}", {});
+        }
+        this.objectsStore.set(key, o);
+        return o;
+      },
+    };
+    return api as unknown as k8s.KubernetesObjectApi;
+  }
+
+  async kubeConfig(): Promise<k8s.KubeConfig> {
+    throw new Error("the fake API has no kubeconfig");
+  }
+
+  async close(): Promise<void> {}
+
+  private node(name: string) {
+    return { metadata: { name, labels: {} }, spec: {}, status: { conditions: [{ type: "Ready", status: "True", lastHeartbeatTime: new Date().toISOString() }] } };
+  }
+
+  private pods() {
+    const ready = (name: string, node: string) => ({
+      metadata: { name, namespace: "kube-system" },
+      spec: { nodeName: node },
+      status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }], containerStatuses: [{ ready: true, restartCount: 0 }] },
+    });
+    return this.nodes.filter((n) => n.startsWith("master")).flatMap((n) => ["kube-apiserver", "kube-controller-manager", "kube-scheduler"].map((c) => ready(`${c}-${n}`, n)));
+  }
+}

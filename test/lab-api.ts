@@ -1,0 +1,102 @@
+// Reaching a bootstrapped lab cluster from tests and benchmarks: ssh to its hosts, kubectl from this
+// machine with the cluster's admin kubeconfig, and probes of the API address — from this machine and
+// from inside each host's network namespace — that time when it stops and starts answering.
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import https from "node:https";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { netnsName } from "../lab/config";
+import type { LabState } from "../lab/state";
+
+export function sshTo(lab: LabState, host: string, script: string, timeoutMs = 60_000): string {
+  const h = lab.hosts.find((x) => x.name === host);
+  if (!h) throw new Error(`no lab host ${host}`);
+  return execFileSync("ssh", ["-i", lab.adminKeyPath, "-o", "UserKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "LogLevel=error", "-o", "ConnectTimeout=5", `root@${h.address}`, script], { encoding: "utf8", timeout: timeoutMs });
+}
+
+/** Writes a kubeconfig and returns a kubectl runner (this machine's kubectl, through the API address). */
+export function kubectlWith(kubeconfigYaml: string): (args: string[], input?: string) => string {
+  const dir = mkdtempSync(path.join(tmpdir(), "bootdeck-kubectl-"));
+  const file = path.join(dir, "kubeconfig");
+  writeFileSync(file, kubeconfigYaml, { mode: 0o600 });
+  return (args, input) => execFileSync("kubectl", ["--kubeconfig", file, "--request-timeout=10s", ...args], { encoding: "utf8", input, timeout: 30_000 });
+}
+
+export type Probe = { at: number; ok: boolean; status: number };
+
+/**
+ * GETs https://HOST:PORT`path` every `intervalMs` from this machine, each on a new connection (so a
+ * probe measures what a new client meets), until stopped. `ok` = answered 200. With `client` (the admin
+ * credentials) the probe is an API request like any client's: GET /api/v1/namespaces/default is a
+ * quorum read, so it needs the API server and etcd.
+ */
+export function probeApi(host: string, port: number, intervalMs: number, opts: { path?: string; client?: { certPem: string; keyPem: string } } = {}): { stop: () => Probe[] } {
+  const probes: Probe[] = [];
+  let stopped = false;
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const at = Date.now();
+      const req = https.get({ host, port, path: opts.path ?? "/readyz", rejectUnauthorized: false, agent: false, timeout: Math.max(500, intervalMs * 8), ...(opts.client ? { cert: opts.client.certPem, key: opts.client.keyPem } : {}) }, (res) => {
+        res.resume();
+        res.on("end", () => {
+          probes.push({ at, ok: res.statusCode === 200, status: res.statusCode ?? 0 });
+          resolve();
+        });
+      });
+      req.on("timeout", () => req.destroy(new Error("timeout")));
+      req.on("error", () => {
+        probes.push({ at, ok: false, status: 0 });
+        resolve();
+      });
+    });
+  const loop = async () => {
+    while (!stopped) {
+      const t = Date.now();
+      void one();
+      await new Promise((r) => setTimeout(r, Math.max(0, intervalMs - (Date.now() - t))));
+    }
+  };
+  void loop();
+  return {
+    stop: () => {
+      stopped = true;
+      return probes.sort((a, b) => a.at - b.at);
+    },
+  };
+}
+
+/**
+ * The same probe from inside a lab host's network namespace (curl every `intervalMs`): what that node
+ * meets when it opens a connection to the API address. Lines are "epoch-ms http-code".
+ */
+export function probeFromHost(lab: LabState, host: string, url: string, intervalMs: number): { stop: () => Promise<Probe[]> } {
+  const script = `while :; do t=$(date +%s%3N); c=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 1 "$1"); echo "$t $c"; sleep ${intervalMs / 1000}; done`;
+  const child: ChildProcess = spawn("ip", ["netns", "exec", netnsName(lab.name, host), "sh", "-c", script, "probe", url], { stdio: ["ignore", "pipe", "ignore"] });
+  let out = "";
+  child.stdout?.on("data", (b: Buffer) => (out += b.toString()));
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        child.once("exit", () =>
+          resolve(
+            out
+              .split("\n")
+              .map((l) => l.trim().split(" "))
+              .filter((p) => p.length === 2 && /^\d+$/.test(p[0] ?? ""))
+              .map(([t, c]) => ({ at: Number(t), ok: c === "200", status: Number(c) || 0 })),
+          ),
+        );
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/** From `since`: when probes first failed, and the first success after the last failure (ms after `since`). */
+export function outage(probes: Probe[], since: number): { firstFailMs: number | undefined; backMs: number | undefined; answered: number; total: number } {
+  const after = probes.filter((p) => p.at >= since);
+  const failed = after.filter((p) => !p.ok);
+  const lastFail = failed.at(-1);
+  const back = lastFail ? after.find((p) => p.ok && p.at > lastFail.at) : after.find((p) => p.ok);
+  return { firstFailMs: failed[0] ? failed[0].at - since : undefined, backMs: back ? back.at - since : undefined, answered: after.filter((p) => p.ok).length, total: after.length };
+}
