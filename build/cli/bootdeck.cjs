@@ -3108,6 +3108,10 @@ function parseBootstrapToken(token) {
   const [id = "", secret = ""] = token.split(".");
   return { id, secret, token };
 }
+function withExpiration(secret, now) {
+  const expiration = new Date(now.getTime() + BOOTSTRAP_TOKEN_TTL_MS).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return { ...secret, stringData: { ...secret.stringData, expiration } };
+}
 function bootstrapTokenSecret(t, opts) {
   return {
     apiVersion: "v1",
@@ -3123,13 +3127,16 @@ function bootstrapTokenSecret(t, opts) {
     }
   };
 }
-var import_node_crypto9, TOKEN_PATTERN, ALPHABET;
+var import_node_crypto9, TOKEN_PATTERN, ALPHABET, BOOTSTRAP_TOKEN_TTL_MS, BOOTSTRAP_TOKEN_RENEW_MS, isBootstrapTokenSecret;
 var init_token = __esm({
   "lib/assets/token.ts"() {
     "use strict";
     import_node_crypto9 = require("node:crypto");
     TOKEN_PATTERN = /^[a-z0-9]{6}\.[a-z0-9]{16}$/;
     ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+    BOOTSTRAP_TOKEN_TTL_MS = 24 * 36e5;
+    BOOTSTRAP_TOKEN_RENEW_MS = 2 * 36e5;
+    isBootstrapTokenSecret = (o2) => o2.kind === "Secret" && o2.type === "bootstrap.kubernetes.io/token";
   }
 });
 
@@ -4783,6 +4790,26 @@ function buildBootstrapPlan(def, runId, assets) {
 function joinSends(host3, more = []) {
   return { exec: [alive(), journal(), ...more], describe: [`${host3} registered and Ready, its kubelet Lease renewed after this step began; its role's labels and taints`] };
 }
+function tokenPhase(def, hosts) {
+  if (!hosts.some((h) => h.role === "worker") || !capabilitiesFor(def.spec.kubernetes.version).bootstrapTokens) return [];
+  return [
+    {
+      id: "token",
+      title: "The kubelet bootstrap token is valid (created again or renewed for a day when it has under 2 hours left)",
+      steps: [
+        step({
+          key: "token/cluster",
+          phase: "token",
+          action: "bootstrap-token",
+          title: "Kubelet bootstrap token valid",
+          host: null,
+          describe: ["GET the bootstrap token's Secret in kube-system; create it when missing, or PATCH its expiration to a day from now when under 2 hours are left"],
+          timeoutMs: 2 * MIN
+        })
+      ]
+    }
+  ];
+}
 function buildJoinPlan(def, runId, assets, names) {
   const all = def.spec.hosts.map((h) => effectiveHost(def, h));
   const first = all.find((h) => h.role === "master");
@@ -4796,6 +4823,7 @@ function buildJoinPlan(def, runId, assets, names) {
     runType: "join",
     phases: [
       ...hostPhases(def, new Set(hosts.map((h) => h.name))),
+      ...tokenPhase(def, hosts),
       ...installPhases(def, runId, hosts, assets),
       { id: "join", title: "Join the workers; set their role", steps: hosts.map((h) => step({ key: `join/${h.name}`, phase: "join", action: "join", title: `Join worker ${h.name}`, host: h.name, ...joinSends(h.name), timeoutMs: 8 * MIN })) }
     ],
@@ -5294,7 +5322,7 @@ function buildAddNodesPlan(def, runId, assets, names) {
         })
       ]
     });
-  phases.push(...install, kubeletPhase);
+  phases.push(...tokenPhase(def, hosts), ...install, kubeletPhase);
   const added = [...before];
   if (newMasters.length)
     phases.push({
@@ -7230,6 +7258,7 @@ var init_bootstrap = __esm({
     import_node_crypto15 = require("node:crypto");
     import_yaml4 = __toESM(require("yaml"));
     init_render();
+    init_token();
     init_client2();
     init_ssh();
     init_cluster_api();
@@ -7319,7 +7348,8 @@ var init_bootstrap = __esm({
             });
             crdsPending = [];
           }
-          const results = await Promise.all(group.map((object) => ensureObject(ctx.resources.api(), client, object).catch((e) => e instanceof Error ? e : new Error(String(e)))));
+          const applied = group.map((object) => isBootstrapTokenSecret(object) ? withExpiration(object, /* @__PURE__ */ new Date()) : object);
+          const results = await Promise.all(applied.map((object) => ensureObject(ctx.resources.api(), client, object).catch((e) => e instanceof Error ? e : new Error(String(e)))));
           const error = results.find((r2) => r2 instanceof Error);
           if (error) return failure(error);
           const made = results.filter((r2) => r2 === "created").length;
@@ -7332,6 +7362,35 @@ var init_bootstrap = __esm({
         const first = ctx.resources.firstMaster.name;
         await setRole(ctx, first, "master");
         return { ok: true, summary: `${created} objects created, ${present} already present (of ${objects.length}); ${first} labelled as master` };
+      },
+      /**
+       * Before workers join a running cluster: the kubelet bootstrap token's Secret is there and valid for
+       * a while yet — created again when the tokencleaner removed it after it expired, renewed when it has
+       * less than BOOTSTRAP_TOKEN_RENEW_MS left.
+       */
+      async "bootstrap-token"(ctx) {
+        const secret = selfHostedObjects(ctx).map((o2) => o2.object).find(isBootstrapTokenSecret);
+        if (!secret) return { ok: true, summary: "this profile's kubelets join without a bootstrap token" };
+        const api = ctx.resources.api();
+        const path20 = `/api/v1/namespaces/kube-system/secrets/${encodeURIComponent(secret.metadata.name)}`;
+        const now = /* @__PURE__ */ new Date();
+        const renewed = withExpiration(secret, now);
+        const until = renewed.stringData?.expiration ?? "";
+        try {
+          const current = await api.getJson(path20, ctx.signal);
+          if (!current) {
+            await (await api.objects()).create(renewed);
+            return { ok: true, summary: `${secret.metadata.name} was gone (expired and cleaned up): created again, valid until ${until}` };
+          }
+          const expiration = current.data?.expiration ? Buffer.from(current.data.expiration, "base64").toString("utf8") : void 0;
+          const left = expiration ? Date.parse(expiration) - now.getTime() : Number.POSITIVE_INFINITY;
+          if (left >= BOOTSTRAP_TOKEN_RENEW_MS) return { ok: true, summary: `${secret.metadata.name} valid until ${expiration ?? "it is removed (no expiration)"}` };
+          const r2 = await api.request(path20, { method: "PATCH", body: { stringData: { expiration: until } }, contentType: "application/merge-patch+json" });
+          if (r2.status !== 200) throw new Error(`renewing ${secret.metadata.name}: HTTP ${r2.status} ${apiMessage(r2.body)}`);
+          return { ok: true, summary: `${secret.metadata.name} renewed: valid until ${until} (was ${expiration})` };
+        } catch (err) {
+          return failure(new Error(describeApiError(err)));
+        }
       },
       /**
        * Phase 8: wait for the self-hosted control plane (Running and Ready), every registered node Ready,
