@@ -408,7 +408,8 @@ export function labSwap(name: string, host: string, on: boolean): void {
   requireRoot();
   const h = findHost(mustState(name), host);
   // In the host's mount namespace and root (the host's root is its namespace's root: see createHost).
-  const inMounts = (argv: string[]) => ["-t", String(h.initPid), "-m", "-r", "-w", ...argv];
+  // The pid namespace too: the host's /proc belongs to it, and umount reads /proc/self.
+  const inMounts = (argv: string[]) => ["-t", String(h.initPid), "-m", "-p", "-r", "-w", ...argv];
   tryRun("nsenter", inMounts(["umount", "/proc/swaps"]));
   if (!on) return;
   fs.writeFileSync(path.join(h.root, "var", "lib", "bootdeck-lab-swaps"), "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/swapfile                               file\t\t2097148\t\t0\t\t-2\n");

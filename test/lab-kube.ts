@@ -20,9 +20,10 @@ export function labKube(lab: LabState): LabKube {
     return h.address;
   };
   const sshArgs = (host: string, script: string) => ["-i", lab.adminKeyPath, "-o", "UserKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "LogLevel=error", "-o", "BatchMode=yes", `root@${address(host)}`, script];
+  // Longer than any kubectl wait a test asks for (at most 4 min), so the wait's own error is what shows.
   const trySsh = (host: string, script: string, input?: string) => {
     try {
-      return { code: 0, out: execFileSync("ssh", sshArgs(host, script), { encoding: "utf8", input, timeout: 120_000, stdio: ["pipe", "pipe", "pipe"] }) };
+      return { code: 0, out: execFileSync("ssh", sshArgs(host, script), { encoding: "utf8", input, timeout: 300_000, stdio: ["pipe", "pipe", "pipe"] }) };
     } catch (err) {
       const e = err as { status?: number; stdout?: string; stderr?: string };
       return { code: e.status ?? 1, out: `${e.stdout ?? ""}${e.stderr ?? ""}` };

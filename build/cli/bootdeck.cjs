@@ -895,6 +895,8 @@ function crossCheck(input) {
     errors.push({ path: "spec.apiEndpoint.host", message: "must be empty when the endpoint is the first master" });
   if (apiType === "dns" && !(apiHost && isDnsName(apiHost)))
     errors.push({ path: "spec.apiEndpoint.host", message: "must be a DNS name (e.g. api.example.com) for a DNS endpoint" });
+  if (api?.keepalived !== void 0 && apiType !== "vip")
+    errors.push({ path: "spec.apiEndpoint.keepalived", message: "is only for a VIP endpoint (type: vip): keepalived holds that address on the masters" });
   if (apiType === "vip") {
     if (!(apiHost && isIP2(apiHost))) errors.push({ path: "spec.apiEndpoint.host", message: "must be an IP address for a VIP or load balancer endpoint" });
     else for (const [c, what] of [[pod, "pod"], [svc, "service"]])
@@ -1056,7 +1058,16 @@ var init_definition = __esm({
         apiEndpoint: import_zod2.z.strictObject({
           type: import_zod2.z.enum(apiEndpointTypes, { error: "must be first-master, dns or vip" }),
           host: import_zod2.z.string().max(limits.address).optional(),
-          port: port.default(6443)
+          port: port.default(6443),
+          /**
+           * Bootdeck provisions the VIP (type vip only): keepalived from the hosts' packages on every master
+           * holds it on `interface`, where the API server answers (docs/engine.md, "A stable API address").
+           */
+          keepalived: import_zod2.z.strictObject({
+            interface: import_zod2.z.string().max(15).regex(/^[A-Za-z0-9_.:-]+$/, "must be a network interface name such as eth0"),
+            /** VRRP's virtual router id: unique among the VRRP routers on that network (1–255). */
+            virtualRouterId: import_zod2.z.number({ error: "must be a number" }).int("must be a whole number").min(1, "must be from 1 to 255").max(255, "must be from 1 to 255").default(51)
+          }).optional()
         }),
         network: import_zod2.z.strictObject({
           podCidr: cidr,
@@ -1310,16 +1321,18 @@ async function getClusterOrThrow({ id }) {
     include: { hosts: { orderBy: { position: "asc" } }, credentials: { orderBy: { name: "asc" } } }
   });
   if (!c) throw notFound("Cluster");
+  const definition = JSON.parse(c.definition);
+  const hosts = c.hosts.filter((h) => definition.spec.hosts.some((d) => d.name === h.name));
   return {
-    ...summarize(c, c.hosts),
-    definition: JSON.parse(c.definition),
+    ...summarize(c, hosts),
+    definition,
     credentials: c.credentials.map((cr) => ({
       name: cr.name,
       type: cr.kind,
       fingerprint: cr.fingerprint,
       hasSecret: cr.kind === "agent" || cr.secretCipher !== null
     })),
-    hosts: c.hosts.map((h) => ({ id: h.id, name: h.name, address: h.address, sshPort: h.sshPort, role: h.role, hostKeyFingerprint: h.hostKeyFingerprint }))
+    hosts: hosts.map((h) => ({ id: h.id, name: h.name, address: h.address, sshPort: h.sshPort, role: h.role, hostKeyFingerprint: h.hostKeyFingerprint }))
   };
 }
 async function findClusterIdByName({ name }) {
@@ -1506,6 +1519,52 @@ var init_cert_details = __esm({
   }
 });
 
+// lib/assets/keep.ts
+function keptPkiFrom(files) {
+  const certs = /* @__PURE__ */ new Map();
+  for (const [path20, certPem] of files) {
+    if (!path20.startsWith("tls/") || !path20.endsWith(".crt")) continue;
+    const stem = path20.slice(0, -".crt".length);
+    const keyPem = files.get(`${stem}.key`);
+    if (keyPem) certs.set(stem, { certPem, keyPem });
+  }
+  const saKey = files.get("tls/service-account.key");
+  const saPub = files.get("tls/service-account.pub");
+  if (!files.has("tls/ca.crt")) throw new NothingToKeepError("the cluster's asset set has no CA (tls/ca.crt): render the assets and bootstrap the cluster first");
+  if (!saKey || !saPub) throw new NothingToKeepError("the asset set has no service-account key pair (tls/service-account.key and .pub): it cannot be kept");
+  const kubelet = files.get("auth/kubeconfig-kubelet");
+  const token = kubelet ? import_yaml.default.parse(kubelet).users?.[0]?.user?.token : void 0;
+  if (!token) throw new NothingToKeepError("the asset set has no kubelet bootstrap token (auth/kubeconfig-kubelet): it cannot be kept");
+  return { certs, serviceAccount: { keyPem: saKey, pubPem: saPub }, token };
+}
+function sansOf(cert) {
+  return new Set(
+    (cert.subjectAltName ?? "").split(/,\s*/).filter(Boolean).map((s2) => s2.startsWith("DNS:") ? s2.toLowerCase().replace(/^dns:/, "DNS:") : s2)
+  );
+}
+function keptCertificateFits(entry, certPem, issuerPem, required) {
+  const cert = new import_node_crypto5.X509Certificate(certPem);
+  if (entry.isCa) return cert.ca;
+  if (cert.subject !== subjectText(entry)) return false;
+  if (!issuerPem) return false;
+  const issuer = new import_node_crypto5.X509Certificate(issuerPem);
+  if (cert.issuer !== issuer.subject || !cert.verify(issuer.publicKey)) return false;
+  const have = sansOf(cert);
+  return required.every((a) => have.has(altText(a)));
+}
+var import_node_crypto5, import_yaml, NothingToKeepError, altText, subjectText;
+var init_keep = __esm({
+  "lib/assets/keep.ts"() {
+    "use strict";
+    import_node_crypto5 = require("node:crypto");
+    import_yaml = __toESM(require("yaml"));
+    NothingToKeepError = class extends Error {
+    };
+    altText = (a) => "dns" in a ? `DNS:${a.dns.toLowerCase()}` : `IP Address:${a.ip}`;
+    subjectText = (entry) => entry.subject.map((a) => `${a.shortName}=${a.value}`).join("\n");
+  }
+});
+
 // lib/assets/context.ts
 function masterSelector(ctx) {
   return ctx.caps.selfLabelRole ? { master: "true" } : { "node-role.kubernetes.io/control-plane": "" };
@@ -1582,7 +1641,8 @@ function capabilitiesFor(version) {
     criRuntime: minor >= 24,
     apiserverPortSharing: minor >= 19,
     cgroupV1Refused: minor >= 35,
-    etcdHealthEndpoints: minor >= 34
+    etcdHealthEndpoints: minor >= 34,
+    apiserverShutdownDelay: minor >= 34
   };
 }
 function imagesFor(caps, registry) {
@@ -1723,6 +1783,7 @@ function apiserverCommand(ctx) {
   if (caps.insecurePortFlag) flags.push("--insecure-port=0");
   if (caps.anonymousEndpoints) flags.push(`--authentication-config=${s("authentication-config.yaml")}`);
   if (caps.apiserverPortSharing) flags.push("--permit-port-sharing=true");
+  if (caps.apiserverShutdownDelay) flags.push(`--shutdown-delay-duration=${SHUTDOWN_DELAY_S}s`);
   if (caps.serviceAccountIssuer)
     flags.push(
       `--service-account-issuer=https://kubernetes.default.svc.${def.spec.network.clusterDomain}`,
@@ -1768,7 +1829,7 @@ function schedulerCommand(ctx, kubeconfigPath) {
   if (ctx.caps.rbac) flags.push(`--authentication-kubeconfig=${kubeconfigPath}`, `--authorization-kubeconfig=${kubeconfigPath}`);
   return [...componentCommand(ctx.caps, "kube-scheduler"), ...flags.sort()];
 }
-var s, HEALTH_PATHS, CONTROLLER_MANAGER_PORT, SCHEDULER_PORT, podIpEnv, nodeNameEnv;
+var s, HEALTH_PATHS, SHUTDOWN_DELAY_S, CONTROLLER_MANAGER_PORT, SCHEDULER_PORT, podIpEnv, nodeNameEnv;
 var init_flags = __esm({
   "lib/assets/manifests/flags.ts"() {
     "use strict";
@@ -1776,6 +1837,7 @@ var init_flags = __esm({
     init_context();
     s = (rel) => `${SECRETS_DIR}/${rel}`;
     HEALTH_PATHS = ["/livez", "/readyz", "/healthz"];
+    SHUTDOWN_DELAY_S = 5;
     CONTROLLER_MANAGER_PORT = 10257;
     SCHEDULER_PORT = 10259;
     podIpEnv = [{ name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } }];
@@ -1858,10 +1920,14 @@ function etcdMemberFiles(member) {
     [`tls/etcd/peer-${member}.key`]: `${ETCD_HOST_DIR}/peer.key`
   };
 }
-function etcdManifests(ctx) {
+function etcdManifests(ctx, joining = []) {
   const members = ctx.derived.etcdMembers;
-  const initialCluster = members.map((m) => `${m.name}=${m.peerUrl}`).join(",");
+  const founders = members.filter((m) => !joining.includes(m.name));
+  const joiners = members.filter((m) => joining.includes(m.name));
+  const listed = (ms) => ms.map((m) => `${m.name}=${m.peerUrl}`).join(",");
   return members.map((m) => {
+    const j = joiners.findIndex((x) => x.name === m.name);
+    const initialCluster = j < 0 ? listed(founders) : listed([...founders, ...joiners.slice(0, j + 1)]);
     const any = m.address.includes(":") ? "[::]" : "0.0.0.0";
     const d = ETCD_HOST_DIR;
     return {
@@ -1888,7 +1954,7 @@ function etcdManifests(ctx) {
                   `--listen-peer-urls=https://${any}:2380`,
                   `--initial-advertise-peer-urls=${m.peerUrl}`,
                   `--initial-cluster=${initialCluster}`,
-                  "--initial-cluster-state=new",
+                  `--initial-cluster-state=${j < 0 ? "new" : "existing"}`,
                   `--initial-cluster-token=${ctx.def.metadata.name}`,
                   `--cert-file=${d}/server.crt`,
                   `--key-file=${d}/server.key`,
@@ -1932,13 +1998,13 @@ var init_bootstrap_manifests = __esm({
 function generate(type) {
   return new Promise((resolve, reject) => {
     const done = (err, publicKey, privateKey) => err ? reject(err) : resolve({ publicKey, privateKey });
-    if (type === "rsa") (0, import_node_crypto5.generateKeyPair)("rsa", { modulusLength: 2048, publicExponent: 65537 }, done);
-    else (0, import_node_crypto5.generateKeyPair)("ec", { namedCurve: "P-256" }, done);
+    if (type === "rsa") (0, import_node_crypto6.generateKeyPair)("rsa", { modulusLength: 2048, publicExponent: 65537 }, done);
+    else (0, import_node_crypto6.generateKeyPair)("ec", { namedCurve: "P-256" }, done);
   });
 }
 function keyPairFrom(source) {
-  const privateKey = typeof source === "string" ? (0, import_node_crypto5.createPrivateKey)(source) : source;
-  return { privateKey, publicKey: (0, import_node_crypto5.createPublicKey)(privateKey) };
+  const privateKey = typeof source === "string" ? (0, import_node_crypto6.createPrivateKey)(source) : source;
+  return { privateKey, publicKey: (0, import_node_crypto6.createPublicKey)(privateKey) };
 }
 function startKeyGeneration(names, type, injected = {}, onKey) {
   const out = /* @__PURE__ */ new Map();
@@ -1961,11 +2027,11 @@ function privateKeyPem(key) {
 function publicKeyPem(key) {
   return key.export({ type: "spki", format: "pem" });
 }
-var import_node_crypto5;
+var import_node_crypto6;
 var init_pki = __esm({
   "lib/assets/pki.ts"() {
     "use strict";
-    import_node_crypto5 = require("node:crypto");
+    import_node_crypto6 = require("node:crypto");
   }
 });
 
@@ -2006,7 +2072,7 @@ function keyIdentifier(publicKey) {
   const spki = spkiAsn1(publicKey);
   const bits = spki.value[1]?.value;
   if (typeof bits !== "string") throw new Error("unexpected SubjectPublicKeyInfo");
-  return (0, import_node_crypto6.createHash)("sha1").update(buf(bits.slice(1))).digest();
+  return (0, import_node_crypto7.createHash)("sha1").update(buf(bits.slice(1))).digest();
 }
 function spkiAsn1(publicKey) {
   return fromDer(bin(publicKey.export({ type: "spki", format: "der" })), { decodeBitStrings: false });
@@ -2078,7 +2144,7 @@ function buildCertificate(spec) {
     extSeq
   ]);
   const tbsDer = buf(asn1.toDer(tbs).getBytes());
-  const signature = (0, import_node_crypto6.sign)("sha256", tbsDer, spec.signingKey);
+  const signature = (0, import_node_crypto7.sign)("sha256", tbsDer, spec.signingKey);
   const cert = seq([
     tbs,
     algorithmIdentifier(spec.signingKey),
@@ -2098,11 +2164,11 @@ function certificateDer(pem) {
   if (!m?.[1]) throw new Error("no PEM certificate found");
   return Buffer.from(m[1].replace(/\s+/g, ""), "base64");
 }
-var import_node_crypto6, import_node_forge, asn1, fromDer, extensionsToAsn1, OID, bin, buf, seq, oid;
+var import_node_crypto7, import_node_forge, asn1, fromDer, extensionsToAsn1, OID, bin, buf, seq, oid;
 var init_x509 = __esm({
   "lib/assets/x509.ts"() {
     "use strict";
-    import_node_crypto6 = require("node:crypto");
+    import_node_crypto7 = require("node:crypto");
     import_node_forge = __toESM(require("node-forge"));
     asn1 = import_node_forge.default.asn1;
     fromDer = asn1.fromDer;
@@ -2192,7 +2258,7 @@ function checkImportedCa(ca, now) {
   let cert;
   let key;
   try {
-    cert = new import_node_crypto7.X509Certificate(ca.certPem);
+    cert = new import_node_crypto8.X509Certificate(ca.certPem);
   } catch {
     throw new RenderOptionsError("the imported CA certificate is not a PEM X.509 certificate");
   }
@@ -2225,14 +2291,17 @@ async function issueCertificates(plan, opts) {
   };
   const notBefore = new Date(opts.now.getTime() - BACKDATE_MS);
   const caNotAfter = new Date(opts.now.getTime() + opts.caValidityDays * DAY_MS);
+  const endOf = (pem) => new Date(new import_node_crypto8.X509Certificate(pem).validTo);
   const certs = /* @__PURE__ */ new Map();
   const issue = async (entry) => {
     const key = await keyOf(entry.name);
     if (entry.name === CA && imported)
       return { entry, certDer: imported.der, certPem: certificatePem(imported.der), keyPem: privateKeyPem(key.privateKey), key };
+    const kept = opts.kept?.get(entry.name);
+    if (kept) return { entry, certDer: certificateDer(kept.certPem), certPem: kept.certPem, keyPem: kept.keyPem, key };
     const issuer = entry.issuer ? await certs.get(entry.issuer) : void 0;
     if (entry.issuer && !issuer) throw new Error(`issuer ${entry.issuer} of ${entry.name} is not planned before it`);
-    const issuerEnd = issuer ? issuer.entry.name === CA && imported ? new Date(imported.cert.validTo) : caNotAfter : caNotAfter;
+    const issuerEnd = issuer ? issuer.entry.name === CA && imported || opts.kept?.has(issuer.entry.name) ? endOf(issuer.certPem) : caNotAfter : caNotAfter;
     const wanted = entry.isCa ? caNotAfter : new Date(opts.now.getTime() + opts.leafValidityDays * DAY_MS);
     const certDer = buildCertificate({
       subject: entry.subject,
@@ -2261,11 +2330,11 @@ async function issueCertificates(plan, opts) {
   const saKey = sa.value;
   return { certs: out, serviceAccount: { keyPem: privateKeyPem(saKey.privateKey), pubPem: publicKeyPem(saKey.publicKey) } };
 }
-var import_node_crypto7, CA, ETCD_CA, FRONT_PROXY_CA, cn, o, alt, isCertEntry, BACKDATE_MS, DAY_MS;
+var import_node_crypto8, CA, ETCD_CA, FRONT_PROXY_CA, cn, o, alt, isCertEntry, BACKDATE_MS, DAY_MS;
 var init_certificates = __esm({
   "lib/assets/certificates.ts"() {
     "use strict";
-    import_node_crypto7 = require("node:crypto");
+    import_node_crypto8 = require("node:crypto");
     init_net_syntax();
     init_pki();
     init_types();
@@ -2282,18 +2351,98 @@ var init_certificates = __esm({
   }
 });
 
+// lib/assets/endpoint.ts
+function keepalivedConfig(def) {
+  const ep = def.spec.apiEndpoint;
+  const ka = ep.keepalived;
+  if (ep.type !== "vip" || !ka || !ep.host) throw new Error("keepalived is rendered only for a VIP endpoint with spec.apiEndpoint.keepalived");
+  const prefix = ep.host.includes(":") ? 128 : 32;
+  return [
+    "# Bootdeck: the cluster's API address on the masters (VRRP). Rendered; edits are replaced.",
+    "global_defs {",
+    `  router_id bootdeck-${def.metadata.name}`,
+    "  enable_script_security",
+    "  script_user root",
+    // Version 3: sub-second advertisements.
+    "  vrrp_version 3",
+    // Repeat the gratuitous ARP a few times: a neighbour that missed the first still learns the new holder.
+    "  vrrp_garp_master_repeat 3",
+    "  vrrp_garp_master_refresh 30",
+    "}",
+    "",
+    // /readyz answers without credentials (the authentication configuration allows it on health paths);
+    // a stopping API server fails it at once while it still serves (--shutdown-delay-duration), and a
+    // starting one passes it only once it serves: the address moves before clients notice.
+    "vrrp_script bootdeck_apiserver {",
+    `  script "/usr/bin/curl -skf --max-time 2 -o /dev/null https://127.0.0.1:${ep.port}/readyz"`,
+    "  interval 1",
+    "  timeout 3",
+    "  fall 2",
+    "  rise 2",
+    `  weight -${CHECK_WEIGHT}`,
+    "}",
+    "",
+    "vrrp_instance bootdeck_api {",
+    "  state BACKUP",
+    `  interface ${ka.interface}`,
+    `  virtual_router_id ${ka.virtualRouterId}`,
+    `  priority ${VRRP_PRIORITY}`,
+    `  advert_int ${VRRP_ADVERT_INT_S}`,
+    "  virtual_ipaddress {",
+    `    ${ep.host}/${prefix} dev ${ka.interface}`,
+    "  }",
+    "  track_script {",
+    "    bootdeck_apiserver",
+    "  }",
+    "}",
+    ""
+  ].join("\n");
+}
+function keepalivedUnit() {
+  return [
+    "[Unit]",
+    "Description=Bootdeck API address (keepalived VRRP on the masters)",
+    "After=network-online.target",
+    "",
+    "[Service]",
+    `ExecStart=/usr/sbin/keepalived --dont-fork --log-console --vrrp --use-file=${ENDPOINT_PATHS.config} --pid=/run/bootdeck-keepalived.pid --vrrp_pid=/run/bootdeck-keepalived-vrrp.pid`,
+    "Restart=always",
+    "RestartSec=2",
+    "",
+    "[Install]",
+    "WantedBy=multi-user.target",
+    ""
+  ].join("\n");
+}
+var ENDPOINT_PATHS, ENDPOINT_UNIT, VRRP_ADVERT_INT_S, VRRP_PRIORITY, CHECK_WEIGHT, provisionsVip;
+var init_endpoint = __esm({
+  "lib/assets/endpoint.ts"() {
+    "use strict";
+    ENDPOINT_PATHS = {
+      /** Not /etc/keepalived/keepalived.conf: a host's own keepalived (and Debian's unit, which starts on that file) stays untouched. */
+      config: "/etc/bootdeck/keepalived.conf",
+      unit: "/etc/systemd/system/bootdeck-keepalived.service"
+    };
+    ENDPOINT_UNIT = "bootdeck-keepalived";
+    VRRP_ADVERT_INT_S = 0.5;
+    VRRP_PRIORITY = 100;
+    CHECK_WEIGHT = 30;
+    provisionsVip = (def) => def.spec.apiEndpoint.type === "vip" && def.spec.apiEndpoint.keepalived !== void 0;
+  }
+});
+
 // lib/assets/yaml-out.ts
 function toYaml(value) {
-  return (0, import_yaml.stringify)(value, { lineWidth: 0, aliasDuplicateObjects: false });
+  return (0, import_yaml2.stringify)(value, { lineWidth: 0, aliasDuplicateObjects: false });
 }
 function toYamlDocuments(objects) {
   return objects.map(toYaml).join("---\n");
 }
-var import_yaml;
+var import_yaml2;
 var init_yaml_out = __esm({
   "lib/assets/yaml-out.ts"() {
     "use strict";
-    import_yaml = require("yaml");
+    import_yaml2 = require("yaml");
   }
 });
 
@@ -2949,10 +3098,19 @@ function randomString(length, random) {
   }
   return out;
 }
-function generateBootstrapToken(random = import_node_crypto8.randomBytes) {
+function generateBootstrapToken(random = import_node_crypto9.randomBytes) {
   const id = randomString(6, random);
   const secret = randomString(16, random);
   return { id, secret, token: `${id}.${secret}` };
+}
+function parseBootstrapToken(token) {
+  if (!TOKEN_PATTERN.test(token)) throw new Error("the kept bootstrap token is not <6 chars>.<16 chars>");
+  const [id = "", secret = ""] = token.split(".");
+  return { id, secret, token };
+}
+function withExpiration(secret, now) {
+  const expiration = new Date(now.getTime() + BOOTSTRAP_TOKEN_TTL_MS).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return { ...secret, stringData: { ...secret.stringData, expiration } };
 }
 function bootstrapTokenSecret(t, opts) {
   return {
@@ -2969,12 +3127,16 @@ function bootstrapTokenSecret(t, opts) {
     }
   };
 }
-var import_node_crypto8, ALPHABET;
+var import_node_crypto9, TOKEN_PATTERN, ALPHABET, BOOTSTRAP_TOKEN_TTL_MS, BOOTSTRAP_TOKEN_RENEW_MS, isBootstrapTokenSecret;
 var init_token = __esm({
   "lib/assets/token.ts"() {
     "use strict";
-    import_node_crypto8 = require("node:crypto");
+    import_node_crypto9 = require("node:crypto");
+    TOKEN_PATTERN = /^[a-z0-9]{6}\.[a-z0-9]{16}$/;
     ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+    BOOTSTRAP_TOKEN_TTL_MS = 24 * 36e5;
+    BOOTSTRAP_TOKEN_RENEW_MS = 2 * 36e5;
+    isBootstrapTokenSecret = (o2) => o2.kind === "Secret" && o2.type === "bootstrap.kubernetes.io/token";
   }
 });
 
@@ -3324,25 +3486,27 @@ async function renderAssets(input, options = {}) {
   const caValidityDays = checkDays("CA validity", options.caValidityDays ?? defaultRenderOptions.caValidityDays);
   const leafValidityDays = checkDays("certificate validity", options.leafValidityDays ?? defaultRenderOptions.leafValidityDays);
   const now = options.now ?? /* @__PURE__ */ new Date();
-  const random = options.random ?? import_node_crypto9.randomBytes;
+  const random = options.random ?? import_node_crypto10.randomBytes;
   const derived = deriveCluster(def);
   const caps = capabilitiesFor(def.spec.kubernetes.version);
   const plan = certificatePlan(def, derived, caps);
   const certCount = plan.filter(isCertEntry).length;
   const total = plan.length + certCount + 1;
   let done = 0;
-  const step3 = (label2) => options.onProgress?.(++done, total, label2);
+  const step4 = (label2) => options.onProgress?.(++done, total, label2);
+  const kept = options.keep ? keptEntries(plan, options.keep, (entry) => entry.name === "apiserver" ? apiserverAltNames(def, { ...derived, masters: [] }) : entry.altNames) : void 0;
   const pki = await issueCertificates(plan, {
     keyType,
     caValidityDays,
     leafValidityDays,
     now,
     random,
-    keys: options.keys,
+    keys: { ...options.keys, ...kept?.keys },
     importedCa: options.importedCa,
-    onStep: step3
+    kept: kept?.certs,
+    onStep: step4
   });
-  const token = generateBootstrapToken(random);
+  const token = options.keep ? parseBootstrapToken(options.keep.token) : generateBootstrapToken(random);
   const drafts = [];
   const add = (path20, content, sensitive, purpose) => drafts.push({ path: path20, content, sensitive, purpose });
   for (const entry of plan) {
@@ -3377,8 +3541,8 @@ async function renderAssets(input, options = {}) {
   if (!caps.bootstrapTokens) add("auth/known-tokens.csv", `${token.token},kubelet,kubelet,"system:nodes"
 `, true, "API server token file with the kubelets' token (1.5 has no bootstrap tokens)");
   const ctx = { def, derived, caps, images: imagesFor(caps, def.spec.images.registry), pki, token, files: new Map(drafts.map((d) => [d.path, d.content])) };
-  const manifestFiles = [...bootstrapManifests(ctx), ...etcdManifests(ctx), ...selfHostedManifests(ctx), ...caps.checkpoint === "host" ? [checkpointManifest(ctx)] : []];
-  for (const f of manifestFiles) add(f.path, toYamlDocuments(f.objects), f.sensitive === true, f.purpose);
+  const manifestFiles2 = [...bootstrapManifests(ctx), ...etcdManifests(ctx, options.joiningMembers ?? []), ...selfHostedManifests(ctx), ...caps.checkpoint === "host" ? [checkpointManifest(ctx)] : []];
+  for (const f of manifestFiles2) add(f.path, toYamlDocuments(f.objects), f.sensitive === true, f.purpose);
   add("kubelet/kubelet.service", kubeletUnit(caps), false, "kubelet systemd unit (/etc/systemd/system/kubelet.service), Restart=always");
   add("kubelet/10-bootdeck.conf", kubeletDropIn(caps, def, derived), false, "kubelet unit drop-in with the flags valid for this version (kubelet.service.d/10-bootdeck.conf)");
   if (caps.kubeletConfigFile) {
@@ -3401,9 +3565,13 @@ async function renderAssets(input, options = {}) {
       if (def.spec.images.ca) add("runtime/registry-ca.crt", def.spec.images.ca, false, `the image mirror's CA certificate (trusted for ${registryHost(registry)} only)`);
     }
   }
+  if (provisionsVip(def)) {
+    add("endpoint/keepalived.conf", keepalivedConfig(def), false, `keepalived on the masters: holds the API address ${derived.apiEndpointHost} where an API server answers (${ENDPOINT_PATHS.config})`);
+    add("endpoint/bootdeck-keepalived.service", keepalivedUnit(), false, `its systemd unit (${ENDPOINT_PATHS.unit})`);
+  }
   for (const h of [...derived.masters, ...derived.workers])
     add(`kubelet/hosts/${h.name}.env`, kubeletHostEnv(caps, h), false, `kubelet settings for ${h.name} (/etc/default/kubelet: node name, IP, labels)`);
-  step3("manifests");
+  step4("manifests");
   const seen2 = /* @__PURE__ */ new Set();
   for (const d of drafts) {
     if (seen2.has(d.path)) throw new Error(`render: ${d.path} rendered twice`);
@@ -3411,16 +3579,33 @@ async function renderAssets(input, options = {}) {
   }
   return drafts.map((d) => ({ path: d.path, content: d.content, mode: FILE_MODE, sensitive: d.sensitive, purpose: d.purpose })).sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 }
-var import_node_crypto9, FILE_MODE, DIR_MODE;
+function keptEntries(plan, keep, required) {
+  const keys = { "service-account": keep.serviceAccount.keyPem };
+  const certs = /* @__PURE__ */ new Map();
+  const entries = plan.filter(isCertEntry);
+  const byName = new Map(entries.map((e) => [e.name, e]));
+  for (const entry of entries) {
+    const prev = keep.certs.get(entry.stem);
+    if (!prev) continue;
+    keys[entry.name] = prev.keyPem;
+    const issuer = entry.issuer ? byName.get(entry.issuer) : void 0;
+    const issuerPem = issuer ? certs.has(issuer.name) ? keep.certs.get(issuer.stem)?.certPem : void 0 : void 0;
+    if (keptCertificateFits(entry, prev.certPem, issuerPem, required(entry))) certs.set(entry.name, prev);
+  }
+  return { keys, certs };
+}
+var import_node_crypto10, FILE_MODE, DIR_MODE;
 var init_render = __esm({
   "lib/assets/render.ts"() {
     "use strict";
-    import_node_crypto9 = require("node:crypto");
+    import_node_crypto10 = require("node:crypto");
     init_definition();
     init_derive();
     init_bootstrap_manifests();
     init_capabilities();
     init_certificates();
+    init_endpoint();
+    init_keep();
     init_kubeconfig();
     init_kubelet_unit();
     init_manifests();
@@ -3455,12 +3640,23 @@ var init_text_diff = __esm({
 });
 
 // lib/assets/store.ts
+function parseOptions(json2) {
+  const o2 = JSON.parse(json2);
+  return {
+    keyType: o2.keyType ?? "rsa",
+    caValidityDays: o2.caValidityDays ?? 3650,
+    leafValidityDays: o2.leafValidityDays ?? 365,
+    importedCa: o2.importedCa ?? false,
+    ...o2.kubernetesVersion ? { kubernetesVersion: o2.kubernetesVersion } : {},
+    ...o2.keptPkiOf ? { keptPkiOf: o2.keptPkiOf } : {}
+  };
+}
 function earliestNotAfter(assets) {
   let earliest = null;
   for (const a of assets) {
     if (a.sensitive || !isCertificatePath(a.path)) continue;
     try {
-      const d = new Date(new import_node_crypto10.X509Certificate(a.content).validTo);
+      const d = new Date(new import_node_crypto11.X509Certificate(a.content).validTo);
       if (!earliest || d < earliest) earliest = d;
     } catch {
     }
@@ -3494,6 +3690,24 @@ async function saveAssetSet(input) {
     }
   }
 }
+async function renderKeepingPki(input) {
+  const prev = await getDb().assetSet.findUnique({ where: { id: input.fromSetId }, select: { version: true, options: true, clusterId: true, assets: { select: { path: true, content: true, sensitive: true } } } });
+  if (!prev || prev.clusterId !== input.clusterId) throw notFound("Asset set");
+  const options = parseOptions(prev.options);
+  const files = new Map(prev.assets.map((a) => [a.path, a.sensitive ? decryptSecret(a.content) : a.content]));
+  const assets = await renderAssets(input.definition, {
+    keyType: options.keyType,
+    caValidityDays: options.caValidityDays,
+    leafValidityDays: options.leafValidityDays,
+    keep: keptPkiFrom(files),
+    joiningMembers: input.joiningMembers
+  });
+  const version = input.definition.spec?.kubernetes?.version;
+  return { assets, options: { ...options, ...version ? { kubernetesVersion: version } : {}, keptPkiOf: prev.version } };
+}
+function assetIndexOf(assets) {
+  return new Map(assets.map((a) => [a.path, { sha256: sha2562(a.content), size: Buffer.byteLength(a.content, "utf8") }]));
+}
 async function renderAndSaveAssetSet(input) {
   const cluster = await getClusterOrThrow({ id: input.clusterId });
   const assets = await renderAssets(cluster.definition, input.options);
@@ -3504,26 +3718,28 @@ async function renderAndSaveAssetSet(input) {
       keyType: input.options.keyType ?? "rsa",
       caValidityDays: input.options.caValidityDays ?? 3650,
       leafValidityDays: input.options.leafValidityDays ?? 365,
-      importedCa: input.options.importedCa !== void 0
+      importedCa: input.options.importedCa !== void 0,
+      kubernetesVersion: cluster.definition.spec.kubernetes.version
     }
   });
   return { ...saved, fileCount: assets.length };
 }
-var import_node_crypto10, sha2562;
+var import_node_crypto11, sha2562;
 var init_store = __esm({
   "lib/assets/store.ts"() {
     "use strict";
-    import_node_crypto10 = require("node:crypto");
+    import_node_crypto11 = require("node:crypto");
     init_repository();
     init_client2();
     init_errors();
     init_ids();
     init_cipher();
     init_cert_details();
+    init_keep();
     init_render();
     init_tarball();
     init_text_diff();
-    sha2562 = (s2) => (0, import_node_crypto10.createHash)("sha256").update(s2, "utf8").digest("hex");
+    sha2562 = (s2) => (0, import_node_crypto11.createHash)("sha256").update(s2, "utf8").digest("hex");
   }
 });
 
@@ -3771,14 +3987,17 @@ echo "bootdeck-removed $#"`;
     PRESENT_SCRIPT = `for p in "$@"; do [ -e "$p" ] && echo "present $p"; done
 exit 0`;
     JOURNAL_SCRIPT = `journalctl -u kubelet -n "$1" --no-pager 2>&1 || true`;
-    RESET_SCRIPT = `${LOCK}systemctl stop bootdeck-checkpoint 2>/dev/null || true
+    RESET_SCRIPT = `${LOCK}systemctl stop bootdeck-keepalived 2>/dev/null || true
+systemctl disable bootdeck-keepalived 2>/dev/null || true
+systemctl stop bootdeck-checkpoint 2>/dev/null || true
 systemctl disable bootdeck-checkpoint 2>/dev/null || true
 systemctl stop kubelet 2>/dev/null || true
 systemctl disable kubelet 2>/dev/null || true
 if command -v crictl >/dev/null 2>&1; then crictl rmp --all --force >/dev/null 2>&1 || true; fi
 systemctl stop containerd 2>/dev/null || true
 systemctl disable containerd 2>/dev/null || true
-pkill -f containerd-shim 2>/dev/null || true
+# "[c]" so the pattern does not match this script's own command line (it contains the pattern's text).
+pkill -f '[c]ontainerd-shim' 2>/dev/null || true
 awk '$2 ~ "^/(var/lib/kubelet|run/containerd|var/lib/containerd|run/netns)/" { print $2 }' /proc/mounts | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
 for i in cni0 flannel.1; do ip link del "$i" 2>/dev/null || true; done
 if command -v iptables-save >/dev/null 2>&1; then iptables-save | grep -v -e KUBE- -e FLANNEL -e CNI- | iptables-restore 2>/dev/null || true; fi
@@ -4114,6 +4333,8 @@ function resetPaths(def, host3, assetPaths) {
       RUNTIME_STAMP_FILE
     ])
       paths.add(p2);
+  if (host3.role === "master" && provisionsVip(def))
+    for (const p2 of [ENDPOINT_PATHS.config, ENDPOINT_PATHS.unit, "/etc/bootdeck", "/etc/systemd/system/multi-user.target.wants/bootdeck-keepalived.service"]) paths.add(p2);
   if (host3.role === "master")
     for (const p2 of [...checkpointFiles(caps).map((f) => f.path), CHECKPOINT_PATHS.dir, CHECKPOINT_PATHS.secrets, CHECKPOINT_PATHS.active, "/etc/systemd/system/multi-user.target.wants/bootdeck-checkpoint.service", CHECKPOINT_STAMP_FILE]) paths.add(p2);
   return [...paths].sort();
@@ -4129,12 +4350,179 @@ var init_host_files = __esm({
     init_checkpoint();
     init_runtime_versions();
     init_host_scripts();
+    init_endpoint();
     PUBLIC = 420;
     SECRET = 384;
     bootstrapManifestAssets = (assetPaths) => assetPaths.filter((p2) => p2.startsWith("bootstrap-manifests/")).sort();
     ARCH = "amd64";
     downloadArgs = (d) => [d.url, d.sha256 ?? "", d.sumsUrl, d.dest, d.unpack];
     downloadLeftover = (d) => d.unpack === "file" ? d.dest : `${d.dest}/.bootdeck-${d.url.slice(d.url.lastIndexOf("/") + 1)}.sha256`;
+  }
+});
+
+// lib/engine/actions/day2-scripts.ts
+var LOCK2, ROLLBACK_DIR, STAGE_DIR, ETCD_SCRIPT, STOP_NODE_SCRIPT, ENDPOINT_START_SCRIPT, PULL_IMAGES_SCRIPT, KUBELET_SAVE_SCRIPT, KUBELET_ROLLBACK_SCRIPT, UPGRADE_PREFLIGHT_SCRIPT;
+var init_day2_scripts = __esm({
+  "lib/engine/actions/day2-scripts.ts"() {
+    "use strict";
+    init_host_scripts();
+    init_endpoint();
+    LOCK2 = `lock=${HOST_LOCK_FILE}
+mkdir -p /var/lib/bootdeck
+holder=$(cat "$lock" 2>/dev/null || true)
+if [ -n "$holder" ] && [ "$holder" != "$1" ] && [ "$holder" != "$2" ]; then
+  echo "bootdeck-locked-by $holder" >&2
+  exit ${LOCKED_EXIT}
+fi
+[ "$holder" = "$1" ] || echo "$1" > "$lock"
+shift 2
+`;
+    ROLLBACK_DIR = "/var/lib/bootdeck/rollback";
+    STAGE_DIR = "/var/lib/bootdeck/stage";
+    ETCD_SCRIPT = `set -u
+act=$1; shift
+c=$(crictl ps -q --state running --label io.kubernetes.pod.namespace=kube-system --label io.kubernetes.container.name=etcd 2>/dev/null | head -n 1)
+[ -n "$c" ] || { echo "no running etcd container on $(hostname)" >&2; exit 3; }
+# etcdctl's own retry log lines (JSON) are dropped; its errors stay.
+ctl() {
+  crictl exec "$c" etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/etcd/ca.crt --cert=/etc/kubernetes/etcd/server.crt --key=/etc/kubernetes/etcd/server.key --dial-timeout=3s --command-timeout=8s "$@" 2>/tmp/bootdeck-etcdctl.$$
+  rc=$?; grep -v '^{"level"' /tmp/bootdeck-etcdctl.$$ >&2; rm -f /tmp/bootdeck-etcdctl.$$; return $rc
+}
+section() {
+  name=$1; shift; echo "--- $name"
+  err=$( { "$@" > /tmp/bootdeck-etcd.$$; } 2>&1 ); cat /tmp/bootdeck-etcd.$$; echo; rm -f /tmp/bootdeck-etcd.$$
+  [ -z "$err" ] || printf '%s\\n' "$err" | sed 's/^/error: /'
+}
+member() { ctl member list -w simple | awk -F', ' -v u="$1" '{ n = split($4, p, ","); for (i = 1; i <= n; i++) if (p[i] == u) { print $1, $6; exit } }'; }
+case "$act" in
+  status)
+    section members ctl member list -w json
+    section status ctl endpoint status --cluster -w json
+    section health ctl endpoint health --cluster -w json ;;
+  add-learner)
+    m=$(member "$2") || exit 1
+    if [ -n "$m" ]; then echo "bootdeck-etcd present $m"; exit 0; fi
+    ctl member add "$1" --peer-urls="$2" --learner >/dev/null && echo "bootdeck-etcd added $1 as a learner" ;;
+  promote)
+    m=$(member "$1") || exit 1
+    [ -n "$m" ] || { echo "no etcd member has the peer URL $1" >&2; exit 1; }
+    set -- $m
+    if [ "$2" = false ]; then echo "bootdeck-etcd voting $1"; exit 0; fi
+    ctl member promote "$1" >/dev/null && echo "bootdeck-etcd promoted $1" ;;
+  remove)
+    m=$(member "$1") || exit 1
+    if [ -z "$m" ]; then echo "bootdeck-etcd absent $1"; exit 0; fi
+    set -- $m
+    ctl member remove "$1" >/dev/null && echo "bootdeck-etcd removed $1" ;;
+  *) echo "unknown etcd action $act" >&2; exit 2 ;;
+esac`;
+    STOP_NODE_SCRIPT = `${LOCK2}systemctl stop ${ENDPOINT_UNIT} 2>/dev/null || true
+systemctl disable ${ENDPOINT_UNIT} 2>/dev/null || true
+systemctl stop kubelet 2>/dev/null || true
+systemctl disable kubelet 2>/dev/null || true
+echo "bootdeck-stopped kubelet$(systemctl is-active --quiet kubelet && echo ' (still active!)')"
+if systemctl is-active --quiet kubelet; then exit 1; fi`;
+    ENDPOINT_START_SCRIPT = `${LOCK2}stamp=/var/lib/bootdeck/keepalived.stamp
+sum=$(cat "$@" | sha256sum | cut -d' ' -f1)
+systemctl daemon-reload
+systemctl enable ${ENDPOINT_UNIT} >/dev/null 2>&1 || systemctl enable ${ENDPOINT_UNIT}
+if [ "$(cat "$stamp" 2>/dev/null)" != "$sum" ] || ! systemctl is-active --quiet ${ENDPOINT_UNIT}; then systemctl restart ${ENDPOINT_UNIT}; echo "$sum" > "$stamp"; fi
+before=$(systemctl show -p NRestarts --value ${ENDPOINT_UNIT} 2>/dev/null || echo 0)
+sleep 2
+after=$(systemctl show -p NRestarts --value ${ENDPOINT_UNIT} 2>/dev/null || echo 0)
+if ! systemctl is-active --quiet ${ENDPOINT_UNIT} || [ "\${after:-0}" != "\${before:-0}" ]; then
+  echo "keepalived is not running steadily; its journal:" >&2
+  journalctl -u ${ENDPOINT_UNIT} -n 30 --no-pager 2>&1 | sed 's/^/journal: /' >&2; exit 1
+fi
+echo "bootdeck-endpoint $(keepalived --version 2>&1 | head -n 1) active"`;
+    PULL_IMAGES_SCRIPT = `for img in "$@"; do
+  crictl pull "$img" >/dev/null 2>/tmp/bootdeck-pull.$$ || { echo "pulling $img failed: $(tail -n 3 /tmp/bootdeck-pull.$$)" >&2; rm -f /tmp/bootdeck-pull.$$; exit 1; }
+  echo "pulled $img"
+done
+rm -f /tmp/bootdeck-pull.$$`;
+    KUBELET_SAVE_SCRIPT = `${LOCK2}bin=$1; new=$2; shift 2
+if cmp -s "$bin" "$new"; then echo "bootdeck-rollback kept (the new kubelet is installed already)"; exit 0; fi
+rm -rf ${ROLLBACK_DIR}.new && mkdir -p ${ROLLBACK_DIR}.new/files
+cp -a "$bin" ${ROLLBACK_DIR}.new/kubelet
+for f in "$@"; do
+  if [ -e "$f" ]; then mkdir -p "${ROLLBACK_DIR}.new/files$(dirname "$f")" && cp -a "$f" "${ROLLBACK_DIR}.new/files$f"; else echo "$f" >> ${ROLLBACK_DIR}.new/absent; fi
+done
+sha256sum "$bin" | cut -d' ' -f1 > ${ROLLBACK_DIR}.new/sha256
+rm -rf ${ROLLBACK_DIR} && mv ${ROLLBACK_DIR}.new ${ROLLBACK_DIR}
+echo "bootdeck-rollback saved $(cat ${ROLLBACK_DIR}/sha256)"`;
+    KUBELET_ROLLBACK_SCRIPT = `${LOCK2}bin=$1
+[ -f ${ROLLBACK_DIR}/kubelet ] || { echo "nothing to roll back to: ${ROLLBACK_DIR} is empty" >&2; exit 1; }
+cp -a ${ROLLBACK_DIR}/kubelet "$bin.bootdeck-rollback" && mv -f "$bin.bootdeck-rollback" "$bin"
+( cd ${ROLLBACK_DIR}/files && find . -type f ) | while read -r f; do p=\${f#.}; mkdir -p "$(dirname "$p")"; cp -a "${ROLLBACK_DIR}/files$p" "$p"; done
+[ -f ${ROLLBACK_DIR}/absent ] && while read -r f; do rm -f "$f"; done < ${ROLLBACK_DIR}/absent
+systemctl daemon-reload
+systemctl restart kubelet
+echo "bootdeck-rolled-back to $(cat ${ROLLBACK_DIR}/sha256)"`;
+    UPGRADE_PREFLIGHT_SCRIPT = `fetch_head() { if command -v curl >/dev/null 2>&1; then curl -fsSI --max-time 20 -o /dev/null "$1"; else wget -q --spider -T 20 "$1"; fi; }
+fetch_head "$1" && echo "binary=ok" || echo "binary=missing"
+fetch_head "$2" && echo "sums=ok" || echo "sums=missing"
+echo "kubelet=$( /usr/local/bin/kubelet --version 2>/dev/null | awk '{print $2}' )"
+echo "free_kb=$(df -Pk /usr/local/bin | awk 'NR == 2 {print $4}')"
+echo "stage_free_kb=$(mkdir -p ${STAGE_DIR} && df -Pk ${STAGE_DIR} | awk 'NR == 2 {print $4}')"
+echo "cgroup=$(stat -fc %T /sys/fs/cgroup 2>/dev/null)"`;
+  }
+});
+
+// lib/engine/plans-endpoint.ts
+function endpointFiles(def) {
+  if (!provisionsVip(def)) return [];
+  return [
+    { asset: "endpoint/keepalived.conf", path: ENDPOINT_PATHS.config, mode: 420 },
+    { asset: "endpoint/bootdeck-keepalived.service", path: ENDPOINT_PATHS.unit, mode: 420 }
+  ];
+}
+function endpointExecs(runId, files) {
+  return [
+    { id: "package", argv: shellScript(PACKAGES_SCRIPT, [runId, "", KEEPALIVED_PACKAGE], "bootdeck"), when: "always" },
+    { id: "start", argv: shellScript(ENDPOINT_START_SCRIPT, [runId, "", ...files.map((f) => f.path)], "bootdeck"), when: "always" }
+  ];
+}
+function endpointStep(def, runId, host3, assets) {
+  const files = endpointFiles(def).map((f) => {
+    const a = assets.get(f.asset);
+    if (!a) throw new Error(`asset ${f.asset} is missing: render the assets again`);
+    return { path: f.path, mode: f.mode, sha256: a.sha256, size: a.size, asset: f.asset };
+  });
+  const exec3 = endpointExecs(runId, files);
+  return {
+    key: `endpoint/${host3.name}`,
+    phase: "endpoint",
+    action: "endpoint",
+    title: `API address on ${host3.name}`,
+    host: host3.name,
+    files,
+    exec: exec3,
+    commands: exec3.map((e) => shellCommand(e.argv)),
+    dependsOn: [],
+    timeoutMs: 15 * 6e4,
+    retries: 2
+  };
+}
+function endpointPhase(def, runId, hosts, assets) {
+  const masters = hosts.filter((h) => h.role === "master");
+  if (!provisionsVip(def) || masters.length === 0) return [];
+  return [
+    {
+      id: "endpoint",
+      title: `API address ${def.spec.apiEndpoint.host}: keepalived on the masters (from the hosts' packages), held where an API server answers`,
+      steps: masters.map((h) => endpointStep(def, runId, h, assets))
+    }
+  ];
+}
+var KEEPALIVED_PACKAGE;
+var init_plans_endpoint = __esm({
+  "lib/engine/plans-endpoint.ts"() {
+    "use strict";
+    init_endpoint();
+    init_quote();
+    init_day2_scripts();
+    init_host_scripts();
+    KEEPALIVED_PACKAGE = "keepalived=keepalived";
   }
 });
 
@@ -4224,6 +4612,7 @@ function installPhases(def, runId, hosts, assets) {
       )
     },
     ...caps.criRuntime ? [runtimePhase(def, runId, hosts, assets)] : [],
+    ...endpointPhase(def, runId, hosts, assets),
     {
       id: "kubelet",
       title: "Push the kubelet's unit, settings and credentials (etcd on masters); start it and check it keeps running",
@@ -4283,6 +4672,7 @@ function checkAssets(def, assets, hosts, withControlPlane) {
   const caps = capabilitiesFor(def.spec.kubernetes.version);
   const needed = hosts.flatMap((h) => kubeletFiles(caps, { name: h.name, role: h.role }));
   if (caps.criRuntime) needed.push(...runtimeFiles(def, [...assets.keys()]));
+  if (hosts.some((h) => h.role === "master")) needed.push(...endpointFiles(def));
   if (withControlPlane) needed.push(...controlPlaneFiles([...assets.keys()]), ...checkpointFiles(caps), { asset: "auth/kubeconfig", path: "", mode: 0 });
   const missing = missingAssets(needed, new Set(assets.keys()));
   if (missing.length) throw new PlanError(`the latest asset set lacks ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}: it is older than the cluster definition; render the assets again`);
@@ -4400,6 +4790,26 @@ function buildBootstrapPlan(def, runId, assets) {
 function joinSends(host3, more = []) {
   return { exec: [alive(), journal(), ...more], describe: [`${host3} registered and Ready, its kubelet Lease renewed after this step began; its role's labels and taints`] };
 }
+function tokenPhase(def, hosts) {
+  if (!hosts.some((h) => h.role === "worker") || !capabilitiesFor(def.spec.kubernetes.version).bootstrapTokens) return [];
+  return [
+    {
+      id: "token",
+      title: "The kubelet bootstrap token is valid (created again or renewed for a day when it has under 2 hours left)",
+      steps: [
+        step({
+          key: "token/cluster",
+          phase: "token",
+          action: "bootstrap-token",
+          title: "Kubelet bootstrap token valid",
+          host: null,
+          describe: ["GET the bootstrap token's Secret in kube-system; create it when missing, or PATCH its expiration to a day from now when under 2 hours are left"],
+          timeoutMs: 2 * MIN
+        })
+      ]
+    }
+  ];
+}
 function buildJoinPlan(def, runId, assets, names) {
   const all = def.spec.hosts.map((h) => effectiveHost(def, h));
   const first = all.find((h) => h.role === "master");
@@ -4413,6 +4823,7 @@ function buildJoinPlan(def, runId, assets, names) {
     runType: "join",
     phases: [
       ...hostPhases(def, new Set(hosts.map((h) => h.name))),
+      ...tokenPhase(def, hosts),
       ...installPhases(def, runId, hosts, assets),
       { id: "join", title: "Join the workers; set their role", steps: hosts.map((h) => step({ key: `join/${h.name}`, phase: "join", action: "join", title: `Join worker ${h.name}`, host: h.name, ...joinSends(h.name), timeoutMs: 8 * MIN })) }
     ],
@@ -4461,6 +4872,7 @@ var init_plans = __esm({
     init_host_scripts();
     init_preflight();
     init_host_files();
+    init_plans_endpoint();
     asSent = (argv) => shellCommand(argv);
     JOURNAL_LINES = 60;
     KUBELET_WATCH_S = 5;
@@ -4548,7 +4960,9 @@ var init_plan = __esm({
       /** Per attempt. */
       timeoutMs: import_zod3.z.number().int().positive(),
       /** Attempts after a failure, with back-off (downloads and package installs: a mirror or repository blip). */
-      retries: import_zod3.z.number().int().min(0).max(5).optional()
+      retries: import_zod3.z.number().int().min(0).max(5).optional(),
+      /** Values the step acts with, decided when it was planned (a target version, a member's name). */
+      params: import_zod3.z.record(import_zod3.z.string(), import_zod3.z.string()).optional()
     });
     plannedPhase = import_zod3.z.object({ id: import_zod3.z.string(), title: import_zod3.z.string(), steps: import_zod3.z.array(plannedStep) });
     plannedLock = import_zod3.z.object({ file: import_zod3.z.string(), release: import_zod3.z.array(import_zod3.z.string()), hosts: import_zod3.z.array(import_zod3.z.string()) });
@@ -4609,8 +5023,8 @@ async function startRun({ runId }) {
   await db.$transaction(async (tx) => {
     const cluster = await tx.cluster.findUniqueOrThrow({ where: { id: run4.clusterId }, select: { revision: true } });
     if (run4.status === "planned" && cluster.revision !== run4.definitionRevision) throw conflict(staleMessage(runId));
-    const locked2 = await tx.cluster.updateMany({ where: { id: run4.clusterId, revision: run4.definitionRevision ?? -1, OR: [{ activeRunId: null }, { activeRunId: runId }] }, data: { activeRunId: runId } });
-    if (locked2.count === 0) {
+    const locked3 = await tx.cluster.updateMany({ where: { id: run4.clusterId, revision: run4.definitionRevision ?? -1, OR: [{ activeRunId: null }, { activeRunId: runId }] }, data: { activeRunId: runId } });
+    if (locked3.count === 0) {
       const c = await tx.cluster.findUnique({ where: { id: run4.clusterId }, select: { activeRunId: true } });
       throw conflict(`Another run (${c?.activeRunId}) is in progress on this cluster; wait for it or cancel it`);
     }
@@ -4619,22 +5033,22 @@ async function startRun({ runId }) {
   });
   await appendRunEvent({ runId, type: "run.started" });
 }
-async function requestCancel({ runId, by }) {
+async function requestCancel({ runId, by: by2 }) {
   const db = getDb();
   const events = [];
   const result = await db.$transaction(async (tx) => {
     const planned = await tx.run.updateMany({
       where: { id: runId, status: "planned" },
-      data: { status: "cancelled", cancelRequested: true, finishedAt: /* @__PURE__ */ new Date(), summary: JSON.stringify({ message: `cancelled before it started${by ? ` by ${by}` : ""}` }) }
+      data: { status: "cancelled", cancelRequested: true, finishedAt: /* @__PURE__ */ new Date(), summary: JSON.stringify({ message: `cancelled before it started${by2 ? ` by ${by2}` : ""}` }) }
     });
     if (planned.count === 1) {
       await tx.step.updateMany({ where: { runId, status: "pending" }, data: { status: "cancelled" } });
-      events.push(await appendRunEventIn(tx, { runId, type: "run.finished", data: { status: "cancelled", summary: { message: "cancelled before it started" }, by: by ?? null } }));
+      events.push(await appendRunEventIn(tx, { runId, type: "run.finished", data: { status: "cancelled", summary: { message: "cancelled before it started" }, by: by2 ?? null } }));
       return "cancelled";
     }
     const running = await tx.run.updateMany({ where: { id: runId, status: "running" }, data: { cancelRequested: true } });
     if (running.count === 0) throw conflict("Only a planned or running run can be cancelled");
-    events.push(await appendRunEventIn(tx, { runId, type: "run.cancel-requested", data: { by: by ?? null } }));
+    events.push(await appendRunEventIn(tx, { runId, type: "run.cancel-requested", data: { by: by2 ?? null } }));
     return "requested";
   });
   for (const e of events) publishRunEvent(e);
@@ -4684,29 +5098,29 @@ async function releaseLease(lease) {
     return false;
   }
 }
-async function releaseRun({ runId, by, reason }) {
+async function releaseRun({ runId, by: by2, reason }) {
   const db = getDb();
   const events = [];
   const result = await db.$transaction(async (tx) => {
     const run4 = await tx.run.findUnique({ where: { id: runId }, select: { clusterId: true, status: true, workerId: true, heartbeatAt: true } });
     if (!run4) throw notFound("Run");
     if (run4.status !== "running") throw conflict(`Run ${runId} is ${run4.status}; only a running run can be released${run4.status === "planned" ? " (cancel a planned run instead)" : ""}`);
-    const message = `released by ${by}${reason ? `: ${reason}` : ""}`;
-    const summary = { message, releasedBy: by, reason: reason ?? null, worker: run4.workerId, heartbeatAt: run4.heartbeatAt?.toISOString() ?? null };
+    const message = `released by ${by2}${reason ? `: ${reason}` : ""}`;
+    const summary = { message, releasedBy: by2, reason: reason ?? null, worker: run4.workerId, heartbeatAt: run4.heartbeatAt?.toISOString() ?? null };
     const r2 = await tx.run.updateMany({ where: { id: runId, status: "running" }, data: { status: "failed", finishedAt: /* @__PURE__ */ new Date(), workerId: null, heartbeatAt: null, summary: JSON.stringify(summary) } });
     if (r2.count === 0) throw conflict("The run changed meanwhile; reload and try again");
     await tx.step.updateMany({ where: { runId, status: { in: ["running", "waiting"] } }, data: { status: "failed", error: `stopped: the run was ${message}`, finishedAt: /* @__PURE__ */ new Date() } });
     await tx.step.updateMany({ where: { runId, status: "pending" }, data: { status: "skipped", error: `not run: the run was ${message}` } });
     await tx.cluster.updateMany({ where: { id: run4.clusterId, activeRunId: runId }, data: { activeRunId: null } });
-    events.push(await appendRunEventIn(tx, { runId, type: "run.released", data: { by, reason: reason ?? null, worker: run4.workerId } }));
+    events.push(await appendRunEventIn(tx, { runId, type: "run.released", data: { by: by2, reason: reason ?? null, worker: run4.workerId } }));
     events.push(await appendRunEventIn(tx, { runId, type: "run.finished", data: { status: "failed", summary } }));
     return { status: "failed", previousWorker: run4.workerId };
   });
   for (const e of events) publishRunEvent(e);
   return result;
 }
-async function acceptRunWarnings({ runId, by }) {
-  await appendRunEvent({ runId, type: "run.warnings-accepted", data: { by } });
+async function acceptRunWarnings({ runId, by: by2 }) {
+  await appendRunEvent({ runId, type: "run.warnings-accepted", data: { by: by2 } });
 }
 var import_node_os, staleMessage;
 var init_runs = __esm({
@@ -4723,34 +5137,700 @@ var init_runs = __esm({
   }
 });
 
+// lib/engine/day2/skew.ts
+function parseVersion(v) {
+  const m = /^v(\d+)\.(\d+)\.(\d+)$/.exec(v);
+  return m ? { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]) } : void 0;
+}
+function compareVersions(a, b) {
+  return a.major - b.major || a.minor - b.minor || a.patch - b.patch;
+}
+function upgradeRefusal(from, to) {
+  const a = parseVersion(from);
+  const b = parseVersion(to);
+  if (!b) return `${to} is not a version (it must look like v1.37.2)`;
+  if (!a) return `the cluster's version ${from} is not one Bootdeck can read`;
+  if (!findVersionProfile(to)) return `${to} is not a Kubernetes version Bootdeck supports`;
+  if (a.major !== b.major) return `an upgrade stays within Kubernetes ${a.major}.x`;
+  const c = compareVersions(b, a);
+  if (c === 0) return `the cluster runs ${from} already`;
+  if (c < 0) return `${to} is older than ${from}: Kubernetes does not support downgrades`;
+  if (b.minor - a.minor > 1) return `${from} \u2192 ${to} skips ${b.minor - a.minor - 1} minor version${b.minor - a.minor > 2 ? "s" : ""}: upgrade one minor at a time (first to v${a.major}.${a.minor + 1}.x)`;
+  return void 0;
+}
+function runningSkewProblem(input) {
+  const to = parseVersion(input.to);
+  const from = parseVersion(input.from);
+  if (!to || !from) return `cannot read ${!to ? input.to : input.from}`;
+  const servers = Object.entries(input.apiservers);
+  if (servers.length === 0) return "no API server version could be read";
+  for (const [name, v] of servers) {
+    const p2 = parseVersion(v);
+    if (!p2 || compareVersions(p2, from) < 0 || compareVersions(p2, to) > 0) return `the API server on ${name} runs ${v}, not ${input.from} or ${input.to}`;
+  }
+  const oldest = servers.map(([, v]) => parseVersion(v)).sort(compareVersions)[0];
+  for (const [name, v] of Object.entries(input.kubelets)) {
+    const p2 = parseVersion(v);
+    if (!p2) return `${name}'s kubelet reports ${v}, which Bootdeck cannot read`;
+    if (compareVersions(p2, oldest) > 0) return `${name}'s kubelet ${v} is newer than an API server (${fmt(oldest)}): kubelets must never be newer than the API servers`;
+    if (to.minor - p2.minor > 3) return `${name}'s kubelet ${v} would be more than three minors older than ${input.to}: upgrade it first`;
+  }
+  return void 0;
+}
+var fmt;
+var init_skew = __esm({
+  "lib/engine/day2/skew.ts"() {
+    "use strict";
+    init_versions();
+    fmt = (v) => `v${v.major}.${v.minor}.${v.patch}`;
+  }
+});
+
+// lib/engine/day2/batches.ts
+function batchCount(size, total) {
+  if (total <= 0) return 1;
+  const pct = /^(\d+)%$/.exec(size);
+  const n = pct ? Math.ceil(total * Number(pct[1]) / 100) : Number(size);
+  return Math.max(1, Math.min(total, Number.isFinite(n) ? n : 1));
+}
+function intoBatches(items, size) {
+  const n = batchCount(size, items.length);
+  const out = [];
+  for (let i = 0; i < items.length; i += n) out.push(items.slice(i, i + n));
+  return out;
+}
+var import_zod4, batchSize, DEFAULT_BATCHES;
+var init_batches = __esm({
+  "lib/engine/day2/batches.ts"() {
+    "use strict";
+    import_zod4 = require("zod");
+    batchSize = import_zod4.z.string().max(8).regex(/^([1-9]\d{0,3}|([1-9]\d?|100)%)$/, "must be a count such as 2 or a percentage such as 10%");
+    DEFAULT_BATCHES = { masters: "1", workers: "10%" };
+  }
+});
+
+// lib/engine/plans-day2.ts
+function step2({ exec: execs = [], describe = [], ...s2 }) {
+  const shown = execs.map((e) => `${e.host && e.host !== s2.host ? `on ${e.host}: ` : ""}${e.when === "needed" ? "(when needed) " : ""}${shellCommand(e.argv)}`);
+  return { files: [], dependsOn: [], retries: 0, ...s2, exec: execs, commands: [...shown, ...describe] };
+}
+function filesOf2(files, assets) {
+  return files.map((f) => {
+    const a = assets.get(f.asset);
+    if (!a) throw new PlanError(`asset ${f.asset} is missing from the asset set`);
+    return { path: f.path, mode: f.mode, sha256: a.sha256, size: a.size, asset: f.asset };
+  });
+}
+function selectHosts2(all, names) {
+  const unknown = names.filter((n) => !all.some((h) => h.name === n));
+  if (unknown.length) throw new PlanError(`not hosts of this cluster: ${unknown.join(", ")}`);
+  return all.filter((h) => names.includes(h.name));
+}
+function checkpointSteps(runId, masters, caps, assets, dependsOn) {
+  const files = checkpointFiles(caps);
+  if (!files.length) return [];
+  return masters.map(
+    (m) => step2({
+      key: `checkpoint/${m.name}`,
+      phase: "control-plane",
+      action: "push-and-run",
+      title: `API server checkpoint on ${m.name}`,
+      host: m.name,
+      files: filesOf2(files, assets),
+      exec: [exec2("enable", locked2(runId, CHECKPOINT_ENABLE_SCRIPT, ["keep"]))],
+      dependsOn,
+      timeoutMs: 3 * MIN2
+    })
+  );
+}
+function applyStep(key, title, files, opts) {
+  return step2({
+    key,
+    phase: "control-plane",
+    action: "apply-objects",
+    title,
+    host: null,
+    describe: [
+      ...files.map((f) => `read each object of ${f}; create it when missing, replace it when it was applied from other content`),
+      opts.wait === "apiservers" ? `wait until the kube-apiserver DaemonSet has rolled out and the API server on every master is Running and Ready${opts.image ? ` with ${opts.image}` : ""}, etcd healthy` : "wait until every DaemonSet and Deployment replaced has rolled out"
+    ],
+    params: { files: JSON.stringify(files), wait: opts.wait, ...opts.image ? { image: opts.image } : {} },
+    dependsOn: opts.dependsOn ?? [],
+    timeoutMs: 15 * MIN2
+  });
+}
+function verifyStep(params, dependsOn = []) {
+  return step2({
+    key: "verify/cluster",
+    phase: "verify",
+    action: "verify-nodes",
+    title: "Verify the cluster",
+    host: null,
+    describe: [
+      `${params.present.join(", ")} registered and Ready${params.version ? ` with kubelet ${params.version}` : ""}`,
+      ...params.absent?.length ? [`${params.absent.join(", ")} no longer registered`] : [],
+      "every pod Running and Ready"
+    ],
+    params: { present: JSON.stringify(params.present), absent: JSON.stringify(params.absent ?? []), ...params.version ? { version: params.version } : {} },
+    // Not when a host's part failed: that step says why; a verification would only wait and say it again.
+    dependsOn,
+    timeoutMs: 5 * MIN2
+  });
+}
+function buildAddNodesPlan(def, runId, assets, names) {
+  const all = def.spec.hosts.map((h) => effectiveHost(def, h));
+  const hosts = selectHosts2(all, names);
+  const newMasters = hosts.filter((h) => h.role === "master");
+  const running = all.filter((h) => h.role === "master" && !names.includes(h.name));
+  if (!running.length) throw new PlanError("the cluster has no running master to join (every master is selected): bootstrap it instead");
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
+  const d = deriveCluster(def);
+  const before = d.etcdMembers.filter((m) => !names.includes(m.name)).map((m) => memberOf(d, m.name));
+  const install = installPhases(def, runId, hosts, assets).filter((p2) => p2.id !== "kubelet");
+  const kubeletPhase = {
+    id: "kubelet",
+    title: "Push the kubelet's unit, settings and credentials (a new master's etcd certificates, not yet its etcd pod); start it",
+    steps: hosts.map(
+      (h) => step2({
+        key: `kubelet/${h.name}`,
+        phase: "kubelet",
+        action: "push-and-run",
+        title: `Kubelet on ${h.name}`,
+        host: h.name,
+        // A new master's etcd pod waits until etcd has added it as a member (the etcd phase).
+        files: filesOf2(kubeletFiles(caps, h).filter((f) => f.path !== ETCD_MANIFEST), assets),
+        exec: [exec2("start", locked2(runId, KUBELET_START_SCRIPT, ["restart", "5"])), journal2()],
+        timeoutMs: 3 * MIN2
+      })
+    )
+  };
+  const phases = [...hostPhases(def, new Set(names))];
+  if (newMasters.length)
+    phases.push({
+      id: "guard",
+      title: "etcd: every member healthy, the membership as the definition lists it (nothing is changed)",
+      steps: [
+        step2({
+          key: "guard/cluster",
+          phase: "guard",
+          action: "etcd-guard",
+          title: "etcd healthy before adding masters",
+          host: null,
+          exec: etcdStatusOn(running),
+          params: { expected: JSON.stringify(before), joining: JSON.stringify(newMasters.map((m) => memberOf(d, m.name).peerUrl)) },
+          timeoutMs: 2 * MIN2
+        })
+      ]
+    });
+  phases.push(...tokenPhase(def, hosts), ...install, kubeletPhase);
+  const added = [...before];
+  if (newMasters.length)
+    phases.push({
+      id: "etcd",
+      title: "etcd: add each new master as a learner, start its member, promote it once caught up; one at a time, quorum checked before and after",
+      steps: newMasters.map((m, i) => {
+        const member = memberOf(d, m.name);
+        added.push(member);
+        return step2({
+          key: `etcd/${m.name}`,
+          phase: "etcd",
+          action: "etcd-join",
+          title: `etcd member ${m.name}`,
+          host: m.name,
+          files: filesOf2([{ asset: `etcd/etcd-${m.name}.yaml`, path: ETCD_MANIFEST, mode: 420 }], assets),
+          exec: [
+            ...running.map((r2) => exec2("etcd-add", etcdctl(["add-learner", m.name, member.peerUrl]), { host: r2.name })),
+            ...running.map((r2) => exec2("etcd-promote", etcdctl(["promote", member.peerUrl]), { host: r2.name })),
+            ...etcdStatusOn(running)
+          ],
+          describe: [`wait until ${m.name}'s etcd runs and has caught up with the leader, then promote it (every 2 s, up to 5 min); then every member healthy`],
+          params: { name: m.name, peerUrl: member.peerUrl, before: JSON.stringify(added.slice(0, -1)), after: JSON.stringify([...added]) },
+          dependsOn: i > 0 ? [`etcd/${newMasters[i - 1].name}`] : [],
+          timeoutMs: 10 * MIN2
+        });
+      })
+    });
+  const cpFiles = checkpointFiles(caps);
+  phases.push({
+    id: "join",
+    title: "Join: nodes Ready with their roles; a new master's API server Ready and its checkpoint installed",
+    steps: hosts.map(
+      (h) => step2({
+        key: `join/${h.name}`,
+        phase: "join",
+        action: "join",
+        title: `Join ${h.role} ${h.name}`,
+        host: h.name,
+        dependsOn: h.role === "master" ? [`etcd/${h.name}`] : [],
+        ...h.role === "master" && cpFiles.length ? { files: filesOf2(cpFiles, assets), exec: [exec2("checkpoint", locked2(runId, CHECKPOINT_ENABLE_SCRIPT, ["restart"]))] } : {},
+        describe: [`${h.name} registered and Ready; its role's labels and taints${h.role === "master" ? "; its kube-apiserver pod Running and Ready" : ""}`],
+        timeoutMs: (h.role === "master" ? 12 : 8) * MIN2
+      })
+    )
+  });
+  if (newMasters.length) {
+    const apply2 = applyStep("control-plane/kube-apiserver", "API servers learn the new etcd members", APISERVER_FILES, { wait: "apiservers" });
+    phases.push({
+      id: "control-plane",
+      title: "The self-hosted API servers and every master's checkpoint list the new etcd members (--etcd-servers)",
+      steps: [apply2, ...checkpointSteps(runId, all.filter((h) => h.role === "master"), caps, assets, [apply2.key])]
+    });
+  }
+  phases.push({ id: "verify", title: "Verify: nodes Ready, pods Running and Ready", steps: [verifyStep({ present: all.map((h) => h.name) }, hosts.map((h) => `join/${h.name}`))] });
+  return { runType: "join", phases };
+}
+function buildRemovePlan(def, runId, assets, names, opts) {
+  const all = def.spec.hosts.map((h) => effectiveHost(def, h));
+  const hosts = selectHosts2(all, names);
+  const masters = hosts.filter((h) => h.role === "master");
+  const remainingMasters = all.filter((h) => h.role === "master" && !names.includes(h.name));
+  const remaining = all.filter((h) => !names.includes(h.name));
+  if (!remainingMasters.length) throw new PlanError(`removing ${masters.map((m) => m.name).join(", ")} leaves no master: a cluster keeps at least one (its etcd data lives on the masters)`);
+  const firstMaster = all.find((h) => h.role === "master");
+  if (def.spec.apiEndpoint.type === "first-master" && firstMaster && names.includes(firstMaster.name))
+    throw new PlanError(`${firstMaster.name} is the API endpoint (apiEndpoint type first-master): every kubeconfig points at it; move the cluster to a VIP or DNS endpoint before removing it`);
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
+  const d = deriveCluster(def);
+  const members = d.etcdMembers.map((m) => memberOf(d, m.name));
+  const phases = [
+    {
+      id: "guard",
+      title: "Quorum guard: etcd keeps a healthy majority without the masters removed (nothing is changed)",
+      steps: [
+        step2({
+          key: "guard/cluster",
+          phase: "guard",
+          action: "remove-guard",
+          title: "Quorum guard",
+          host: null,
+          exec: masters.length ? etcdStatusOn(remainingMasters) : [],
+          describe: masters.length ? [`refuse when removing ${masters.map((m) => m.name).join(", ")} would leave etcd without a healthy majority (say which members are unhealthy)`] : ["workers only: etcd is not touched"],
+          params: { removing: JSON.stringify(masters.map((m) => m.name)), expected: JSON.stringify(members) },
+          timeoutMs: 2 * MIN2
+        })
+      ]
+    }
+  ];
+  let left = [...members];
+  if (masters.length)
+    phases.push({
+      id: "etcd",
+      title: "etcd: remove each master's member, one at a time, members healthy after each; stop its etcd pod",
+      steps: masters.map((m, i) => {
+        const member = memberOf(d, m.name);
+        left = left.filter((x) => x.name !== m.name);
+        return step2({
+          key: `etcd/${m.name}`,
+          phase: "etcd",
+          action: "etcd-leave",
+          title: `Remove etcd member ${m.name}`,
+          host: m.name,
+          exec: [
+            ...remainingMasters.map((r2) => exec2("etcd-remove", etcdctl(["remove", member.peerUrl]), { host: r2.name })),
+            ...etcdStatusOn(remainingMasters),
+            exec2("stop-etcd", locked2(runId, REMOVE_SCRIPT, [ETCD_MANIFEST]), { when: "needed" })
+          ],
+          params: { name: m.name, peerUrl: member.peerUrl, after: JSON.stringify(left) },
+          dependsOn: i > 0 ? [`etcd/${masters[i - 1].name}`] : [],
+          timeoutMs: 5 * MIN2
+        });
+      })
+    });
+  phases.push(
+    {
+      id: "drain",
+      title: `Cordon and drain (PodDisruptionBudgets respected; at most ${Math.round(opts.drainTimeoutMs / 1e3)} s, then what blocked is reported)`,
+      steps: hosts.map(
+        (h) => step2({
+          key: `drain/${h.name}`,
+          phase: "drain",
+          action: "drain",
+          title: `Drain ${h.name}`,
+          host: h.name,
+          describe: [`cordon ${h.name}; evict its pods but DaemonSet and static pods through the Eviction API, retrying refused evictions every 2 s; wait until they are gone`],
+          params: { timeoutMs: String(opts.drainTimeoutMs) },
+          timeoutMs: opts.drainTimeoutMs + 2 * MIN2
+        })
+      )
+    },
+    {
+      id: "remove-node",
+      title: "Stop each host's kubelet (and keepalived), then delete its Node",
+      steps: hosts.map(
+        (h) => step2({
+          key: `remove-node/${h.name}`,
+          phase: "remove-node",
+          action: "remove-node",
+          title: `Delete node ${h.name}`,
+          host: h.name,
+          exec: [exec2("stop", locked2(runId, STOP_NODE_SCRIPT, []))],
+          describe: [`DELETE /api/v1/nodes/${h.name}; wait until it is gone`],
+          dependsOn: [`drain/${h.name}`],
+          timeoutMs: 3 * MIN2
+        })
+      )
+    }
+  );
+  if (masters.length) {
+    const apply2 = applyStep("control-plane/kube-apiserver", "API servers forget the removed etcd members", APISERVER_FILES, { wait: "apiservers" });
+    phases.push({
+      id: "control-plane",
+      title: "The self-hosted API servers and the remaining masters' checkpoints no longer list the removed etcd members",
+      steps: [apply2, ...checkpointSteps(runId, remainingMasters, caps, assets, [apply2.key])]
+    });
+  }
+  if (opts.reset)
+    phases.push({
+      id: "reset",
+      title: "Reset the removed hosts: stop their pods, remove Bootdeck's files, the kubelet's state and etcd's data",
+      steps: hosts.map(
+        (h) => step2({ key: `reset/${h.name}`, phase: "reset", action: "reset", title: `Reset ${h.name}`, host: h.name, exec: [exec2("reset", locked2(runId, RESET_SCRIPT, resetPaths(def, h, [...assets.keys()])))], dependsOn: [`remove-node/${h.name}`], timeoutMs: 3 * MIN2 })
+      )
+    });
+  phases.push(
+    {
+      id: "record",
+      title: "The cluster's definition forgets the removed hosts",
+      steps: [
+        step2({
+          key: "record/cluster",
+          phase: "record",
+          action: "record-definition",
+          title: "Update the cluster definition",
+          host: null,
+          describe: [`remove ${names.join(", ")} from the stored definition (refused if it was edited after this plan)`],
+          params: { op: "remove-hosts", hosts: JSON.stringify([...names]), from: definitionSha(def) },
+          // Only hosts that are out: every Node deleted (and reset, unless told not to).
+          dependsOn: [...hosts.map((h) => `remove-node/${h.name}`), ...opts.reset ? hosts.map((h) => `reset/${h.name}`) : [], ...masters.length ? ["control-plane/kube-apiserver"] : []],
+          timeoutMs: MIN2
+        })
+      ]
+    },
+    { id: "verify", title: "Verify: the other nodes Ready, the removed ones gone, pods Running and Ready", steps: [verifyStep({ present: remaining.map((h) => h.name), absent: [...names] }, ["record/cluster"])] }
+  );
+  return { runType: "remove", phases };
+}
+function stagedDownloads(defT) {
+  const to = defT.spec.kubernetes.version;
+  return binaryDownloads(defT).map((b) => {
+    const file = `${STAGE_DIR}/${to}/${b.name}`;
+    return { staged: { ...b, dest: file }, swap: { ...b, url: `file://${file}` } };
+  });
+}
+function buildUpgradePlan(def, runId, assets, opts) {
+  const from = def.spec.kubernetes.version;
+  const to = opts.to;
+  const refusal = upgradeRefusal(from, to);
+  if (refusal) throw new PlanError(refusal);
+  const defT = { ...def, spec: { ...def.spec, kubernetes: { ...def.spec.kubernetes, version: to } } };
+  const capsT = capabilitiesFor(to);
+  const imagesT = imagesFor(capsT, def.spec.images.registry);
+  const all = def.spec.hosts.map((h) => effectiveHost(def, h));
+  const masters = all.filter((h) => h.role === "master");
+  const workers = all.filter((h) => h.role === "worker");
+  const d = deriveCluster(def);
+  const members = d.etcdMembers.map((m) => memberOf(d, m.name));
+  const downloads = stagedDownloads(defT);
+  const kubelet = binaryDownloads(defT).find((b2) => b2.name === "kubelet");
+  if (!kubelet) throw new PlanError(`${to} has no kubelet download`);
+  const drainTimeoutMs = opts.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+  const masterImages = [imagesT.apiserver, imagesT.controllerManager, imagesT.scheduler, imagesT.etcd, imagesT.proxy, imagesT.coredns, imagesT.pause].filter((x) => !!x);
+  const workerImages = [imagesT.proxy, imagesT.coredns, imagesT.pause].filter((x) => !!x);
+  const [factsPhase] = hostPhases(def);
+  if (!factsPhase) throw new PlanError("no facts phase");
+  const phases = [
+    factsPhase,
+    {
+      id: "preflight",
+      title: `Preflight of ${to} on every host and the version skew policy (nothing is changed)`,
+      steps: [
+        ...all.map(
+          (h) => step2({
+            key: `preflight/${h.name}`,
+            phase: "preflight",
+            action: "upgrade-preflight",
+            title: `Preflight of ${to} on ${h.name}`,
+            host: h.name,
+            exec: [exec2("preflight", shellScript(UPGRADE_PREFLIGHT_SCRIPT, [kubelet.url, kubelet.sumsUrl], "bootdeck-upgrade-preflight"))],
+            params: { from, to, allowCgroupV1: String(def.spec.kubernetes.allowCgroupV1) },
+            dependsOn: [`facts/${h.name}`],
+            timeoutMs: MIN2
+          })
+        ),
+        step2({
+          key: "preflight/cluster",
+          phase: "preflight",
+          action: "upgrade-check",
+          title: "Version skew, nodes and etcd",
+          host: null,
+          exec: etcdStatusOn(masters),
+          describe: [`the API servers run ${from} (or ${to} from an earlier attempt), no kubelet is newer than an API server, every node is Ready, every etcd member healthy`],
+          params: { from, to, expected: JSON.stringify(members) },
+          timeoutMs: 2 * MIN2
+        })
+      ]
+    },
+    {
+      id: "stage",
+      title: `Stage ${to}: the kubelet and kubectl downloaded and verified beside the running ones; the new images pulled`,
+      steps: all.map(
+        (h) => step2({
+          key: `stage/${h.name}`,
+          phase: "stage",
+          action: "run-execs",
+          title: `Stage ${to} on ${h.name}`,
+          host: h.name,
+          exec: [
+            ...downloads.map((x) => exec2(`stage ${x.staged.name}`, locked2(runId, DOWNLOAD_SCRIPT, downloadArgs(x.staged)))),
+            exec2("pull", shellScript(PULL_IMAGES_SCRIPT, h.role === "master" ? masterImages : workerImages, "bootdeck-pull"))
+          ],
+          dependsOn: ["preflight/cluster", `preflight/${h.name}`],
+          timeoutMs: 15 * MIN2,
+          retries: 2
+        })
+      )
+    },
+    {
+      id: "etcd",
+      title: "etcd: each master's member on the new version, one at a time; every member healthy after each",
+      steps: masters.map(
+        (m, i) => step2({
+          key: `etcd/${m.name}`,
+          phase: "etcd",
+          action: "etcd-upgrade",
+          title: `etcd on ${m.name}`,
+          host: m.name,
+          files: filesOf2([{ asset: `etcd/etcd-${m.name}.yaml`, path: ETCD_MANIFEST, mode: 420 }], assets),
+          exec: etcdStatusOn([m, ...masters.filter((x) => x.name !== m.name)]),
+          describe: [`wait until ${m.name}'s etcd pod is Running and Ready with ${imagesT.etcd} and every member healthy`],
+          params: { member: m.name, image: imagesT.etcd, expected: JSON.stringify(members) },
+          dependsOn: i > 0 ? [`etcd/${masters[i - 1].name}`] : [],
+          timeoutMs: 10 * MIN2
+        })
+      )
+    }
+  ];
+  const manifests = manifestFiles(assets);
+  const cm = manifests.filter((f) => f.startsWith("manifests/kube-controller-manager"));
+  const sched = manifests.filter((f) => f.startsWith("manifests/kube-scheduler"));
+  const addons = manifests.filter((f) => !APISERVER_FILES.includes(f) && !cm.includes(f) && !sched.includes(f));
+  const apiserver = applyStep("control-plane/kube-apiserver", `kube-apiserver ${to} on every master`, APISERVER_FILES, { wait: "apiservers", image: imagesT.apiserver });
+  const cmStep = applyStep("control-plane/kube-controller-manager", `kube-controller-manager ${to}`, cm, { wait: "rollouts", dependsOn: [apiserver.key] });
+  const schedStep = applyStep("control-plane/kube-scheduler", `kube-scheduler ${to}`, sched, { wait: "rollouts", dependsOn: [cmStep.key] });
+  const checkpoints = checkpointSteps(runId, masters, capsT, assets, [schedStep.key]);
+  const addonStep = applyStep("control-plane/add-ons", `Add-ons of ${to} (kube-proxy, CoreDNS, flannel, their settings)`, addons, { wait: "rollouts", dependsOn: [schedStep.key] });
+  const record = step2({
+    key: "record/cluster",
+    phase: "control-plane",
+    action: "record-definition",
+    title: `The cluster's version is ${to}`,
+    host: null,
+    describe: [`set spec.kubernetes.version to ${to} in the stored definition (its control plane runs it; refused if the definition was edited after this plan)`],
+    params: { op: "set-version", version: to, from: definitionSha(def) },
+    dependsOn: [addonStep.key, ...checkpoints.map((c) => c.key)],
+    timeoutMs: MIN2
+  });
+  phases.push({ id: "control-plane", title: `Control plane ${to}: API servers, controller-manager, scheduler, checkpoints, add-ons`, steps: [apiserver, cmStep, schedStep, ...checkpoints, addonStep, record] });
+  const b = { ...DEFAULT_BATCHES, ...opts.batches };
+  const batches = [...intoBatches(masters, b.masters), ...intoBatches(workers, b.workers)];
+  const steps = [];
+  let previous = [record.key];
+  batches.forEach((batch, k) => {
+    const gate = step2({
+      key: `gate/batch-${k + 1}`,
+      phase: "kubelets",
+      action: "upgrade-gate",
+      title: `Pause point before batch ${k + 1} of ${batches.length} (${batch.map((h) => h.name).join(", ")})`,
+      host: null,
+      describe: ["go on unless a pause was asked for; while paused, wait for resume (or abort)"],
+      dependsOn: previous,
+      timeoutMs: PAUSE_LIMIT_MS
+    });
+    steps.push(gate);
+    for (const h of batch) {
+      const files = kubeletFiles(capsT, h);
+      steps.push(
+        step2({
+          key: `kubelet/${h.name}`,
+          phase: "kubelets",
+          action: "kubelet-upgrade",
+          title: `Kubelet ${to} on ${h.name}`,
+          host: h.name,
+          files: filesOf2(files, assets),
+          exec: [
+            exec2("save", locked2(runId, KUBELET_SAVE_SCRIPT, [KUBELET_BIN, `${STAGE_DIR}/${to}/kubelet`, ...files.map((f) => f.path)])),
+            ...downloads.map((x) => exec2(`swap ${x.swap.name}`, locked2(runId, DOWNLOAD_SCRIPT, downloadArgs(x.swap)))),
+            exec2("start", locked2(runId, KUBELET_START_SCRIPT, ["restart", "5"])),
+            exec2("rollback", locked2(runId, KUBELET_ROLLBACK_SCRIPT, [KUBELET_BIN]), { when: "needed" }),
+            journal2()
+          ],
+          describe: [
+            `before: cordon ${h.name} and drain it (disruption budgets respected, at most ${Math.round(drainTimeoutMs / 1e3)} s)`,
+            `after: wait until ${h.name} is Ready with kubelet ${to} (at most ${KUBELET_READY_TIMEOUT_MS / 6e4} min), then uncordon it; otherwise roll it back to ${from} and stop the upgrade`
+          ],
+          params: { from, to, drainTimeoutMs: String(drainTimeoutMs), readyTimeoutMs: String(KUBELET_READY_TIMEOUT_MS) },
+          dependsOn: [gate.key],
+          timeoutMs: drainTimeoutMs + KUBELET_READY_TIMEOUT_MS * 2 + 5 * MIN2
+        })
+      );
+    }
+    previous = batch.map((h) => `kubelet/${h.name}`);
+  });
+  phases.push({ id: "kubelets", title: `Kubelets ${to} in batches (masters ${b.masters} at a time, then workers ${b.workers} at a time), each behind a pause point`, steps });
+  phases.push({ id: "verify", title: `Verify: every node Ready with kubelet ${to}, pods Running and Ready`, steps: [verifyStep({ present: all.map((h) => h.name), version: to }, all.map((h) => `kubelet/${h.name}`))] });
+  return { runType: "upgrade", phases };
+}
+var import_node_crypto12, MIN2, DEFAULT_DRAIN_TIMEOUT_MS, KUBELET_READY_TIMEOUT_MS, PAUSE_LIMIT_MS, ETCD_MANIFEST, exec2, locked2, etcdctl, journal2, definitionSha, memberOf, etcdStatusOn, manifestFiles, APISERVER_FILES, KUBELET_BIN;
+var init_plans_day2 = __esm({
+  "lib/engine/plans-day2.ts"() {
+    "use strict";
+    import_node_crypto12 = require("node:crypto");
+    init_capabilities();
+    init_kubelet_unit();
+    init_derive();
+    init_quote();
+    init_day2_scripts();
+    init_host_scripts();
+    init_batches();
+    init_skew();
+    init_host_files();
+    init_plans();
+    MIN2 = 6e4;
+    DEFAULT_DRAIN_TIMEOUT_MS = 5 * MIN2;
+    KUBELET_READY_TIMEOUT_MS = 4 * MIN2;
+    PAUSE_LIMIT_MS = 7 * 24 * 60 * MIN2;
+    ETCD_MANIFEST = `${KUBELET_PATHS.staticPods}/etcd.yaml`;
+    exec2 = (id, argv, opts = {}) => ({ id, argv, when: opts.when ?? "always", ...opts.host ? { host: opts.host } : {} });
+    locked2 = (runId, script, args) => shellScript(script, [runId, "", ...args], "bootdeck");
+    etcdctl = (args) => shellScript(ETCD_SCRIPT, args, "bootdeck-etcd");
+    journal2 = () => exec2("journal", shellScript(JOURNAL_SCRIPT, ["60"], "bootdeck-journal"), { when: "needed" });
+    definitionSha = (def) => (0, import_node_crypto12.createHash)("sha256").update(JSON.stringify(def)).digest("hex");
+    memberOf = (d, name) => {
+      const m = d.etcdMembers.find((x) => x.name === name);
+      if (!m) throw new PlanError(`${name} is not an etcd member of the definition`);
+      return { name: m.name, peerUrl: m.peerUrl, clientUrl: m.clientUrl };
+    };
+    etcdStatusOn = (masters) => masters.map((m) => exec2("etcd-status", etcdctl(["status"]), { host: m.name }));
+    manifestFiles = (assets) => [...assets.keys()].filter((p2) => p2.startsWith("manifests/")).sort();
+    APISERVER_FILES = ["manifests/kube-apiserver-secret.yaml", "manifests/kube-apiserver.yaml"];
+    KUBELET_BIN = "/usr/local/bin/kubelet";
+  }
+});
+
+// lib/engine/plan-run-day2.ts
+async function runningAssetSet(clusterId) {
+  const db = getDb();
+  const run4 = await db.run.findFirst({ where: { clusterId, type: { in: CHANGING }, status: { not: "planned" }, assetSetId: { not: null } }, orderBy: { createdAt: "desc" }, select: { assetSetId: true } });
+  if (run4?.assetSetId) return run4.assetSetId;
+  return (await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true } }))?.id;
+}
+async function indexOf(setId) {
+  const rows = await getDb().asset.findMany({ where: { assetSetId: setId }, select: { path: true, sha256: true, size: true } });
+  return new Map(rows.map((r2) => [r2.path, { sha256: r2.sha256, size: r2.size }]));
+}
+function validated(def, why) {
+  const v = validateClusterDefinition(def);
+  if (!v.ok) throw new PlanError(`${why}, the definition would be invalid: ${v.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
+  return v.definition;
+}
+async function planDay2Run({ clusterId, body, id, createdById, by: by2 }) {
+  const cluster = await getDb().cluster.findUniqueOrThrow({ where: { id: clusterId }, select: { definition: true } });
+  const def = JSON.parse(cluster.definition);
+  const fromSetId = await runningAssetSet(clusterId);
+  if (!fromSetId) throw unprocessable("this cluster has no rendered assets: bootstrap it first");
+  try {
+    let plan;
+    let target;
+    if (body.type === "join") {
+      const masters = def.spec.hosts.filter((h) => body.hosts.includes(h.name) && h.role === "master").map((h) => h.name);
+      const index2 = await indexOf(fromSetId);
+      const caps = capabilitiesFor(def.spec.kubernetes.version);
+      const needed = def.spec.hosts.filter((h) => body.hosts.includes(h.name)).flatMap((h) => kubeletFiles(caps, { name: h.name, role: effectiveHost(def, h).role }));
+      if (caps.criRuntime) needed.push(...runtimeFiles(def, [...index2.keys()]));
+      if (masters.length || missingAssets([...needed, ...endpointFiles(def)], new Set(index2.keys())).length) target = { definition: def, joining: masters };
+      else {
+        plan = buildJoinPlan(def, id, index2, body.hosts);
+        return await save(plan, fromSetId);
+      }
+    } else if (body.type === "remove") {
+      target = { definition: validated({ ...def, spec: { ...def.spec, hosts: def.spec.hosts.filter((h) => !body.hosts.includes(h.name)) } }, `without ${body.hosts.join(", ")}`) };
+    } else {
+      const refusal = upgradeRefusal(def.spec.kubernetes.version, body.version);
+      if (refusal) throw new PlanError(refusal);
+      target = { definition: validated({ ...def, spec: { ...def.spec, kubernetes: { ...def.spec.kubernetes, version: body.version } } }, `on ${body.version}`) };
+    }
+    const rendered = await renderKeepingPki({ clusterId, fromSetId, definition: target.definition, joiningMembers: target.joining });
+    const index = assetIndexOf(rendered.assets);
+    if (body.type === "join")
+      plan = target.joining?.length ? buildAddNodesPlan(def, id, index, body.hosts) : buildJoinPlan(def, id, index, body.hosts);
+    else if (body.type === "remove")
+      plan = buildRemovePlan(def, id, index, body.hosts, { reset: body.reset !== false, drainTimeoutMs: (body.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_MS / 1e3) * 1e3 });
+    else plan = buildUpgradePlan(def, id, index, { to: body.version, batches: body.batches, drainTimeoutMs: body.drainTimeoutSeconds ? body.drainTimeoutSeconds * 1e3 : void 0 });
+    const set = await saveAssetSet({ clusterId, assets: rendered.assets, options: rendered.options });
+    return await save(plan, set.id);
+  } catch (err) {
+    if (err instanceof PlanError || err instanceof NothingToKeepError) throw unprocessable(err.message);
+    if (err instanceof RenderValidationError) throw unprocessable(err.message);
+    throw err;
+  }
+  async function save(plan, assetSetId) {
+    const runId = await createRun({ id, clusterId, type: body.type, plan, createdById, assetSetId });
+    if (body.type === "join" && body.acceptWarnings) await acceptRunWarnings({ runId, by: by2 ?? "unknown" });
+    return runId;
+  }
+}
+var isDay2Body, CHANGING;
+var init_plan_run_day2 = __esm({
+  "lib/engine/plan-run-day2.ts"() {
+    "use strict";
+    init_keep();
+    init_store();
+    init_types();
+    init_definition();
+    init_derive();
+    init_capabilities();
+    init_client2();
+    init_errors();
+    init_skew();
+    init_host_files();
+    init_plans();
+    init_plans_day2();
+    init_plans_endpoint();
+    init_runs();
+    isDay2Body = (body) => body.type === "join" || body.type === "remove" || body.type === "upgrade";
+    CHANGING = ["bootstrap", "join", "remove", "upgrade"];
+  }
+});
+
 // lib/engine/plan-run.ts
-async function latestAssets(clusterId, renderIfNone) {
+async function latestAssets(clusterId, renderIfNone, version) {
   const db = getDb();
   if (renderIfNone) await awaitRunningRender(clusterId);
-  let set = await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true } });
+  const recent = await db.assetSet.findMany({ where: { clusterId }, orderBy: { version: "desc" }, take: 20, select: { id: true, options: true } });
+  let set = recent.find((s2) => [void 0, version].includes(JSON.parse(s2.options).kubernetesVersion));
   if (!set && renderIfNone) set = { id: (await renderAndSaveAssetSet({ clusterId, options: {} })).id };
   if (!set) return void 0;
   const rows = await db.asset.findMany({ where: { assetSetId: set.id }, select: { path: true, sha256: true, size: true } });
   return { id: set.id, index: new Map(rows.map((r2) => [r2.path, { sha256: r2.sha256, size: r2.size }])) };
 }
-async function planRun({ clusterId, body, createdById, by }) {
+async function planRun({ clusterId, body, createdById, by: by2 }) {
   const cluster = await getDb().cluster.findUnique({ where: { id: clusterId }, select: { definition: true, revision: true } });
   if (!cluster) throw notFound("Cluster");
   const definition = JSON.parse(cluster.definition);
   const id = newId("run");
-  const assets = body.type === "check" ? void 0 : await latestAssets(clusterId, body.type !== "reset");
+  if (isDay2Body(body)) return planDay2Run({ clusterId, body, id, createdById, by: by2 });
+  const assets = body.type === "check" ? void 0 : await latestAssets(clusterId, body.type !== "reset", definition.spec.kubernetes.version);
   let plan;
   try {
     if (body.type === "check") plan = buildCheckPlan(definition);
     else if (body.type === "bootstrap") plan = buildBootstrapPlan(definition, id, assets?.index ?? /* @__PURE__ */ new Map());
-    else if (body.type === "join") plan = buildJoinPlan(definition, id, assets?.index ?? /* @__PURE__ */ new Map(), body.hosts);
     else plan = buildResetPlan(definition, id, [...assets?.index.keys() ?? []], body.hosts);
   } catch (err) {
     if (err instanceof PlanError) throw unprocessable(err.message);
     throw err;
   }
   const runId = await createRun({ id, clusterId, type: body.type, plan, createdById, assetSetId: assets?.id, definition: { json: cluster.definition, revision: cluster.revision } });
-  if ("acceptWarnings" in body && body.acceptWarnings) await acceptRunWarnings({ runId, by: by ?? "unknown" });
+  if ("acceptWarnings" in body && body.acceptWarnings) await acceptRunWarnings({ runId, by: by2 ?? "unknown" });
   return runId;
 }
 var init_plan_run = __esm({
@@ -4763,6 +5843,7 @@ var init_plan_run = __esm({
     init_ids();
     init_plans();
     init_runs();
+    init_plan_run_day2();
   }
 });
 
@@ -4924,7 +6005,7 @@ var init_errors2 = __esm({
 
 // lib/ssh/host-key.ts
 function fingerprint(keyBlob) {
-  return `SHA256:${(0, import_node_crypto11.createHash)("sha256").update(keyBlob).digest("base64").replace(/=+$/, "")}`;
+  return `SHA256:${(0, import_node_crypto13.createHash)("sha256").update(keyBlob).digest("base64").replace(/=+$/, "")}`;
 }
 function decideHostKey(policy, offered) {
   if (policy.pinned) {
@@ -4937,11 +6018,11 @@ function normalise(pin) {
   const body = pin.trim().replace(/^SHA256:/, "").replace(/=+$/, "");
   return `SHA256:${body}`;
 }
-var import_node_crypto11;
+var import_node_crypto13;
 var init_host_key = __esm({
   "lib/ssh/host-key.ts"() {
     "use strict";
-    import_node_crypto11 = require("node:crypto");
+    import_node_crypto13 = require("node:crypto");
   }
 });
 
@@ -5161,10 +6242,10 @@ function sendSignal(ch, name) {
   }
 }
 async function execOnClient(ctx, argv, opts = {}) {
-  const step3 = opts.step ?? "";
+  const step4 = opts.step ?? "";
   const started = Date.now();
   const timeoutMs = opts.timeoutMs ?? ctx.defaultTimeoutMs;
-  if (opts.signal?.aborted) throw new SshError({ kind: "cancelled", host: ctx.hostId, step: step3 });
+  if (opts.signal?.aborted) throw new SshError({ kind: "cancelled", host: ctx.hostId, step: step4 });
   const command = buildRemoteCommand(argv, ctx.user);
   return new Promise((resolve, reject) => {
     ctx.client.exec(command, { pty: false }, (err, ch) => {
@@ -5199,7 +6280,7 @@ async function execOnClient(ctx, argv, opts = {}) {
           stderrTail.push(line2);
           if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
         }
-        if (!opts.quiet) ctx.sink?.({ host: ctx.hostId, step: step3, stream, line: line2 });
+        if (!opts.quiet) ctx.sink?.({ host: ctx.hostId, step: step4, stream, line: line2 });
       });
     };
     const outLines = emit("stdout");
@@ -5252,7 +6333,7 @@ async function execOnClient(ctx, argv, opts = {}) {
       opts.signal?.removeEventListener("abort", onAbort);
       outLines.flush();
       errLines.flush();
-      const base = { host: ctx.hostId, step: step3 };
+      const base = { host: ctx.hostId, step: step4 };
       if (stopped === "timeout") {
         return reject(new SshError({ kind: "timeout", ...base, phase: "command", afterMs: timeoutMs }));
       }
@@ -5261,7 +6342,7 @@ async function execOnClient(ctx, argv, opts = {}) {
         return reject(new SshError({ kind: "sudo-needs-password", ...base, user: ctx.user }));
       }
       if (exitCode === null && exitSignal === void 0) {
-        return reject(new SshError({ kind: "unreachable", host: ctx.hostId, address: ctx.address ?? ctx.hostId, cause: `the connection was lost while ${step3 ? `step ${step3}` : "a command"} ran; it may have run partly` }));
+        return reject(new SshError({ kind: "unreachable", host: ctx.hostId, address: ctx.address ?? ctx.hostId, cause: `the connection was lost while ${step4 ? `step ${step4}` : "a command"} ran; it may have run partly` }));
       }
       if (exitCode === 0 || opts.allowFailure && exitCode !== null) {
         return resolve({
@@ -5426,7 +6507,7 @@ function normaliseFiles(files) {
     return {
       path: p2,
       content,
-      sha256: (0, import_node_crypto12.createHash)("sha256").update(content).digest("hex"),
+      sha256: (0, import_node_crypto14.createHash)("sha256").update(content).digest("hex"),
       mode: (f.mode ?? 384).toString(8),
       owner
     };
@@ -5473,7 +6554,7 @@ function checksumLine(sha2563, file) {
   if (/[\\\n]/.test(file)) return `\\${sha2563}  ${file.replaceAll("\\", "\\\\").replaceAll("\n", "\\n")}`;
   return `${sha2563}  ${file}`;
 }
-function planApply(files, nonce = (0, import_node_crypto12.randomBytes)(6).toString("hex")) {
+function planApply(files, nonce = (0, import_node_crypto14.randomBytes)(6).toString("hex")) {
   const temps = files.map((f) => tempPathFor(f.path, nonce));
   const dirs = [...new Set(files.map((f) => import_posix.default.dirname(f.path)))];
   const sums = files.map((f, i) => checksumLine(f.sha256, temps[i] ?? "")).join("\n") + "\n";
@@ -5521,11 +6602,11 @@ function buildTar(files, temps) {
     p2.finalize();
   });
 }
-var import_node_crypto12, import_posix, import_tar_stream2, stageName;
+var import_node_crypto14, import_posix, import_tar_stream2, stageName;
 var init_upload = __esm({
   "lib/ssh/upload.ts"() {
     "use strict";
-    import_node_crypto12 = require("node:crypto");
+    import_node_crypto14 = require("node:crypto");
     import_posix = __toESM(require("node:path/posix"));
     import_tar_stream2 = require("tar-stream");
     init_quote();
@@ -5538,19 +6619,19 @@ var init_upload = __esm({
 function openSftp(client) {
   return new Promise((resolve, reject) => client.sftp((err, sftp) => err ? reject(err) : resolve(sftp)));
 }
-function step2(fn) {
+function step3(fn) {
   return new Promise((resolve, reject) => fn((err, v) => err ? reject(err) : resolve(v)));
 }
 async function sftpWriteTemps(sftp, files, temps) {
   await Promise.all(
     files.map(async (f, i) => {
       const temp = temps[i] ?? "";
-      const handle = await step2((cb) => sftp.open(temp, "w", { mode: parseInt(f.mode, 8) }, cb));
+      const handle = await step3((cb) => sftp.open(temp, "w", { mode: parseInt(f.mode, 8) }, cb));
       try {
-        if (f.content.length > 0) await step2((cb) => sftp.write(handle, f.content, 0, f.content.length, 0, cb));
-        await step2((cb) => sftp.ext_openssh_fsync(handle, (err) => cb(err)));
+        if (f.content.length > 0) await step3((cb) => sftp.write(handle, f.content, 0, f.content.length, 0, cb));
+        await step3((cb) => sftp.ext_openssh_fsync(handle, (err) => cb(err)));
       } finally {
-        await step2((cb) => sftp.close(handle, cb));
+        await step3((cb) => sftp.close(handle, cb));
       }
     })
   );
@@ -5769,7 +6850,7 @@ var init_ssh = __esm({
 
 // lib/engine/cluster-api.ts
 function adminCredentialsFrom(kubeconfigYaml) {
-  const doc = import_yaml2.default.parse(kubeconfigYaml);
+  const doc = import_yaml3.default.parse(kubeconfigYaml);
   const cluster = doc.clusters?.[0]?.cluster ?? {};
   const user2 = doc.users?.[0]?.user ?? {};
   const b64 = (v, what) => {
@@ -5790,13 +6871,13 @@ function apiMessage(body) {
     return body.slice(0, 300);
   }
 }
-var import_node_https, import_node_net2, import_yaml2, ClusterApi;
+var import_node_https, import_node_net2, import_yaml3, ClusterApi;
 var init_cluster_api = __esm({
   "lib/engine/cluster-api.ts"() {
     "use strict";
     import_node_https = __toESM(require("node:https"));
     import_node_net2 = __toESM(require("node:net"));
-    import_yaml2 = __toESM(require("yaml"));
+    import_yaml3 = __toESM(require("yaml"));
     ClusterApi = class {
       constructor(opts) {
         this.opts = opts;
@@ -5989,15 +7070,15 @@ function runPlanned(ctx, e, opts = {}) {
 }
 async function runLocked(ctx, e, opts = {}) {
   const host3 = execHost(ctx, e);
-  const exec2 = () => runPlanned(ctx, e, { ...opts, allowFailure: true });
-  let r2 = await exec2();
+  const exec3 = () => runPlanned(ctx, e, { ...opts, allowFailure: true });
+  let r2 = await exec3();
   if (r2.exitCode === LOCKED_EXIT) {
     const holder6 = r2.stderrTail.join("\n").match(/bootdeck-locked-by (run_\S+)/)?.[1] ?? "";
     const other = holder6 ? await getDb().run.findUnique({ where: { id: holder6 }, select: { status: true } }) : null;
     if (other && !["running", "planned"].includes(other.status)) {
       await ctx.executor.run(host3.target, releaseLockArgv(holder6), { step: ctx.planned.key, signal: ctx.signal, quiet: true, timeoutMs: 6e4 });
       await ctx.emit("host.lock-taken-over", { key: ctx.planned.key, host: host3.name, from: holder6, status: other.status });
-      r2 = await exec2();
+      r2 = await exec3();
     }
     if (r2.exitCode === LOCKED_EXIT) {
       const now = r2.stderrTail.join("\n").match(/bootdeck-locked-by (.+)/)?.[1] ?? holder6;
@@ -6025,8 +7106,8 @@ async function journalTail(ctx) {
 }
 function failure(error, extra = {}) {
   const message = error instanceof Error ? error.message : String(error);
-  const journal2 = error.journal;
-  return { ok: false, error: message, data: { ...extra, ...journal2?.length ? { journal: journal2 } : {} } };
+  const journal3 = error.journal;
+  return { ok: false, error: message, data: { ...extra, ...journal3?.length ? { journal: journal3 } : {} } };
 }
 function plannedFiles(ctx, host3 = ctx.planned.host, secrets = {}) {
   return ctx.planned.files.filter((f) => (f.host ?? ctx.planned.host) === host3).map((f) => {
@@ -6037,7 +7118,7 @@ function plannedFiles(ctx, host3 = ctx.planned.host, secrets = {}) {
     }
     if (!f.asset) throw new Error(`the plan of ${ctx.planned.key} does not name the asset of ${f.path}: it was made by another version of Bootdeck; plan the run again`);
     const content = ctx.resources.asset(f.asset);
-    const sha2563 = (0, import_node_crypto13.createHash)("sha256").update(content).digest("hex");
+    const sha2563 = (0, import_node_crypto15.createHash)("sha256").update(content).digest("hex");
     if (sha2563 !== f.sha256) throw new Error(`${f.asset} in the run's asset set does not match the plan (sha256 ${sha2563.slice(0, 12)}, planned ${f.sha256.slice(0, 12)}): plan the run again`);
     return { path: f.path, content, mode: f.mode };
   });
@@ -6059,7 +7140,7 @@ async function waitForApi(ctx, what, timeoutMs = API_WAIT_MS) {
   });
 }
 function selfHostedObjects(ctx) {
-  const files = ctx.resources.assetPaths.filter((p2) => p2.startsWith("manifests/")).map((path20) => ({ path: path20, objects: import_yaml3.default.parseAllDocuments(ctx.resources.asset(path20)).map((d) => d.toJSON()).filter((o2) => o2 && o2.kind) }));
+  const files = ctx.resources.assetPaths.filter((p2) => p2.startsWith("manifests/")).map((path20) => ({ path: path20, objects: import_yaml4.default.parseAllDocuments(ctx.resources.asset(path20)).map((d) => d.toJSON()).filter((o2) => o2 && o2.kind) }));
   return selfHostedObjectsInOrder(files);
 }
 async function objectPath(api, object) {
@@ -6105,19 +7186,19 @@ async function livenessMark(ctx, node) {
   const hb = n?.status?.conditions?.find((c) => c.type === "Ready")?.lastHeartbeatTime;
   return hb === void 0 || hb === null ? void 0 : String(hb);
 }
-async function proveAlive(ctx, nodes) {
-  const pending = new Set(nodes.map((n) => n.host.name));
+async function proveAlive(ctx, nodes2) {
+  const pending = new Set(nodes2.map((n) => n.host.name));
   let polls = 0;
-  await ctx.wait(`${heartbeatName(ctx)} of ${nodes.map((n) => n.host.name).join(", ")} renewed after this step began`, { timeoutMs: RENEWAL_WAIT_MS, intervalMs: 1e3 }, async () => {
-    if (polls++ % 5 === 0) await Promise.all(nodes.map((n) => assertReachable(ctx, n.host)));
-    for (const n of nodes) {
+  await ctx.wait(`${heartbeatName(ctx)} of ${nodes2.map((n) => n.host.name).join(", ")} renewed after this step began`, { timeoutMs: RENEWAL_WAIT_MS, intervalMs: 1e3 }, async () => {
+    if (polls++ % 5 === 0) await Promise.all(nodes2.map((n) => assertReachable(ctx, n.host)));
+    for (const n of nodes2) {
       if (!pending.has(n.host.name)) continue;
       const now = await livenessMark(ctx, n.host.name);
       if (now !== void 0 && now !== n.before) pending.delete(n.host.name);
     }
     return pending.size ? { ok: false, why: `not renewed since the step began: ${[...pending].join(", ")}` } : { ok: true, value: void 0 };
   });
-  await Promise.all(nodes.map((n) => assertReachable(ctx, n.host)));
+  await Promise.all(nodes2.map((n) => assertReachable(ctx, n.host)));
 }
 async function installCheckpoint(ctx, host3) {
   const enable = (ctx.planned.exec ?? []).find((e) => e.id === "checkpoint" && (e.host ?? ctx.planned.host) === host3.name);
@@ -6170,13 +7251,14 @@ function describeApiError(err) {
   }
   return err instanceof Error ? err.message : String(err);
 }
-var import_node_crypto13, import_yaml3, API_WAIT_MS, objectName, pathSegment, discovered, heartbeatName, RENEWAL_WAIT_MS, bootstrapActions;
+var import_node_crypto15, import_yaml4, API_WAIT_MS, objectName, pathSegment, discovered, heartbeatName, RENEWAL_WAIT_MS, bootstrapActions;
 var init_bootstrap = __esm({
   "lib/engine/actions/bootstrap.ts"() {
     "use strict";
-    import_node_crypto13 = require("node:crypto");
-    import_yaml3 = __toESM(require("yaml"));
+    import_node_crypto15 = require("node:crypto");
+    import_yaml4 = __toESM(require("yaml"));
     init_render();
+    init_token();
     init_client2();
     init_ssh();
     init_cluster_api();
@@ -6222,8 +7304,8 @@ var init_bootstrap = __esm({
           const state3 = r2.stdout.toString("utf8").match(/bootdeck-kubelet (.*)/)?.[1] ?? "";
           return { ok: true, summary: `${up.written} of ${ctx.planned.files.length} files changed; kubelet ${state3}`, data: { filesWritten: up.written } };
         } catch (err) {
-          const journal2 = err.journal?.length ? void 0 : await journalTail(ctx);
-          return failure(err, journal2 ? { journal: journal2 } : {});
+          const journal3 = err.journal?.length ? void 0 : await journalTail(ctx);
+          return failure(err, journal3 ? { journal: journal3 } : {});
         }
       },
       /** Phase 6: the bootstrap control plane's secrets and static pods on the first master; wait for the API. */
@@ -6266,7 +7348,8 @@ var init_bootstrap = __esm({
             });
             crdsPending = [];
           }
-          const results = await Promise.all(group.map((object) => ensureObject(ctx.resources.api(), client, object).catch((e) => e instanceof Error ? e : new Error(String(e)))));
+          const applied = group.map((object) => isBootstrapTokenSecret(object) ? withExpiration(object, /* @__PURE__ */ new Date()) : object);
+          const results = await Promise.all(applied.map((object) => ensureObject(ctx.resources.api(), client, object).catch((e) => e instanceof Error ? e : new Error(String(e)))));
           const error = results.find((r2) => r2 instanceof Error);
           if (error) return failure(error);
           const made = results.filter((r2) => r2 === "created").length;
@@ -6279,6 +7362,35 @@ var init_bootstrap = __esm({
         const first = ctx.resources.firstMaster.name;
         await setRole(ctx, first, "master");
         return { ok: true, summary: `${created} objects created, ${present} already present (of ${objects.length}); ${first} labelled as master` };
+      },
+      /**
+       * Before workers join a running cluster: the kubelet bootstrap token's Secret is there and valid for
+       * a while yet — created again when the tokencleaner removed it after it expired, renewed when it has
+       * less than BOOTSTRAP_TOKEN_RENEW_MS left.
+       */
+      async "bootstrap-token"(ctx) {
+        const secret = selfHostedObjects(ctx).map((o2) => o2.object).find(isBootstrapTokenSecret);
+        if (!secret) return { ok: true, summary: "this profile's kubelets join without a bootstrap token" };
+        const api = ctx.resources.api();
+        const path20 = `/api/v1/namespaces/kube-system/secrets/${encodeURIComponent(secret.metadata.name)}`;
+        const now = /* @__PURE__ */ new Date();
+        const renewed = withExpiration(secret, now);
+        const until = renewed.stringData?.expiration ?? "";
+        try {
+          const current = await api.getJson(path20, ctx.signal);
+          if (!current) {
+            await (await api.objects()).create(renewed);
+            return { ok: true, summary: `${secret.metadata.name} was gone (expired and cleaned up): created again, valid until ${until}` };
+          }
+          const expiration = current.data?.expiration ? Buffer.from(current.data.expiration, "base64").toString("utf8") : void 0;
+          const left = expiration ? Date.parse(expiration) - now.getTime() : Number.POSITIVE_INFINITY;
+          if (left >= BOOTSTRAP_TOKEN_RENEW_MS) return { ok: true, summary: `${secret.metadata.name} valid until ${expiration ?? "it is removed (no expiration)"}` };
+          const r2 = await api.request(path20, { method: "PATCH", body: { stringData: { expiration: until } }, contentType: "application/merge-patch+json" });
+          if (r2.status !== 200) throw new Error(`renewing ${secret.metadata.name}: HTTP ${r2.status} ${apiMessage(r2.body)}`);
+          return { ok: true, summary: `${secret.metadata.name} renewed: valid until ${until} (was ${expiration})` };
+        } catch (err) {
+          return failure(new Error(describeApiError(err)));
+        }
       },
       /**
        * Phase 8: wait for the self-hosted control plane (Running and Ready), every registered node Ready,
@@ -6391,16 +7503,16 @@ var init_bootstrap = __esm({
         try {
           const before = await Promise.all(hosts.map(async (host3) => ({ host: host3, before: await livenessMark(ctx, host3.name).catch(() => void 0) })));
           await ctx.wait("every node Ready and every pod Running and Ready", { timeoutMs: 3 * 6e4, intervalMs: 2e3 }, async () => {
-            const [nodes, pods] = await Promise.all([listNodes(ctx), listPods(ctx)]);
+            const [nodes2, pods] = await Promise.all([listNodes(ctx), listPods(ctx)]);
             const notReady = joined.filter((n) => {
-              const node = nodes.find((x) => x.metadata?.name === n);
+              const node = nodes2.find((x) => x.metadata?.name === n);
               return !node || !nodeReady(node).ready;
             });
             const bad = pods.filter((p2) => !podReady(p2) && p2.status?.phase !== "Succeeded");
             if (notReady.length) return { ok: false, why: `not Ready: ${notReady.join(", ")}` };
             if (bad.length) return { ok: false, why: `pods not Running and Ready: ${bad.slice(0, 8).map(podLine).join("; ")}${bad.length > 8 ? ` and ${bad.length - 8} more` : ""}` };
             const mirrors = pods.filter(isMirrorPod).length;
-            summary = `${nodes.length} nodes Ready, ${pods.length} pods Running and Ready (${mirrors} static)`;
+            summary = `${nodes2.length} nodes Ready, ${pods.length} pods Running and Ready (${mirrors} static)`;
             return { ok: true, value: void 0 };
           });
           await proveAlive(ctx, before);
@@ -6490,39 +7602,933 @@ var init_runtime2 = __esm({
   }
 });
 
+// lib/engine/day2/etcd.ts
+function parseJsonWithIds(text) {
+  return JSON.parse(text.replace(/"(ID|member_id|cluster_id|leader|revision|raft_term)":\s*(\d+)/g, '"$1":"$2"'));
+}
+function parseEtcdStatusOutput(stdout) {
+  const sections = /* @__PURE__ */ new Map();
+  let current = "";
+  for (const line2 of stdout.split("\n")) {
+    const m = /^--- (\w+)$/.exec(line2);
+    if (m) {
+      current = m[1] ?? "";
+      sections.set(current, []);
+    } else if (current) sections.get(current)?.push(line2);
+  }
+  const errors = [];
+  const body = (name) => {
+    const lines = sections.get(name) ?? [];
+    for (const l of lines) if (l.startsWith("error: ")) errors.push(l.slice(7));
+    return lines.filter((l) => !l.startsWith("error: ")).join("\n").trim();
+  };
+  const members = [];
+  const list = body("members");
+  if (list) {
+    const doc = parseJsonWithIds(list);
+    for (const m of doc.members ?? []) members.push({ id: hex(m.ID), name: m.name ?? "", peerUrls: m.peerURLs ?? [], clientUrls: m.clientURLs ?? [], learner: m.isLearner === true });
+  }
+  const statuses = [];
+  const st = body("status");
+  if (st) {
+    for (const s2 of parseJsonWithIds(st))
+      statuses.push({
+        endpoint: s2.Endpoint,
+        memberId: hex(s2.Status.header?.member_id),
+        version: s2.Status.version ?? "",
+        leader: hex(s2.Status.leader),
+        raftIndex: Number(s2.Status.raftIndex ?? 0),
+        raftAppliedIndex: Number(s2.Status.raftAppliedIndex ?? 0),
+        learner: s2.Status.isLearner === true,
+        errors: s2.Status.errors ?? []
+      });
+  }
+  const health = /* @__PURE__ */ new Map();
+  const h = body("health");
+  if (h) for (const e of JSON.parse(h)) health.set(e.endpoint, { healthy: e.health, ...e.error ? { error: e.error } : {} });
+  return { members, statuses, health, errors };
+}
+function memberStates(view) {
+  return view.members.map((m) => {
+    const name = m.name || `(unstarted ${m.peerUrls.join(",")})`;
+    const status = view.statuses.find((s2) => s2.memberId === m.id) ?? view.statuses.find((s2) => m.clientUrls.includes(s2.endpoint));
+    if (!status) {
+      const err = view.errors.find((e) => m.clientUrls.some((u) => e.includes(u)));
+      return { name, healthy: false, learner: m.learner, why: m.clientUrls.length ? `does not answer${err ? ` (${err})` : ""}` : "has not started" };
+    }
+    if (status.errors.length) return { name, healthy: false, learner: m.learner, why: `reports ${status.errors.join("; ")}` };
+    if (!status.leader || status.leader === "0") return { name, healthy: false, learner: m.learner, why: "knows no leader" };
+    if (m.learner) return { name, healthy: true, learner: true };
+    const h = m.clientUrls.map((u) => view.health.get(u)).find(Boolean);
+    if (h && !h.healthy) return { name, healthy: false, learner: false, why: `fails its health check${h.error ? ` (${h.error})` : ""}` };
+    return { name, healthy: true, learner: false };
+  });
+}
+function membershipProblem(view, expected, opts = {}) {
+  const states = memberStates(view);
+  const beingAdded = (i) => view.members[i]?.learner === true && opts.allowLearner !== void 0 && view.members[i].peerUrls.includes(opts.allowLearner);
+  const unhealthy = states.filter((s2, i) => !s2.healthy && !beingAdded(i));
+  if (unhealthy.length) return `etcd is not healthy: ${unhealthy.map((s2) => `${s2.name} ${s2.why}`).join("; ")}`;
+  const learners = view.members.filter((m) => m.learner && m.name !== opts.allowLearner && !(opts.allowLearner && m.peerUrls.includes(opts.allowLearner)));
+  if (learners.length) return `etcd has a learner that is not being added: ${learners.map((m) => m.name || m.peerUrls.join(",")).join(", ")}; finish or undo that change first`;
+  const unknown = view.members.filter((m) => !expected.some((e) => m.peerUrls.includes(e.peerUrl)) && !(opts.allowLearner && m.peerUrls.includes(opts.allowLearner)));
+  if (unknown.length) return `etcd has members the cluster definition does not list: ${unknown.map((m) => `${m.name || "(unstarted)"} ${m.peerUrls.join(",")}`).join("; ")}`;
+  const missing = expected.filter((e) => !view.members.some((m) => m.peerUrls.includes(e.peerUrl)));
+  if (missing.length) return `etcd lacks members the cluster definition lists: ${missing.map((e) => e.name).join(", ")}`;
+  return void 0;
+}
+function removalRefusal(view, removing) {
+  const states = memberStates(view).filter((s2) => !s2.learner);
+  const voters = states.length;
+  const healthy = states.filter((s2) => s2.healthy);
+  const sick = states.filter((s2) => !s2.healthy);
+  const sickText = sick.length ? ` (${sick.map((s2) => `${s2.name} ${s2.why}`).join("; ")})` : "";
+  if (healthy.length < quorumOf(voters)) return `etcd has ${healthy.length} healthy of ${voters} members${sickText}: it needs ${quorumOf(voters)} to commit any change; bring members back first`;
+  const left = states.filter((s2) => !removing.includes(s2.name));
+  if (left.length === 0) return "removing every etcd member would destroy the cluster's data; keep at least one master";
+  const leftHealthy = left.filter((s2) => s2.healthy).length;
+  if (leftHealthy < quorumOf(left.length))
+    return `removing ${removing.join(", ")} leaves ${left.length} member${left.length === 1 ? "" : "s"} of which ${leftHealthy} ${leftHealthy === 1 ? "is" : "are"} healthy${sickText}: a majority of ${left.length} needs ${quorumOf(left.length)}; remove the unhealthy member first or bring it back`;
+  return void 0;
+}
+function learnerLag(view, peerUrl) {
+  const m = view.members.find((x) => x.peerUrls.includes(peerUrl));
+  if (!m) return void 0;
+  const own = view.statuses.find((s2) => s2.memberId === m.id);
+  const leader = view.statuses.find((s2) => s2.memberId === own?.leader) ?? view.statuses.find((s2) => s2.memberId && s2.memberId === s2.leader);
+  if (!own || !leader) return void 0;
+  return Math.max(0, leader.raftIndex - own.raftAppliedIndex);
+}
+var hex, quorumOf;
+var init_etcd = __esm({
+  "lib/engine/day2/etcd.ts"() {
+    "use strict";
+    hex = (dec) => {
+      if (dec === void 0 || dec === "") return "";
+      try {
+        return BigInt(String(dec)).toString(16);
+      } catch {
+        return String(dec);
+      }
+    };
+    quorumOf = (voters) => Math.floor(voters / 2) + 1;
+  }
+});
+
+// lib/engine/day2/drain.ts
+function chooseEvictions(pods, node) {
+  const evict = [];
+  const stay = [];
+  for (const p2 of pods) {
+    if (p2.spec?.nodeName !== node) continue;
+    const owner = p2.metadata?.ownerReferences?.find((o2) => o2.controller !== false) ?? p2.metadata?.ownerReferences?.[0];
+    if (p2.metadata?.annotations?.["kubernetes.io/config.mirror"] !== void 0 || owner?.kind === "Node") stay.push({ pod: podName(p2), why: "a static pod (its kubelet runs it from a file)" });
+    else if (owner?.kind === "DaemonSet") stay.push({ pod: podName(p2), why: "a DaemonSet's pod" });
+    else if (p2.metadata?.deletionTimestamp) stay.push({ pod: podName(p2), why: "already terminating" });
+    else if (p2.status?.phase === "Succeeded" || p2.status?.phase === "Failed") stay.push({ pod: podName(p2), why: `finished (${p2.status.phase})` });
+    else evict.push(p2);
+  }
+  return { evict, stay };
+}
+function evictionRefusal(status, body) {
+  try {
+    const s2 = JSON.parse(body);
+    const causes = (s2.details?.causes ?? []).map((c) => c.message).filter(Boolean);
+    return `${s2.message ?? `HTTP ${status}`}${causes.length ? ` (${causes.join("; ")})` : ""}`;
+  } catch {
+    return `HTTP ${status} ${body.slice(0, 200)}`;
+  }
+}
+var podName, unmanaged;
+var init_drain = __esm({
+  "lib/engine/day2/drain.ts"() {
+    "use strict";
+    podName = (p2) => `${p2.metadata?.namespace ?? "default"}/${p2.metadata?.name ?? "?"}`;
+    unmanaged = (pods) => pods.filter((p2) => !p2.metadata?.ownerReferences?.length).map(podName);
+  }
+});
+
+// lib/engine/actions/day2-kube.ts
+function plannedExec3(ctx, id, host3) {
+  const e = (ctx.planned.exec ?? []).find((x) => x.id === id && (host3 === void 0 || (x.host ?? ctx.planned.host) === host3));
+  if (!e) throw new Error(`the plan of ${ctx.planned.key} has no "${id}" command${host3 ? ` for ${host3}` : ""}: it was made by another version of Bootdeck; plan the run again`);
+  return e;
+}
+function execHost2(ctx, e) {
+  const name = e.host ?? ctx.planned.host;
+  const h = ctx.hosts.find((x) => x.name === name);
+  if (!h) throw new Error(`${ctx.planned.key}: command "${e.id}" names host ${name ?? "(none)"}, which is not in the run`);
+  return h;
+}
+async function runPlanned2(ctx, e, opts = {}) {
+  const host3 = execHost2(ctx, e);
+  const exec3 = (argv) => ctx.executor.run(host3.target, argv, { step: ctx.planned.key, signal: ctx.signal, timeoutMs: opts.timeoutMs ?? ctx.planned.timeoutMs, quiet: opts.quiet, allowFailure: true });
+  let r2 = await exec3(e.argv);
+  if (r2.exitCode === LOCKED_EXIT && isLocked(e.argv)) {
+    const holder6 = r2.stderrTail.join("\n").match(/bootdeck-locked-by (\S+)/)?.[1] ?? "";
+    const other = holder6 ? await getDb().run.findUnique({ where: { id: holder6 }, select: { status: true } }) : null;
+    if (other && !["running", "planned"].includes(other.status)) r2 = await exec3(e.argv.map((a, i) => i === TAKEOVER_SLOT ? holder6 : a));
+    else
+      throw new Error(
+        other ? `${host3.name} is locked by run ${holder6}, which is ${other.status}: wait for it or cancel it` : `${host3.name} is locked by run ${holder6 || "(unknown)"}, which this dashboard does not know (another Bootdeck?); if nothing else manages the host, remove /var/lib/bootdeck/run.lock on it`
+      );
+  }
+  if (r2.exitCode !== 0 && !opts.allowFailure) {
+    const tail = r2.stderrTail.filter((l) => !l.startsWith("journal: ")).slice(-6).join("; ");
+    const err = new Error(`${e.id} on ${host3.name} failed (exit ${r2.exitCode})${tail ? `: ${tail}` : ""}`);
+    err.journal = r2.stderrTail.filter((l) => l.startsWith("journal: ")).map((l) => l.slice(9));
+    throw err;
+  }
+  return r2;
+}
+async function pushPlannedFiles(ctx, host3, files = ctx.planned.files) {
+  if (!files.length) return { written: 0, total: 0 };
+  const specs = files.map((f) => {
+    if (!f.asset) throw new Error(`the plan of ${ctx.planned.key} does not say which asset ${f.path} comes from: plan the run again`);
+    return { path: f.path, content: ctx.resources.asset(f.asset), mode: f.mode };
+  });
+  const up = await ctx.executor.upload(host3.target, specs, { step: ctx.planned.key, signal: ctx.signal });
+  return { written: up.written, total: specs.length };
+}
+async function assertAnswers(ctx, host3, what) {
+  try {
+    await ctx.executor.run(host3.target, ["true"], { step: ctx.planned.key, quiet: true, timeoutMs: 1e4, signal: ctx.signal });
+  } catch (err) {
+    if (isSshError(err) && ["unreachable", "timeout", "refused"].includes(err.detail.kind)) throw new WaitAbandoned(`${host3.name} stopped answering ${what}: ${err.message}`);
+  }
+}
+async function readNode(ctx, name) {
+  const node = await ctx.resources.api().getJson(`/api/v1/nodes/${encodeURIComponent(name)}`, ctx.signal);
+  if (!node) return void 0;
+  const r2 = nodeReady(node);
+  return { name, ready: r2.ready, why: r2.why, kubeletVersion: node.status?.nodeInfo?.kubeletVersion ?? "", unschedulable: node.spec?.unschedulable === true };
+}
+async function setUnschedulable(ctx, name, value) {
+  const node = await readNode(ctx, name);
+  if (!node) throw new Error(`node ${name} is not registered`);
+  if (node.unschedulable === value) return false;
+  const r2 = await ctx.resources.api().request(`/api/v1/nodes/${encodeURIComponent(name)}`, { method: "PATCH", body: { spec: { unschedulable: value ? true : null } }, contentType: "application/merge-patch+json", signal: ctx.signal });
+  if (r2.status !== 200) throw new Error(`${value ? "cordoning" : "uncordoning"} ${name}: HTTP ${r2.status} ${apiMessage(r2.body)}`);
+  return true;
+}
+async function drainNode(ctx, name, timeoutMs) {
+  const api = ctx.resources.api();
+  await setUnschedulable(ctx, name, true);
+  const list = async () => (await api.getJson(`/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${name}`)}`, ctx.signal))?.items ?? [];
+  const first = chooseEvictions(await list(), name);
+  const lost = unmanaged(first.evict);
+  const evicted = /* @__PURE__ */ new Set();
+  const blocked = /* @__PURE__ */ new Map();
+  await ctx.wait(`${name} drained (pods evicted, disruption budgets respected)`, { timeoutMs, intervalMs: 2e3 }, async () => {
+    const { evict } = chooseEvictions(await list(), name);
+    for (const p2 of evict) {
+      const ns = p2.metadata?.namespace ?? "default";
+      const podN = p2.metadata?.name ?? "";
+      if (evicted.has(p2.metadata?.uid ?? podName(p2))) continue;
+      const r2 = await api.request(`/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(podN)}/eviction`, {
+        method: "POST",
+        body: { apiVersion: "policy/v1", kind: "Eviction", metadata: { name: podN, namespace: ns } },
+        signal: ctx.signal
+      });
+      if (r2.status === 200 || r2.status === 201 || r2.status === 404) {
+        evicted.add(p2.metadata?.uid ?? podName(p2));
+        blocked.delete(podName(p2));
+      } else blocked.set(podName(p2), evictionRefusal(r2.status, r2.body));
+    }
+    const left = chooseEvictions(await list(), name).evict.filter((p2) => !p2.metadata?.deletionTimestamp);
+    const alive2 = (await readNode(ctx, name))?.ready === true;
+    const terminating = alive2 ? (await list()).filter((p2) => p2.metadata?.deletionTimestamp && !p2.metadata.ownerReferences?.some((o2) => o2.kind === "DaemonSet" || o2.kind === "Node")) : [];
+    if (left.length === 0 && terminating.length === 0) return { ok: true, value: void 0 };
+    const why = [...blocked.entries()].map(([pod, reason]) => `${pod}: ${reason}`);
+    return { ok: false, why: why.length ? `blocked: ${why.join("; ")}` : `${left.length + terminating.length} pods still leaving: ${[...left, ...terminating].slice(0, 6).map(podName).join(", ")}` };
+  });
+  return `${name} drained: ${evicted.size} pod${evicted.size === 1 ? "" : "s"} evicted${first.stay.length ? `, ${first.stay.length} left in place (DaemonSet and static pods)` : ""}${lost.length ? `; ${lost.length} unmanaged pod${lost.length === 1 ? "" : "s"} not recreated elsewhere: ${lost.join(", ")}` : ""}`;
+}
+async function deleteNode(ctx, name) {
+  const api = ctx.resources.api();
+  const r2 = await api.request(`/api/v1/nodes/${encodeURIComponent(name)}`, { method: "DELETE", signal: ctx.signal });
+  if (r2.status === 404) return false;
+  if (r2.status !== 200 && r2.status !== 202) throw new Error(`deleting node ${name}: HTTP ${r2.status} ${apiMessage(r2.body)}`);
+  await ctx.wait(`node ${name} deleted`, { timeoutMs: 6e4, intervalMs: 1e3 }, async () => await readNode(ctx, name) ? { ok: false, why: `${name} is still listed` } : { ok: true, value: void 0 });
+  return true;
+}
+function objectPath2(o2, withName = true) {
+  const r2 = RESOURCES[o2.kind];
+  if (!r2) throw new Error(`Bootdeck does not apply ${o2.kind} objects`);
+  const ns = r2.namespaced ? `/namespaces/${encodeURIComponent(o2.metadata.namespace ?? "default")}` : "";
+  return `${r2.base}${ns}/${r2.plural}${withName ? `/${encodeURIComponent(o2.metadata.name)}` : ""}`;
+}
+async function applyObject(ctx, o2) {
+  const api = ctx.resources.api();
+  const sha = renderedSha(o2);
+  const annotated = { ...o2, metadata: { ...o2.metadata, annotations: { ...o2.metadata.annotations, [APPLIED_ANNOTATION]: sha } } };
+  const live = await api.getJson(objectPath2(o2), ctx.signal);
+  if (!live) {
+    const r3 = await api.request(objectPath2(o2, false), { method: "POST", body: annotated, signal: ctx.signal });
+    if (r3.status === 201 || r3.status === 200) return "created";
+    if (r3.status !== 409) throw new Error(`creating ${o2.kind} ${o2.metadata.name}: HTTP ${r3.status} ${apiMessage(r3.body)}`);
+    return applyObject(ctx, o2);
+  }
+  if (live.metadata.annotations?.[APPLIED_ANNOTATION] === sha) return "unchanged";
+  const r2 = await api.request(objectPath2(o2), { method: "PUT", body: { ...annotated, metadata: { ...annotated.metadata, resourceVersion: live.metadata.resourceVersion } }, signal: ctx.signal });
+  if (r2.status === 409) return applyObject(ctx, o2);
+  if (r2.status !== 200) throw new Error(`replacing ${o2.kind} ${o2.metadata.name}: HTTP ${r2.status} ${apiMessage(r2.body)}`);
+  return "replaced";
+}
+function rolloutPending(kind, w) {
+  const s2 = w.status ?? {};
+  if ((s2.observedGeneration ?? 0) < (w.metadata.generation ?? 0)) return "its controller has not seen the change yet";
+  if (kind === "DaemonSet") {
+    const want2 = s2.desiredNumberScheduled ?? 0;
+    if ((s2.updatedNumberScheduled ?? 0) < want2) return `${s2.updatedNumberScheduled ?? 0} of ${want2} pods updated`;
+    if ((s2.numberAvailable ?? 0) < want2 || (s2.numberUnavailable ?? 0) > 0) return `${s2.numberAvailable ?? 0} of ${want2} pods available`;
+    return void 0;
+  }
+  const want = w.spec?.replicas ?? 1;
+  if ((s2.updatedReplicas ?? 0) < want) return `${s2.updatedReplicas ?? 0} of ${want} replicas updated`;
+  if ((s2.replicas ?? 0) > want) return `${(s2.replicas ?? 0) - want} old replicas still terminating`;
+  if ((s2.availableReplicas ?? 0) < want) return `${s2.availableReplicas ?? 0} of ${want} replicas available`;
+  return void 0;
+}
+async function waitRollout(ctx, o2, timeoutMs) {
+  await ctx.wait(`${o2.kind} ${o2.metadata.namespace}/${o2.metadata.name} rolled out`, { timeoutMs, intervalMs: 2e3 }, async () => {
+    const w = await ctx.resources.api().getJson(objectPath2(o2), ctx.signal);
+    if (!w) return { ok: false, why: "it does not exist" };
+    const why = rolloutPending(o2.kind, w);
+    return why ? { ok: false, why } : { ok: true, value: void 0 };
+  });
+}
+var import_node_crypto16, plannedExecs, TAKEOVER_SLOT, isLocked, param, RESOURCES, APPLIED_ANNOTATION, renderedSha;
+var init_day2_kube = __esm({
+  "lib/engine/actions/day2-kube.ts"() {
+    "use strict";
+    import_node_crypto16 = require("node:crypto");
+    init_client2();
+    init_ssh();
+    init_cluster_api();
+    init_drain();
+    init_host_scripts();
+    init_kube();
+    init_types2();
+    plannedExecs = (ctx, id) => (ctx.planned.exec ?? []).filter((x) => x.id === id);
+    TAKEOVER_SLOT = 5;
+    isLocked = (argv) => argv[0] === "sh" && argv[1] === "-c" && (argv[2] ?? "").startsWith("lock=");
+    param = (ctx, name) => {
+      const v = ctx.planned.params?.[name];
+      if (v === void 0) throw new Error(`the plan of ${ctx.planned.key} lacks "${name}": plan the run again`);
+      return v;
+    };
+    RESOURCES = {
+      Namespace: { base: "/api/v1", plural: "namespaces", namespaced: false },
+      ServiceAccount: { base: "/api/v1", plural: "serviceaccounts", namespaced: true },
+      Secret: { base: "/api/v1", plural: "secrets", namespaced: true },
+      ConfigMap: { base: "/api/v1", plural: "configmaps", namespaced: true },
+      Service: { base: "/api/v1", plural: "services", namespaced: true },
+      DaemonSet: { base: "/apis/apps/v1", plural: "daemonsets", namespaced: true },
+      Deployment: { base: "/apis/apps/v1", plural: "deployments", namespaced: true },
+      PodDisruptionBudget: { base: "/apis/policy/v1", plural: "poddisruptionbudgets", namespaced: true },
+      ClusterRole: { base: "/apis/rbac.authorization.k8s.io/v1", plural: "clusterroles", namespaced: false },
+      ClusterRoleBinding: { base: "/apis/rbac.authorization.k8s.io/v1", plural: "clusterrolebindings", namespaced: false },
+      Role: { base: "/apis/rbac.authorization.k8s.io/v1", plural: "roles", namespaced: true },
+      RoleBinding: { base: "/apis/rbac.authorization.k8s.io/v1", plural: "rolebindings", namespaced: true }
+    };
+    APPLIED_ANNOTATION = "bootdeck.io/applied-sha256";
+    renderedSha = (o2) => (0, import_node_crypto16.createHash)("sha256").update(JSON.stringify(o2)).digest("hex");
+  }
+});
+
+// lib/engine/actions/membership.ts
+async function etcdView(ctx) {
+  const tried = [];
+  for (const e of plannedExecs(ctx, "etcd-status")) {
+    const host3 = execHost2(ctx, e).name;
+    try {
+      const r2 = await runPlanned2(ctx, e, { allowFailure: true, quiet: true, timeoutMs: 6e4 });
+      if (r2.exitCode === 0) return { view: parseEtcdStatusOutput(r2.stdout.toString("utf8")), on: host3 };
+      tried.push(`${host3}: ${r2.stderrTail.slice(-2).join("; ") || `exit ${r2.exitCode}`}`);
+    } catch (err) {
+      if (!isSshError(err)) throw err;
+      tried.push(`${host3}: ${err.message}`);
+    }
+  }
+  throw new Error(`no master answered for etcd (${tried.join(" \xB7 ")})`);
+}
+async function etcdCommand(ctx, id, preferred) {
+  const execs = plannedExecs(ctx, id).sort((a, b) => Number((b.host ?? "") === preferred) - Number((a.host ?? "") === preferred));
+  const errors = [];
+  for (const e of execs) {
+    try {
+      const r2 = await runPlanned2(ctx, e, { allowFailure: true, timeoutMs: 6e4 });
+      if (r2.exitCode === 0) return r2.stdout.toString("utf8").trim();
+      errors.push(`${execHost2(ctx, e).name}: ${r2.stderrTail.slice(-3).join("; ") || `exit ${r2.exitCode}`}`);
+      if (r2.exitCode !== 3) break;
+    } catch (err) {
+      if (!isSshError(err)) throw err;
+      errors.push(`${execHost2(ctx, e).name}: ${err.message}`);
+    }
+  }
+  throw new Error(errors.join(" \xB7 "));
+}
+async function etcdGuard(ctx) {
+  const expected = json(ctx, "expected");
+  const joining = json(ctx, "joining");
+  const { view, on } = await etcdView(ctx);
+  const known2 = [...expected, ...joining.filter((u) => view.members.some((m) => m.peerUrls.includes(u))).map((u) => ({ name: "", peerUrl: u, clientUrl: "" }))];
+  const problem = membershipProblem(view, known2, { allowLearner: joining.find((u) => view.members.some((m) => m.learner && m.peerUrls.includes(u))) });
+  if (problem) return { ok: false, error: `refusing to add masters: ${problem}`, hint: "bring the unhealthy member back (its host, its etcd pod's log), then retry" };
+  return { ok: true, summary: `etcd (asked on ${on}): ${healthLine(view)}` };
+}
+async function etcdJoin(ctx) {
+  const host3 = needHost(ctx);
+  const name = param(ctx, "name");
+  const peerUrl = param(ctx, "peerUrl");
+  const before = json(ctx, "before");
+  const after = json(ctx, "after");
+  const started = Date.now();
+  let { view, on } = await etcdView(ctx);
+  const existing = view.members.find((m) => m.peerUrls.includes(peerUrl));
+  let added = "already a member";
+  if (!existing) {
+    const problem = membershipProblem(view, before);
+    if (problem) return { ok: false, error: `refusing to add ${name} to etcd: ${problem}` };
+    added = await etcdCommand(ctx, "etcd-add", on);
+  }
+  const up = await pushPlannedFiles(ctx, host3);
+  let lag;
+  let promoted = !(existing?.learner ?? true);
+  if (!promoted)
+    await ctx.wait(`${name}'s etcd to catch up with the leader, then its promotion`, { timeoutMs: 5 * 6e4, intervalMs: 2e3 }, async () => {
+      ({ view, on } = await etcdView(ctx));
+      const m = view.members.find((x) => x.peerUrls.includes(peerUrl));
+      if (!m) return { ok: false, why: `${name} is no longer a member (removed meanwhile?)` };
+      if (!m.learner) return { ok: true, value: void 0 };
+      if (!m.name) return { ok: false, why: `${name}'s etcd has not started yet (its pod on ${host3.name})` };
+      lag = learnerLag(view, peerUrl);
+      try {
+        await etcdCommand(ctx, "etcd-promote", on);
+        return { ok: true, value: void 0 };
+      } catch (err) {
+        return { ok: false, why: `not promoted yet${lag !== void 0 ? ` (${lag} entries behind)` : ""}: ${err instanceof Error ? err.message : String(err)}` };
+      }
+    });
+  promoted = true;
+  await ctx.wait(`every etcd member healthy with ${name}`, { timeoutMs: 2 * 6e4, intervalMs: 2e3 }, async () => {
+    ({ view, on } = await etcdView(ctx));
+    const problem = membershipProblem(view, after);
+    return problem ? { ok: false, why: problem } : { ok: true, value: void 0 };
+  });
+  return {
+    ok: true,
+    summary: `${name}: ${added.replace(/^bootdeck-etcd /, "")}; etcd pod ${up.written ? "started" : "in place"}; promoted after ${((Date.now() - started) / 1e3).toFixed(1)} s; ${healthLine(view)}`,
+    data: { promoted }
+  };
+}
+async function removeGuard(ctx) {
+  const removing = json(ctx, "removing");
+  if (!removing.length) return { ok: true, summary: "workers only: etcd is not touched" };
+  const { view, on } = await etcdView(ctx);
+  const expected = json(ctx, "expected");
+  const present = expected.filter((e) => view.members.some((m) => m.peerUrls.includes(e.peerUrl)));
+  const problem = membershipProblem(view, present);
+  const stranger = problem && /does not list|learner/.test(problem) ? problem : void 0;
+  if (stranger) return { ok: false, error: `refusing to remove masters: ${stranger}` };
+  const refusal = removalRefusal(
+    view,
+    removing.filter((n) => view.members.some((m) => m.name === n))
+  );
+  if (refusal) return { ok: false, error: `quorum guard: ${refusal}`, hint: "remove the unhealthy member on its own first (it is the one that cannot vote), or bring it back" };
+  return { ok: true, summary: `etcd (asked on ${on}): ${healthLine(view)}; removing ${removing.join(", ")} keeps a healthy majority` };
+}
+async function etcdLeave(ctx) {
+  const host3 = needHost(ctx);
+  const name = param(ctx, "name");
+  const peerUrl = param(ctx, "peerUrl");
+  const after = json(ctx, "after");
+  let { view, on } = await etcdView(ctx);
+  let removed = "already removed";
+  if (view.members.some((m) => m.peerUrls.includes(peerUrl))) {
+    const refusal = removalRefusal(view, [name]);
+    if (refusal) return { ok: false, error: `quorum guard: ${refusal}` };
+    removed = (await etcdCommand(ctx, "etcd-remove", on)).replace(/^bootdeck-etcd /, "");
+  }
+  await ctx.wait(`every etcd member healthy without ${name}`, { timeoutMs: 2 * 6e4, intervalMs: 2e3 }, async () => {
+    ({ view, on } = await etcdView(ctx));
+    const problem = membershipProblem(view, after);
+    return problem ? { ok: false, why: problem } : { ok: true, value: void 0 };
+  });
+  let stopped = "its etcd pod stopped";
+  try {
+    await runPlanned2(ctx, plannedExec3(ctx, "stop-etcd"), { timeoutMs: 3e4 });
+  } catch (err) {
+    stopped = `its etcd pod not stopped (${err instanceof Error ? err.message : String(err)}); the reset removes it`;
+  }
+  return { ok: true, summary: `${name} ${removed}; ${stopped}; ${healthLine(view)} on ${after.map((m) => m.name).join(", ")}`, data: { host: host3.name } };
+}
+async function drain(ctx) {
+  const host3 = needHost(ctx);
+  const node = await readNode(ctx, host3.name);
+  if (!node) return { ok: true, summary: `${host3.name} is not registered: nothing to drain` };
+  try {
+    return { ok: true, summary: await drainNode(ctx, host3.name, Number(param(ctx, "timeoutMs"))) };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return {
+      ok: false,
+      error: message,
+      hint: /disruption budget/.test(message) ? "a PodDisruptionBudget keeps these pods where they are: give the workload room elsewhere (more replicas, other nodes), relax the budget, or allow a longer drain; then retry" : "pods did not leave in time: see which above; retry once they can"
+    };
+  }
+}
+async function removeNode(ctx) {
+  const host3 = needHost(ctx);
+  let stopped = "kubelet stopped";
+  try {
+    await runPlanned2(ctx, plannedExec3(ctx, "stop"), { timeoutMs: 6e4 });
+  } catch (err) {
+    if (!isSshError(err)) throw err;
+    stopped = `kubelet not stopped (${err.message}): the host does not answer`;
+  }
+  const deleted = await deleteNode(ctx, host3.name);
+  return { ok: true, summary: `${stopped}; node ${host3.name} ${deleted ? "deleted" : "was not registered"}` };
+}
+function objectsOf(ctx, files) {
+  const parsed = files.map((path20) => ({ path: path20, objects: import_yaml5.default.parseAllDocuments(ctx.resources.asset(path20)).map((d) => d.toJSON()).filter((o2) => o2 && o2.kind) }));
+  return selfHostedObjectsInOrder(parsed).map((x) => x.object);
+}
+async function listPods2(ctx, selector) {
+  return (await ctx.resources.api().getJson(`/api/v1/namespaces/kube-system/pods?labelSelector=${encodeURIComponent(selector)}`, ctx.signal))?.items ?? [];
+}
+async function waitApiServers(ctx, image, timeoutMs) {
+  const masters = ctx.resources.masters.map((m) => m.name);
+  let line2 = "";
+  await ctx.wait(`the API server on every master Running and Ready${image ? ` with ${image}` : ""}`, { timeoutMs, intervalMs: 2e3 }, async () => {
+    const pods = await listPods2(ctx, "k8s-app=kube-apiserver");
+    const nodes2 = (await ctx.resources.api().getJson("/api/v1/nodes", ctx.signal))?.items ?? [];
+    const registered = masters.filter((m) => nodes2.some((n) => n.metadata?.name === m));
+    const missing = registered.filter((m) => !pods.some((p2) => p2.spec?.nodeName === m && podReady(p2) && (!image || p2.spec?.containers?.[0]?.image === image)));
+    if (missing.length) {
+      const seen2 = pods.filter((p2) => missing.includes(p2.spec?.nodeName ?? "")).map((p2) => `${podLine(p2)} ${p2.spec?.containers?.[0]?.image ?? ""}`);
+      return { ok: false, why: `not yet on ${missing.join(", ")}${seen2.length ? ` (seen: ${seen2.join("; ")})` : ""}` };
+    }
+    line2 = `API server Ready on ${registered.join(", ")}`;
+    return { ok: true, value: void 0 };
+  });
+  return line2;
+}
+async function applyObjects(ctx) {
+  const files = json(ctx, "files");
+  const wait = param(ctx, "wait");
+  const image = ctx.planned.params?.image;
+  const objects = objectsOf(ctx, files);
+  const results = [];
+  const rolled = [];
+  for (const o2 of objects) {
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    const name = `${o2.kind} ${o2.metadata.namespace ? `${o2.metadata.namespace}/` : ""}${o2.metadata.name}`;
+    const r2 = REPLACEABLE.has(o2.kind) ? await applyObject(ctx, o2) : await createOnly(ctx, o2);
+    if (r2 !== "unchanged") results.push(`${name} ${r2}`);
+    if (o2.kind === "DaemonSet" || o2.kind === "Deployment") rolled.push(o2);
+  }
+  for (const o2 of rolled) await waitRollout(ctx, o2, 10 * 6e4);
+  let health = "";
+  if (wait === "apiservers") {
+    health = await waitApiServers(ctx, image, 10 * 6e4);
+    if (plannedExecs(ctx, "etcd-status").length) {
+      const { view } = await etcdView(ctx);
+      health += `; etcd: ${healthLine(view)}`;
+    }
+  }
+  return { ok: true, summary: `${results.length ? results.join(", ") : `${objects.length} objects unchanged`}${rolled.length ? `; ${rolled.length} workload${rolled.length === 1 ? "" : "s"} rolled out` : ""}${health ? `; ${health}` : ""}` };
+}
+async function createOnly(ctx, o2) {
+  const api = ctx.resources.api();
+  if (await api.getJson(objectPath2(o2), ctx.signal)) return "unchanged";
+  const r2 = await api.request(objectPath2(o2, false), { method: "POST", body: o2, signal: ctx.signal });
+  if (r2.status !== 201 && r2.status !== 200 && r2.status !== 409) throw new Error(`creating ${o2.kind} ${o2.metadata.name}: HTTP ${r2.status}`);
+  return "created";
+}
+async function recordDefinition(ctx) {
+  const op = param(ctx, "op");
+  const run4 = await getDb().run.findUniqueOrThrow({ where: { id: ctx.runId }, select: { clusterId: true } });
+  const cluster = await getDb().cluster.findUniqueOrThrow({ where: { id: run4.clusterId }, select: { definition: true, kubernetesVersion: true } });
+  const def = JSON.parse(cluster.definition);
+  let next;
+  let what;
+  if (op === "set-version") {
+    const version = param(ctx, "version");
+    if (def.spec.kubernetes.version === version) return { ok: true, summary: `the definition says ${version} already` };
+    next = { ...def, spec: { ...def.spec, kubernetes: { ...def.spec.kubernetes, version } } };
+    what = `version ${def.spec.kubernetes.version} \u2192 ${version}`;
+  } else if (op === "remove-hosts") {
+    const hosts = json(ctx, "hosts");
+    if (!def.spec.hosts.some((h) => hosts.includes(h.name))) return { ok: true, summary: `the definition no longer lists ${hosts.join(", ")}` };
+    next = { ...def, spec: { ...def.spec, hosts: def.spec.hosts.filter((h) => !hosts.includes(h.name)) } };
+    what = `${hosts.join(", ")} removed`;
+  } else throw new Error(`unknown definition change ${op}`);
+  if (definitionSha(def) !== param(ctx, "from")) return { ok: false, error: "the cluster's definition was edited after this run was planned: the change is not recorded; edit it by hand or plan again" };
+  const valid = validateClusterDefinition(next);
+  if (!valid.ok) return { ok: false, error: `the updated definition would be invalid: ${valid.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}` };
+  const r2 = await getDb().cluster.updateMany({
+    where: { id: run4.clusterId, definition: cluster.definition },
+    data: { definition: JSON.stringify(valid.definition), kubernetesVersion: valid.definition.spec.kubernetes.version }
+  });
+  if (r2.count !== 1) return { ok: false, error: "the cluster's definition changed while it was being updated; retry" };
+  await ctx.emit("cluster.definition-changed", { change: what });
+  await recordAudit({ action: "cluster.update", username: `run:${ctx.runId}`, target: run4.clusterId, details: { change: what, runId: ctx.runId } });
+  return { ok: true, summary: `definition updated: ${what}` };
+}
+async function verifyNodes(ctx) {
+  const present = json(ctx, "present");
+  const absent = json(ctx, "absent");
+  const version = ctx.planned.params?.version;
+  let summary = "";
+  await ctx.wait(`${present.length} nodes Ready${version ? ` with ${version}` : ""}${absent.length ? `, ${absent.join(", ")} gone` : ""}, every pod Running and Ready`, { timeoutMs: 4 * 6e4, intervalMs: 2e3 }, async () => {
+    const nodes2 = (await ctx.resources.api().getJson("/api/v1/nodes", ctx.signal))?.items ?? [];
+    const pods = (await ctx.resources.api().getJson("/api/v1/pods", ctx.signal))?.items ?? [];
+    const problems = [];
+    for (const n of present) {
+      const node = nodes2.find((x) => x.metadata?.name === n);
+      if (!node) problems.push(`${n} not registered`);
+      else if (!nodeReady(node).ready) problems.push(`${n} ${nodeReady(node).why}`);
+      else if (version && node.status?.nodeInfo?.kubeletVersion !== version) problems.push(`${n} runs kubelet ${node.status?.nodeInfo?.kubeletVersion}`);
+    }
+    for (const n of absent) if (nodes2.some((x) => x.metadata?.name === n)) problems.push(`${n} still registered`);
+    const bad = pods.filter((p2) => !podReady(p2) && p2.status?.phase !== "Succeeded");
+    if (problems.length) return { ok: false, why: problems.join("; ") };
+    if (bad.length) return { ok: false, why: `pods not Running and Ready: ${bad.slice(0, 8).map(podLine).join("; ")}${bad.length > 8 ? ` and ${bad.length - 8} more` : ""}` };
+    summary = `${nodes2.length} nodes Ready${version ? ` (kubelet ${version})` : ""}, ${pods.length} pods Running and Ready (${pods.filter(isMirrorPod).length} static)${absent.length ? `; ${absent.join(", ")} gone` : ""}`;
+    return { ok: true, value: void 0 };
+  });
+  return { ok: true, summary };
+}
+async function pushAndRun(ctx) {
+  const host3 = needHost(ctx);
+  const up = await pushPlannedFiles(ctx, host3);
+  const out = [];
+  try {
+    for (const e of (ctx.planned.exec ?? []).filter((x) => x.when === "always")) {
+      const r2 = await runPlanned2(ctx, e);
+      const last = r2.stdout.toString("utf8").trim().split("\n").pop() ?? "";
+      if (last) out.push(last.replace(/^bootdeck-/, ""));
+    }
+  } catch (err) {
+    return failure(err, { journal: await neededLines(ctx, "journal") });
+  }
+  return { ok: true, summary: `${up.written} of ${up.total} files changed${out.length ? `; ${out.join("; ")}` : ""}` };
+}
+async function neededLines(ctx, id) {
+  const e = (ctx.planned.exec ?? []).find((x) => x.id === id);
+  if (!e) return [];
+  try {
+    const r2 = await runPlanned2(ctx, e, { allowFailure: true, quiet: true, timeoutMs: 15e3 });
+    return r2.stdout.toString("utf8").split("\n").filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+async function endpoint(ctx) {
+  const host3 = needHost(ctx);
+  try {
+    const pkg = await runPlanned2(ctx, plannedExec3(ctx, "package"), { timeoutMs: 15 * 6e4 });
+    const up = await pushPlannedFiles(ctx, host3);
+    const r2 = await runPlanned2(ctx, plannedExec3(ctx, "start"));
+    const installed = pkg.stdout.toString("utf8").includes("present") ? "keepalived present" : "keepalived installed";
+    return { ok: true, summary: `${installed}; ${up.written} of ${up.total} files changed; ${r2.stdout.toString("utf8").trim().split("\n").pop()?.replace(/^bootdeck-endpoint /, "") ?? ""}` };
+  } catch (err) {
+    return failure(err);
+  }
+}
+var import_yaml5, json, healthLine, REPLACEABLE, membershipActions;
+var init_membership = __esm({
+  "lib/engine/actions/membership.ts"() {
+    "use strict";
+    import_yaml5 = __toESM(require("yaml"));
+    init_render();
+    init_definition();
+    init_record();
+    init_client2();
+    init_ssh();
+    init_etcd();
+    init_plans_day2();
+    init_bootstrap();
+    init_day2_kube();
+    init_kube();
+    init_types2();
+    json = (ctx, name) => JSON.parse(param(ctx, name));
+    healthLine = (view) => {
+      const states = memberStates(view);
+      const voters = states.filter((s2) => !s2.learner);
+      return `${voters.filter((s2) => s2.healthy).length} of ${voters.length} members healthy (quorum ${quorumOf(voters.length)})${states.some((s2) => s2.learner) ? `, ${states.filter((s2) => s2.learner).length} learner` : ""}`;
+    };
+    REPLACEABLE = /* @__PURE__ */ new Set(["DaemonSet", "Deployment", "ConfigMap", "Secret", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "PodDisruptionBudget"]);
+    membershipActions = {
+      "etcd-guard": etcdGuard,
+      "etcd-join": etcdJoin,
+      "remove-guard": removeGuard,
+      "etcd-leave": etcdLeave,
+      drain,
+      "remove-node": removeNode,
+      "apply-objects": applyObjects,
+      "record-definition": recordDefinition,
+      "verify-nodes": verifyNodes,
+      "push-and-run": pushAndRun,
+      endpoint,
+      /** Runs the step's planned commands in order (staging downloads, image pulls). */
+      async "run-execs"(ctx) {
+        needHost(ctx);
+        const out = [];
+        try {
+          for (const e of (ctx.planned.exec ?? []).filter((x) => x.when === "always")) {
+            const r2 = await runPlanned2(ctx, e);
+            const lines = r2.stdout.toString("utf8").trim().split("\n").filter(Boolean);
+            out.push(`${e.id}: ${lines.length > 1 ? `${lines.length} done` : (lines[0] ?? "done").replace(/^bootdeck-/, "")}`);
+          }
+          return { ok: true, summary: out.join("; ") };
+        } catch (err) {
+          return failure(err);
+        }
+      }
+    };
+  }
+});
+
+// lib/engine/actions/upgrade.ts
+async function upgradePreflight(ctx) {
+  const host3 = needHost(ctx);
+  const to = param(ctx, "to");
+  const r2 = await runPlanned2(ctx, plannedExec3(ctx, "preflight"), { quiet: true });
+  const kv = Object.fromEntries(
+    r2.stdout.toString("utf8").split("\n").map((l) => l.split("=")).filter((x) => x.length >= 2)
+  );
+  const errors = [];
+  const notes = [];
+  if (kv.binary !== "ok") errors.push(`the binary mirror does not serve kubelet ${to}`);
+  if (kv.sums !== "ok") errors.push(`the binary mirror publishes no checksum for kubelet ${to}`);
+  if (Number(kv.free_kb) < MIN_FREE_KB || Number(kv.stage_free_kb) < MIN_FREE_KB) errors.push(`less than ${MIN_FREE_KB / 1024} MiB free for the new binaries (${Math.round(Number(kv.free_kb) / 1024)} MiB)`);
+  if (kv.cgroup === "tmpfs" && capabilitiesFor(to).cgroupV1Refused) {
+    if (param(ctx, "allowCgroupV1") === "true") notes.push("cgroup v1: allowed by the definition (kubelet told failCgroupV1: false)");
+    else errors.push(`${host3.name} runs cgroup v1, which the kubelet of ${to} refuses; move the host to cgroup v2 or set spec.kubernetes.allowCgroupV1`);
+  }
+  if (errors.length) return { ok: false, error: `preflight of ${to} failed on ${host3.name}: ${errors.join("; ")}` };
+  return { ok: true, summary: `kubelet ${kv.kubelet || "(none)"} now; ${to} served by the mirror; ${Math.round(Number(kv.free_kb) / 1024)} MiB free${notes.length ? `; ${notes.join("; ")}` : ""}` };
+}
+async function upgradeCheck(ctx) {
+  const from = param(ctx, "from");
+  const to = param(ctx, "to");
+  const api = ctx.resources.api();
+  const pods = (await api.getJson(`/api/v1/namespaces/kube-system/pods?labelSelector=${encodeURIComponent("k8s-app=kube-apiserver")}`, ctx.signal))?.items ?? [];
+  const nodes2 = (await api.getJson("/api/v1/nodes", ctx.signal))?.items ?? [];
+  const apiservers = Object.fromEntries(pods.map((p2) => [p2.spec?.nodeName ?? p2.metadata?.name ?? "?", tagOf(p2.spec?.containers?.[0]?.image ?? "")]));
+  const kubelets = Object.fromEntries(nodes2.map((n) => [n.metadata?.name ?? "?", n.status?.nodeInfo?.kubeletVersion ?? ""]));
+  const skew = runningSkewProblem({ from, to, apiservers, kubelets });
+  if (skew) return { ok: false, error: `version skew: ${skew}` };
+  const hosts = ctx.hosts.map((h) => h.name);
+  const notReady = hosts.filter((h) => {
+    const n = nodes2.find((x) => x.metadata?.name === h);
+    return !n || n.status?.conditions?.find((c) => c.type === "Ready")?.status !== "True";
+  });
+  if (notReady.length) return { ok: false, error: `not every node is Ready (${notReady.join(", ")}): an upgrade drains nodes one batch at a time and needs the others to take their pods; fix them first` };
+  const { view, on } = await etcdView(ctx);
+  const problem = membershipProblem(view, JSON.parse(param(ctx, "expected")));
+  if (problem) return { ok: false, error: `refusing to upgrade: ${problem}` };
+  const versions = [...new Set(Object.values(apiservers))].join(", ");
+  return { ok: true, summary: `API servers ${versions}; kubelets ${[...new Set(Object.values(kubelets))].join(", ")}; ${nodes2.length} nodes Ready; etcd (asked on ${on}) ${memberStates(view).length} members healthy` };
+}
+async function etcdUpgrade(ctx) {
+  const host3 = needHost(ctx);
+  const image = param(ctx, "image");
+  const expected = JSON.parse(param(ctx, "expected"));
+  const wanted = tagOf(image).replace(/-\d+$/, "");
+  const started = Date.now();
+  try {
+    const up = await pushPlannedFiles(ctx, host3);
+    await ctx.wait(`etcd on ${host3.name} Running and Ready with ${image}`, { timeoutMs: 5 * 6e4, intervalMs: 2e3 }, async () => {
+      const pod = await ctx.resources.api().getJson(`/api/v1/namespaces/kube-system/pods/etcd-${encodeURIComponent(host3.name)}`, ctx.signal);
+      if (!pod) return { ok: false, why: `no etcd pod of ${host3.name} listed yet` };
+      if (pod.spec?.containers?.[0]?.image !== image) return { ok: false, why: `${host3.name}'s etcd pod still runs ${pod.spec?.containers?.[0]?.image}` };
+      return podReady(pod) ? { ok: true, value: void 0 } : { ok: false, why: podLine(pod) };
+    });
+    let line2 = "";
+    await ctx.wait(`every etcd member healthy, ${host3.name}'s on ${wanted}`, { timeoutMs: 3 * 6e4, intervalMs: 2e3 }, async () => {
+      const { view } = await etcdView(ctx);
+      const problem = membershipProblem(view, expected);
+      if (problem) return { ok: false, why: problem };
+      const m = view.members.find((x) => x.name === host3.name);
+      const st = view.statuses.find((s2) => s2.memberId === m?.id);
+      if (st?.version !== wanted) return { ok: false, why: `${host3.name}'s etcd reports ${st?.version ?? "no version"}` };
+      line2 = view.statuses.map((s2) => `${view.members.find((x) => x.id === s2.memberId)?.name ?? s2.endpoint} ${s2.version}`).join(", ");
+      return { ok: true, value: void 0 };
+    });
+    return { ok: true, summary: `${up.written ? "etcd pod replaced" : "etcd pod in place"}; healthy after ${((Date.now() - started) / 1e3).toFixed(1)} s; members: ${line2}` };
+  } catch (err) {
+    return failure(err);
+  }
+}
+async function pausedBy(runId) {
+  const last = await getDb().runEvent.findFirst({ where: { runId, type: { in: ["run.pause-requested", "run.resumed"] } }, orderBy: { seq: "desc" }, select: { type: true, data: true, createdAt: true } });
+  if (last?.type !== "run.pause-requested") return void 0;
+  const data = JSON.parse(last.data ?? "{}");
+  return { by: data.by ?? "someone", at: last.createdAt };
+}
+async function upgradeGate(ctx) {
+  const paused = await pausedBy(ctx.runId);
+  if (!paused) return { ok: true, summary: "no pause asked for" };
+  const since = Date.now();
+  await ctx.wait(
+    `the upgrade to be resumed (paused by ${paused.by})`,
+    { timeoutMs: Math.max(6e4, ctx.planned.timeoutMs - 6e4), intervalMs: 2e3 },
+    async () => await pausedBy(ctx.runId) ? { ok: false, why: "paused" } : { ok: true, value: void 0 }
+  );
+  return { ok: true, summary: `paused by ${paused.by}, resumed after ${((Date.now() - since) / 6e4).toFixed(1)} min` };
+}
+async function kubeletUpgrade(ctx) {
+  const host3 = needHost(ctx);
+  const to = param(ctx, "to");
+  const from = param(ctx, "from");
+  const readyTimeoutMs = Number(param(ctx, "readyTimeoutMs"));
+  const started = Date.now();
+  const node = await readNode(ctx, host3.name);
+  if (!node) return { ok: false, error: `${host3.name} is not registered: it cannot be upgraded in place` };
+  if (node.kubeletVersion === to && node.ready) {
+    const up = await pushPlannedFiles(ctx, host3);
+    if (up.written === 0) {
+      const uncordoned = await setUnschedulable(ctx, host3.name, false);
+      return { ok: true, summary: `${host3.name} runs kubelet ${to} already${uncordoned ? "; uncordoned" : ""}` };
+    }
+  }
+  let drained = "";
+  try {
+    drained = await drainNode(ctx, host3.name, Number(param(ctx, "drainTimeoutMs")));
+    await runPlanned2(ctx, plannedExec3(ctx, "save"));
+    for (const e of (ctx.planned.exec ?? []).filter((x) => x.id.startsWith("swap "))) await runPlanned2(ctx, e);
+    await pushPlannedFiles(ctx, host3);
+  } catch (err) {
+    return failure(err);
+  }
+  let reason;
+  try {
+    await runPlanned2(ctx, plannedExec3(ctx, "start"));
+  } catch (err) {
+    reason = `kubelet ${to} did not keep running on ${host3.name}: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  if (!reason) {
+    let polls = 0;
+    try {
+      await ctx.wait(`${host3.name} Ready with kubelet ${to}`, { timeoutMs: readyTimeoutMs, intervalMs: 2e3 }, async () => {
+        if (polls++ % 5 === 4) await assertAnswers(ctx, host3, "while its kubelet restarted");
+        const n = await readNode(ctx, host3.name);
+        if (!n) return { ok: false, why: `${host3.name} is not registered` };
+        if (n.kubeletVersion !== to) return { ok: false, why: `${host3.name} reports kubelet ${n.kubeletVersion}` };
+        return n.ready ? { ok: true, value: void 0 } : { ok: false, why: `${host3.name} ${n.why}` };
+      });
+    } catch (err) {
+      reason = err instanceof Error ? err.message : String(err);
+    }
+  }
+  if (reason) return rollback(ctx, reason, from);
+  await setUnschedulable(ctx, host3.name, false);
+  return { ok: true, summary: `${from} \u2192 ${to} in ${((Date.now() - started) / 1e3).toFixed(1)} s: ${drained}; kubelet swapped and Ready; uncordoned`, data: { upgradeS: (Date.now() - started) / 1e3 } };
+}
+async function rollback(ctx, reason, from) {
+  const host3 = needHost(ctx);
+  const journal3 = await neededLines(ctx, "journal");
+  try {
+    const r2 = await runPlanned2(ctx, plannedExec3(ctx, "rollback"));
+    let version = "";
+    await ctx.wait(`${host3.name} Ready again with its previous kubelet`, { timeoutMs: 3 * 6e4, intervalMs: 2e3 }, async () => {
+      const n = await readNode(ctx, host3.name);
+      if (!n?.ready || n.kubeletVersion === param(ctx, "to")) return { ok: false, why: n ? `${host3.name} ${n.ready ? `reports ${n.kubeletVersion}` : n.why}` : "not registered" };
+      version = n.kubeletVersion;
+      return { ok: true, value: void 0 };
+    });
+    await setUnschedulable(ctx, host3.name, false);
+    return {
+      ok: false,
+      error: `${reason}; rolled back (${r2.stdout.toString("utf8").trim().split("\n").pop() ?? ""}): ${host3.name} is Ready with kubelet ${version || from} and uncordoned; the upgrade stops here`,
+      hint: "read the kubelet's journal below; fix the cause, then retry the run: it goes on from this node",
+      data: { journal: journal3, rolledBack: true }
+    };
+  } catch (err) {
+    return { ok: false, error: `${reason}; the rollback failed too: ${err instanceof Error ? err.message : String(err)} (${host3.name} stays cordoned)`, data: { journal: journal3 } };
+  }
+}
+var MIN_FREE_KB, tagOf, upgradeActions;
+var init_upgrade = __esm({
+  "lib/engine/actions/upgrade.ts"() {
+    "use strict";
+    init_client2();
+    init_capabilities();
+    init_etcd();
+    init_skew();
+    init_bootstrap();
+    init_day2_kube();
+    init_kube();
+    init_membership();
+    init_types2();
+    MIN_FREE_KB = 400 * 1024;
+    tagOf = (image) => image.slice(image.lastIndexOf(":") + 1);
+    upgradeActions = {
+      "upgrade-preflight": upgradePreflight,
+      "upgrade-check": upgradeCheck,
+      "etcd-upgrade": etcdUpgrade,
+      "upgrade-gate": upgradeGate,
+      "kubelet-upgrade": kubeletUpgrade
+    };
+  }
+});
+
 // lib/engine/schemas.ts
-var import_zod4, hostName, createRunBody, retryRunBody, releaseRunBody, runIdParams, stepOutputParams, WARNINGS_NEED_DECISION, JOURNAL_MARKER;
+var import_zod5, hostName, createRunBody, retryRunBody, releaseRunBody, runIdParams, stepOutputParams, WARNINGS_NEED_DECISION, JOURNAL_MARKER;
 var init_schemas = __esm({
   "lib/engine/schemas.ts"() {
     "use strict";
-    import_zod4 = require("zod");
-    hostName = import_zod4.z.string().min(1).max(253);
-    createRunBody = import_zod4.z.discriminatedUnion(
+    import_zod5 = require("zod");
+    init_batches();
+    hostName = import_zod5.z.string().min(1).max(253);
+    createRunBody = import_zod5.z.discriminatedUnion(
       "type",
       [
         /** Phases 1–2 only (facts and preflight): nothing on the hosts changes. */
-        import_zod4.z.strictObject({ type: import_zod4.z.literal("check") }),
+        import_zod5.z.strictObject({ type: import_zod5.z.literal("check") }),
         /** The whole self-hosted bootstrap, phases 1–10. */
-        import_zod4.z.strictObject({ type: import_zod4.z.literal("bootstrap"), acceptWarnings: import_zod4.z.boolean().optional() }),
-        /** Add hosts of the definition to a running cluster (their kubelets join with the bootstrap token). */
-        import_zod4.z.strictObject({ type: import_zod4.z.literal("join"), hosts: import_zod4.z.array(hostName).min(1), acceptWarnings: import_zod4.z.boolean().optional() }),
+        import_zod5.z.strictObject({ type: import_zod5.z.literal("bootstrap"), acceptWarnings: import_zod5.z.boolean().optional() }),
+        /** Add hosts of the definition to a running cluster: workers join with the bootstrap token, masters join etcd one at a time. */
+        import_zod5.z.strictObject({ type: import_zod5.z.literal("join"), hosts: import_zod5.z.array(hostName).min(1), acceptWarnings: import_zod5.z.boolean().optional() }),
         /** Stop the kubelet and remove what Bootdeck installed, on the named hosts. */
-        import_zod4.z.strictObject({ type: import_zod4.z.literal("reset"), hosts: import_zod4.z.array(hostName).min(1), confirm: import_zod4.z.literal(true, { error: "resetting hosts needs confirm: true" }) })
+        import_zod5.z.strictObject({ type: import_zod5.z.literal("reset"), hosts: import_zod5.z.array(hostName).min(1), confirm: import_zod5.z.literal(true, { error: "resetting hosts needs confirm: true" }) }),
+        /**
+         * Take hosts out of a running cluster (etcd member first, drain, Node, reset) and out of its
+         * definition. `reset: false` when a host is gone for good and cannot be reset.
+         */
+        import_zod5.z.strictObject({
+          type: import_zod5.z.literal("remove"),
+          hosts: import_zod5.z.array(hostName).min(1),
+          confirm: import_zod5.z.literal(true, { error: "removing hosts needs confirm: true" }),
+          reset: import_zod5.z.boolean().optional(),
+          drainTimeoutSeconds: import_zod5.z.number().int().min(10).max(3600).optional()
+        }),
+        /** Roll the cluster to another Kubernetes version: control plane first, then the kubelets in batches. */
+        import_zod5.z.strictObject({
+          type: import_zod5.z.literal("upgrade"),
+          version: import_zod5.z.string().max(32).regex(/^v\d+\.\d+\.\d+$/, "must look like v1.37.2"),
+          batches: import_zod5.z.strictObject({ masters: batchSize.optional(), workers: batchSize.optional() }).optional(),
+          drainTimeoutSeconds: import_zod5.z.number().int().min(10).max(3600).optional()
+        })
       ],
-      { error: "type must be one of check, bootstrap, join, reset" }
+      { error: "type must be one of check, bootstrap, join, reset, remove, upgrade" }
     );
-    retryRunBody = import_zod4.z.strictObject({
-      step: import_zod4.z.string().min(1).max(600).optional(),
+    retryRunBody = import_zod5.z.strictObject({
+      step: import_zod5.z.string().min(1).max(600).optional(),
       host: hostName.optional(),
       /** Preflight warnings stop a bootstrap or join until an admin or lead accepts them. */
-      acceptWarnings: import_zod4.z.boolean().optional()
+      acceptWarnings: import_zod5.z.boolean().optional()
     });
-    releaseRunBody = import_zod4.z.strictObject({
-      confirm: import_zod4.z.literal(true, { error: "releasing a run needs confirm: true" }),
-      reason: import_zod4.z.string().trim().max(500).optional()
+    releaseRunBody = import_zod5.z.strictObject({
+      confirm: import_zod5.z.literal(true, { error: "releasing a run needs confirm: true" }),
+      reason: import_zod5.z.string().trim().max(500).optional()
     });
-    runIdParams = import_zod4.z.strictObject({ id: import_zod4.z.string().regex(/^run_[A-Za-z0-9_-]{16}$/) });
-    stepOutputParams = import_zod4.z.strictObject({ id: runIdParams.shape.id, key: import_zod4.z.string().min(1).max(600).regex(/^[\x21-\x7e]+$/) });
+    runIdParams = import_zod5.z.strictObject({ id: import_zod5.z.string().regex(/^run_[A-Za-z0-9_-]{16}$/) });
+    stepOutputParams = import_zod5.z.strictObject({ id: runIdParams.shape.id, key: import_zod5.z.string().min(1).max(600).regex(/^[\x21-\x7e]+$/) });
     WARNINGS_NEED_DECISION = "need an admin's decision";
     JOURNAL_MARKER = "--- kubelet journal (last lines) ---";
   }
@@ -6565,6 +8571,8 @@ var init_actions = __esm({
     init_client2();
     init_bootstrap();
     init_runtime2();
+    init_membership();
+    init_upgrade();
     init_facts();
     init_preflight();
     init_schemas();
@@ -6592,7 +8600,9 @@ var init_actions = __esm({
         return outcomeOf(evaluateCluster(await storedFacts(ctx.hosts)), "the cluster", await warningsDecision(ctx));
       },
       ...bootstrapActions,
-      ...runtimeActions
+      ...runtimeActions,
+      ...membershipActions,
+      ...upgradeActions
     };
   }
 });
@@ -6896,7 +8906,7 @@ async function executeClaimed(runId, lease, options, staleMs) {
     pending.clear();
     if (!batches.length) return;
     await write(lease, async (_tx, append) => {
-      for (const [step3, lines] of batches) await append({ type: "step.output", data: { step: step3, lines: lines.map((l) => ({ stream: l.stream, line: l.line })) } });
+      for (const [step4, lines] of batches) await append({ type: "step.output", data: { step: step4, lines: lines.map((l) => ({ stream: l.stream, line: l.line })) } });
     });
   });
   let hosts = [];
@@ -7038,9 +9048,9 @@ async function executeClaimed(runId, lease, options, staleMs) {
     await flush();
     const finishedAt = /* @__PURE__ */ new Date();
     const durationMs = finishedAt.getTime() - startedAt.getTime();
-    const journal2 = Array.isArray(outcome.data?.journal) ? outcome.data.journal : [];
-    if (!outcome.ok && !outcome.hint) outcome = { ...outcome, hint: hintFor([outcome.error, ...journal2].join("\n")) };
-    const output = [...tails.get(planned.key) ?? [], ...journal2.length ? [JOURNAL_MARKER, ...journal2] : []].join("\n") || null;
+    const journal3 = Array.isArray(outcome.data?.journal) ? outcome.data.journal : [];
+    if (!outcome.ok && !outcome.hint) outcome = { ...outcome, hint: hintFor([outcome.error, ...journal3].join("\n")) };
+    const output = [...tails.get(planned.key) ?? [], ...journal3.length ? [JOURNAL_MARKER, ...journal3] : []].join("\n") || null;
     if (outcome.ok) {
       const ok = outcome;
       await write(lease, async (tx, append) => {
@@ -7237,8 +9247,8 @@ var init_text = __esm({
 function parseClusterYaml(text) {
   if (text.length > maxYamlBytes)
     return { ok: false, errors: [{ path: "(file)", message: `is larger than ${maxYamlBytes / 1024 / 1024} MiB` }], warnings: [] };
-  const lineCounter = new import_yaml4.LineCounter();
-  const doc = (0, import_yaml4.parseDocument)(text, { prettyErrors: false, uniqueKeys: true, lineCounter });
+  const lineCounter = new import_yaml6.LineCounter();
+  const doc = (0, import_yaml6.parseDocument)(text, { prettyErrors: false, uniqueKeys: true, lineCounter });
   if (doc.errors.length > 0)
     return {
       ok: false,
@@ -7261,13 +9271,13 @@ function parseClusterYaml(text) {
 }
 function toClusterYaml(def) {
   return `# Bootdeck cluster definition \u2014 see docs/cluster-yaml.md
-${(0, import_yaml4.stringify)(def, { lineWidth: 0 })}`;
+${(0, import_yaml6.stringify)(def, { lineWidth: 0 })}`;
 }
-var import_yaml4, maxYamlBytes, maxYamlAliases;
+var import_yaml6, maxYamlBytes, maxYamlAliases;
 var init_yaml = __esm({
   "lib/cluster/yaml.ts"() {
     "use strict";
-    import_yaml4 = require("yaml");
+    import_yaml6 = require("yaml");
     init_text();
     init_definition();
     maxYamlBytes = 2 * 1024 * 1024;
@@ -7431,6 +9441,8 @@ passphraseEnv and passwordEnv. --replace updates the cluster of the same name.`)
 var apply_exports = {};
 __export(apply_exports, {
   apply: () => apply,
+  confirm: () => confirm,
+  follow: () => follow,
   planText: () => planText,
   progressLine: () => progressLine
 });
@@ -7739,7 +9751,7 @@ var init_password_strength = __esm({
 // lib/auth/password.ts
 function scrypt(password, salt, opts) {
   return new Promise(
-    (resolve, reject) => (0, import_node_crypto14.scrypt)(
+    (resolve, reject) => (0, import_node_crypto17.scrypt)(
       password,
       salt,
       keyLength,
@@ -7749,7 +9761,7 @@ function scrypt(password, salt, opts) {
   );
 }
 async function hashPassword(password) {
-  const salt = (0, import_node_crypto14.randomBytes)(16);
+  const salt = (0, import_node_crypto17.randomBytes)(16);
   const hash2 = await scrypt(password, salt, { N, r, p });
   return ["scrypt", N, r, p, salt.toString("base64"), hash2.toString("base64")].join("$");
 }
@@ -7758,12 +9770,12 @@ function passwordProblem(password, userInputs = []) {
   if (password.length > passwordRules.max) return `must be at most ${passwordRules.max} characters`;
   return weakPasswordProblem(password, userInputs);
 }
-var import_node_crypto14, N, r, p, keyLength, passwordRules;
+var import_node_crypto17, N, r, p, keyLength, passwordRules;
 var init_password = __esm({
   "lib/auth/password.ts"() {
     "use strict";
     init_password_strength();
-    import_node_crypto14 = require("node:crypto");
+    import_node_crypto17 = require("node:crypto");
     N = 2 ** 15;
     r = 8;
     p = 1;
@@ -7773,23 +9785,23 @@ var init_password = __esm({
 });
 
 // lib/auth/user-schemas.ts
-var import_zod5, usernameSchema, displayNameSchema, roleSchema, createUserBody, updateUserBody, resetPasswordBody, userIdParams;
+var import_zod6, usernameSchema, displayNameSchema, roleSchema, createUserBody, updateUserBody, resetPasswordBody, userIdParams;
 var init_user_schemas = __esm({
   "lib/auth/user-schemas.ts"() {
     "use strict";
-    import_zod5 = require("zod");
+    import_zod6 = require("zod");
     init_roles();
-    usernameSchema = import_zod5.z.string().regex(/^[a-z][a-z0-9._-]{1,31}$/, "must be 2\u201332 lower-case letters, digits, '.', '_' or '-', starting with a letter");
-    displayNameSchema = import_zod5.z.string().trim().min(1, "is required").max(64, "must be at most 64 characters").regex(/^[^\p{Cc}\p{Cf}\p{Cs}<>]*$/u, "may not contain control characters or < >");
-    roleSchema = import_zod5.z.enum(roles);
-    createUserBody = import_zod5.z.strictObject({
+    usernameSchema = import_zod6.z.string().regex(/^[a-z][a-z0-9._-]{1,31}$/, "must be 2\u201332 lower-case letters, digits, '.', '_' or '-', starting with a letter");
+    displayNameSchema = import_zod6.z.string().trim().min(1, "is required").max(64, "must be at most 64 characters").regex(/^[^\p{Cc}\p{Cf}\p{Cs}<>]*$/u, "may not contain control characters or < >");
+    roleSchema = import_zod6.z.enum(roles);
+    createUserBody = import_zod6.z.strictObject({
       username: usernameSchema,
       displayName: displayNameSchema.optional(),
       role: roleSchema
     });
-    updateUserBody = import_zod5.z.strictObject({ role: roleSchema.optional(), disabled: import_zod5.z.boolean().optional(), displayName: displayNameSchema.optional() }).refine((b) => b.role !== void 0 || b.disabled !== void 0 || b.displayName !== void 0, "nothing to change");
-    resetPasswordBody = import_zod5.z.strictObject({});
-    userIdParams = import_zod5.z.strictObject({ id: import_zod5.z.string().regex(/^usr_[A-Za-z0-9_-]{16}$/) });
+    updateUserBody = import_zod6.z.strictObject({ role: roleSchema.optional(), disabled: import_zod6.z.boolean().optional(), displayName: displayNameSchema.optional() }).refine((b) => b.role !== void 0 || b.disabled !== void 0 || b.displayName !== void 0, "nothing to change");
+    resetPasswordBody = import_zod6.z.strictObject({});
+    userIdParams = import_zod6.z.strictObject({ id: import_zod6.z.string().regex(/^usr_[A-Za-z0-9_-]{16}$/) });
   }
 });
 
@@ -7820,7 +9832,7 @@ async function createUser(input) {
   return id;
 }
 function generatePassword() {
-  return (0, import_node_crypto15.randomBytes)(15).toString("base64url");
+  return (0, import_node_crypto18.randomBytes)(15).toString("base64url");
 }
 async function listUsers() {
   const rows = await getDb().user.findMany({ orderBy: { username: "asc" } });
@@ -7888,11 +9900,11 @@ function toView(u) {
     createdAt: u.createdAt.toISOString()
   };
 }
-var import_node_crypto15;
+var import_node_crypto18;
 var init_users = __esm({
   "lib/auth/users.ts"() {
     "use strict";
-    import_node_crypto15 = require("node:crypto");
+    import_node_crypto18 = require("node:crypto");
     init_client2();
     init_errors();
     init_ids();
@@ -8083,7 +10095,9 @@ var init_config = __esm({
       "ethtool",
       "conntrack",
       "curl",
-      "ca-certificates"
+      "ca-certificates",
+      // The API address Bootdeck provisions on masters (the hosts have no route to a package mirror).
+      "keepalived"
     ];
     FIXED_SUBNETS = { dev: 10, test: 20 };
     SUBNET_PREFIX = "10.237";
@@ -8194,11 +10208,11 @@ async function ensureBaseImage(log2) {
   log2(`base image ready: ${imageDir}`);
   return imageDir;
 }
-var import_node_crypto16, import_node_fs4, import_node_path7, HOST_INIT, SSHD_CONF, CONFIGURE, hash, complete;
+var import_node_crypto19, import_node_fs4, import_node_path7, HOST_INIT, SSHD_CONF, CONFIGURE, hash, complete;
 var init_base_image = __esm({
   "lab/base-image.ts"() {
     "use strict";
-    import_node_crypto16 = require("node:crypto");
+    import_node_crypto19 = require("node:crypto");
     import_node_fs4 = __toESM(require("node:fs"));
     import_node_path7 = __toESM(require("node:path"));
     init_config();
@@ -8264,7 +10278,7 @@ for u in root ${USERS.sudo} ${USERS.sudoWithPassword}; do h=$(getent passwd "$u"
 apt-get clean
 rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 `;
-    hash = (...parts) => (0, import_node_crypto16.createHash)("sha256").update(parts.join("\n")).digest("hex").slice(0, 12);
+    hash = (...parts) => (0, import_node_crypto19.createHash)("sha256").update(parts.join("\n")).digest("hex").slice(0, 12);
     complete = (dir) => import_node_fs4.default.existsSync(import_node_path7.default.join(dir, ".bootdeck-complete"));
   }
 });
@@ -8660,7 +10674,7 @@ async function buildComponent(c, log2) {
   const binaries = {};
   for (const name of import_node_fs6.default.readdirSync(import_node_path9.default.join(out, "bin"))) {
     const data = import_node_fs6.default.readFileSync(import_node_path9.default.join(out, "bin", name));
-    binaries[name] = { sha256: (0, import_node_crypto17.createHash)("sha256").update(data).digest("hex"), size: data.length };
+    binaries[name] = { sha256: (0, import_node_crypto20.createHash)("sha256").update(data).digest("hex"), size: data.length };
   }
   const seconds = Math.round((Date.now() - started) / 100) / 10;
   const manifest = { id: c.id, version: c.version, go, builtAt: (/* @__PURE__ */ new Date()).toISOString(), seconds, binaries };
@@ -8681,12 +10695,12 @@ function cacheSize() {
   const r2 = (0, import_node_child_process3.spawnSync)("du", ["-sb", UPSTREAM_DIR], { encoding: "utf8" });
   return Number(r2.stdout.split(/\s/)[0] ?? 0) || 0;
 }
-var import_node_child_process3, import_node_crypto17, import_node_fs6, import_node_path9, UPSTREAM_DIR, MANIFEST;
+var import_node_child_process3, import_node_crypto20, import_node_fs6, import_node_path9, UPSTREAM_DIR, MANIFEST;
 var init_build = __esm({
   "lab/upstream/build.ts"() {
     "use strict";
     import_node_child_process3 = require("node:child_process");
-    import_node_crypto17 = require("node:crypto");
+    import_node_crypto20 = require("node:crypto");
     import_node_fs6 = __toESM(require("node:fs"));
     import_node_path9 = __toESM(require("node:path"));
     init_config();
@@ -8783,7 +10797,7 @@ function sourceFiles(dir) {
   return import_node_fs8.default.readdirSync(dir, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? sourceFiles(import_node_path11.default.join(dir, e.name)) : /\.(go|mod|sum)$/.test(e.name) ? [import_node_path11.default.join(dir, e.name)] : []).sort();
 }
 async function labToolPath(log2) {
-  const h = (0, import_node_crypto18.createHash)("sha256");
+  const h = (0, import_node_crypto21.createHash)("sha256");
   for (const f of sourceFiles(SOURCE)) h.update(import_node_path11.default.relative(SOURCE, f)).update(import_node_fs8.default.readFileSync(f));
   const out = import_node_path11.default.join(UPSTREAM_DIR, `lab-tools-${h.digest("hex").slice(0, 12)}`, "lab-images");
   if (import_node_fs8.default.existsSync(out)) return out;
@@ -8794,12 +10808,12 @@ async function labToolPath(log2) {
   import_node_fs8.default.renameSync(`${out}.partial`, out);
   return out;
 }
-var import_node_child_process5, import_node_crypto18, import_node_fs8, import_node_path11, SOURCE;
+var import_node_child_process5, import_node_crypto21, import_node_fs8, import_node_path11, SOURCE;
 var init_tools = __esm({
   "lab/upstream/tools.ts"() {
     "use strict";
     import_node_child_process5 = require("node:child_process");
-    import_node_crypto18 = require("node:crypto");
+    import_node_crypto21 = require("node:crypto");
     import_node_fs8 = __toESM(require("node:fs"));
     import_node_path11 = __toESM(require("node:path"));
     init_host_runtime();
@@ -8878,7 +10892,7 @@ async function clusterImageSpecs(kubernetesVersion, log2) {
     { ref: need(images2.flannelCni), layers: [toolbox, [{ dest: "/flannel", src: bin2(get("flannel-cni"), "flannel"), mode: 493 }]], env: [PATH_ENV] },
     { ref: agnhostImage(), layers: [toolbox, [{ dest: "/agnhost", src: bin2(agnhost, "agnhost"), mode: 493 }]], entrypoint: ["/agnhost"], env: [PATH_ENV] }
   ];
-  const key = (0, import_node_crypto19.createHash)("sha256").update(JSON.stringify(specs)).update(comps.map(componentKey).join(",")).digest("hex").slice(0, 12);
+  const key = (0, import_node_crypto22.createHash)("sha256").update(JSON.stringify(specs)).update(comps.map(componentKey).join(",")).digest("hex").slice(0, 12);
   return { key, specs };
 }
 function agnhostImage() {
@@ -8919,12 +10933,12 @@ async function pushImages(layoutDir, registry, caFile, auth, log2) {
   const present = r2.stdout.split("\n").filter((l) => l.startsWith("present")).length;
   log2(`registry ${registry}: ${pushed} images pushed, ${present} already there`);
 }
-var import_node_child_process6, import_node_crypto19, import_node_fs9, import_node_path12, IMAGES_DIR, PATH_ENV, USRMERGE, bin2;
+var import_node_child_process6, import_node_crypto22, import_node_fs9, import_node_path12, IMAGES_DIR, PATH_ENV, USRMERGE, bin2;
 var init_images2 = __esm({
   "lab/upstream/images.ts"() {
     "use strict";
     import_node_child_process6 = require("node:child_process");
-    import_node_crypto19 = require("node:crypto");
+    import_node_crypto22 = require("node:crypto");
     import_node_fs9 = __toESM(require("node:fs"));
     import_node_path12 = __toESM(require("node:path"));
     init_capabilities();
@@ -9181,13 +11195,21 @@ function createHost(state3, subnet, index, name, role, etcHosts) {
   for (const d of [upper, work, root]) import_node_fs12.default.mkdirSync(d, { recursive: true });
   run2("mount", ["-t", "overlay", "overlay", "-o", `lowerdir=${state3.image},upperdir=${upper},workdir=${work}`, root]);
   prepareHostRuntime(root);
-  const disk = import_node_path14.default.join(LAB_DISK_DIR, state3.name, `${name}.img`);
-  import_node_fs12.default.mkdirSync(import_node_path14.default.dirname(disk), { recursive: true });
-  run2("truncate", ["-s", HOST_DISK_SIZE, disk]);
-  run2("mkfs.ext4", ["-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1", disk]);
-  import_node_fs12.default.mkdirSync(import_node_path14.default.join(root, "var/lib/containerd"), { recursive: true });
-  run2("mount", ["-o", "loop", disk, import_node_path14.default.join(root, "var/lib/containerd")]);
-  import_node_fs12.default.writeFileSync(import_node_path14.default.join(root, "etc/machine-id"), `${(0, import_node_crypto20.randomBytes)(16).toString("hex")}
+  const disks = import_node_path14.default.join(LAB_DISK_DIR, state3.name);
+  import_node_fs12.default.mkdirSync(disks, { recursive: true });
+  const image = import_node_path14.default.join(disks, `${name}.img`);
+  import_node_fs12.default.closeSync(import_node_fs12.default.openSync(image, "w"));
+  import_node_fs12.default.truncateSync(image, HOST_DISK_BYTES);
+  run2("mkfs.ext4", ["-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1", image]);
+  const disk = import_node_path14.default.join(labDir(state3.name), "hosts", name, "disk");
+  import_node_fs12.default.mkdirSync(disk, { recursive: true });
+  run2("mount", ["-o", "loop", image, disk]);
+  for (const dir2 of ["var/lib/containerd", "var/lib/kubelet"]) {
+    import_node_fs12.default.mkdirSync(import_node_path14.default.join(disk, dir2), { recursive: true });
+    import_node_fs12.default.mkdirSync(import_node_path14.default.join(root, dir2), { recursive: true });
+    run2("mount", ["--bind", import_node_path14.default.join(disk, dir2), import_node_path14.default.join(root, dir2)]);
+  }
+  import_node_fs12.default.writeFileSync(import_node_path14.default.join(root, "etc/machine-id"), `${(0, import_node_crypto23.randomBytes)(16).toString("hex")}
 `);
   import_node_fs12.default.writeFileSync(import_node_path14.default.join(root, "etc/hostname"), `${name}
 `);
@@ -9346,7 +11368,7 @@ function labHeal(name, host3) {
 function labSwap(name, host3, on) {
   requireRoot();
   const h = findHost(mustState(name), host3);
-  const inMounts = (argv) => ["-t", String(h.initPid), "-m", "-r", "-w", ...argv];
+  const inMounts = (argv) => ["-t", String(h.initPid), "-m", "-p", "-r", "-w", ...argv];
   tryRun("nsenter", inMounts(["umount", "/proc/swaps"]));
   if (!on) return;
   import_node_fs12.default.writeFileSync(import_node_path14.default.join(h.root, "var", "lib", "bootdeck-lab-swaps"), "Filename				Type		Size		Used		Priority\n/swapfile                               file		2097148		0		-2\n");
@@ -9455,12 +11477,12 @@ function labVirtualNodes(name, kubeconfig2, count2) {
   const dir = labDir(name);
   return { pid: startVirtualNodes(dir, [import_node_path14.default.resolve(kubeconfig2)], count2), log: import_node_path14.default.join(dir, "virtual-nodes.log") };
 }
-var import_node_child_process8, import_node_crypto20, import_node_fs12, import_node_net3, import_node_path14, IFACE, HOST_DISK_SIZE, slowFile;
+var import_node_child_process8, import_node_crypto23, import_node_fs12, import_node_net3, import_node_path14, IFACE, HOST_DISK_BYTES, slowFile;
 var init_lab = __esm({
   "lab/lab.ts"() {
     "use strict";
     import_node_child_process8 = require("node:child_process");
-    import_node_crypto20 = require("node:crypto");
+    import_node_crypto23 = require("node:crypto");
     import_node_fs12 = __toESM(require("node:fs"));
     import_node_net3 = __toESM(require("node:net"));
     import_node_path14 = __toESM(require("node:path"));
@@ -9474,7 +11496,7 @@ var init_lab = __esm({
     init_sh();
     init_state();
     IFACE = "eth0";
-    HOST_DISK_SIZE = "20G";
+    HOST_DISK_BYTES = 40 * 1024 ** 3;
     slowFile = (h, ext) => import_node_path14.default.join(import_node_path14.default.dirname(h.root), `slow.${ext}`);
   }
 });
@@ -9551,11 +11573,11 @@ var lab_exports = {};
 __export(lab_exports, {
   lab: () => lab
 });
-function takeOption(args, flag3) {
-  const i = args.indexOf(flag3);
+function takeOption(args, flag4) {
+  const i = args.indexOf(flag4);
   if (i < 0) return void 0;
   const v = args[i + 1];
-  if (v === void 0 || v.startsWith("--")) throw new Error(`${flag3} needs a value`);
+  if (v === void 0 || v.startsWith("--")) throw new Error(`${flag4} needs a value`);
   args.splice(i, 2);
   return v;
 }
@@ -10264,16 +12286,16 @@ var init_run = __esm({
               if (!await confirm2("Release it? It ends as failed and the cluster is free for a new run. [y/N] ")) return 1;
             }
             const reason = flag2(argv, "--reason");
-            const by = actor2();
-            const out = await releaseRun({ runId: id, by, reason });
-            await recordAudit({ action: "run.release", username: by, target: id, details: { via: "cli", reason: reason ?? null, previousWorker: out.previousWorker } });
+            const by2 = actor2();
+            const out = await releaseRun({ runId: id, by: by2, reason });
+            await recordAudit({ action: "run.release", username: by2, target: id, details: { via: "cli", reason: reason ?? null, previousWorker: out.previousWorker } });
             console.log(`released: run ${id} is ${out.status}`);
             return 0;
           }
           if (sub === "cancel") {
-            const by = actor2();
-            const outcome = await requestCancel({ runId: id, by });
-            await recordAudit({ action: "run.cancel", username: by, target: id, details: { via: "cli", outcome } });
+            const by2 = actor2();
+            const outcome = await requestCancel({ runId: id, by: by2 });
+            await recordAudit({ action: "run.cancel", username: by2, target: id, details: { via: "cli", outcome } });
             console.log(outcome === "cancelled" ? `run ${id} is cancelled` : `run ${id} was asked to stop; its worker stops between steps`);
             return 0;
           }
@@ -10296,37 +12318,37 @@ ${help5}`);
 });
 
 // lib/clusters/schemas.ts
-var import_zod6, credentialSecret, secretsSchema, saveClusterBody, importClusterBody, deleteClusterBody, clusterIdParams, hostParams;
+var import_zod7, credentialSecret, secretsSchema, saveClusterBody, importClusterBody, deleteClusterBody, clusterIdParams, hostParams;
 var init_schemas2 = __esm({
   "lib/clusters/schemas.ts"() {
     "use strict";
-    import_zod6 = require("zod");
+    import_zod7 = require("zod");
     init_net_syntax();
-    credentialSecret = import_zod6.z.strictObject({
-      privateKey: import_zod6.z.string().max(16 * 1024, "must be at most 16 KiB").optional(),
-      passphrase: import_zod6.z.string().max(1024).optional(),
-      password: import_zod6.z.string().max(1024).optional()
+    credentialSecret = import_zod7.z.strictObject({
+      privateKey: import_zod7.z.string().max(16 * 1024, "must be at most 16 KiB").optional(),
+      passphrase: import_zod7.z.string().max(1024).optional(),
+      password: import_zod7.z.string().max(1024).optional()
     });
-    secretsSchema = import_zod6.z.record(import_zod6.z.string().max(63), credentialSecret).default({});
-    saveClusterBody = import_zod6.z.strictObject({ definition: import_zod6.z.unknown(), secrets: secretsSchema });
-    importClusterBody = import_zod6.z.strictObject({
-      yaml: import_zod6.z.string().max(2 * 1024 * 1024),
+    secretsSchema = import_zod7.z.record(import_zod7.z.string().max(63), credentialSecret).default({});
+    saveClusterBody = import_zod7.z.strictObject({ definition: import_zod7.z.unknown(), secrets: secretsSchema });
+    importClusterBody = import_zod7.z.strictObject({
+      yaml: import_zod7.z.string().max(2 * 1024 * 1024),
       secrets: secretsSchema,
       /** Update the cluster of the same name instead of refusing the import. */
-      replace: import_zod6.z.boolean().default(false)
+      replace: import_zod7.z.boolean().default(false)
     });
-    deleteClusterBody = import_zod6.z.strictObject({ confirmName: import_zod6.z.string().max(63) });
-    clusterIdParams = import_zod6.z.strictObject({ id: import_zod6.z.string().regex(/^cl_[A-Za-z0-9_-]{16}$/) });
-    hostParams = import_zod6.z.strictObject({ id: clusterIdParams.shape.id, host: import_zod6.z.string().max(63).refine(isDns1123Label) });
+    deleteClusterBody = import_zod7.z.strictObject({ confirmName: import_zod7.z.string().max(63) });
+    clusterIdParams = import_zod7.z.strictObject({ id: import_zod7.z.string().regex(/^cl_[A-Za-z0-9_-]{16}$/) });
+    hostParams = import_zod7.z.strictObject({ id: clusterIdParams.shape.id, host: import_zod7.z.string().max(63).refine(isDns1123Label) });
   }
 });
 
 // lib/engine/diagnostics.ts
-var import_zod7, hostDiagnosticsParams;
+var import_zod8, hostDiagnosticsParams;
 var init_diagnostics = __esm({
   "lib/engine/diagnostics.ts"() {
     "use strict";
-    import_zod7 = require("zod");
+    import_zod8 = require("zod");
     init_definition();
     init_net_syntax();
     init_schemas2();
@@ -10334,9 +12356,9 @@ var init_diagnostics = __esm({
     init_errors();
     init_ssh();
     init_targets();
-    hostDiagnosticsParams = import_zod7.z.strictObject({
+    hostDiagnosticsParams = import_zod8.z.strictObject({
       id: clusterIdParams.shape.id,
-      host: import_zod7.z.string().max(limits.name).refine(isDns1123Label)
+      host: import_zod8.z.string().max(limits.name).refine(isDns1123Label)
     });
   }
 });
@@ -10383,7 +12405,7 @@ async function probeHostKey({ clusterId, host: host3 }) {
   const offered = await probe(target);
   return { host: host3, address: row.address, port: row.sshPort, pinned: row.hostKeyFingerprint, offered, matches: row.hostKeyFingerprint === offered };
 }
-async function repinHostKey({ clusterId, host: host3, fingerprint: fingerprint2, previous, by }) {
+async function repinHostKey({ clusterId, host: host3, fingerprint: fingerprint2, previous, by: by2 }) {
   const cluster = await getDb().cluster.findUnique({ where: { id: clusterId }, select: { activeRunId: true } });
   if (!cluster) throw notFound("Cluster");
   if (cluster.activeRunId) throw conflict(`Run ${cluster.activeRunId} is in progress on this cluster; re-pin when it has finished`);
@@ -10392,26 +12414,26 @@ async function repinHostKey({ clusterId, host: host3, fingerprint: fingerprint2,
   if (offered !== fingerprint2) throw conflict(`${host3} now offers ${offered}, not the ${fingerprint2} you confirmed: probe it again and compare out of band`);
   const r2 = await getDb().host.updateMany({
     where: { id: row.id, hostKeyFingerprint: previous },
-    data: { hostKeyFingerprint: fingerprint2, hostKeyConfirmedAt: /* @__PURE__ */ new Date(), hostKeyConfirmedBy: by }
+    data: { hostKeyFingerprint: fingerprint2, hostKeyConfirmedAt: /* @__PURE__ */ new Date(), hostKeyConfirmedBy: by2 }
   });
   if (r2.count === 0) throw conflict(`The pinned key of ${host3} changed meanwhile (it is ${row.hostKeyFingerprint ?? "none"}); probe again`);
   return { previous, pinned: fingerprint2 };
 }
-var import_zod8, fingerprintText, repinHostKeyBody;
+var import_zod9, fingerprintText, repinHostKeyBody;
 var init_host_keys = __esm({
   "lib/engine/host-keys.ts"() {
     "use strict";
-    import_zod8 = require("zod");
+    import_zod9 = require("zod");
     init_client2();
     init_errors();
     init_ssh();
     init_diagnostics();
     init_targets();
-    fingerprintText = import_zod8.z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, "must be an OpenSSH SHA256 fingerprint (SHA256: and 43 base64 characters)");
-    repinHostKeyBody = import_zod8.z.strictObject({
+    fingerprintText = import_zod9.z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, "must be an OpenSSH SHA256 fingerprint (SHA256: and 43 base64 characters)");
+    repinHostKeyBody = import_zod9.z.strictObject({
       fingerprint: fingerprintText,
       previous: fingerprintText.nullable(),
-      confirm: import_zod8.z.literal(true, { error: "re-pinning a host key needs confirm: true" })
+      confirm: import_zod9.z.literal(true, { error: "re-pinning a host key needs confirm: true" })
     });
   }
 });
@@ -10475,9 +12497,9 @@ sent), shows it next to the pinned one, and pins it once you confirm. --yes conf
             if (!process.stdin.isTTY) throw new AppError(2, "usage", "not confirmed; pass --yes to re-pin without a terminal");
             if (!await confirm3(`Pin ${probe2.offered} for ${name}? Check it on the host first. [y/N] `)) return 1;
           }
-          const by = actor3();
-          const r2 = await repinHostKey({ clusterId, host: name, fingerprint: probe2.offered, previous: probe2.pinned, by });
-          await recordAudit({ action: "host.repin", username: by, target: clusterId, details: { via: "cli", host: name, previous: r2.previous, pinned: r2.pinned } });
+          const by2 = actor3();
+          const r2 = await repinHostKey({ clusterId, host: name, fingerprint: probe2.offered, previous: probe2.pinned, by: by2 });
+          await recordAudit({ action: "host.repin", username: by2, target: clusterId, details: { via: "cli", host: name, previous: r2.previous, pinned: r2.pinned } });
           console.log(`pinned ${r2.pinned} for ${name} (was ${r2.previous ?? "none"})`);
           return 0;
         } catch (err) {
@@ -10489,6 +12511,189 @@ sent), shows it next to the pinned one, and pins it once you confirm. --yes conf
         } finally {
           await disconnectDb();
         }
+      }
+    };
+  }
+});
+
+// lib/engine/run-control.ts
+async function pausableRun(runId) {
+  const run4 = await getDb().run.findUnique({ where: { id: runId }, select: { type: true, status: true } });
+  if (!run4) throw notFound("Run");
+  if (!PAUSABLE_RUNS.includes(run4.type)) throw conflict(`a ${run4.type} run has no pause points; only upgrades pause`);
+  if (!["planned", "running"].includes(run4.status)) throw conflict(`Run ${runId} is ${run4.status}: ${run4.status === "failed" || run4.status === "cancelled" ? "retry it to go on" : "nothing to pause or resume"}`);
+}
+async function pauseRun({ runId, by: by2 }) {
+  await pausableRun(runId);
+  if (await pausedBy(runId)) return { already: true };
+  await appendRunEvent({ runId, type: "run.pause-requested", data: { by: by2 } });
+  return { already: false };
+}
+async function resumeRun({ runId, by: by2 }) {
+  await pausableRun(runId);
+  if (!await pausedBy(runId)) return { wasPaused: false };
+  await appendRunEvent({ runId, type: "run.resumed", data: { by: by2 } });
+  return { wasPaused: true };
+}
+var PAUSABLE_RUNS;
+var init_run_control = __esm({
+  "lib/engine/run-control.ts"() {
+    "use strict";
+    init_client2();
+    init_errors();
+    init_events();
+    init_upgrade();
+    PAUSABLE_RUNS = ["upgrade"];
+  }
+});
+
+// cli/commands/day2.ts
+var day2_exports = {};
+__export(day2_exports, {
+  nodes: () => nodes,
+  upgrade: () => upgrade
+});
+function option(args, flag4) {
+  const i = args.indexOf(flag4);
+  if (i < 0) return void 0;
+  const v = args[i + 1];
+  if (v === void 0 || v.startsWith("--")) throw new AppError(400, "usage", `${flag4} needs a value`);
+  args.splice(i, 2);
+  return v;
+}
+function flag3(args, name) {
+  const i = args.indexOf(name);
+  if (i < 0) return false;
+  args.splice(i, 1);
+  return true;
+}
+async function planConfirmRun(clusterName, raw2, opts) {
+  const parsed = createRunBody.safeParse(raw2);
+  if (!parsed.success) throw new AppError(400, "usage", parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; "));
+  const body = parsed.data;
+  const clusterId = await findClusterIdByName({ name: clusterName });
+  if (!clusterId) throw new AppError(404, "not_found", `no cluster named ${clusterName} (bootdeck import it first)`);
+  const runId = await planRun({ clusterId, body, by: by() });
+  await recordAudit({ action: "run.plan", username: by(), target: runId, details: { clusterId, ...body, via: "cli" } });
+  console.log(planText(await getRunPlan(runId), opts.verbose));
+  if (opts.dryRun) {
+    console.log(`
+dry run: nothing was changed. The plan is saved as run ${runId}; confirm it in the dashboard, or run this again with --yes.`);
+    return 0;
+  }
+  if (!opts.yes) {
+    if (!process.stdin.isTTY) {
+      console.error("not confirmed; pass --yes to run without a terminal");
+      return 2;
+    }
+    if (!await confirm(`
+Run this plan on cluster ${clusterName}? [y/N] `)) {
+      console.log(`not started; the plan stays as run ${runId}`);
+      return 1;
+    }
+  }
+  await startRun({ runId });
+  await recordAudit({ action: "run.start", username: by(), target: runId, details: { via: "cli" } });
+  return follow(runId, opts.verbose);
+}
+async function guarded(name, fn) {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof AppError) {
+      console.error(`bootdeck ${name}: ${err.message}`);
+      return err.status === 400 ? 2 : 1;
+    }
+    throw err;
+  } finally {
+    await disconnectDb();
+  }
+}
+var by, NODES_USAGE, nodes, UPGRADE_USAGE, upgrade;
+var init_day2 = __esm({
+  "cli/commands/day2.ts"() {
+    "use strict";
+    init_record();
+    init_repository();
+    init_client2();
+    init_plan_run();
+    init_run_control();
+    init_runs();
+    init_schemas();
+    init_errors();
+    init_apply();
+    by = () => `cli:${process.env.USER ?? "?"}`;
+    NODES_USAGE = `Usage: bootdeck nodes add CLUSTER HOST... [--yes] [--accept-warnings] [--dry-run] [--verbose]
+       bootdeck nodes remove CLUSTER HOST... [--no-reset] [--drain-timeout SECONDS] [--yes] [--dry-run] [--verbose]
+
+add     joins hosts of the cluster's definition (add them there first: bootdeck import --replace): workers
+        join with the bootstrap token; masters join etcd one at a time (a learner, promoted once caught up,
+        quorum checked before and after), then the control plane learns them.
+remove  takes hosts out: the quorum guard, each master's etcd member, cordon and drain (disruption budgets
+        respected; --drain-timeout, default 300 s, then what blocked is reported), the Node, the host reset
+        (--no-reset when the host is gone for good), and the hosts out of the definition. Admins only in
+        the dashboard.`;
+    nodes = {
+      async run(argv) {
+        const args = [...argv];
+        if (args.includes("--help") || args.length < 3) {
+          console.log(NODES_USAGE);
+          return args.includes("--help") ? 0 : 2;
+        }
+        return guarded("nodes", async () => {
+          const opts = { yes: flag3(args, "--yes"), verbose: flag3(args, "--verbose"), dryRun: flag3(args, "--dry-run") };
+          const acceptWarnings = flag3(args, "--accept-warnings");
+          const noReset = flag3(args, "--no-reset");
+          const drain2 = option(args, "--drain-timeout");
+          const [action, cluster, ...hosts] = args;
+          if (action === "add") return planConfirmRun(cluster, { type: "join", hosts, ...acceptWarnings ? { acceptWarnings } : {} }, opts);
+          if (action === "remove")
+            return planConfirmRun(cluster, { type: "remove", hosts, confirm: true, ...noReset ? { reset: false } : {}, ...drain2 ? { drainTimeoutSeconds: Number(drain2) } : {} }, opts);
+          console.log(NODES_USAGE);
+          return 2;
+        });
+      }
+    };
+    UPGRADE_USAGE = `Usage: bootdeck upgrade CLUSTER --version V [--masters N] [--workers N|P%] [--drain-timeout SECONDS] [--yes] [--dry-run] [--verbose]
+       bootdeck upgrade pause RUN | resume RUN
+
+Rolls the cluster to V (a patch, or the next minor): preflight on every host, the control plane first
+(etcd one master at a time, API servers, controller-manager, scheduler, checkpoints, add-ons), then the
+kubelets in batches (default: masters 1 at a time, workers 10%): cordon, drain, swap, Ready, uncordon; a
+node that does not come back is rolled back and the upgrade stops. Ctrl-C aborts (cancels); running
+bootdeck upgrade again plans anew, retrying the run (dashboard) goes on from the first node not done.
+pause makes the upgrade stop before its next batch; resume lets it go on.`;
+    upgrade = {
+      async run(argv) {
+        const args = [...argv];
+        if (args.includes("--help") || args.length < 2) {
+          console.log(UPGRADE_USAGE);
+          return args.includes("--help") ? 0 : 2;
+        }
+        return guarded("upgrade", async () => {
+          if (args[0] === "pause" || args[0] === "resume") {
+            const runId = args[1] ?? "";
+            if (args[0] === "pause") console.log((await pauseRun({ runId, by: by() })).already ? `${runId} was paused already` : `${runId} stops before its next batch`);
+            else console.log((await resumeRun({ runId, by: by() })).wasPaused ? `${runId} goes on` : `${runId} was not paused`);
+            await recordAudit({ action: `run.${args[0]}`, username: by(), target: runId, details: { via: "cli" } });
+            return 0;
+          }
+          const opts = { yes: flag3(args, "--yes"), verbose: flag3(args, "--verbose"), dryRun: flag3(args, "--dry-run") };
+          const version = option(args, "--version");
+          const masters = option(args, "--masters");
+          const workers = option(args, "--workers");
+          const drain2 = option(args, "--drain-timeout");
+          const [cluster] = args;
+          if (!version || !cluster) {
+            console.log(UPGRADE_USAGE);
+            return 2;
+          }
+          return planConfirmRun(
+            cluster,
+            { type: "upgrade", version, ...masters || workers ? { batches: { ...masters ? { masters } : {}, ...workers ? { workers } : {} } } : {}, ...drain2 ? { drainTimeoutSeconds: Number(drain2) } : {} },
+            opts
+          );
+        });
       }
     };
   }
@@ -10508,7 +12713,9 @@ var commands = {
   user: { summary: "manage dashboard accounts: list, add, passwd, disable, enable, delete", load: async () => (await Promise.resolve().then(() => (init_user(), user_exports))).user },
   "rotate-master-key": { summary: "re-encrypt every stored secret under a new master key", load: async () => (await Promise.resolve().then(() => (init_rotate_master_key(), rotate_master_key_exports))).rotateMasterKeyCommand },
   run: { summary: "list runs in progress; release a stuck run or cancel one", load: async () => (await Promise.resolve().then(() => (init_run(), run_exports))).run },
-  host: { summary: "re-pin a host's SSH key after a reinstall (shows the old and the new fingerprint first)", load: async () => (await Promise.resolve().then(() => (init_host(), host_exports))).host }
+  host: { summary: "re-pin a host's SSH key after a reinstall (shows the old and the new fingerprint first)", load: async () => (await Promise.resolve().then(() => (init_host(), host_exports))).host },
+  nodes: { summary: "add hosts to a running cluster, or remove them (etcd membership, drain, reset)", load: async () => (await Promise.resolve().then(() => (init_day2(), day2_exports))).nodes },
+  upgrade: { summary: "roll a cluster to another Kubernetes version (control plane first, kubelets in batches)", load: async () => (await Promise.resolve().then(() => (init_day2(), day2_exports))).upgrade }
 };
 
 // cli/main.ts

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "./test-helpers";
-import { TOKEN_PATTERN, bootstrapTokenSecret, generateBootstrapToken } from "./token";
+import { BOOTSTRAP_TOKEN_TTL_MS, TOKEN_PATTERN, bootstrapTokenSecret, generateBootstrapToken, isBootstrapTokenSecret, withExpiration } from "./token";
 
 describe("bootstrap tokens", () => {
   it("match the pattern the API server's bootstrap authenticator accepts", () => {
@@ -21,5 +21,15 @@ describe("bootstrap tokens", () => {
     expect(s.metadata).toEqual({ name: `bootstrap-token-${t.id}`, namespace: "kube-system" });
     expect(s.type).toBe("bootstrap.kubernetes.io/token");
     expect(s.stringData).toMatchObject({ "token-id": t.id, "token-secret": t.secret, "usage-bootstrap-authentication": "true" });
+  });
+
+  it("are rendered without an expiration and expire a day after they are applied (RFC 3339, whole seconds)", () => {
+    const s = bootstrapTokenSecret(generateBootstrapToken(seededRandom("e")), { description: "d" });
+    expect(s.stringData).not.toHaveProperty("expiration");
+    expect(isBootstrapTokenSecret(s)).toBe(true);
+    const applied = withExpiration(s, new Date("2026-12-01T10:00:00.123Z"));
+    expect(applied.stringData.expiration).toBe("2026-12-02T10:00:00Z");
+    expect(Date.parse(applied.stringData.expiration) - Date.parse("2026-12-01T10:00:00Z")).toBe(BOOTSTRAP_TOKEN_TTL_MS);
+    expect(applied.stringData["token-secret"]).toBe(s.stringData["token-secret"]);
   });
 });

@@ -31,6 +31,24 @@ export function parseBootstrapToken(token: string): BootstrapToken {
   return { id, secret, token };
 }
 
+/**
+ * How long a kubelet bootstrap token is valid once applied: as kubeadm's default. The rendered Secret
+ * has no expiration (a render is done ahead of time); the engine sets it when it applies the Secret,
+ * and a join renews it, so a token read off a host years later is long expired and deleted (the
+ * controller-manager's tokencleaner).
+ */
+export const BOOTSTRAP_TOKEN_TTL_MS = 24 * 3600_000;
+/** A join renews a token that has less than this left, so it cannot run out while kubelets bootstrap. */
+export const BOOTSTRAP_TOKEN_RENEW_MS = 2 * 3600_000;
+
+export const isBootstrapTokenSecret = (o: { kind?: string; type?: unknown }) => o.kind === "Secret" && o.type === "bootstrap.kubernetes.io/token";
+
+/** The Secret as applied at `now`: valid for BOOTSTRAP_TOKEN_TTL_MS (RFC 3339, as the API server reads it). */
+export function withExpiration<T extends { stringData?: Record<string, string> }>(secret: T, now: Date): T & { stringData: { expiration: string } } {
+  const expiration = new Date(now.getTime() + BOOTSTRAP_TOKEN_TTL_MS).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return { ...secret, stringData: { ...secret.stringData, expiration } };
+}
+
 export function bootstrapTokenSecret(t: BootstrapToken, opts: { description: string }) {
   return {
     apiVersion: "v1",

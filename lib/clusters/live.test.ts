@@ -26,6 +26,10 @@ test("an unreachable cluster's live view records a secret.use row once per live 
   def.spec.ssh = { ...def.spec.ssh!, port: 1 };
   const { id: clusterId } = await createCluster({ definition: def, secrets: { "admin-key": { privateKey: utils.generateKeyPairSync("ed25519").private } } });
   await getDb().assetSet.create({ data: { id: newId("as"), clusterId, version: 1 } });
+  // A bootstrap brought its control plane up once: from then on the live view tries to reach the API.
+  const runId = newId("run");
+  await getDb().run.create({ data: { id: runId, clusterId, type: "bootstrap", status: "succeeded" } });
+  await getDb().step.create({ data: { id: newId("step"), runId, phase: "control-plane", key: "control-plane/master-1/start", ordinal: 1, title: "Start the temporary control plane", status: "done" } });
   const states: string[] = [];
   const unsubscribe = subscribeClusterLive(clusterId, (m) => {
     if (m.type === "api" || m.type === "snapshot") states.push(m.api.state);

@@ -314,6 +314,13 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     expect(resetSteps.every((s) => s.status === "done")).toBe(true);
     expect(summaries.every((m) => m.includes("Node object deleted"))).toBe(true);
 
+    // The bootstrap applied the token valid for a day; as if the tokencleaner had removed it since, the
+    // join creates it again before the kubelets bootstrap with it.
+    const tokenSecret = kube.kubectl("-n kube-system get secrets --field-selector type=bootstrap.kubernetes.io/token -o name").trim();
+    const expiration = Date.parse(Buffer.from(kube.kubectl(`-n kube-system get ${tokenSecret} -o jsonpath={.data.expiration}`), "base64").toString());
+    expect(expiration - Date.now()).toBeGreaterThan(23 * 3600_000);
+    expect(expiration - Date.now()).toBeLessThanOrEqual(24 * 3600_000);
+    kube.kubectl(`-n kube-system delete ${tokenSecret}`);
     const join = await planRun({ clusterId: oldest, body: { type: "join", hosts: ["worker-2", "worker-3"], acceptWarnings: true }, by: "test" });
     await startRun({ runId: join });
     const running = executeRun(join, { workerId: "test" });
@@ -335,6 +342,8 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     expect(steps.find((s) => s.key === "join/worker-3")?.status).toBe("skipped");
     expect(Date.now() - cutAt).toBeLessThan(120_000); // the connection's keep-alive notices, not the 3-minute step deadline
     expect(steps.find((s) => s.key === "join/worker-2")?.status).toBe("done");
+    expect(steps.find((s) => s.key === "token/cluster")?.status).toBe("done");
+    expect(kube.kubectl(`-n kube-system get ${tokenSecret} -o name`).trim()).toBe(tokenSecret);
     const run = await getDb().run.findUniqueOrThrow({ where: { id: join } });
     expect(JSON.parse(run.summary!).message).toBe("failed on 1 of 2 hosts: worker-3");
   }, 10 * 60_000);

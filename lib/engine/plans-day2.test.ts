@@ -48,7 +48,7 @@ const stepOf = (plan: RunPlan, key: string) => {
 describe("adding masters", () => {
   it("checks etcd first, starts the kubelets without etcd, adds the members one at a time, then joins and updates the control plane", () => {
     const plan = buildAddNodesPlan(grown, RUN, grownAssets, ["master-4", "master-5", "worker-1"]);
-    expect(plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "guard", "packages", "binaries", "runtime", "kubelet", "etcd", "join", "control-plane", "verify"]);
+    expect(plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "guard", "token", "packages", "binaries", "runtime", "kubelet", "etcd", "join", "control-plane", "verify"]);
     const kubelet = stepOf(plan, "kubelet/master-4");
     expect(kubelet.files.map((f) => f.path)).toContain("/etc/kubernetes/etcd/peer.crt");
     expect(kubelet.files.map((f) => f.path)).not.toContain("/etc/kubernetes/manifests/etcd.yaml");

@@ -14,7 +14,7 @@ import { DEFAULT_BATCHES, intoBatches } from "./day2/batches";
 import { upgradeRefusal } from "./day2/skew";
 import { binaryDownloads, checkpointFiles, downloadArgs, kubeletFiles, resetPaths, type Download, type HostFile } from "./host-files";
 import type { PlannedExec, PlannedPhase, PlannedStep, RunPlan } from "./plan";
-import { hostPhases, installPhases, PlanError, type AssetIndex } from "./plans";
+import { hostPhases, installPhases, PlanError, tokenPhase, type AssetIndex } from "./plans";
 
 const MIN = 60_000;
 /** How long a drain may take before it fails with what blocked it. */
@@ -186,7 +186,7 @@ export function buildAddNodesPlan(def: ClusterDefinition, runId: string, assets:
         }),
       ],
     });
-  phases.push(...install, kubeletPhase);
+  phases.push(...tokenPhase(def, hosts), ...install, kubeletPhase);
   const added: ReturnType<typeof memberOf>[] = [...before];
   if (newMasters.length)
     phases.push({

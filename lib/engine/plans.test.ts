@@ -116,7 +116,7 @@ describe("the bootstrap plan", () => {
 describe("join and reset plans", () => {
   it("joins named workers: install phases and a join step for those hosts only", () => {
     const plan = buildJoinPlan(def, RUN, assets, ["worker-2"]);
-    expect(plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "packages", "binaries", "runtime", "kubelet", "join"]);
+    expect(plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "token", "packages", "binaries", "runtime", "kubelet", "join"]);
     expect(new Set(plan.phases.flatMap((p) => p.steps.map((s) => s.host)))).toEqual(new Set(["worker-2", null]));
   });
 

@@ -260,7 +260,7 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
             action: "self-hosted",
             title: staticCp ? "Cluster objects (add-ons, RBAC, bootstrap token)" : "Self-hosted control plane objects",
             host: null,
-            describe: [...assets.keys()].filter((p) => p.startsWith("manifests/")).map((p) => `read each object of ${p}; create it only when it is missing`).concat([`label ${first.name} as master`]),
+            describe: [...assets.keys()].filter((p) => p.startsWith("manifests/")).map((p) => `read each object of ${p}; create it only when it is missing`).concat(["the kubelet bootstrap token's Secret is created with expiration = a day after it is applied", `label ${first.name} as master`]),
             timeoutMs: 6 * MIN,
           }),
         ],
@@ -380,6 +380,32 @@ export function joinSends(host: string, more: PlannedExec[] = []): Pick<StepInpu
 }
 
 /** Adds workers of the definition to a running cluster: their kubelets join with the bootstrap token. */
+/**
+ * Before workers join a running cluster: the kubelet bootstrap token they authenticate with is valid
+ * (it expires a day after it was applied; see lib/assets/token.ts). None when no worker joins or the
+ * profile's kubelets use no token.
+ */
+export function tokenPhase(def: ClusterDefinition, hosts: readonly EffectiveHost[]): PlannedPhase[] {
+  if (!hosts.some((h) => h.role === "worker") || !capabilitiesFor(def.spec.kubernetes.version).bootstrapTokens) return [];
+  return [
+    {
+      id: "token",
+      title: "The kubelet bootstrap token is valid (created again or renewed for a day when it has under 2 hours left)",
+      steps: [
+        step({
+          key: "token/cluster",
+          phase: "token",
+          action: "bootstrap-token",
+          title: "Kubelet bootstrap token valid",
+          host: null,
+          describe: ["GET the bootstrap token's Secret in kube-system; create it when missing, or PATCH its expiration to a day from now when under 2 hours are left"],
+          timeoutMs: 2 * MIN,
+        }),
+      ],
+    },
+  ];
+}
+
 export function buildJoinPlan(def: ClusterDefinition, runId: string, assets: AssetIndex, names: readonly string[]): RunPlan {
   const all = def.spec.hosts.map((h) => effectiveHost(def, h));
   const first = all.find((h) => h.role === "master");
@@ -393,6 +419,7 @@ export function buildJoinPlan(def: ClusterDefinition, runId: string, assets: Ass
     runType: "join",
     phases: [
       ...hostPhases(def, new Set(hosts.map((h) => h.name))),
+      ...tokenPhase(def, hosts),
       ...installPhases(def, runId, hosts, assets),
       { id: "join", title: "Join the workers; set their role", steps: hosts.map((h) => step({ key: `join/${h.name}`, phase: "join", action: "join", title: `Join worker ${h.name}`, host: h.name, ...joinSends(h.name), timeoutMs: 8 * MIN })) },
     ],

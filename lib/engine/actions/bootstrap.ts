@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import YAML from "yaml";
 import { selfHostedObjectsInOrder } from "../../assets/render";
 import type { K8sObject } from "../../assets/yaml-out";
+import { BOOTSTRAP_TOKEN_RENEW_MS, isBootstrapTokenSecret, withExpiration } from "../../assets/token";
 import { getDb } from "../../db/client";
 import { isSshError, type ExecResult } from "../../ssh";
 import { apiMessage, type ClusterApiClient } from "../cluster-api";
@@ -320,7 +321,9 @@ export const bootstrapActions: Record<string, Action> = {
         });
         crdsPending = [];
       }
-      const results = await Promise.all(group.map((object) => ensureObject(ctx.resources.api(), client, object).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
+      // The kubelet bootstrap token is valid for a day from now (the render has no clock: see token.ts).
+      const applied = group.map((object) => (isBootstrapTokenSecret(object) ? withExpiration(object as K8sObject & { stringData?: Record<string, string> }, new Date()) : object));
+      const results = await Promise.all(applied.map((object) => ensureObject(ctx.resources.api(), client, object).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
       const error = results.find((r): r is Error => r instanceof Error);
       if (error) return failure(error);
       const made = results.filter((r) => r === "created").length;
@@ -336,6 +339,36 @@ export const bootstrapActions: Record<string, Action> = {
     const first = ctx.resources.firstMaster.name;
     await setRole(ctx, first, "master");
     return { ok: true, summary: `${created} objects created, ${present} already present (of ${objects.length}); ${first} labelled as master` };
+  },
+
+  /**
+   * Before workers join a running cluster: the kubelet bootstrap token's Secret is there and valid for
+   * a while yet — created again when the tokencleaner removed it after it expired, renewed when it has
+   * less than BOOTSTRAP_TOKEN_RENEW_MS left.
+   */
+  async "bootstrap-token"(ctx) {
+    const secret = selfHostedObjects(ctx).map((o) => o.object).find(isBootstrapTokenSecret);
+    if (!secret) return { ok: true, summary: "this profile's kubelets join without a bootstrap token" };
+    const api = ctx.resources.api();
+    const path = `/api/v1/namespaces/kube-system/secrets/${encodeURIComponent(secret.metadata.name)}`;
+    const now = new Date();
+    const renewed = withExpiration(secret as K8sObject & { stringData?: Record<string, string> }, now);
+    const until = renewed.stringData?.expiration ?? "";
+    try {
+      const current = await api.getJson<{ data?: Record<string, string> }>(path, ctx.signal);
+      if (!current) {
+        await (await api.objects()).create(renewed as k8s.KubernetesObject);
+        return { ok: true, summary: `${secret.metadata.name} was gone (expired and cleaned up): created again, valid until ${until}` };
+      }
+      const expiration = current.data?.expiration ? Buffer.from(current.data.expiration, "base64").toString("utf8") : undefined;
+      const left = expiration ? Date.parse(expiration) - now.getTime() : Number.POSITIVE_INFINITY;
+      if (left >= BOOTSTRAP_TOKEN_RENEW_MS) return { ok: true, summary: `${secret.metadata.name} valid until ${expiration ?? "it is removed (no expiration)"}` };
+      const r = await api.request(path, { method: "PATCH", body: { stringData: { expiration: until } }, contentType: "application/merge-patch+json" });
+      if (r.status !== 200) throw new Error(`renewing ${secret.metadata.name}: HTTP ${r.status} ${apiMessage(r.body)}`);
+      return { ok: true, summary: `${secret.metadata.name} renewed: valid until ${until} (was ${expiration})` };
+    } catch (err) {
+      return failure(new Error(describeApiError(err)));
+    }
   },
 
   /**
