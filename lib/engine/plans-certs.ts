@@ -8,7 +8,7 @@
 //   4. one master at a time, a temporary API server beside the real one while the real one (and a static
 //      controller-manager and scheduler) restart onto their new client certificates;
 //   5. the kubelets, one at a time: the masters' kubeconfig, a new serving pair, and on workers a new
-//      client certificate through a CSR;
+//      client certificate through a CSR (the bootstrap token it is asked with made valid first);
 //   6. everything read again from the hosts and compared with the renewed set.
 import { checkpointSecretFiles } from "../assets/checkpoint";
 import { capabilitiesFor } from "../assets/capabilities";
@@ -23,7 +23,7 @@ import { REMOVE_SCRIPT } from "./actions/host-scripts";
 import { CONTROL_PLANE_COMPONENTS } from "./actions/kube";
 import { staticControlPlaneFiles, type HostFile } from "./host-files";
 import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
-import { exec, filesOf, hostLock, locked, MIN, PlanError, step, type AssetIndex } from "./plans";
+import { exec, filesOf, hostLock, locked, MIN, PlanError, step, tokenPhase, type AssetIndex } from "./plans";
 const SECRET = 0o600;
 const KUBELET_CLIENT_CERT = "/var/lib/kubelet/pki/kubelet-client-current.pem";
 const SECRET_MANIFESTS = ["manifests/kube-apiserver-secret.yaml", "manifests/kube-controller-manager-secret.yaml"];
@@ -189,5 +189,7 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
 
   const missing = [...(selfHosted ? SECRET_MANIFESTS : []), ...temp.map((f) => f.asset)].filter((a) => !input.assets.has(a));
   if (missing.length) throw new PlanError(`the renewed asset set lacks ${missing.join(", ")}`);
-  return { runType: "rotate-certs", phases: [etcd, secrets, serving, restart, kubelets, verify], lock: hostLock(runId, hosts.map((h) => h.name)) };
+  // A worker asks for its new client certificate with the kubelet bootstrap token, which expires a day
+  // after it was applied: it is made valid first, as before a join.
+  return { runType: "rotate-certs", phases: [etcd, secrets, serving, restart, ...tokenPhase(def, hosts), kubelets, verify], lock: hostLock(runId, hosts.map((h) => h.name)) };
 }

@@ -142,6 +142,7 @@ describe("certificate rotation plan", async () => {
       "secrets: secrets/cluster secrets/master-1 secrets/master-2 secrets/master-3",
       "serving: serving/cluster",
       "restart: restart/master-1 restart/master-2 restart/master-3",
+      "token: token/cluster",
       "kubelets: kubelets/master-1 kubelets/master-2 kubelets/master-3 kubelets/worker-1 kubelets/worker-2",
       "verify: verify/cluster",
     ]);
