@@ -195,7 +195,8 @@ function etcdHealthyStep(masters: EffectiveHost[], minRevision?: string): Planne
     action: "etcd-healthy",
     title: `etcd: all ${masters.length} members healthy`,
     host: null,
-    exec: masters.map((m) => exec("status", shellScript(ETCD_STATUS_SCRIPT, [], "bootdeck-etcd-status"), { host: m.name })),
+    // The others are asked only when the ones before them do not answer.
+    exec: masters.map((m, i) => exec("status", shellScript(ETCD_STATUS_SCRIPT, [], "bootdeck-etcd-status"), { host: m.name, when: i === 0 ? "always" : "needed" })),
     describe: [`until every member answers healthy${minRevision ? ` at revision ${minRevision} or later` : ""} (asked on the first master that answers; deadline 8 min)`],
     params: { members: String(masters.length), ...(minRevision ? { minRevision } : {}) },
     timeoutMs: 10 * MIN,
