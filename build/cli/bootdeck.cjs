@@ -4720,7 +4720,7 @@ function buildBootstrapPlan(def, runId, assets) {
             action: "self-hosted",
             title: "Self-hosted control plane objects",
             host: null,
-            describe: [...assets.keys()].filter((p2) => p2.startsWith("manifests/")).map((p2) => `read each object of ${p2}; create it only when it is missing`).concat([`label ${first.name} as master`]),
+            describe: [...assets.keys()].filter((p2) => p2.startsWith("manifests/")).map((p2) => `read each object of ${p2}; create it only when it is missing`).concat(["the kubelet bootstrap token's Secret is created with expiration = a day after it is applied", `label ${first.name} as master`]),
             timeoutMs: 6 * MIN
           })
         ]
@@ -8124,6 +8124,7 @@ async function applyObjects(ctx) {
   const rolled = [];
   for (const o2 of objects) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
+    if (isBootstrapTokenSecret(o2)) continue;
     const name = `${o2.kind} ${o2.metadata.namespace ? `${o2.metadata.namespace}/` : ""}${o2.metadata.name}`;
     const r2 = REPLACEABLE.has(o2.kind) ? await applyObject(ctx, o2) : await createOnly(ctx, o2);
     if (r2 !== "unchanged") results.push(`${name} ${r2}`);
@@ -8244,6 +8245,7 @@ var init_membership = __esm({
     "use strict";
     import_yaml5 = __toESM(require("yaml"));
     init_render();
+    init_token();
     init_definition();
     init_record();
     init_client2();

@@ -173,6 +173,8 @@ export function resetPaths(def: ClusterDefinition, host: HostRole, assetPaths: r
       RUNTIME_STAMP_FILE,
     ])
       paths.add(p);
+  // containerd from the mirror is Bootdeck's own, its configuration directory too; a package's stays.
+  if (caps.criRuntime && def.spec.runtime.source === "mirror") paths.add("/etc/containerd");
   if (host.role === "master" && provisionsVip(def))
     for (const p of [ENDPOINT_PATHS.config, ENDPOINT_PATHS.unit, "/etc/bootdeck", "/etc/systemd/system/multi-user.target.wants/bootdeck-keepalived.service"]) paths.add(p);
   if (host.role === "master")

@@ -380,7 +380,8 @@ export const bootstrapActions: Record<string, Action> = {
   async pivot(ctx) {
     const first = ctx.resources.firstMaster;
     const api = ctx.resources.api();
-    const marker = `bootdeck-pivot-${ctx.runId.slice(4).toLowerCase().replace(/[^a-z0-9-]/g, "")}`;
+    // A DNS-1123 name whatever characters the run id has (ids may end in "-").
+    const marker = `bootdeck-pivot-${createHash("sha256").update(ctx.runId).digest("hex").slice(0, 16)}`;
     try {
       // Whether an earlier attempt already removed the bootstrap control plane is read from the host
       // (its manifests), never from the API: a mirror pod can lag behind a kubelet's registration, and
