@@ -61,7 +61,7 @@ var init_class = __esm({
           "value": "prisma-client"
         },
         "output": {
-          "value": "/work/main/lib/generated/prisma",
+          "value": "/work/wt/dr/lib/generated/prisma",
           "fromEnvVar": null
         },
         "config": {
@@ -76,7 +76,7 @@ var init_class = __esm({
           }
         ],
         "previewFeatures": [],
-        "sourceFilePath": "/work/main/prisma/schema.prisma",
+        "sourceFilePath": "/work/wt/dr/prisma/schema.prisma",
         "isCustomOutput": true
       },
       "relativePath": "../../../prisma",
@@ -158,18 +158,20 @@ model Credential {
 // The definition document (validated by lib/cluster/definition.ts) is the source of truth for what
 // the cluster should be; Host rows carry per-host state the engine learns (pinned key, facts).
 model Cluster {
-  id                String       @id // cl_\u2026
-  name              String       @unique
+  id                String        @id // cl_\u2026
+  name              String        @unique
   kubernetesVersion String
   definition        String // JSON ClusterDefinition, without secrets
-  createdAt         DateTime     @default(now())
-  updatedAt         DateTime     @updatedAt
+  createdAt         DateTime      @default(now())
+  updatedAt         DateTime      @updatedAt
   activeRunId       String? // the one run allowed at a time; set and cleared by guarded updates
-  revision          Int          @default(0) // counts edits of the definition; a run planned at another revision is stale
+  revision          Int           @default(0) // counts edits of the definition; a run planned at another revision is stale
   hosts             Host[]
   credentials       Credential[]
   assetSets         AssetSet[]
   runs              Run[]
+  backups           Backup[]
+  backupPolicy      BackupPolicy?
   nodesSeen         NodesSeen?
 }
 
@@ -316,8 +318,53 @@ model AuditEvent {
   @@index([at])
   @@index([action])
 }
+
+// An etcd snapshot of a cluster. The snapshot itself is a file in the data directory
+// (backups/<clusterId>/<id>.snapshot), encrypted with its own data key; the row holds that key sealed
+// with the master key, the GCM nonce and tag, and what the snapshot says about itself.
+model Backup {
+  id          String   @id // bk_\u2026
+  clusterId   String
+  cluster     Cluster  @relation(fields: [clusterId], references: [id], onDelete: Cascade)
+  runId       String?  @unique // the backup run that took it
+  trigger     String // manual | schedule
+  member      String // the etcd member (master) it was taken from
+  file        String // relative to the data directory
+  keyCipher   String // the file's AES-256-GCM data key, sealed with the master key
+  nonce       String // base64
+  tag         String // base64 GCM tag of the whole file
+  sha256      String // of the plain snapshot
+  size        Int // plain bytes
+  storedSize  Int // bytes on disk
+  revision    String // etcd revision of the snapshot (a uint64, as text)
+  totalKeys   Int
+  etcdVersion String
+  createdById String?
+  createdAt   DateTime @default(now())
+
+  @@index([clusterId, createdAt])
+}
+
+// A cluster's backup schedule and retention, and how its last scheduled attempt went.
+model BackupPolicy {
+  clusterId       String    @id
+  cluster         Cluster   @relation(fields: [clusterId], references: [id], onDelete: Cascade)
+  enabled         Boolean   @default(false)
+  intervalMinutes Int       @default(360)
+  keepLast        Int       @default(14) // the newest N backups are kept
+  keepDays        Int       @default(30) // older ones are deleted after N days (the newest is never deleted)
+  nextDueAt       DateTime?
+  lastAttemptAt   DateTime?
+  lastRunId       String?
+  lastStatus      String? // succeeded | failed | skipped
+  lastError       String?
+  lastSuccessAt   DateTime?
+  failures        Int       @default(0) // scheduled attempts that failed (or were skipped) since the last success
+  updatedAt       DateTime  @updatedAt
+  updatedBy       String?
+}
 `,
-      "inlineSchemaHash": "ae4bea4ef48e1b3e1c1eb74e733ea1eeacdbf7f5a740bc83c9a7719f03b9af04",
+      "inlineSchemaHash": "20d2a725525905e95e9476848e95202d9cc4ba02bbba33b6b50780c198281559",
       "copyEngine": true,
       "runtimeDataModel": {
         "models": {},
@@ -326,7 +373,7 @@ model AuditEvent {
       },
       "dirname": ""
     };
-    config.runtimeDataModel = JSON.parse('{"models":{"User":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"username","kind":"scalar","type":"String"},{"name":"displayName","kind":"scalar","type":"String"},{"name":"passwordHash","kind":"scalar","type":"String"},{"name":"role","kind":"scalar","type":"String"},{"name":"disabled","kind":"scalar","type":"Boolean"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"updatedAt","kind":"scalar","type":"DateTime"},{"name":"sessions","kind":"object","type":"Session","relationName":"SessionToUser"},{"name":"runs","kind":"object","type":"Run","relationName":"RunToUser"}],"dbName":null},"Session":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"userId","kind":"scalar","type":"String"},{"name":"user","kind":"object","type":"User","relationName":"SessionToUser"},{"name":"csrfToken","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"expiresAt","kind":"scalar","type":"DateTime"},{"name":"lastSeenAt","kind":"scalar","type":"DateTime"},{"name":"ip","kind":"scalar","type":"String"},{"name":"userAgent","kind":"scalar","type":"String"}],"dbName":null},"Credential":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"ClusterToCredential"},{"name":"name","kind":"scalar","type":"String"},{"name":"kind","kind":"scalar","type":"String"},{"name":"secretCipher","kind":"scalar","type":"String"},{"name":"passphraseCipher","kind":"scalar","type":"String"},{"name":"fingerprint","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"updatedAt","kind":"scalar","type":"DateTime"}],"dbName":null},"Cluster":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"name","kind":"scalar","type":"String"},{"name":"kubernetesVersion","kind":"scalar","type":"String"},{"name":"definition","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"updatedAt","kind":"scalar","type":"DateTime"},{"name":"activeRunId","kind":"scalar","type":"String"},{"name":"revision","kind":"scalar","type":"Int"},{"name":"hosts","kind":"object","type":"Host","relationName":"ClusterToHost"},{"name":"credentials","kind":"object","type":"Credential","relationName":"ClusterToCredential"},{"name":"assetSets","kind":"object","type":"AssetSet","relationName":"AssetSetToCluster"},{"name":"runs","kind":"object","type":"Run","relationName":"ClusterToRun"},{"name":"nodesSeen","kind":"object","type":"NodesSeen","relationName":"ClusterToNodesSeen"}],"dbName":null},"NodesSeen":{"fields":[{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"ClusterToNodesSeen"},{"name":"ready","kind":"scalar","type":"Int"},{"name":"total","kind":"scalar","type":"Int"},{"name":"seenAt","kind":"scalar","type":"DateTime"}],"dbName":null},"Host":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"ClusterToHost"},{"name":"position","kind":"scalar","type":"Int"},{"name":"name","kind":"scalar","type":"String"},{"name":"address","kind":"scalar","type":"String"},{"name":"sshPort","kind":"scalar","type":"Int"},{"name":"role","kind":"scalar","type":"String"},{"name":"hostKeyFingerprint","kind":"scalar","type":"String"},{"name":"hostKeyConfirmedAt","kind":"scalar","type":"DateTime"},{"name":"hostKeyConfirmedBy","kind":"scalar","type":"String"},{"name":"facts","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"updatedAt","kind":"scalar","type":"DateTime"},{"name":"steps","kind":"object","type":"Step","relationName":"HostToStep"}],"dbName":null},"AssetSet":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"AssetSetToCluster"},{"name":"version","kind":"scalar","type":"Int"},{"name":"options","kind":"scalar","type":"String"},{"name":"notAfter","kind":"scalar","type":"DateTime"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"assets","kind":"object","type":"Asset","relationName":"AssetToAssetSet"},{"name":"runs","kind":"object","type":"Run","relationName":"AssetSetToRun"}],"dbName":null},"Asset":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"assetSetId","kind":"scalar","type":"String"},{"name":"assetSet","kind":"object","type":"AssetSet","relationName":"AssetToAssetSet"},{"name":"path","kind":"scalar","type":"String"},{"name":"mode","kind":"scalar","type":"Int"},{"name":"sensitive","kind":"scalar","type":"Boolean"},{"name":"content","kind":"scalar","type":"String"},{"name":"sha256","kind":"scalar","type":"String"},{"name":"size","kind":"scalar","type":"Int"},{"name":"purpose","kind":"scalar","type":"String"}],"dbName":null},"Run":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"ClusterToRun"},{"name":"assetSetId","kind":"scalar","type":"String"},{"name":"assetSet","kind":"object","type":"AssetSet","relationName":"AssetSetToRun"},{"name":"type","kind":"scalar","type":"String"},{"name":"status","kind":"scalar","type":"String"},{"name":"plan","kind":"scalar","type":"String"},{"name":"definition","kind":"scalar","type":"String"},{"name":"definitionRevision","kind":"scalar","type":"Int"},{"name":"createdById","kind":"scalar","type":"String"},{"name":"createdBy","kind":"object","type":"User","relationName":"RunToUser"},{"name":"cancelRequested","kind":"scalar","type":"Boolean"},{"name":"workerId","kind":"scalar","type":"String"},{"name":"heartbeatAt","kind":"scalar","type":"DateTime"},{"name":"lastSeq","kind":"scalar","type":"Int"},{"name":"summary","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"startedAt","kind":"scalar","type":"DateTime"},{"name":"finishedAt","kind":"scalar","type":"DateTime"},{"name":"steps","kind":"object","type":"Step","relationName":"RunToStep"},{"name":"events","kind":"object","type":"RunEvent","relationName":"RunToRunEvent"}],"dbName":null},"Step":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"runId","kind":"scalar","type":"String"},{"name":"run","kind":"object","type":"Run","relationName":"RunToStep"},{"name":"hostId","kind":"scalar","type":"String"},{"name":"host","kind":"object","type":"Host","relationName":"HostToStep"},{"name":"phase","kind":"scalar","type":"String"},{"name":"key","kind":"scalar","type":"String"},{"name":"ordinal","kind":"scalar","type":"Int"},{"name":"title","kind":"scalar","type":"String"},{"name":"status","kind":"scalar","type":"String"},{"name":"attempts","kind":"scalar","type":"Int"},{"name":"command","kind":"scalar","type":"String"},{"name":"exitCode","kind":"scalar","type":"Int"},{"name":"output","kind":"scalar","type":"String"},{"name":"error","kind":"scalar","type":"String"},{"name":"hint","kind":"scalar","type":"String"},{"name":"startedAt","kind":"scalar","type":"DateTime"},{"name":"finishedAt","kind":"scalar","type":"DateTime"}],"dbName":null},"RunEvent":{"fields":[{"name":"id","kind":"scalar","type":"Int"},{"name":"runId","kind":"scalar","type":"String"},{"name":"run","kind":"object","type":"Run","relationName":"RunToRunEvent"},{"name":"seq","kind":"scalar","type":"Int"},{"name":"type","kind":"scalar","type":"String"},{"name":"hostId","kind":"scalar","type":"String"},{"name":"stepId","kind":"scalar","type":"String"},{"name":"data","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"}],"dbName":null},"AuditEvent":{"fields":[{"name":"id","kind":"scalar","type":"Int"},{"name":"at","kind":"scalar","type":"DateTime"},{"name":"userId","kind":"scalar","type":"String"},{"name":"username","kind":"scalar","type":"String"},{"name":"action","kind":"scalar","type":"String"},{"name":"target","kind":"scalar","type":"String"},{"name":"ip","kind":"scalar","type":"String"},{"name":"details","kind":"scalar","type":"String"}],"dbName":null}},"enums":{},"types":{}}');
+    config.runtimeDataModel = JSON.parse('{"models":{"User":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"username","kind":"scalar","type":"String"},{"name":"displayName","kind":"scalar","type":"String"},{"name":"passwordHash","kind":"scalar","type":"String"},{"name":"role","kind":"scalar","type":"String"},{"name":"disabled","kind":"scalar","type":"Boolean"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"updatedAt","kind":"scalar","type":"DateTime"},{"name":"sessions","kind":"object","type":"Session","relationName":"SessionToUser"},{"name":"runs","kind":"object","type":"Run","relationName":"RunToUser"}],"dbName":null},"Session":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"userId","kind":"scalar","type":"String"},{"name":"user","kind":"object","type":"User","relationName":"SessionToUser"},{"name":"csrfToken","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"expiresAt","kind":"scalar","type":"DateTime"},{"name":"lastSeenAt","kind":"scalar","type":"DateTime"},{"name":"ip","kind":"scalar","type":"String"},{"name":"userAgent","kind":"scalar","type":"String"}],"dbName":null},"Credential":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"ClusterToCredential"},{"name":"name","kind":"scalar","type":"String"},{"name":"kind","kind":"scalar","type":"String"},{"name":"secretCipher","kind":"scalar","type":"String"},{"name":"passphraseCipher","kind":"scalar","type":"String"},{"name":"fingerprint","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"updatedAt","kind":"scalar","type":"DateTime"}],"dbName":null},"Cluster":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"name","kind":"scalar","type":"String"},{"name":"kubernetesVersion","kind":"scalar","type":"String"},{"name":"definition","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"updatedAt","kind":"scalar","type":"DateTime"},{"name":"activeRunId","kind":"scalar","type":"String"},{"name":"revision","kind":"scalar","type":"Int"},{"name":"hosts","kind":"object","type":"Host","relationName":"ClusterToHost"},{"name":"credentials","kind":"object","type":"Credential","relationName":"ClusterToCredential"},{"name":"assetSets","kind":"object","type":"AssetSet","relationName":"AssetSetToCluster"},{"name":"runs","kind":"object","type":"Run","relationName":"ClusterToRun"},{"name":"backups","kind":"object","type":"Backup","relationName":"BackupToCluster"},{"name":"backupPolicy","kind":"object","type":"BackupPolicy","relationName":"BackupPolicyToCluster"},{"name":"nodesSeen","kind":"object","type":"NodesSeen","relationName":"ClusterToNodesSeen"}],"dbName":null},"NodesSeen":{"fields":[{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"ClusterToNodesSeen"},{"name":"ready","kind":"scalar","type":"Int"},{"name":"total","kind":"scalar","type":"Int"},{"name":"seenAt","kind":"scalar","type":"DateTime"}],"dbName":null},"Host":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"ClusterToHost"},{"name":"position","kind":"scalar","type":"Int"},{"name":"name","kind":"scalar","type":"String"},{"name":"address","kind":"scalar","type":"String"},{"name":"sshPort","kind":"scalar","type":"Int"},{"name":"role","kind":"scalar","type":"String"},{"name":"hostKeyFingerprint","kind":"scalar","type":"String"},{"name":"hostKeyConfirmedAt","kind":"scalar","type":"DateTime"},{"name":"hostKeyConfirmedBy","kind":"scalar","type":"String"},{"name":"facts","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"updatedAt","kind":"scalar","type":"DateTime"},{"name":"steps","kind":"object","type":"Step","relationName":"HostToStep"}],"dbName":null},"AssetSet":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"AssetSetToCluster"},{"name":"version","kind":"scalar","type":"Int"},{"name":"options","kind":"scalar","type":"String"},{"name":"notAfter","kind":"scalar","type":"DateTime"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"assets","kind":"object","type":"Asset","relationName":"AssetToAssetSet"},{"name":"runs","kind":"object","type":"Run","relationName":"AssetSetToRun"}],"dbName":null},"Asset":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"assetSetId","kind":"scalar","type":"String"},{"name":"assetSet","kind":"object","type":"AssetSet","relationName":"AssetToAssetSet"},{"name":"path","kind":"scalar","type":"String"},{"name":"mode","kind":"scalar","type":"Int"},{"name":"sensitive","kind":"scalar","type":"Boolean"},{"name":"content","kind":"scalar","type":"String"},{"name":"sha256","kind":"scalar","type":"String"},{"name":"size","kind":"scalar","type":"Int"},{"name":"purpose","kind":"scalar","type":"String"}],"dbName":null},"Run":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"ClusterToRun"},{"name":"assetSetId","kind":"scalar","type":"String"},{"name":"assetSet","kind":"object","type":"AssetSet","relationName":"AssetSetToRun"},{"name":"type","kind":"scalar","type":"String"},{"name":"status","kind":"scalar","type":"String"},{"name":"plan","kind":"scalar","type":"String"},{"name":"definition","kind":"scalar","type":"String"},{"name":"definitionRevision","kind":"scalar","type":"Int"},{"name":"createdById","kind":"scalar","type":"String"},{"name":"createdBy","kind":"object","type":"User","relationName":"RunToUser"},{"name":"cancelRequested","kind":"scalar","type":"Boolean"},{"name":"workerId","kind":"scalar","type":"String"},{"name":"heartbeatAt","kind":"scalar","type":"DateTime"},{"name":"lastSeq","kind":"scalar","type":"Int"},{"name":"summary","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"},{"name":"startedAt","kind":"scalar","type":"DateTime"},{"name":"finishedAt","kind":"scalar","type":"DateTime"},{"name":"steps","kind":"object","type":"Step","relationName":"RunToStep"},{"name":"events","kind":"object","type":"RunEvent","relationName":"RunToRunEvent"}],"dbName":null},"Step":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"runId","kind":"scalar","type":"String"},{"name":"run","kind":"object","type":"Run","relationName":"RunToStep"},{"name":"hostId","kind":"scalar","type":"String"},{"name":"host","kind":"object","type":"Host","relationName":"HostToStep"},{"name":"phase","kind":"scalar","type":"String"},{"name":"key","kind":"scalar","type":"String"},{"name":"ordinal","kind":"scalar","type":"Int"},{"name":"title","kind":"scalar","type":"String"},{"name":"status","kind":"scalar","type":"String"},{"name":"attempts","kind":"scalar","type":"Int"},{"name":"command","kind":"scalar","type":"String"},{"name":"exitCode","kind":"scalar","type":"Int"},{"name":"output","kind":"scalar","type":"String"},{"name":"error","kind":"scalar","type":"String"},{"name":"hint","kind":"scalar","type":"String"},{"name":"startedAt","kind":"scalar","type":"DateTime"},{"name":"finishedAt","kind":"scalar","type":"DateTime"}],"dbName":null},"RunEvent":{"fields":[{"name":"id","kind":"scalar","type":"Int"},{"name":"runId","kind":"scalar","type":"String"},{"name":"run","kind":"object","type":"Run","relationName":"RunToRunEvent"},{"name":"seq","kind":"scalar","type":"Int"},{"name":"type","kind":"scalar","type":"String"},{"name":"hostId","kind":"scalar","type":"String"},{"name":"stepId","kind":"scalar","type":"String"},{"name":"data","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"}],"dbName":null},"AuditEvent":{"fields":[{"name":"id","kind":"scalar","type":"Int"},{"name":"at","kind":"scalar","type":"DateTime"},{"name":"userId","kind":"scalar","type":"String"},{"name":"username","kind":"scalar","type":"String"},{"name":"action","kind":"scalar","type":"String"},{"name":"target","kind":"scalar","type":"String"},{"name":"ip","kind":"scalar","type":"String"},{"name":"details","kind":"scalar","type":"String"}],"dbName":null},"Backup":{"fields":[{"name":"id","kind":"scalar","type":"String"},{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"BackupToCluster"},{"name":"runId","kind":"scalar","type":"String"},{"name":"trigger","kind":"scalar","type":"String"},{"name":"member","kind":"scalar","type":"String"},{"name":"file","kind":"scalar","type":"String"},{"name":"keyCipher","kind":"scalar","type":"String"},{"name":"nonce","kind":"scalar","type":"String"},{"name":"tag","kind":"scalar","type":"String"},{"name":"sha256","kind":"scalar","type":"String"},{"name":"size","kind":"scalar","type":"Int"},{"name":"storedSize","kind":"scalar","type":"Int"},{"name":"revision","kind":"scalar","type":"String"},{"name":"totalKeys","kind":"scalar","type":"Int"},{"name":"etcdVersion","kind":"scalar","type":"String"},{"name":"createdById","kind":"scalar","type":"String"},{"name":"createdAt","kind":"scalar","type":"DateTime"}],"dbName":null},"BackupPolicy":{"fields":[{"name":"clusterId","kind":"scalar","type":"String"},{"name":"cluster","kind":"object","type":"Cluster","relationName":"BackupPolicyToCluster"},{"name":"enabled","kind":"scalar","type":"Boolean"},{"name":"intervalMinutes","kind":"scalar","type":"Int"},{"name":"keepLast","kind":"scalar","type":"Int"},{"name":"keepDays","kind":"scalar","type":"Int"},{"name":"nextDueAt","kind":"scalar","type":"DateTime"},{"name":"lastAttemptAt","kind":"scalar","type":"DateTime"},{"name":"lastRunId","kind":"scalar","type":"String"},{"name":"lastStatus","kind":"scalar","type":"String"},{"name":"lastError","kind":"scalar","type":"String"},{"name":"lastSuccessAt","kind":"scalar","type":"DateTime"},{"name":"failures","kind":"scalar","type":"Int"},{"name":"updatedAt","kind":"scalar","type":"DateTime"},{"name":"updatedBy","kind":"scalar","type":"String"}],"dbName":null}},"enums":{},"types":{}}');
     config.engineWasm = void 0;
     config.compilerWasm = {
       getRuntime: async () => await import("@prisma/client/runtime/query_compiler_bg.sqlite.mjs"),
@@ -798,8 +845,8 @@ function parseCidr(text) {
   const prefix = Number(prefixText);
   if (prefix < 1 || prefix > 30) return "prefix length must be from 1 to 30";
   const addr = ipv4ToInt(ip);
-  const size = 2 ** (32 - prefix);
-  const base = addr - addr % size;
+  const size2 = 2 ** (32 - prefix);
+  const base = addr - addr % size2;
   if (base !== addr) return `has host bits set; did you mean ${intToIpv4(base)}/${prefix}?`;
   return { base, prefix, text };
 }
@@ -825,9 +872,9 @@ var init_ip = __esm({
 });
 
 // lib/cluster/definition.ts
-function formatPath(path20) {
-  if (path20.length === 0) return "(document)";
-  return path20.map((p2, i) => typeof p2 === "number" ? `[${p2}]` : i === 0 ? clip(String(p2)) : `.${clip(String(p2))}`).join("");
+function formatPath(path22) {
+  if (path22.length === 0) return "(document)";
+  return path22.map((p2, i) => typeof p2 === "number" ? `[${p2}]` : i === 0 ? clip(String(p2)) : `.${clip(String(p2))}`).join("");
 }
 function clip(s2) {
   return s2.length > 40 ? `${s2.slice(0, 40)}\u2026` : s2;
@@ -879,6 +926,10 @@ function crossCheck(input) {
   }
   if (svc && 2 ** (32 - svc.prefix) < 16 && dnsIp === void 0)
     errors.push({ path: "spec.network.serviceCidr", message: "is too small: it needs at least 16 addresses (the DNS service IP is its 10th)" });
+  const kube = obj(spec.kubernetes);
+  const profile = str(kube?.version) ? findVersionProfile(str(kube?.version)) : void 0;
+  if (str(kube?.controlPlane) === "static" && profile?.hyperkube)
+    errors.push({ path: "spec.kubernetes.controlPlane", message: `static needs Kubernetes 1.24 or later; ${str(kube?.version)} runs the legacy self-hosted control plane only` });
   const images2 = obj(spec.images);
   if (images2 && (images2.ca !== void 0 || images2.auth !== void 0) && !str(images2.registry))
     errors.push({ path: "spec.images.registry", message: "is required when a registry CA or credentials are given" });
@@ -948,16 +999,16 @@ function crossCheck(input) {
   });
   return { errors, warnings };
 }
-function cidrAt(value, path20, errors) {
+function cidrAt(value, path22, errors) {
   if (typeof value !== "string") return void 0;
   const parsed = parseCidr(value);
   if (typeof parsed === "string") {
-    errors.push({ path: path20, message: parsed });
+    errors.push({ path: path22, message: parsed });
     return void 0;
   }
   return parsed;
 }
-var import_zod2, API_VERSION, limits, dnsLabel, port, address, sshUser, sha256, cidr, labelName, labels, bastion, hostRoles, host, credentialTypes, credential, apiEndpointTypes, networkProviders, controlPlaneModes, runtimeSources, cgroupDrivers, httpUrl, registryPrefix, pemCertificate, clusterDefinitionSchema, article, obj, str;
+var import_zod2, API_VERSION, limits, dnsLabel, port, address, sshUser, sha256, cidr, labelName, labels, bastion, hostRoles, host, credentialTypes, credential, apiEndpointTypes, networkProviders, controlPlaneModes, isStaticControlPlane, runtimeSources, cgroupDrivers, httpUrl, registryPrefix, pemCertificate, clusterDefinitionSchema, article, obj, str;
 var init_definition = __esm({
   "lib/cluster/definition.ts"() {
     "use strict";
@@ -1030,7 +1081,8 @@ var init_definition = __esm({
     });
     apiEndpointTypes = ["first-master", "dns", "vip"];
     networkProviders = ["flannel"];
-    controlPlaneModes = ["self-hosted"];
+    controlPlaneModes = ["self-hosted", "static"];
+    isStaticControlPlane = (def) => def.spec.kubernetes.controlPlane === "static";
     runtimeSources = ["mirror", "packages"];
     cgroupDrivers = ["systemd", "cgroupfs"];
     httpUrl = import_zod2.z.string().max(limits.url).refine(isMirrorUrl, "must be an http:// or https:// URL without credentials, e.g. https://mirror.example.com/dl.k8s.io/release");
@@ -1048,7 +1100,7 @@ var init_definition = __esm({
             const problem = findVersionProfile(v) ? void 0 : versionProblem(v);
             if (problem) ctx.addIssue({ code: "custom", message: problem });
           }),
-          controlPlane: import_zod2.z.enum(controlPlaneModes, { error: "must be self-hosted" }).default("self-hosted"),
+          controlPlane: import_zod2.z.enum(controlPlaneModes, { error: "must be self-hosted or static" }).default("self-hosted"),
           /**
            * From 1.35 the kubelet refuses cgroup v1 hosts unless told otherwise. true: run on v1 anyway
            * (preflight warns); false: preflight refuses v1 hosts.
@@ -1339,13 +1391,13 @@ async function findClusterIdByName({ name }) {
   return (await getDb().cluster.findUnique({ where: { name }, select: { id: true } }))?.id;
 }
 async function getExportableDefinition({ id }) {
-  const view = await getClusterOrThrow({ id });
-  const byName = new Map(view.credentials.map((c) => [c.name, c]));
+  const view2 = await getClusterOrThrow({ id });
+  const byName = new Map(view2.credentials.map((c) => [c.name, c]));
   return {
-    ...view.definition,
+    ...view2.definition,
     spec: {
-      ...view.definition.spec,
-      credentials: view.definition.spec.credentials.map((c) => {
+      ...view2.definition.spec,
+      credentials: view2.definition.spec.credentials.map((c) => {
         const stored = byName.get(c.name);
         return stored?.fingerprint ? { ...c, fingerprint: stored.fingerprint } : c;
       })
@@ -1460,18 +1512,18 @@ function sealSecrets(def, secrets, stored) {
     const s2 = secrets[c.name] ?? {};
     const prev = stored.get(c.name);
     const keep = prev && prev.kind === c.type ? prev : void 0;
-    const path20 = `secrets.${c.name}`;
+    const path22 = `secrets.${c.name}`;
     if (c.type === "agent") return { name: c.name, kind: c.type, secretCipher: null, passphraseCipher: null, fingerprint: null };
     if (c.type === "password") {
       if (s2.password) return { name: c.name, kind: c.type, secretCipher: encryptSecret(s2.password), passphraseCipher: null, fingerprint: null };
       if (keep?.secretCipher) return { name: c.name, kind: c.type, secretCipher: keep.secretCipher, passphraseCipher: null, fingerprint: null };
-      errors.push({ path: `${path20}.password`, message: "is required for a password credential" });
+      errors.push({ path: `${path22}.password`, message: "is required for a password credential" });
       return { name: c.name, kind: c.type, secretCipher: null, passphraseCipher: null, fingerprint: null };
     }
     if (s2.privateKey) {
       const check = checkPrivateKey(s2.privateKey, s2.passphrase);
       if (!check.ok) {
-        errors.push({ path: `${path20}.${/passphrase/.test(check.reason) ? "passphrase" : "privateKey"}`, message: check.reason });
+        errors.push({ path: `${path22}.${/passphrase/.test(check.reason) ? "passphrase" : "privateKey"}`, message: check.reason });
         return { name: c.name, kind: c.type, secretCipher: null, passphraseCipher: null, fingerprint: null };
       }
       return {
@@ -1483,7 +1535,7 @@ function sealSecrets(def, secrets, stored) {
       };
     }
     if (keep?.secretCipher) return { name: c.name, kind: c.type, secretCipher: keep.secretCipher, passphraseCipher: keep.passphraseCipher, fingerprint: keep.fingerprint };
-    errors.push({ path: `${path20}.privateKey`, message: "is required: paste or upload the private key" });
+    errors.push({ path: `${path22}.privateKey`, message: "is required: paste or upload the private key" });
     return { name: c.name, kind: c.type, secretCipher: null, passphraseCipher: null, fingerprint: null };
   });
   if (errors.length) throw new ValidationError(errors);
@@ -1515,18 +1567,18 @@ var isCertificatePath;
 var init_cert_details = __esm({
   "lib/assets/cert-details.ts"() {
     "use strict";
-    isCertificatePath = (path20) => path20.endsWith(".crt");
+    isCertificatePath = (path22) => path22.endsWith(".crt");
   }
 });
 
 // lib/assets/keep.ts
 function keptPkiFrom(files) {
-  const certs = /* @__PURE__ */ new Map();
-  for (const [path20, certPem] of files) {
-    if (!path20.startsWith("tls/") || !path20.endsWith(".crt")) continue;
-    const stem = path20.slice(0, -".crt".length);
+  const certs2 = /* @__PURE__ */ new Map();
+  for (const [path22, certPem] of files) {
+    if (!path22.startsWith("tls/") || !path22.endsWith(".crt")) continue;
+    const stem = path22.slice(0, -".crt".length);
     const keyPem = files.get(`${stem}.key`);
-    if (keyPem) certs.set(stem, { certPem, keyPem });
+    if (keyPem) certs2.set(stem, { certPem, keyPem });
   }
   const saKey = files.get("tls/service-account.key");
   const saPub = files.get("tls/service-account.pub");
@@ -1535,7 +1587,7 @@ function keptPkiFrom(files) {
   const kubelet = files.get("auth/kubeconfig-kubelet");
   const token = kubelet ? import_yaml.default.parse(kubelet).users?.[0]?.user?.token : void 0;
   if (!token) throw new NothingToKeepError("the asset set has no kubelet bootstrap token (auth/kubeconfig-kubelet): it cannot be kept");
-  return { certs, serviceAccount: { keyPem: saKey, pubPem: saPub }, token };
+  return { certs: certs2, serviceAccount: { keyPem: saKey, pubPem: saPub }, token };
 }
 function sansOf(cert) {
   return new Set(
@@ -1642,6 +1694,7 @@ function capabilitiesFor(version) {
     apiserverPortSharing: minor >= 19,
     cgroupV1Refused: minor >= 35,
     etcdHealthEndpoints: minor >= 34,
+    etcdRestoreBumpsRevision: minor >= 34,
     apiserverShutdownDelay: minor >= 34
   };
 }
@@ -1742,7 +1795,7 @@ function authenticationConfig() {
 }
 function apiserverProbes(ctx) {
   if (!ctx.caps.anonymousEndpoints) return {};
-  const get = (path20) => ({ httpGet: { path: path20, port: securePort(ctx), scheme: "HTTPS" } });
+  const get = (path22) => ({ httpGet: { path: path22, port: securePort(ctx), scheme: "HTTPS" } });
   return {
     livenessProbe: { ...get("/livez"), initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 8 },
     readinessProbe: { ...get("/readyz"), periodSeconds: 1, timeoutSeconds: 15, failureThreshold: 3 },
@@ -1855,14 +1908,14 @@ function bootstrapSecretFiles(assetPaths) {
   }
   return out;
 }
-function staticPod(ctx, name, image, command, probes) {
+function staticPod(ctx, name, image, command, probes, opts) {
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: `bootstrap-${name}`, namespace: "kube-system", labels: { "k8s-app": `bootstrap-${name}`, tier: "control-plane" } },
+    metadata: { name: `${opts.prefix}${name}`, namespace: "kube-system", labels: { "k8s-app": `${opts.prefix}${name}`, tier: "control-plane" } },
     spec: {
       hostNetwork: true,
-      priorityClassName: ctx.caps.priorityClasses ? "system-node-critical" : void 0,
+      priorityClassName: ctx.caps.priorityClasses ? opts.priorityClass : void 0,
       containers: [
         {
           name,
@@ -1877,34 +1930,38 @@ function staticPod(ctx, name, image, command, probes) {
         }
       ],
       volumes: [
-        { name: "secrets", hostPath: { path: BOOTSTRAP_SECRETS_HOST_DIR } },
+        { name: "secrets", hostPath: { path: opts.secretsHostDir } },
         { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } }
       ]
     }
   };
 }
-function bootstrapManifests(ctx) {
+function controlPlanePods(ctx, opts) {
   const { images: images2 } = ctx;
   return [
-    {
-      path: "bootstrap-manifests/bootstrap-apiserver.yaml",
-      purpose: "temporary API server static pod on the first master, until the pivot",
-      objects: [staticPod(ctx, "kube-apiserver", images2.apiserver, apiserverCommand(ctx), apiserverProbes(ctx))]
-    },
-    {
-      path: "bootstrap-manifests/bootstrap-controller-manager.yaml",
-      purpose: "temporary controller-manager static pod on the first master, until the pivot",
-      objects: [staticPod(ctx, "kube-controller-manager", images2.controllerManager, controllerManagerCommand(ctx, `${SECRETS_DIR}/kubeconfig-controller-manager`), componentProbe(ctx, CONTROLLER_MANAGER_PORT))]
-    },
-    {
-      path: "bootstrap-manifests/bootstrap-scheduler.yaml",
-      purpose: "temporary scheduler static pod on the first master, until the pivot",
-      objects: [staticPod(ctx, "kube-scheduler", images2.scheduler, schedulerCommand(ctx, `${SECRETS_DIR}/kubeconfig-scheduler`), componentProbe(ctx, SCHEDULER_PORT))]
-    }
+    staticPod(ctx, "kube-apiserver", images2.apiserver, apiserverCommand(ctx), apiserverProbes(ctx), opts),
+    staticPod(ctx, "kube-controller-manager", images2.controllerManager, controllerManagerCommand(ctx, `${SECRETS_DIR}/kubeconfig-controller-manager`), componentProbe(ctx, CONTROLLER_MANAGER_PORT), opts),
+    staticPod(ctx, "kube-scheduler", images2.scheduler, schedulerCommand(ctx, `${SECRETS_DIR}/kubeconfig-scheduler`), componentProbe(ctx, SCHEDULER_PORT), opts)
+  ];
+}
+function bootstrapManifests(ctx) {
+  const [apiserver, controllerManager, scheduler] = controlPlanePods(ctx, { prefix: "bootstrap-", secretsHostDir: BOOTSTRAP_SECRETS_HOST_DIR, priorityClass: "system-node-critical" });
+  return [
+    { path: "bootstrap-manifests/bootstrap-apiserver.yaml", purpose: "temporary API server static pod on the first master, until the pivot", objects: [apiserver] },
+    { path: "bootstrap-manifests/bootstrap-controller-manager.yaml", purpose: "temporary controller-manager static pod on the first master, until the pivot", objects: [controllerManager] },
+    { path: "bootstrap-manifests/bootstrap-scheduler.yaml", purpose: "temporary scheduler static pod on the first master, until the pivot", objects: [scheduler] }
+  ];
+}
+function staticControlPlaneManifests(ctx) {
+  const [apiserver, controllerManager, scheduler] = controlPlanePods(ctx, { prefix: "", secretsHostDir: STATIC_SECRETS_HOST_DIR, priorityClass: "system-node-critical" });
+  return [
+    { path: "static-manifests/kube-apiserver.yaml", purpose: `API server static pod on every master (secrets in ${STATIC_SECRETS_HOST_DIR})`, objects: [apiserver] },
+    { path: "static-manifests/kube-controller-manager.yaml", purpose: "controller-manager static pod on every master (leader-elected; its master's API server on loopback)", objects: [controllerManager] },
+    { path: "static-manifests/kube-scheduler.yaml", purpose: "scheduler static pod on every master (leader-elected; its master's API server on loopback)", objects: [scheduler] }
   ];
 }
 function etcdProbes() {
-  const get = (path20) => ({ httpGet: { host: "127.0.0.1", path: path20, port: ETCD_METRICS_PORT, scheme: "HTTP" } });
+  const get = (path22) => ({ httpGet: { host: "127.0.0.1", path: path22, port: ETCD_METRICS_PORT, scheme: "HTTP" } });
   return {
     livenessProbe: { ...get("/livez"), initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 8 },
     readinessProbe: { ...get("/readyz"), periodSeconds: 1, timeoutSeconds: 15, failureThreshold: 3 },
@@ -1927,7 +1984,7 @@ function etcdManifests(ctx, joining = []) {
   const listed = (ms) => ms.map((m) => `${m.name}=${m.peerUrl}`).join(",");
   return members.map((m) => {
     const j = joiners.findIndex((x) => x.name === m.name);
-    const initialCluster = j < 0 ? listed(founders) : listed([...founders, ...joiners.slice(0, j + 1)]);
+    const initialCluster2 = j < 0 ? listed(founders) : listed([...founders, ...joiners.slice(0, j + 1)]);
     const any = m.address.includes(":") ? "[::]" : "0.0.0.0";
     const d = ETCD_HOST_DIR;
     return {
@@ -1953,7 +2010,7 @@ function etcdManifests(ctx, joining = []) {
                   `--advertise-client-urls=${m.clientUrl}`,
                   `--listen-peer-urls=https://${any}:2380`,
                   `--initial-advertise-peer-urls=${m.peerUrl}`,
-                  `--initial-cluster=${initialCluster}`,
+                  `--initial-cluster=${initialCluster2}`,
                   `--initial-cluster-state=${j < 0 ? "new" : "existing"}`,
                   `--initial-cluster-token=${ctx.def.metadata.name}`,
                   `--cert-file=${d}/server.crt`,
@@ -1983,12 +2040,13 @@ function etcdManifests(ctx, joining = []) {
     };
   });
 }
-var ETCD_HOST_DIR, ETCD_METRICS_PORT;
+var STATIC_SECRETS_HOST_DIR, ETCD_HOST_DIR, ETCD_METRICS_PORT;
 var init_bootstrap_manifests = __esm({
   "lib/assets/bootstrap-manifests.ts"() {
     "use strict";
     init_context();
     init_flags();
+    STATIC_SECRETS_HOST_DIR = "/etc/kubernetes/control-plane-secrets";
     ETCD_HOST_DIR = "/etc/kubernetes/etcd";
     ETCD_METRICS_PORT = 2381;
   }
@@ -2292,14 +2350,14 @@ async function issueCertificates(plan, opts) {
   const notBefore = new Date(opts.now.getTime() - BACKDATE_MS);
   const caNotAfter = new Date(opts.now.getTime() + opts.caValidityDays * DAY_MS);
   const endOf = (pem) => new Date(new import_node_crypto8.X509Certificate(pem).validTo);
-  const certs = /* @__PURE__ */ new Map();
+  const certs2 = /* @__PURE__ */ new Map();
   const issue = async (entry) => {
     const key = await keyOf(entry.name);
     if (entry.name === CA && imported)
       return { entry, certDer: imported.der, certPem: certificatePem(imported.der), keyPem: privateKeyPem(key.privateKey), key };
     const kept = opts.kept?.get(entry.name);
     if (kept) return { entry, certDer: certificateDer(kept.certPem), certPem: kept.certPem, keyPem: kept.keyPem, key };
-    const issuer = entry.issuer ? await certs.get(entry.issuer) : void 0;
+    const issuer = entry.issuer ? await certs2.get(entry.issuer) : void 0;
     if (entry.issuer && !issuer) throw new Error(`issuer ${entry.issuer} of ${entry.name} is not planned before it`);
     const issuerEnd = issuer ? issuer.entry.name === CA && imported || opts.kept?.has(issuer.entry.name) ? endOf(issuer.certPem) : caNotAfter : caNotAfter;
     const wanted = entry.isCa ? caNotAfter : new Date(opts.now.getTime() + opts.leafValidityDays * DAY_MS);
@@ -2318,8 +2376,8 @@ async function issueCertificates(plan, opts) {
     opts.onStep?.(`certificate ${entry.stem}.crt`);
     return { entry, certDer, certPem: certificatePem(certDer), keyPem: privateKeyPem(key.privateKey), key };
   };
-  for (const entry of plan) if (isCertEntry(entry)) certs.set(entry.name, issue(entry));
-  const [sa, ...settled] = await Promise.allSettled([keyOf("service-account"), ...certs.values()]);
+  for (const entry of plan) if (isCertEntry(entry)) certs2.set(entry.name, issue(entry));
+  const [sa, ...settled] = await Promise.allSettled([keyOf("service-account"), ...certs2.values()]);
   const out = /* @__PURE__ */ new Map();
   for (const s2 of settled) {
     if (s2.status === "rejected") throw s2.reason;
@@ -3313,11 +3371,10 @@ var init_control_plane = __esm({
 
 // lib/assets/manifests/index.ts
 function selfHostedManifests(ctx) {
+  const controlPlane = isStaticControlPlane(ctx.def) ? [] : [...apiserverManifests(ctx), ...controllerManagerManifests(ctx), ...schedulerManifests(ctx)];
   return [
     ...bootstrapAuthManifests(ctx),
-    ...apiserverManifests(ctx),
-    ...controllerManagerManifests(ctx),
-    ...schedulerManifests(ctx),
+    ...controlPlane,
     ...checkpointerManifests(ctx),
     ...kubeProxyManifests(ctx),
     ...corednsManifests(ctx),
@@ -3327,12 +3384,13 @@ function selfHostedManifests(ctx) {
 function selfHostedObjectsInOrder(files) {
   const all = files.flatMap((f) => f.objects.map((object, i) => ({ path: f.path, object, i })));
   all.sort((a, b) => rank(a.object.kind) - rank(b.object.kind) || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.i - b.i));
-  return all.map(({ path: path20, object }) => ({ path: path20, object }));
+  return all.map(({ path: path22, object }) => ({ path: path22, object }));
 }
 var kindOrder, rank;
 var init_manifests = __esm({
   "lib/assets/manifests/index.ts"() {
     "use strict";
+    init_definition();
     init_addons();
     init_bootstrap_auth();
     init_control_plane();
@@ -3508,7 +3566,7 @@ async function renderAssets(input, options = {}) {
   });
   const token = options.keep ? parseBootstrapToken(options.keep.token) : generateBootstrapToken(random);
   const drafts = [];
-  const add = (path20, content, sensitive, purpose) => drafts.push({ path: path20, content, sensitive, purpose });
+  const add = (path22, content, sensitive, purpose) => drafts.push({ path: path22, content, sensitive, purpose });
   for (const entry of plan) {
     if (!isCertEntry(entry)) continue;
     const c = pki.certs.get(entry.name);
@@ -3541,7 +3599,14 @@ async function renderAssets(input, options = {}) {
   if (!caps.bootstrapTokens) add("auth/known-tokens.csv", `${token.token},kubelet,kubelet,"system:nodes"
 `, true, "API server token file with the kubelets' token (1.5 has no bootstrap tokens)");
   const ctx = { def, derived, caps, images: imagesFor(caps, def.spec.images.registry), pki, token, files: new Map(drafts.map((d) => [d.path, d.content])) };
-  const manifestFiles2 = [...bootstrapManifests(ctx), ...etcdManifests(ctx, options.joiningMembers ?? []), ...selfHostedManifests(ctx), ...caps.checkpoint === "host" ? [checkpointManifest(ctx)] : []];
+  const hostCheckpoint = caps.checkpoint === "host" && !isStaticControlPlane(def);
+  const manifestFiles2 = [
+    ...bootstrapManifests(ctx),
+    ...etcdManifests(ctx, options.joiningMembers ?? []),
+    ...selfHostedManifests(ctx),
+    ...hostCheckpoint ? [checkpointManifest(ctx)] : [],
+    ...isStaticControlPlane(def) ? staticControlPlaneManifests(ctx) : []
+  ];
   for (const f of manifestFiles2) add(f.path, toYamlDocuments(f.objects), f.sensitive === true, f.purpose);
   add("kubelet/kubelet.service", kubeletUnit(caps), false, "kubelet systemd unit (/etc/systemd/system/kubelet.service), Restart=always");
   add("kubelet/10-bootdeck.conf", kubeletDropIn(caps, def, derived), false, "kubelet unit drop-in with the flags valid for this version (kubelet.service.d/10-bootdeck.conf)");
@@ -3549,7 +3614,7 @@ async function renderAssets(input, options = {}) {
     add("kubelet/config-master.yaml", kubeletConfiguration(caps, def, derived, "master"), false, "KubeletConfiguration for masters (/var/lib/kubelet/config.yaml; registers with the control-plane taint)");
     if (derived.workers.length > 0) add("kubelet/config-worker.yaml", kubeletConfiguration(caps, def, derived, "worker"), false, "KubeletConfiguration for workers (/var/lib/kubelet/config.yaml)");
   }
-  if (caps.checkpoint === "host") {
+  if (hostCheckpoint) {
     add("checkpoint/bootdeck-checkpoint", checkpointScript(ctx), false, `the checkpoint watchdog on masters (${CHECKPOINT_PATHS.script})`);
     add("checkpoint/bootdeck-checkpoint.service", checkpointUnit(), false, `its systemd unit (${CHECKPOINT_PATHS.unit})`);
   }
@@ -3581,18 +3646,19 @@ async function renderAssets(input, options = {}) {
 }
 function keptEntries(plan, keep, required) {
   const keys = { "service-account": keep.serviceAccount.keyPem };
-  const certs = /* @__PURE__ */ new Map();
+  const certs2 = /* @__PURE__ */ new Map();
   const entries = plan.filter(isCertEntry);
   const byName = new Map(entries.map((e) => [e.name, e]));
   for (const entry of entries) {
     const prev = keep.certs.get(entry.stem);
     if (!prev) continue;
     keys[entry.name] = prev.keyPem;
+    if (keep.reissue === "leaves" && !entry.isCa) continue;
     const issuer = entry.issuer ? byName.get(entry.issuer) : void 0;
-    const issuerPem = issuer ? certs.has(issuer.name) ? keep.certs.get(issuer.stem)?.certPem : void 0 : void 0;
-    if (keptCertificateFits(entry, prev.certPem, issuerPem, required(entry))) certs.set(entry.name, prev);
+    const issuerPem = issuer ? certs2.has(issuer.name) ? keep.certs.get(issuer.stem)?.certPem : void 0 : void 0;
+    if (keptCertificateFits(entry, prev.certPem, issuerPem, required(entry))) certs2.set(entry.name, prev);
   }
-  return { keys, certs };
+  return { keys, certs: certs2 };
 }
 var import_node_crypto10, FILE_MODE, DIR_MODE;
 var init_render = __esm({
@@ -3744,8 +3810,8 @@ var init_store = __esm({
 });
 
 // lib/assets/render-jobs.ts
-async function awaitRunningRender(clusterId) {
-  for (const j of jobs.values()) if (j.clusterId === clusterId && j.status === "running") await j.settled?.catch(() => void 0);
+async function awaitRunningRender(clusterId2) {
+  for (const j of jobs.values()) if (j.clusterId === clusterId2 && j.status === "running") await j.settled?.catch(() => void 0);
 }
 var KEEP_MS, holder2, jobs;
 var init_render_jobs = __esm({
@@ -4048,8 +4114,8 @@ function parsePreflight(text) {
     else if (key === "arch") probe2.arch = value;
     else if (key === "module") probe2.modules[value.split(" ")[0] ?? ""] = true;
     else if (key === "containerd") {
-      const [path20 = "", version = ""] = value.split(" ");
-      probe2.containerd = { path: path20, version: version.replace(/^v/, "") };
+      const [path22 = "", version = ""] = value.split(" ");
+      probe2.containerd = { path: path22, version: version.replace(/^v/, "") };
     } else if (key === "runtimeSocket") probe2.runtimeSocket = true;
     else if (key === "docker") probe2.docker = true;
     else if (key === "containerdCandidate") probe2.containerdCandidate = value === "(none)" ? "" : value;
@@ -4233,7 +4299,7 @@ function kubeletFiles(caps, host3) {
   if (host3.role === "master") files.push({ asset: "auth/kubeconfig", path: kubeconfigPath, mode: SECRET });
   else files.push({ asset: "auth/kubeconfig-kubelet", path: caps.bootstrapTokens ? KUBELET_PATHS.bootstrapKubeconfig : kubeconfigPath, mode: SECRET });
   if (host3.role === "master") {
-    for (const [asset, path20] of Object.entries(etcdMemberFiles(host3.name))) files.push({ asset, path: path20, mode: SECRET });
+    for (const [asset, path22] of Object.entries(etcdMemberFiles(host3.name))) files.push({ asset, path: path22, mode: SECRET });
     files.push({ asset: `etcd/etcd-${host3.name}.yaml`, path: `${KUBELET_PATHS.staticPods}/etcd.yaml`, mode: PUBLIC });
   }
   return files;
@@ -4286,7 +4352,7 @@ function checkpointFiles(caps) {
     { asset: "checkpoint/kube-apiserver.yaml", path: CHECKPOINT_PATHS.manifest, mode: PUBLIC },
     { asset: "checkpoint/bootdeck-checkpoint", path: CHECKPOINT_PATHS.script, mode: 493 },
     { asset: "checkpoint/bootdeck-checkpoint.service", path: CHECKPOINT_PATHS.unit, mode: PUBLIC },
-    ...Object.entries(checkpointSecretFiles({ caps })).map(([asset, path20]) => ({ asset, path: path20, mode: SECRET }))
+    ...Object.entries(checkpointSecretFiles({ caps })).map(([asset, path22]) => ({ asset, path: path22, mode: SECRET }))
   ];
 }
 function runtimeFiles(def, assetPaths) {
@@ -4333,11 +4399,17 @@ function resetPaths(def, host3, assetPaths) {
       RUNTIME_STAMP_FILE
     ])
       paths.add(p2);
+  if (caps.criRuntime && def.spec.runtime.source === "mirror") paths.add("/etc/containerd");
   if (host3.role === "master" && provisionsVip(def))
     for (const p2 of [ENDPOINT_PATHS.config, ENDPOINT_PATHS.unit, "/etc/bootdeck", "/etc/systemd/system/multi-user.target.wants/bootdeck-keepalived.service"]) paths.add(p2);
   if (host3.role === "master")
     for (const p2 of [...checkpointFiles(caps).map((f) => f.path), CHECKPOINT_PATHS.dir, CHECKPOINT_PATHS.secrets, CHECKPOINT_PATHS.active, "/etc/systemd/system/multi-user.target.wants/bootdeck-checkpoint.service", CHECKPOINT_STAMP_FILE]) paths.add(p2);
   return [...paths].sort();
+}
+function staticControlPlaneFiles(assetPaths) {
+  const secrets = Object.entries(bootstrapSecretFiles(assetPaths)).map(([asset, rel]) => ({ asset, path: `${STATIC_SECRETS_HOST_DIR}/${rel}`, mode: SECRET }));
+  const manifests = assetPaths.filter((p2) => p2.startsWith("static-manifests/")).sort().map((asset) => ({ asset, path: `${KUBELET_PATHS.staticPods}/${asset.slice(asset.lastIndexOf("/") + 1)}`, mode: PUBLIC }));
+  return [...secrets, ...manifests];
 }
 var PUBLIC, SECRET, bootstrapManifestAssets, ARCH, downloadArgs, downloadLeftover;
 var init_host_files = __esm({
@@ -4683,11 +4755,14 @@ function buildBootstrapPlan(def, runId, assets) {
   const workers = hosts.filter((h) => h.role === "worker");
   const first = masters[0];
   if (!first) throw new PlanError("a bootstrap needs at least one master");
-  checkAssets(def, assets, hosts, true);
+  const staticCp = isStaticControlPlane(def);
+  checkAssets(def, assets, hosts, !staticCp);
+  if (staticCp) checkStaticAssets(assets);
   const leftovers = bootstrapLeftovers([...assets.keys()]);
   const joinKey = (h) => `join/${h.name}`;
   const lastMaster = masters[masters.length - 1] ?? first;
   const caps = capabilitiesFor(def.spec.kubernetes.version);
+  const checkpoint = caps.checkpoint === "host" && !staticCp;
   return {
     runType: "bootstrap",
     phases: [
@@ -4712,20 +4787,20 @@ function buildBootstrapPlan(def, runId, assets) {
       },
       {
         id: "self-hosted",
-        title: "Create the self-hosted objects (Namespaces, CRDs until served, then the rest)",
+        title: staticCp ? "Create the cluster's objects (Namespaces, CRDs until served, then the rest)" : "Create the self-hosted objects (Namespaces, CRDs until served, then the rest)",
         steps: [
           step({
             key: "self-hosted/cluster",
             phase: "self-hosted",
             action: "self-hosted",
-            title: "Self-hosted control plane objects",
+            title: staticCp ? "Cluster objects (add-ons, RBAC, bootstrap token)" : "Self-hosted control plane objects",
             host: null,
             describe: [...assets.keys()].filter((p2) => p2.startsWith("manifests/")).map((p2) => `read each object of ${p2}; create it only when it is missing`).concat(["the kubelet bootstrap token's Secret is created with expiration = a day after it is applied", `label ${first.name} as master`]),
             timeoutMs: 6 * MIN
           })
         ]
       },
-      {
+      staticCp ? staticPivotPhase(runId, masters, assets, leftovers) : {
         id: "pivot",
         title: "Pivot: self-hosted control plane Ready, remove the bootstrap one, check the takeover",
         steps: [
@@ -4738,7 +4813,7 @@ function buildBootstrapPlan(def, runId, assets) {
             exec: [
               exec("present", shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { host: first.name }),
               exec("remove", locked(runId, REMOVE_SCRIPT, leftovers), { host: first.name }),
-              ...caps.checkpoint === "host" ? [checkpointEnable(runId, caps, first.name)] : []
+              ...checkpoint ? [checkpointEnable(runId, caps, first.name)] : []
             ],
             // The API server's checkpoint goes to the first master with the pivot (profiles with a host checkpoint).
             files: filesOf(checkpointFiles(caps), assets).map((f) => ({ ...f, host: first.name })),
@@ -4758,9 +4833,9 @@ function buildBootstrapPlan(def, runId, assets) {
               title: `Join master ${m.name}`,
               host: m.name,
               dependsOn: i > 0 ? [joinKey(masters[i - 1])] : [],
-              ...joinSends(m.name, i > 0 && caps.checkpoint === "host" ? [checkpointEnable(runId, caps)] : []),
+              ...joinSends(m.name, i > 0 && checkpoint ? [checkpointEnable(runId, caps)] : []),
               // The first master got its checkpoint with the pivot.
-              ...i > 0 && caps.checkpoint === "host" ? { files: filesOf(checkpointFiles(caps), assets) } : {},
+              ...i > 0 && checkpoint ? { files: filesOf(checkpointFiles(caps), assets) } : {},
               timeoutMs: 12 * MIN
             })
           ),
@@ -4785,6 +4860,46 @@ function buildBootstrapPlan(def, runId, assets) {
       }
     ],
     lock: hostLock(runId, hosts.map((h) => h.name))
+  };
+}
+function checkStaticAssets(assets) {
+  const paths = [...assets.keys()];
+  const staticFiles = staticControlPlaneFiles(paths);
+  const missing = missingAssets([...controlPlaneFiles(paths), ...staticFiles, { asset: "auth/kubeconfig", path: "", mode: 0 }], new Set(paths));
+  if (missing.length || !staticFiles.some((f) => f.asset.startsWith("static-manifests/")))
+    throw new PlanError(`the latest asset set lacks ${missing.slice(0, 5).join(", ") || "the static control plane (static-manifests/)"}: it was rendered for another control-plane mode; render the assets again`);
+}
+function staticPivotPhase(runId, masters, assets, leftovers) {
+  const first = masters[0];
+  const staticKey = (m) => `pivot/${m.name}`;
+  return {
+    id: "pivot",
+    title: "Pivot: the control plane as static pods on every master, Ready; remove the temporary one",
+    steps: [
+      ...masters.map(
+        (m) => step({
+          key: staticKey(m),
+          phase: "pivot",
+          action: "static-control-plane",
+          title: `Static control plane on ${m.name}`,
+          host: m.name,
+          files: filesOf(staticControlPlaneFiles([...assets.keys()]), assets),
+          describe: [`until kube-apiserver, kube-controller-manager and kube-scheduler of ${m.name} are Running and Ready (deadline 8 min)`],
+          timeoutMs: 10 * MIN
+        })
+      ),
+      step({
+        key: "pivot/cluster",
+        phase: "pivot",
+        action: "pivot",
+        title: "Remove the temporary control plane",
+        host: null,
+        dependsOn: masters.map(staticKey),
+        exec: [exec("present", shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { host: first.name }), exec("remove", locked(runId, REMOVE_SCRIPT, leftovers), { host: first.name })],
+        describe: ["then until the API answers without the temporary API server's pod, with a marker written before"],
+        timeoutMs: 16 * MIN
+      })
+    ]
   };
 }
 function joinSends(host3, more = []) {
@@ -4865,6 +4980,7 @@ var init_plans = __esm({
   "lib/engine/plans.ts"() {
     "use strict";
     init_capabilities();
+    init_definition();
     init_derive();
     init_quote();
     init_facts();
@@ -5037,11 +5153,11 @@ async function requestCancel({ runId, by: by2 }) {
   const db = getDb();
   const events = [];
   const result = await db.$transaction(async (tx) => {
-    const planned = await tx.run.updateMany({
+    const planned2 = await tx.run.updateMany({
       where: { id: runId, status: "planned" },
       data: { status: "cancelled", cancelRequested: true, finishedAt: /* @__PURE__ */ new Date(), summary: JSON.stringify({ message: `cancelled before it started${by2 ? ` by ${by2}` : ""}` }) }
     });
-    if (planned.count === 1) {
+    if (planned2.count === 1) {
       await tx.step.updateMany({ where: { runId, status: "pending" }, data: { status: "cancelled" } });
       events.push(await appendRunEventIn(tx, { runId, type: "run.finished", data: { status: "cancelled", summary: { message: "cancelled before it started" }, by: by2 ?? null } }));
       return "cancelled";
@@ -5077,9 +5193,9 @@ async function claimRun({ runId, workerId, staleMs }) {
     data: { workerId, heartbeatAt: /* @__PURE__ */ new Date() }
   });
   if (r2.count === 1) return true;
-  const holder6 = await db.run.findUnique({ where: { id: runId }, select: { workerId: true, status: true } });
-  if (holder6?.status !== "running" || !holder6.workerId || !isLocalWorkerGone(holder6.workerId)) return false;
-  const taken = await db.run.updateMany({ where: { id: runId, status: "running", workerId: holder6.workerId }, data: { workerId, heartbeatAt: /* @__PURE__ */ new Date() } });
+  const holder7 = await db.run.findUnique({ where: { id: runId }, select: { workerId: true, status: true } });
+  if (holder7?.status !== "running" || !holder7.workerId || !isLocalWorkerGone(holder7.workerId)) return false;
+  const taken = await db.run.updateMany({ where: { id: runId, status: "running", workerId: holder7.workerId }, data: { workerId, heartbeatAt: /* @__PURE__ */ new Date() } });
   return taken.count === 1;
 }
 async function listResumableRuns({ workerId, staleMs }) {
@@ -5187,14 +5303,14 @@ var init_skew = __esm({
 });
 
 // lib/engine/day2/batches.ts
-function batchCount(size, total) {
+function batchCount(size2, total) {
   if (total <= 0) return 1;
-  const pct = /^(\d+)%$/.exec(size);
-  const n = pct ? Math.ceil(total * Number(pct[1]) / 100) : Number(size);
+  const pct = /^(\d+)%$/.exec(size2);
+  const n = pct ? Math.ceil(total * Number(pct[1]) / 100) : Number(size2);
   return Math.max(1, Math.min(total, Number.isFinite(n) ? n : 1));
 }
-function intoBatches(items, size) {
-  const n = batchCount(size, items.length);
+function intoBatches(items, size2) {
+  const n = batchCount(size2, items.length);
   const out = [];
   for (let i = 0; i < items.length; i += n) out.push(items.slice(i, i + n));
   return out;
@@ -5718,11 +5834,11 @@ var init_plans_day2 = __esm({
 });
 
 // lib/engine/plan-run-day2.ts
-async function runningAssetSet(clusterId) {
+async function runningAssetSet(clusterId2) {
   const db = getDb();
-  const run4 = await db.run.findFirst({ where: { clusterId, type: { in: CHANGING }, status: { not: "planned" }, assetSetId: { not: null } }, orderBy: { createdAt: "desc" }, select: { assetSetId: true } });
+  const run4 = await db.run.findFirst({ where: { clusterId: clusterId2, type: { in: CHANGING }, status: { not: "planned" }, assetSetId: { not: null } }, orderBy: { createdAt: "desc" }, select: { assetSetId: true } });
   if (run4?.assetSetId) return run4.assetSetId;
-  return (await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true } }))?.id;
+  return (await db.assetSet.findFirst({ where: { clusterId: clusterId2 }, orderBy: { version: "desc" }, select: { id: true } }))?.id;
 }
 async function indexOf(setId) {
   const rows = await getDb().asset.findMany({ where: { assetSetId: setId }, select: { path: true, sha256: true, size: true } });
@@ -5733,10 +5849,10 @@ function validated(def, why) {
   if (!v.ok) throw new PlanError(`${why}, the definition would be invalid: ${v.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
   return v.definition;
 }
-async function planDay2Run({ clusterId, body, id, createdById, by: by2 }) {
-  const cluster = await getDb().cluster.findUniqueOrThrow({ where: { id: clusterId }, select: { definition: true } });
+async function planDay2Run({ clusterId: clusterId2, body, id, createdById, by: by2 }) {
+  const cluster = await getDb().cluster.findUniqueOrThrow({ where: { id: clusterId2 }, select: { definition: true } });
   const def = JSON.parse(cluster.definition);
-  const fromSetId = await runningAssetSet(clusterId);
+  const fromSetId = await runningAssetSet(clusterId2);
   if (!fromSetId) throw unprocessable("this cluster has no rendered assets: bootstrap it first");
   try {
     let plan;
@@ -5759,14 +5875,14 @@ async function planDay2Run({ clusterId, body, id, createdById, by: by2 }) {
       if (refusal) throw new PlanError(refusal);
       target = { definition: validated({ ...def, spec: { ...def.spec, kubernetes: { ...def.spec.kubernetes, version: body.version } } }, `on ${body.version}`) };
     }
-    const rendered = await renderKeepingPki({ clusterId, fromSetId, definition: target.definition, joiningMembers: target.joining });
+    const rendered = await renderKeepingPki({ clusterId: clusterId2, fromSetId, definition: target.definition, joiningMembers: target.joining });
     const index = assetIndexOf(rendered.assets);
     if (body.type === "join")
       plan = target.joining?.length ? buildAddNodesPlan(def, id, index, body.hosts) : buildJoinPlan(def, id, index, body.hosts);
     else if (body.type === "remove")
       plan = buildRemovePlan(def, id, index, body.hosts, { reset: body.reset !== false, drainTimeoutMs: (body.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_MS / 1e3) * 1e3 });
     else plan = buildUpgradePlan(def, id, index, { to: body.version, batches: body.batches, drainTimeoutMs: body.drainTimeoutSeconds ? body.drainTimeoutSeconds * 1e3 : void 0 });
-    const set = await saveAssetSet({ clusterId, assets: rendered.assets, options: rendered.options });
+    const set = await saveAssetSet({ clusterId: clusterId2, assets: rendered.assets, options: rendered.options });
     return await save(plan, set.id);
   } catch (err) {
     if (err instanceof PlanError || err instanceof NothingToKeepError) throw unprocessable(err.message);
@@ -5774,7 +5890,7 @@ async function planDay2Run({ clusterId, body, id, createdById, by: by2 }) {
     throw err;
   }
   async function save(plan, assetSetId) {
-    const runId = await createRun({ id, clusterId, type: body.type, plan, createdById, assetSetId });
+    const runId = await createRun({ id, clusterId: clusterId2, type: body.type, plan, createdById, assetSetId });
     if (body.type === "join" && body.acceptWarnings) await acceptRunWarnings({ runId, by: by2 ?? "unknown" });
     return runId;
   }
@@ -5798,28 +5914,1114 @@ var init_plan_run_day2 = __esm({
     init_plans_endpoint();
     init_runs();
     isDay2Body = (body) => body.type === "join" || body.type === "remove" || body.type === "upgrade";
-    CHANGING = ["bootstrap", "join", "remove", "upgrade"];
+    CHANGING = ["bootstrap", "join", "remove", "upgrade", "restore", "recover", "rotate-certs"];
+  }
+});
+
+// lib/backups/schemas.ts
+function scheduleHealth(p2, now = /* @__PURE__ */ new Date()) {
+  if (!p2.enabled) return { state: "off", message: "no schedule: backups are taken on demand only" };
+  const interval = p2.intervalMinutes * 6e4;
+  if (p2.lastStatus === "failed" || p2.lastStatus === "skipped")
+    return { state: "failing", message: `the last scheduled backup ${p2.lastStatus === "failed" ? "failed" : "could not start"}${p2.failures > 1 ? ` (${p2.failures} attempts in a row)` : ""}: ${p2.lastError ?? "no reason recorded"}` };
+  const since = p2.lastSuccessAt ?? p2.enabledSince ?? null;
+  if (since && now.getTime() - new Date(since).getTime() > 2 * interval)
+    return { state: "failing", message: p2.lastSuccessAt ? `no backup has succeeded for ${span(now.getTime() - new Date(p2.lastSuccessAt).getTime())} (the schedule runs every ${span(interval)})` : `no scheduled backup has run for ${span(now.getTime() - new Date(since).getTime())}` };
+  if (!p2.lastAttemptAt) return { state: "pending", message: `every ${span(interval)}; none taken yet` };
+  return { state: "ok", message: `every ${span(interval)}; the last one succeeded` };
+}
+var import_zod5, backupIdParams, backupPolicyBody, defaultBackupPolicy, span;
+var init_schemas = __esm({
+  "lib/backups/schemas.ts"() {
+    "use strict";
+    import_zod5 = require("zod");
+    backupIdParams = import_zod5.z.strictObject({ id: import_zod5.z.string().regex(/^cl_[A-Za-z0-9_-]{16}$/), backupId: import_zod5.z.string().regex(/^bk_[A-Za-z0-9_-]{16}$/) });
+    backupPolicyBody = import_zod5.z.strictObject({
+      enabled: import_zod5.z.boolean(),
+      /** Minutes between scheduled snapshots: from 15 minutes to a week. */
+      intervalMinutes: import_zod5.z.number().int().min(15, "must be at least 15 minutes").max(7 * 24 * 60, "must be at most a week (10080 minutes)"),
+      /** The newest N backups are always kept. */
+      keepLast: import_zod5.z.number().int().min(1, "must keep at least one backup").max(1e3),
+      /** Backups beyond the newest N are deleted once they are older than this many days. */
+      keepDays: import_zod5.z.number().int().min(1).max(3650)
+    });
+    defaultBackupPolicy = { enabled: false, intervalMinutes: 360, keepLast: 14, keepDays: 30 };
+    span = (ms) => ms >= 2 * 864e5 ? `${Math.round(ms / 864e5)} days` : ms >= 2 * 36e5 ? `${Math.round(ms / 36e5)} hours` : `${Math.max(1, Math.round(ms / 6e4))} minutes`;
+  }
+});
+
+// lib/backups/sealed-file.ts
+function openSealedWriter(file) {
+  (0, import_node_fs2.mkdirSync)(import_node_path3.default.dirname(file), { recursive: true, mode: 448 });
+  const key = (0, import_node_crypto13.randomBytes)(32);
+  const nonce = (0, import_node_crypto13.randomBytes)(12);
+  const cipher = (0, import_node_crypto13.createCipheriv)("aes-256-gcm", key, nonce);
+  const hash2 = (0, import_node_crypto13.createHash)("sha256");
+  let size2 = 0;
+  let storedSize = 0;
+  const part = `${file}.part`;
+  const counter = new import_node_stream.Transform({
+    transform(chunk, _enc, done) {
+      hash2.update(chunk);
+      size2 += chunk.length;
+      done(null, chunk);
+    }
+  });
+  const stored = new import_node_stream.Transform({
+    transform(chunk, _enc, done) {
+      storedSize += chunk.length;
+      done(null, chunk);
+    }
+  });
+  const out = (0, import_node_fs2.createWriteStream)(part, { mode: 384 });
+  const input = new import_node_stream.PassThrough();
+  const piped = (0, import_promises.pipeline)(input, counter, cipher, stored, out);
+  piped.catch(() => void 0);
+  return {
+    stream: input,
+    async finish() {
+      input.end();
+      await piped;
+      (0, import_node_fs2.renameSync)(part, file);
+      return { path: file, keyCipher: encryptSecret(key.toString("base64")), nonce: nonce.toString("base64"), tag: cipher.getAuthTag().toString("base64"), sha256: hash2.digest("hex"), size: size2, storedSize };
+    },
+    async abort() {
+      input.destroy(new Error("aborted"));
+      await piped.catch(() => void 0);
+      out.destroy();
+      await new Promise((resolve) => out.closed ? resolve() : out.once("close", () => resolve()));
+      (0, import_node_fs2.rmSync)(part, { force: true });
+    }
+  };
+}
+function openSealedReader(ref) {
+  const key = Buffer.from(decryptSecret(ref.keyCipher), "base64");
+  const decipher = (0, import_node_crypto13.createDecipheriv)("aes-256-gcm", key, Buffer.from(ref.nonce, "base64"));
+  decipher.setAuthTag(Buffer.from(ref.tag, "base64"));
+  const source = (0, import_node_fs2.createReadStream)(ref.path);
+  source.on("error", (err) => decipher.destroy(err));
+  return source.pipe(decipher);
+}
+async function verifySealedFile(ref) {
+  const hash2 = (0, import_node_crypto13.createHash)("sha256");
+  let size2 = 0;
+  await (0, import_promises.pipeline)(openSealedReader(ref), async function(source) {
+    for await (const chunk of source) {
+      hash2.update(chunk);
+      size2 += chunk.length;
+    }
+  });
+  return { sha256: hash2.digest("hex"), size: size2 };
+}
+var import_node_crypto13, import_node_fs2, import_node_path3, import_node_stream, import_promises;
+var init_sealed_file = __esm({
+  "lib/backups/sealed-file.ts"() {
+    "use strict";
+    import_node_crypto13 = require("node:crypto");
+    import_node_fs2 = require("node:fs");
+    import_node_path3 = __toESM(require("node:path"));
+    import_node_stream = require("node:stream");
+    import_promises = require("node:stream/promises");
+    init_cipher();
+  }
+});
+
+// lib/backups/store.ts
+async function recordBackup(input, db = getDb()) {
+  const data = {
+    clusterId: input.clusterId,
+    runId: input.runId,
+    trigger: input.trigger,
+    member: input.facts.member,
+    file: import_node_path4.default.relative(getEnv().BOOTDECK_DATA_DIR, input.sealed.path),
+    keyCipher: input.sealed.keyCipher,
+    nonce: input.sealed.nonce,
+    tag: input.sealed.tag,
+    sha256: input.sealed.sha256,
+    size: input.sealed.size,
+    storedSize: input.sealed.storedSize,
+    revision: input.facts.revision,
+    totalKeys: input.facts.totalKeys,
+    etcdVersion: input.facts.etcdVersion,
+    createdById: input.createdById ?? null
+  };
+  const previous = input.runId ? await db.backup.findUnique({ where: { runId: input.runId }, select: { id: true, file: true } }) : null;
+  if (previous && previous.id !== input.id) {
+    await db.backup.delete({ where: { id: previous.id } });
+    (0, import_node_fs3.rmSync)(dataPath(previous.file), { force: true });
+  }
+  await db.backup.upsert({ where: { id: input.id }, create: { id: input.id, ...data }, update: data });
+}
+function view(b, users) {
+  return {
+    id: b.id,
+    trigger: b.trigger === "schedule" ? "schedule" : "manual",
+    member: b.member,
+    sha256: b.sha256,
+    size: b.size,
+    storedSize: b.storedSize,
+    revision: b.revision,
+    totalKeys: b.totalKeys,
+    etcdVersion: b.etcdVersion,
+    runId: b.runId,
+    createdBy: b.createdById ? users.get(b.createdById) ?? "a deleted user" : null,
+    createdAt: b.createdAt.toISOString()
+  };
+}
+async function listBackups({ clusterId: clusterId2 }) {
+  const rows = await getDb().backup.findMany({ where: { clusterId: clusterId2 }, orderBy: { createdAt: "desc" } });
+  const ids = [...new Set(rows.map((r2) => r2.createdById).filter((x) => !!x))];
+  const users = new Map((await getDb().user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true } })).map((u) => [u.id, u.username]));
+  return rows.map((r2) => view(r2, users));
+}
+async function getBackupOrThrow({ clusterId: clusterId2, backupId }) {
+  const b = await getDb().backup.findFirst({ where: { id: backupId, clusterId: clusterId2 } });
+  if (!b) throw notFound("Backup");
+  return b;
+}
+async function openVerifiedBackup(b) {
+  const ref = sealedRef(b);
+  const unusable = (message) => new AppError(409, "backup_unusable", message);
+  if (!(0, import_node_fs3.existsSync)(ref.path)) throw unusable(`the file of backup ${b.id} is missing from the data directory (${b.file})`);
+  let got;
+  try {
+    got = await verifySealedFile(ref);
+  } catch (err) {
+    throw unusable(`backup ${b.id} does not authenticate under its key (the file was changed or damaged): ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (got.sha256 !== b.sha256 || got.size !== b.size) throw unusable(`backup ${b.id} is not what was stored: sha256 ${got.sha256} (${got.size} bytes), expected ${b.sha256} (${b.size} bytes)`);
+  return { stream: () => openSealedReader(ref), size: b.size };
+}
+function policyView(p2, now = /* @__PURE__ */ new Date()) {
+  const base = {
+    ...defaultBackupPolicy,
+    ...p2 ? { enabled: p2.enabled, intervalMinutes: p2.intervalMinutes, keepLast: p2.keepLast, keepDays: p2.keepDays } : {},
+    nextDueAt: p2?.nextDueAt?.toISOString() ?? null,
+    lastAttemptAt: p2?.lastAttemptAt?.toISOString() ?? null,
+    lastRunId: p2?.lastRunId ?? null,
+    lastStatus: p2?.lastStatus ?? null,
+    lastError: p2?.lastError ?? null,
+    lastSuccessAt: p2?.lastSuccessAt?.toISOString() ?? null,
+    failures: p2?.failures ?? 0
+  };
+  return { ...base, health: scheduleHealth({ ...base, enabledSince: p2?.updatedAt.toISOString() ?? null }, now) };
+}
+async function getBackupPolicy({ clusterId: clusterId2 }) {
+  return policyView(await getDb().backupPolicy.findUnique({ where: { clusterId: clusterId2 } }));
+}
+async function listScheduleHealth() {
+  const rows = await getDb().backupPolicy.findMany();
+  return new Map(rows.map((r2) => [r2.clusterId, policyView(r2).health]));
+}
+async function setBackupPolicy({ clusterId: clusterId2, body, by: by2 }) {
+  const db = getDb();
+  if (!await db.cluster.findUnique({ where: { id: clusterId2 }, select: { id: true } })) throw notFound("Cluster");
+  const old = await db.backupPolicy.findUnique({ where: { clusterId: clusterId2 } });
+  const anchor = old?.lastSuccessAt ?? null;
+  const nextDueAt = body.enabled ? new Date(Math.max(Date.now(), (anchor?.getTime() ?? 0) + body.intervalMinutes * 6e4)) : null;
+  const changedSchedule = !old || old.enabled !== body.enabled || old.intervalMinutes !== body.intervalMinutes;
+  const data = { ...body, updatedBy: by2, ...changedSchedule ? { nextDueAt, ...body.enabled && !old?.enabled ? { lastStatus: null, lastError: null, failures: 0 } : {} } : {} };
+  const row = await db.backupPolicy.upsert({ where: { clusterId: clusterId2 }, create: { clusterId: clusterId2, ...data, nextDueAt }, update: data });
+  return policyView(row);
+}
+async function applyRetention({ clusterId: clusterId2, now = /* @__PURE__ */ new Date() }) {
+  const db = getDb();
+  const policy = policyView(await db.backupPolicy.findUnique({ where: { clusterId: clusterId2 } }));
+  const rows = await db.backup.findMany({ where: { clusterId: clusterId2 }, orderBy: { createdAt: "desc" }, select: { id: true, file: true, createdAt: true, revision: true } });
+  const cutoff = now.getTime() - policy.keepDays * 864e5;
+  const expired = rows.slice(Math.max(1, policy.keepLast)).filter((r2) => r2.createdAt.getTime() < cutoff);
+  for (const r2 of expired) {
+    await db.backup.delete({ where: { id: r2.id } });
+    (0, import_node_fs3.rmSync)(dataPath(r2.file), { force: true });
+    await recordAudit({ action: "backup.expire", target: r2.id, details: { clusterId: clusterId2, revision: r2.revision, createdAt: r2.createdAt.toISOString(), keepLast: policy.keepLast, keepDays: policy.keepDays } });
+  }
+  return expired.map((r2) => r2.id);
+}
+async function sweepOrphanBackupFiles() {
+  const root = dataPath(BACKUPS_DIR);
+  if (!(0, import_node_fs3.existsSync)(root)) return [];
+  const known2 = new Set((await getDb().backup.findMany({ select: { file: true } })).map((b) => import_node_path4.default.normalize(b.file)));
+  const clusters = new Set((await getDb().cluster.findMany({ select: { id: true } })).map((c) => c.id));
+  const removed = [];
+  const hourAgo = Date.now() - 36e5;
+  for (const dir of (0, import_node_fs3.readdirSync)(root, { withFileTypes: true })) {
+    if (!dir.isDirectory()) continue;
+    const abs = import_node_path4.default.join(root, dir.name);
+    if (!clusters.has(dir.name)) {
+      (0, import_node_fs3.rmSync)(abs, { recursive: true, force: true });
+      removed.push(import_node_path4.default.join(BACKUPS_DIR, dir.name));
+      continue;
+    }
+    for (const f of (0, import_node_fs3.readdirSync)(abs, { withFileTypes: true })) {
+      const rel = import_node_path4.default.join(BACKUPS_DIR, dir.name, f.name);
+      if (known2.has(rel)) continue;
+      const { mtimeMs } = (0, import_node_fs3.statSync)(import_node_path4.default.join(abs, f.name));
+      if (mtimeMs > hourAgo) continue;
+      (0, import_node_fs3.rmSync)(import_node_path4.default.join(abs, f.name), { force: true });
+      removed.push(rel);
+    }
+  }
+  return removed;
+}
+async function backupFileName(b) {
+  const c = await getDb().cluster.findUnique({ where: { id: b.clusterId }, select: { name: true } });
+  const when = b.createdAt.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "Z");
+  return `${c?.name ?? "cluster"}-etcd-${b.revision}-${when}.db`;
+}
+var import_node_fs3, import_node_path4, BACKUPS_DIR, backupRelPath, dataPath, sealedRef;
+var init_store2 = __esm({
+  "lib/backups/store.ts"() {
+    "use strict";
+    import_node_fs3 = require("node:fs");
+    import_node_path4 = __toESM(require("node:path"));
+    init_record();
+    init_client2();
+    init_env();
+    init_errors();
+    init_schemas();
+    init_sealed_file();
+    BACKUPS_DIR = "backups";
+    backupRelPath = (clusterId2, backupId) => import_node_path4.default.join(BACKUPS_DIR, clusterId2, `${backupId}.snapshot`);
+    dataPath = (rel) => import_node_path4.default.join(getEnv().BOOTDECK_DATA_DIR, rel);
+    sealedRef = (b) => ({ path: dataPath(b.file), keyCipher: b.keyCipher, nonce: b.nonce, tag: b.tag });
+  }
+});
+
+// lib/engine/dr-schemas.ts
+var import_zod6, drRunTypes, drRunBodies, isDrRunType;
+var init_dr_schemas = __esm({
+  "lib/engine/dr-schemas.ts"() {
+    "use strict";
+    import_zod6 = require("zod");
+    drRunTypes = ["backup", "restore", "recover", "rotate-certs"];
+    drRunBodies = [
+      /** An etcd snapshot now, stored encrypted with the cluster's backups. */
+      import_zod6.z.strictObject({ type: import_zod6.z.literal("backup") }),
+      /** Every master's etcd from a stored snapshot, then the control plane back; the API is down meanwhile. */
+      import_zod6.z.strictObject({
+        type: import_zod6.z.literal("restore"),
+        backup: import_zod6.z.string().regex(/^bk_[A-Za-z0-9_-]{16}$/, "must be a backup's id (bk_\u2026)"),
+        confirm: import_zod6.z.literal(true, { error: "restoring a cluster needs confirm: true (everything written since the snapshot is lost)" })
+      }),
+      /** A temporary control plane from etcd's current state, then the pivot again. */
+      import_zod6.z.strictObject({ type: import_zod6.z.literal("recover"), confirm: import_zod6.z.literal(true, { error: "recovering the control plane needs confirm: true" }) }),
+      /** Every leaf certificate issued again (same CAs and keys) and rolled out, the API kept up. */
+      import_zod6.z.strictObject({
+        type: import_zod6.z.literal("rotate-certs"),
+        confirm: import_zod6.z.literal(true, { error: "rotating certificates needs confirm: true" }),
+        /** Days the renewed certificates are valid (default: as the cluster's assets were rendered). */
+        leafValidityDays: import_zod6.z.number().int().min(1).max(3650).optional()
+      })
+    ];
+    isDrRunType = (type) => drRunTypes.includes(type);
+  }
+});
+
+// lib/engine/actions/kube.ts
+function nodeReady(node) {
+  const c = node.status?.conditions?.find((x) => x.type === "Ready");
+  if (!c) return { ready: false, why: "no Ready condition reported yet" };
+  if (c.status === "True") return { ready: true, why: "Ready" };
+  return { ready: false, why: `NotReady${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ""})` : ""}` };
+}
+function podReady(pod) {
+  return pod.status?.phase === "Running" && pod.status.conditions?.find((c) => c.type === "Ready")?.status === "True";
+}
+function podLine(pod) {
+  const cs = pod.status?.containerStatuses ?? [];
+  const waiting = cs.map((c) => c.state?.waiting?.reason).find(Boolean);
+  return `${pod.metadata?.namespace}/${pod.metadata?.name} ${pod.status?.phase ?? "Pending"} ${cs.filter((c) => c.ready).length}/${cs.length || 1}${waiting ? ` (${waiting})` : ""}`;
+}
+function controlPlaneMissing(pods, components, opts = {}) {
+  return components.filter(
+    (c) => !pods.some(
+      (p2) => p2.metadata?.namespace === "kube-system" && (p2.metadata?.name ?? "").startsWith(`${c}-`) && !(p2.metadata?.name ?? "").startsWith("bootstrap-") && (podReady(p2) || opts.beforePivot === true && c === "kube-apiserver" && p2.status?.phase === "Running")
+    )
+  );
+}
+function masterRole(caps) {
+  return caps.selfLabelRole ? { labels: { "node-role.kubernetes.io/master": "" }, taint: { key: "node-role.kubernetes.io/master", effect: "NoSchedule" } } : { labels: { "node-role.kubernetes.io/control-plane": "" }, taint: { key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" } };
+}
+function rolePatch(node, role, caps) {
+  const wanted = role === "master" ? masterRole(caps) : { labels: { "node-role.kubernetes.io/worker": "" }, taint: void 0 };
+  const labels2 = node.metadata?.labels ?? {};
+  const missingLabels = Object.fromEntries(Object.entries(wanted.labels).filter(([k, v]) => labels2[k] !== v));
+  const taints = node.spec?.taints ?? [];
+  const needTaint = wanted.taint && !taints.some((t) => t.key === wanted.taint?.key && t.effect === wanted.taint.effect);
+  if (Object.keys(missingLabels).length === 0 && !needTaint) return void 0;
+  return {
+    ...Object.keys(missingLabels).length ? { metadata: { labels: missingLabels } } : {},
+    ...needTaint && wanted.taint ? { spec: { taints: [...taints, wanted.taint] } } : {}
+  };
+}
+var isMirrorPod, CONTROL_PLANE_COMPONENTS;
+var init_kube = __esm({
+  "lib/engine/actions/kube.ts"() {
+    "use strict";
+    isMirrorPod = (pod) => pod.metadata?.ownerReferences?.some((o2) => o2.kind === "Node") === true || pod.metadata?.annotations?.["kubernetes.io/config.mirror"] !== void 0;
+    CONTROL_PLANE_COMPONENTS = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"];
+  }
+});
+
+// lib/engine/actions/dr-scripts.ts
+function parseSnapshotReport(stdout) {
+  const status = /^bootdeck-snapshot-status (.*)$/m.exec(stdout)?.[1] ?? "";
+  const file = /^bootdeck-snapshot-file ([0-9a-f]{64}) (\d+)$/m.exec(stdout);
+  if (!file) throw new Error(`the snapshot's checksum and size were not reported (output: ${stdout.slice(0, 300)})`);
+  const num = (name) => new RegExp(`"${name}"\\s*:\\s*(\\d+)`).exec(status)?.[1];
+  const revision = num("revision");
+  if (!revision) throw new Error(`etcdutl snapshot status did not report a revision (output: ${status.slice(0, 300) || "none"})`);
+  return {
+    sha256: file[1],
+    size: Number(file[2]),
+    revision,
+    totalKeys: Number(num("totalKey") ?? 0),
+    etcdVersion: /"version"\s*:\s*"([^"]*)"/.exec(status)?.[1] ?? ""
+  };
+}
+function parseEtcdHealth(stdout) {
+  const section = (name) => stdout.split(`--- ${name}
+`)[1]?.split("\n--- ")[0]?.trim() ?? "";
+  const errors = [];
+  const members = /* @__PURE__ */ new Map();
+  try {
+    for (const e of JSON.parse(section("health") || "[]")) members.set(e.endpoint, { endpoint: e.endpoint, healthy: e.health, ...e.error ? { error: e.error } : {} });
+  } catch {
+    errors.push(`etcdctl endpoint health said: ${section("health").slice(0, 300) || "nothing"}`);
+  }
+  const status = section("status");
+  for (const m of status.matchAll(/"Endpoint"\s*:\s*"([^"]+)"[^]*?"revision"\s*:\s*(\d+)/g)) {
+    const row = members.get(m[1]);
+    if (row) row.revision = m[2];
+  }
+  return { members: [...members.values()].sort((a, b) => a.endpoint.localeCompare(b.endpoint)), errors };
+}
+var ETCD_DIRS, RESTORE_DIR, ETCDCTL, SNAPSHOT_SAVE_SCRIPT, snapshotFetchArgv, snapshotDiscardArgv, SNAPSHOT_PROBE_SCRIPT, SNAPSHOT_UPLOAD_SCRIPT, STOP_CONTROL_PLANE_SCRIPT, ETCD_RESTORE_SCRIPT, KUBELET_UP_SCRIPT, ETCD_STATUS_SCRIPT, SELF_HOSTED_RUNNING_SCRIPT, TEMP_APISERVER_READY_SCRIPT, RESTART_CONTAINERS_SCRIPT, KUBELET_CERTS_SCRIPT;
+var init_dr_scripts = __esm({
+  "lib/engine/actions/dr-scripts.ts"() {
+    "use strict";
+    init_host_scripts();
+    ETCD_DIRS = { certs: "/etc/kubernetes/etcd", data: "/var/lib/etcd" };
+    RESTORE_DIR = "/var/lib/bootdeck/restore";
+    ETCDCTL = `c=$(crictl ps -q --state running --label io.kubernetes.pod.namespace=kube-system --label io.kubernetes.container.name=etcd 2>/dev/null | head -n 1)
+[ -n "$c" ] || { echo "no running etcd container on $(hostname)" >&2; exit 3; }
+ctl() {
+  crictl exec "$c" etcdctl --endpoints=https://127.0.0.1:2379 --cacert=${ETCD_DIRS.certs}/ca.crt --cert=${ETCD_DIRS.certs}/server.crt --key=${ETCD_DIRS.certs}/server.key --dial-timeout=3s "$@" 2>/tmp/bootdeck-etcdctl.$$
+  rc=$?; grep -v '^{"level"' /tmp/bootdeck-etcdctl.$$ >&2; rm -f /tmp/bootdeck-etcdctl.$$; return $rc
+}
+`;
+    SNAPSHOT_SAVE_SCRIPT = `set -u
+f=$1
+${ETCDCTL}ctl endpoint health --command-timeout=10s >/dev/null || { echo "the etcd member on $(hostname) is not healthy" >&2; exit 4; }
+rm -f ${ETCD_DIRS.data}/bootdeck-snapshot-*.db ${ETCD_DIRS.data}/bootdeck-snapshot-*.db.part
+ctl snapshot save "$f" --command-timeout=10m >/dev/null || { echo "etcdctl snapshot save failed on $(hostname)" >&2; rm -f "$f" "$f.part"; exit 1; }
+echo "bootdeck-snapshot-status $(crictl exec "$c" etcdutl snapshot status "$f" -w json 2>/dev/null)"
+echo "bootdeck-snapshot-file $(sha256sum "$f" | cut -d' ' -f1) $(stat -c %s "$f")"`;
+    snapshotFetchArgv = (file) => ["cat", "--", file];
+    snapshotDiscardArgv = (file) => ["rm", "-f", "--", file];
+    SNAPSHOT_PROBE_SCRIPT = `[ -f "$1" ] && sha256sum "$1" | cut -d' ' -f1 || true`;
+    SNAPSHOT_UPLOAD_SCRIPT = `${LOCK}f=$1; sum=$2; size=$3
+mkdir -p "$(dirname "$f")" && chmod 0700 "$(dirname "$f")"
+cat > "$f.part" || { echo "writing $f.part failed" >&2; rm -f "$f.part"; exit 1; }
+got=$(sha256sum "$f.part" | cut -d' ' -f1); n=$(stat -c %s "$f.part")
+if [ "$got" != "$sum" ] || [ "$n" != "$size" ]; then echo "the snapshot arrived changed: $n bytes, sha256 $got (expected $size bytes, $sum)" >&2; rm -f "$f.part"; exit 1; fi
+chmod 0600 "$f.part" && mv -f "$f.part" "$f" && echo "bootdeck-snapshot uploaded $n bytes"`;
+    STOP_CONTROL_PLANE_SCRIPT = `${LOCK}systemctl stop bootdeck-checkpoint 2>/dev/null || true
+systemctl stop kubelet
+for f in "$@"; do rm -f -- "$f"; done
+crictl rmp --all --force >/dev/null 2>&1 || crictl rmp --all --force >/dev/null
+left=$(crictl ps -q 2>/dev/null | wc -l)
+[ "$left" = 0 ] || { echo "$left containers still run on $(hostname) after crictl rmp" >&2; exit 1; }
+echo "bootdeck-stopped kubelet and every pod"`;
+    ETCD_RESTORE_SCRIPT = `${LOCK}image=$1; name=$2; cluster=$3; token=$4; peer=$5; bump=$6
+# The lock names the run holding it: this one.
+run=$(cat "$lock")
+dir=${RESTORE_DIR}; data=${ETCD_DIRS.data}; marker=$dir/restored-$run
+if [ -f "$marker" ] && [ -d "$data/member" ]; then echo "bootdeck-etcd restored already by $run"; exit 0; fi
+[ -f "$dir/snapshot.db" ] || { echo "no snapshot at $dir/snapshot.db" >&2; exit 1; }
+if ! ctr -n k8s.io images ls -q "name==$image" | grep -q .; then crictl pull "$image" >/dev/null || { echo "the etcd image $image is not on $(hostname) and could not be pulled" >&2; exit 1; }; fi
+rm -rf "$dir/data"
+ctr -n k8s.io tasks kill -s KILL bootdeck-etcdutl >/dev/null 2>&1; ctr -n k8s.io containers rm bootdeck-etcdutl >/dev/null 2>&1
+set -- etcdutl snapshot restore "$dir/snapshot.db" --name "$name" --initial-cluster "$cluster" --initial-cluster-token "$token" --initial-advertise-peer-urls "$peer" --data-dir "$dir/data"
+[ "$bump" = bump ] && set -- "$@" --bump-revision 1000000000 --mark-compacted
+ctr -n k8s.io run --rm --mount "type=bind,src=$dir,dst=$dir,options=rbind:rw" "$image" bootdeck-etcdutl "$@" > "$dir/etcdutl.log" 2>&1 || { echo "etcdutl snapshot restore failed on $(hostname):" >&2; grep -vE '"level":"info"|[[:space:]]info[[:space:]]' "$dir/etcdutl.log" | tail -n 8 >&2; exit 1; }
+[ -d "$dir/data/member" ] || { echo "etcdutl left no member directory in $dir/data" >&2; exit 1; }
+if [ -e "$data" ]; then rm -rf "$data.before-$run"; mv "$data" "$data.before-$run"; fi
+mv "$dir/data" "$data" && chmod 0700 "$data" && echo "$run" > "$marker"
+echo "bootdeck-etcd restored $name (the previous data is in $data.before-$run)"`;
+    KUBELET_UP_SCRIPT = `${LOCK}systemctl enable kubelet >/dev/null 2>&1 || true
+systemctl start kubelet
+systemctl is-active --quiet kubelet || { echo "the kubelet did not start on $(hostname)" >&2; journalctl -u kubelet -n 20 --no-pager 2>&1 | sed 's/^/journal: /' >&2; exit 1; }
+echo "bootdeck-kubelet active"`;
+    ETCD_STATUS_SCRIPT = `set -u
+${ETCDCTL}echo "--- health"; ctl endpoint health --cluster -w json --command-timeout=5s; echo
+echo "--- status"; ctl endpoint status --cluster -w json --command-timeout=5s; echo`;
+    SELF_HOSTED_RUNNING_SCRIPT = `for app in "$@"; do
+  n=0
+  for pod in $(crictl pods -q --state ready --namespace kube-system --label "k8s-app=$app" 2>/dev/null); do
+    crictl ps -q --pod "$pod" --state running 2>/dev/null | grep -q . && n=$((n + 1))
+  done
+  echo "$app=$n"
+done`;
+    TEMP_APISERVER_READY_SCRIPT = `ready=waiting
+for pod in $(crictl pods -q --state ready --namespace kube-system --label k8s-app=bootstrap-kube-apiserver 2>/dev/null); do
+  crictl ps -q --pod "$pod" --state running 2>/dev/null | grep -q . && ready=ready
+done
+echo "$ready"`;
+    RESTART_CONTAINERS_SCRIPT = `${LOCK}for app in "$@"; do
+  pods=$(crictl pods -q --namespace kube-system --label "k8s-app=$app" --state ready 2>/dev/null)
+  [ -n "$pods" ] || { echo "no ready pod of $app on $(hostname)" >&2; exit 1; }
+  for pod in $pods; do
+    old=$(crictl ps -q --pod "$pod" --state running | head -n 1)
+    [ -n "$old" ] && crictl stop "$old" >/dev/null
+    i=0
+    while :; do
+      new=$(crictl ps -q --pod "$pod" --state running | head -n 1)
+      ready=$(crictl pods -q --id "$pod" --state ready)
+      [ -n "$new" ] && [ "$new" != "$old" ] && [ -n "$ready" ] && break
+      i=$((i + 1)); [ "$i" -ge 120 ] && { echo "$app did not run again within 2 min on $(hostname)" >&2; exit 1; }
+      sleep 1
+    done
+    echo "restarted $app ($old -> $new)"
+  done
+done`;
+    KUBELET_CERTS_SCRIPT = `${LOCK}pki=/var/lib/kubelet/pki; stamp=$(date +%s)
+for f in kubelet.crt kubelet.key; do [ -e "$pki/$f" ] && mv -f "$pki/$f" "$pki/$f.bootdeck-old"; done
+if [ "$1" = client ] && [ -e "$pki/kubelet-client-current.pem" ]; then
+  cp -L "$pki/kubelet-client-current.pem" "$pki/kubelet-client-$stamp.pem.bootdeck-old" && rm -f "$pki/kubelet-client-current.pem"
+fi
+systemctl restart kubelet
+sleep 3
+systemctl is-active --quiet kubelet || { echo "the kubelet did not restart on $(hostname)" >&2; journalctl -u kubelet -n 20 --no-pager 2>&1 | sed 's/^/journal: /' >&2; exit 1; }
+echo "bootdeck-kubelet restarted with new certificates to come"`;
+  }
+});
+
+// lib/engine/plans-dr.ts
+function buildBackupPlan(def, runId, input) {
+  const masters = deriveCluster(def).masters;
+  if (!masters.length) throw new PlanError("a backup needs a master");
+  const file = snapshotPath(runId);
+  return {
+    runType: "backup",
+    phases: [
+      {
+        id: "snapshot",
+        title: "Snapshot etcd on a healthy member, stream it back, store it encrypted",
+        steps: [
+          step({
+            key: "snapshot/cluster",
+            phase: "snapshot",
+            action: "etcd-snapshot",
+            title: `Snapshot etcd (${masters.map((m) => m.name).join(", then ")})`,
+            host: null,
+            // The other masters are asked only when the ones before them could not give a snapshot.
+            exec: masters.flatMap((m, i) => {
+              const when = i === 0 ? "always" : "needed";
+              return [exec("save", shellScript(SNAPSHOT_SAVE_SCRIPT, [file], "bootdeck-snapshot"), { host: m.name, when }), exec("fetch", snapshotFetchArgv(file), { host: m.name, when }), exec("discard", snapshotDiscardArgv(file), { host: m.name, when })];
+            }),
+            describe: [
+              `the first master whose member is healthy saves the snapshot; its bytes are encrypted with a new data key into the data directory as ${input.backupId}`,
+              `its SHA-256 and size must equal the host's; then retention: the newest ${input.retention.keepLast} backups stay, older ones go after ${input.retention.keepDays} days`
+            ],
+            params: { backupId: input.backupId, trigger: input.trigger },
+            timeoutMs: 20 * MIN
+          })
+        ]
+      }
+    ]
+  };
+}
+function checkProfile(def, what) {
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
+  if (!caps.criRuntime || caps.checkpoint !== "host") throw new PlanError(`${what} needs a profile with a container runtime (1.24 and later); ${def.spec.kubernetes.version} runs etcd and the control plane another way`);
+}
+function needAssets(def, assets, selfHosted) {
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
+  const needed = [{ asset: "auth/kubeconfig", path: "", mode: 0 }];
+  const named = (asset) => ({ asset, path: "", mode: 0 });
+  if (selfHosted)
+    needed.push(...["apiserver", "controller-manager", "scheduler"].map((c) => named(`bootstrap-manifests/bootstrap-${c}.yaml`)), ...controlPlaneFiles([...assets.keys()]), ...checkpointFiles(caps));
+  const missing = missingAssets(needed, new Set(assets.keys()));
+  if (missing.length) throw new PlanError(`the cluster's asset set lacks ${missing.slice(0, 5).join(", ")}: render the assets again`);
+}
+function controlPlaneBack(def, runId, assets, masters) {
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
+  const first = masters[0];
+  const leftovers = bootstrapLeftovers([...assets.keys()]);
+  const apps = CONTROL_PLANE_COMPONENTS.map((c) => c);
+  return [
+    {
+      id: "control-plane",
+      title: "Temporary control plane on the first master, as in the bootstrap; wait for the API",
+      steps: [
+        step({
+          key: `control-plane/${first.name}`,
+          phase: "control-plane",
+          action: "control-plane",
+          title: `Temporary control plane on ${first.name}`,
+          host: first.name,
+          files: filesOf(controlPlaneFiles([...assets.keys()]), assets),
+          exec: [journal()],
+          describe: ["GET /healthz and GET /api/v1/namespaces/kube-system through the SSH tunnel until both answer 200 (deadline 5 min)"],
+          timeoutMs: 7 * MIN
+        })
+      ]
+    },
+    {
+      id: "self-hosted-up",
+      title: "The kubelets run the self-hosted control plane again (read from etcd through the temporary API server)",
+      steps: [
+        step({
+          key: "self-hosted-up/cluster",
+          phase: "self-hosted-up",
+          action: "self-hosted-up",
+          title: "Self-hosted control plane running on the masters",
+          host: null,
+          exec: masters.map((m) => exec("running", shellScript(SELF_HOSTED_RUNNING_SCRIPT, apps, "bootdeck-running"), { host: m.name })),
+          describe: [`until a self-hosted kube-apiserver runs on every master and a kube-controller-manager and a kube-scheduler on one (deadline 10 min)`],
+          timeoutMs: 12 * MIN
+        })
+      ]
+    },
+    {
+      id: "pivot",
+      title: "Pivot again: self-hosted control plane Ready, remove the temporary one, check the takeover",
+      steps: [
+        step({
+          key: "pivot/cluster",
+          phase: "pivot",
+          action: "pivot",
+          title: "Pivot to the self-hosted control plane",
+          host: null,
+          // The API server's checkpoint goes to the first master with the pivot, as in the bootstrap.
+          files: filesOf(checkpointFiles(caps), assets).map((f) => ({ ...f, host: first.name })),
+          exec: [exec("present", shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { host: first.name }), exec("remove", locked(runId, REMOVE_SCRIPT, leftovers), { host: first.name }), checkpointEnable(runId, caps, first.name)],
+          timeoutMs: 16 * MIN
+        })
+      ]
+    },
+    ...masters.length > 1 ? [
+      {
+        id: "checkpoint",
+        title: "The API server checkpoint on the other masters again",
+        steps: masters.slice(1).map(
+          (m) => step({ key: `checkpoint/${m.name}`, phase: "checkpoint", action: "checkpoint", title: `Checkpoint on ${m.name}`, host: m.name, files: filesOf(checkpointFiles(caps), assets), exec: [checkpointEnable(runId, caps)], timeoutMs: 3 * MIN })
+        )
+      }
+    ] : []
+  ];
+}
+function etcdHealthyStep(masters, minRevision) {
+  return step({
+    key: "etcd-healthy/cluster",
+    phase: "etcd-healthy",
+    action: "etcd-healthy",
+    title: `etcd: all ${masters.length} members healthy`,
+    host: null,
+    // The others are asked only when the ones before them do not answer.
+    exec: masters.map((m, i) => exec("status", shellScript(ETCD_STATUS_SCRIPT, [], "bootdeck-etcd-status"), { host: m.name, when: i === 0 ? "always" : "needed" })),
+    describe: [`until every member answers healthy${minRevision ? ` at revision ${minRevision} or later` : ""} (asked on the first master that answers; deadline 8 min)`],
+    params: { members: String(masters.length), ...minRevision ? { minRevision } : {} },
+    timeoutMs: 10 * MIN
+  });
+}
+function buildRestorePlan(def, runId, input) {
+  checkProfile(def, "a restore");
+  const selfHosted = !isStaticControlPlane(def);
+  needAssets(def, input.assets, selfHosted);
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
+  const derived = deriveCluster(def);
+  const masters = derived.masters;
+  const image = imagesFor(caps, def.spec.images.registry).etcd;
+  const token = `bootdeck-restore-${runId.slice(4).toLowerCase().replace(/[^a-z0-9]/g, "")}`;
+  const snapshot = `${RESTORE_DIR}/snapshot.db`;
+  const b = input.backup;
+  const cluster = initialCluster(def);
+  const phases = [
+    {
+      id: "upload",
+      title: `Copy backup ${b.id} (etcd revision ${b.revision}) to every master and check it; nothing is stopped yet`,
+      steps: masters.map(
+        (m) => step({
+          key: `upload/${m.name}`,
+          phase: "upload",
+          action: "snapshot-upload",
+          title: `Snapshot onto ${m.name}`,
+          host: m.name,
+          exec: [exec("probe", shellScript(SNAPSHOT_PROBE_SCRIPT, [snapshot], "bootdeck-probe")), exec("upload", locked(runId, SNAPSHOT_UPLOAD_SCRIPT, [snapshot, b.sha256, String(b.size)]))],
+          describe: [`stdin of "upload": backup ${b.id} decrypted (${b.size} bytes, sha256 ${b.sha256}), unless the master holds it already`],
+          params: { backupId: b.id },
+          retries: 1,
+          timeoutMs: 20 * MIN
+        })
+      )
+    },
+    {
+      id: "stop",
+      title: "Stop the control plane on every master (checkpoint watchdog, kubelet, every pod): the API is down from here",
+      steps: masters.map((m) => step({ key: `stop/${m.name}`, phase: "stop", action: "host-script", title: `Stop ${m.name}`, host: m.name, exec: [exec("stop", locked(runId, STOP_CONTROL_PLANE_SCRIPT, [CHECKPOINT_PATHS.active]))], timeoutMs: 3 * MIN }))
+    },
+    {
+      id: "etcd-restore",
+      title: `Restore each member's data from the snapshot (same names and peer URLs, new cluster token ${token})`,
+      steps: derived.etcdMembers.map(
+        (em) => step({
+          key: `etcd-restore/${em.name}`,
+          phase: "etcd-restore",
+          action: "host-script",
+          title: `Restore etcd on ${em.name}`,
+          host: em.name,
+          exec: [exec("restore", locked(runId, ETCD_RESTORE_SCRIPT, [image, em.name, cluster, token, em.peerUrl, caps.etcdRestoreBumpsRevision ? "bump" : ""]))],
+          timeoutMs: 10 * MIN
+        })
+      )
+    },
+    {
+      id: "etcd-start",
+      title: "Start the kubelets: etcd (a static pod) comes back from the restored data",
+      steps: [
+        ...masters.map((m) => step({ key: `kubelet-up/${m.name}`, phase: "etcd-start", action: "host-script", title: `Kubelet on ${m.name}`, host: m.name, exec: [exec("start", locked(runId, KUBELET_UP_SCRIPT, []))], timeoutMs: 2 * MIN }))
+      ]
+    },
+    { id: "etcd-healthy", title: "etcd healthy on every member, at the snapshot's revision", steps: [etcdHealthyStep(masters, b.revision)] },
+    ...selfHosted ? controlPlaneBack(def, runId, input.assets, masters) : [apiBackPhase()],
+    verifyPhase(masters)
+  ];
+  return { runType: "restore", phases, lock: hostLock(runId, masters.map((m) => m.name)) };
+}
+function apiBackPhase() {
+  return {
+    id: "api",
+    title: "The API servers answer again (static pods)",
+    steps: [step({ key: "api/cluster", phase: "api", action: "api-healthy", title: "API answers", host: null, describe: ["GET /healthz and GET /api/v1/namespaces/kube-system through the SSH tunnel until both answer 200 (deadline 8 min)"], timeoutMs: 10 * MIN })]
+  };
+}
+function buildRecoverPlan(def, runId, input) {
+  checkProfile(def, "a recovery");
+  const selfHosted = !isStaticControlPlane(def);
+  needAssets(def, input.assets, selfHosted);
+  const masters = deriveCluster(def).masters;
+  return {
+    runType: "recover",
+    phases: [
+      {
+        id: "kubelet",
+        title: "The kubelet runs on every master (etcd and the static pods)",
+        steps: masters.map((m) => step({ key: `kubelet-up/${m.name}`, phase: "kubelet", action: "host-script", title: `Kubelet on ${m.name}`, host: m.name, exec: [exec("start", locked(runId, KUBELET_UP_SCRIPT, []))], timeoutMs: 2 * MIN }))
+      },
+      { id: "etcd-healthy", title: "etcd healthy on every member (its current state is what comes back)", steps: [etcdHealthyStep(masters)] },
+      ...selfHosted ? controlPlaneBack(def, runId, input.assets, masters) : [apiBackPhase()],
+      verifyPhase()
+    ],
+    lock: hostLock(runId, masters.map((m) => m.name))
+  };
+}
+var snapshotPath, initialCluster, verifyPhase;
+var init_plans_dr = __esm({
+  "lib/engine/plans-dr.ts"() {
+    "use strict";
+    init_capabilities();
+    init_checkpoint();
+    init_definition();
+    init_derive();
+    init_quote();
+    init_kube();
+    init_dr_scripts();
+    init_host_scripts();
+    init_host_files();
+    init_plans();
+    snapshotPath = (runId) => `${ETCD_DIRS.data}/bootdeck-snapshot-${runId}.db`;
+    initialCluster = (def) => deriveCluster(def).etcdMembers.map((m) => `${m.name}=${m.peerUrl}`).join(",");
+    verifyPhase = (restarted = []) => ({
+      id: "verify",
+      title: "Verify: every node's kubelet back (lease renewed) and Ready, pods Running and Ready",
+      steps: [
+        step({
+          key: "verify/cluster",
+          phase: "verify",
+          action: "verify-recovered",
+          title: "Verify the cluster",
+          host: null,
+          describe: [`until every node renews its lease and is Ready and every pod is Running and Ready${restarted.length ? ` (on ${restarted.map((h) => h.name).join(", ")}: Ready since the run began)` : ""} (deadline 5 min)`],
+          params: { restartedHosts: restarted.map((h) => h.name).join(",") },
+          timeoutMs: 6 * MIN
+        })
+      ]
+    });
+  }
+});
+
+// lib/certs/files.ts
+function liveCertificateFiles(def, role) {
+  const files = [
+    { path: "/var/lib/kubelet/pki/kubelet.crt", what: "kubelet serving certificate (self-signed by the kubelet)" },
+    { path: "/var/lib/kubelet/pki/kubelet-client-current.pem", what: "kubelet client certificate (through a CSR)" }
+  ];
+  if (role === "master") {
+    const apiserver = isStaticControlPlane(def) ? `${STATIC_SECRETS_HOST_DIR}/apiserver.crt` : `${CHECKPOINT_PATHS.secrets}/apiserver.crt`;
+    files.push(
+      { path: "/etc/kubernetes/kubelet.conf", what: "kubelet client certificate (the master's kubeconfig)" },
+      { path: "/etc/kubernetes/etcd/server.crt", what: "etcd serving certificate" },
+      { path: "/etc/kubernetes/etcd/peer.crt", what: "etcd peer certificate" },
+      { path: apiserver, what: isStaticControlPlane(def) ? "API server certificate (static control plane)" : "API server certificate (its checkpoint's copy)" }
+    );
+  }
+  return files;
+}
+function parseCertFiles(out) {
+  const found = /* @__PURE__ */ new Map();
+  for (const part of out.split(/^--- /m).slice(1)) {
+    const nl = part.indexOf("\n");
+    const path22 = part.slice(0, nl).trim();
+    const pem = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(part.slice(nl + 1))?.[0];
+    if (pem) found.set(path22, `${pem}
+`);
+  }
+  return found;
+}
+var CERT_FILES_SCRIPT, certFilesArgv, liveCertificatesArgv;
+var init_files = __esm({
+  "lib/certs/files.ts"() {
+    "use strict";
+    init_checkpoint();
+    init_bootstrap_manifests();
+    init_definition();
+    init_quote();
+    CERT_FILES_SCRIPT = `for f in "$@"; do
+  [ -f "$f" ] || continue
+  echo "--- $f"
+  case "$f" in
+    *.conf) grep -m1 'client-certificate-data:' "$f" | awk '{print $2}' | base64 -d 2>/dev/null ;;
+    *) sed -n '/-----BEGIN CERTIFICATE-----/,/-----END CERTIFICATE-----/p' "$f" ;;
+  esac
+done
+exit 0`;
+    certFilesArgv = (paths) => shellScript(CERT_FILES_SCRIPT, [...paths], "bootdeck-certs");
+    liveCertificatesArgv = (def, role) => certFilesArgv(liveCertificateFiles(def, role).map((f) => f.path));
+  }
+});
+
+// lib/engine/plans-certs.ts
+function tempApiserverFiles(assetPaths) {
+  return [
+    ...Object.entries(bootstrapSecretFiles(assetPaths)).map(([asset, rel]) => ({ asset, path: `${BOOTSTRAP_SECRETS_HOST_DIR}/${rel}`, mode: SECRET2 })),
+    { asset: "bootstrap-manifests/bootstrap-apiserver.yaml", path: `${KUBELET_PATHS.staticPods}/bootstrap-apiserver.yaml`, mode: 420 }
+  ];
+}
+function buildRotationPlan(def, runId, input) {
+  const caps = capabilitiesFor(def.spec.kubernetes.version);
+  if (!caps.criRuntime || caps.checkpoint !== "host") throw new PlanError(`certificate rotation needs a profile with a container runtime (1.24 and later); ${def.spec.kubernetes.version} is not one`);
+  const derived = deriveCluster(def);
+  const masters = derived.masters;
+  const hosts = [...masters, ...derived.workers];
+  const paths = [...input.assets.keys()];
+  const selfHosted = !isStaticControlPlane(def);
+  const files = (list) => filesOf(list, input.assets);
+  const chain = (items, make) => items.map((it, i) => make(it, i > 0 ? [items[i - 1].key] : []));
+  const etcd = {
+    id: "etcd",
+    title: "etcd's serving and peer certificates, one member at a time (etcd reads them on every new connection)",
+    steps: chain(
+      masters.map((m) => ({ key: `etcd/${m.name}`, m })),
+      ({ key, m }, after) => step({
+        key,
+        phase: "etcd",
+        action: "etcd-certs",
+        title: `etcd certificates on ${m.name}`,
+        host: m.name,
+        dependsOn: after,
+        files: files(Object.entries(etcdMemberFiles(m.name)).map(([asset, path22]) => ({ asset, path: path22, mode: SECRET2 }))),
+        exec: [exec("status", shellScript(ETCD_STATUS_SCRIPT, [], "bootdeck-etcd-status"))],
+        describe: [`then until ${m.address}:2379 serves serial ${input.serials.etcd[m.name] ?? "?"} and every member is healthy`],
+        params: { serial: input.serials.etcd[m.name] ?? "", members: String(masters.length) },
+        timeoutMs: 6 * MIN
+      })
+    )
+  };
+  const secretsFiles = selfHosted ? Object.entries(checkpointSecretFiles({ caps })).map(([asset, path22]) => ({ asset, path: path22, mode: SECRET2 })) : staticControlPlaneFiles(paths).filter((f) => !f.asset.startsWith("static-manifests/"));
+  const secrets = {
+    id: "secrets",
+    title: selfHosted ? "The API server's and controller-manager's Secrets, and every master's checkpoint copy" : "The control plane's certificates on every master",
+    steps: [
+      ...selfHosted ? [
+        step({
+          key: "secrets/cluster",
+          phase: "secrets",
+          action: "update-secrets",
+          title: "Secrets kube-system/kube-apiserver and kube-controller-manager",
+          host: null,
+          describe: SECRET_MANIFESTS.map((a) => `PUT the Secret of ${a} (sha256 ${input.assets.get(a)?.sha256 ?? "?"}) through the API; the kubelets then refresh the files they mount`),
+          params: { manifests: SECRET_MANIFESTS.join(",") },
+          timeoutMs: 3 * MIN
+        })
+      ] : [],
+      ...masters.map((m) => step({ key: `secrets/${m.name}`, phase: "secrets", action: "push-files", title: `${selfHosted ? "Checkpoint" : "Control-plane"} certificates on ${m.name}`, host: m.name, files: files(secretsFiles), timeoutMs: 3 * MIN }))
+    ]
+  };
+  const serving = {
+    id: "serving",
+    title: "Every API server serves the renewed certificate (reloaded from disk, no restart)",
+    steps: [
+      step({
+        key: "serving/cluster",
+        phase: "serving",
+        action: "apiserver-serial",
+        title: "API servers serve the new certificate",
+        host: null,
+        describe: [`until ${masters.map((m) => `${m.address}:${def.spec.apiEndpoint.port}`).join(", ")} serve serial ${input.serials.apiserver}, the API probed meanwhile (deadline 5 min)`],
+        params: { serial: input.serials.apiserver },
+        timeoutMs: 7 * MIN
+      })
+    ]
+  };
+  const apps = selfHosted ? ["kube-apiserver"] : CONTROL_PLANE_COMPONENTS.map((c) => c);
+  const temp = tempApiserverFiles(paths);
+  const restart = {
+    id: "restart",
+    title: "One master at a time: a temporary API server beside it while its control plane restarts onto the new client certificates",
+    steps: chain(
+      masters.map((m) => ({ key: `restart/${m.name}`, m })),
+      ({ key, m }, after) => step({
+        key,
+        phase: "restart",
+        action: "apiserver-restart",
+        title: `Restart the control plane on ${m.name}`,
+        host: m.name,
+        dependsOn: after,
+        files: files(temp),
+        exec: [
+          exec("temp-ready", shellScript(TEMP_APISERVER_READY_SCRIPT, [], "bootdeck-temp")),
+          exec("restart", locked(runId, RESTART_CONTAINERS_SCRIPT, apps)),
+          exec("remove", locked(runId, REMOVE_SCRIPT, temp.map((f) => f.path).filter((p2) => p2.endsWith(".yaml")).concat([BOOTSTRAP_SECRETS_HOST_DIR])))
+        ],
+        describe: [`the files start the temporary API server; once it is ready, restart ${apps.join(", ")}; then remove it (the API probed meanwhile)`],
+        timeoutMs: 8 * MIN
+      })
+    )
+  };
+  const kubelets = {
+    id: "kubelets",
+    title: "The kubelets, one at a time: masters' kubeconfig, new serving certificates, workers' client certificates through CSRs",
+    steps: chain(
+      hosts.map((h) => ({ key: `kubelets/${h.name}`, h })),
+      ({ key, h }, after) => step({
+        key,
+        phase: "kubelets",
+        action: "kubelet-certs",
+        title: `Kubelet certificates on ${h.name}`,
+        host: h.name,
+        dependsOn: after,
+        files: h.role === "master" ? files([{ asset: "auth/kubeconfig", path: KUBELET_PATHS.kubeconfig, mode: SECRET2 }]) : [],
+        exec: [
+          exec("renew", locked(runId, KUBELET_CERTS_SCRIPT, [h.role === "worker" ? "client" : "serving"])),
+          // A worker's client certificate, read before and after: a new one comes through a CSR.
+          ...h.role === "worker" ? [exec("client-cert", certFilesArgv([KUBELET_CLIENT_CERT]))] : []
+        ],
+        describe: [`then until ${h.name} renews its lease and is Ready${h.role === "worker" ? " with a client certificate from an approved CSR" : ""}`],
+        timeoutMs: 5 * MIN
+      })
+    )
+  };
+  const verify = {
+    id: "verify",
+    title: "Read every certificate from the hosts again and compare with the renewed set",
+    steps: [
+      step({
+        key: "verify/cluster",
+        phase: "verify",
+        action: "certs-verify",
+        title: "Certificates on the hosts",
+        host: null,
+        exec: hosts.map((h) => exec("certs", liveCertificatesArgv(def, h.role), { host: h.name })),
+        describe: ["what each host serves on the kubelet's port (and a master on the API server's and etcd's), read through a TLS handshake"],
+        params: { apiserver: input.serials.apiserver },
+        timeoutMs: 3 * MIN
+      })
+    ]
+  };
+  const missing = [...selfHosted ? SECRET_MANIFESTS : [], ...temp.map((f) => f.asset)].filter((a) => !input.assets.has(a));
+  if (missing.length) throw new PlanError(`the renewed asset set lacks ${missing.join(", ")}`);
+  return { runType: "rotate-certs", phases: [etcd, secrets, serving, restart, ...tokenPhase(def, hosts), kubelets, verify], lock: hostLock(runId, hosts.map((h) => h.name)) };
+}
+var SECRET2, KUBELET_CLIENT_CERT, SECRET_MANIFESTS;
+var init_plans_certs = __esm({
+  "lib/engine/plans-certs.ts"() {
+    "use strict";
+    init_checkpoint();
+    init_capabilities();
+    init_context();
+    init_render();
+    init_definition();
+    init_derive();
+    init_files();
+    init_quote();
+    init_dr_scripts();
+    init_host_scripts();
+    init_kube();
+    init_host_files();
+    init_plans();
+    SECRET2 = 384;
+    KUBELET_CLIENT_CERT = "/var/lib/kubelet/pki/kubelet-client-current.pem";
+    SECRET_MANIFESTS = ["manifests/kube-apiserver-secret.yaml", "manifests/kube-controller-manager-secret.yaml"];
+  }
+});
+
+// lib/assets/renew.ts
+async function renderRenewed(input, previous, options) {
+  const v = validateClusterDefinition(input);
+  if (!v.ok) throw new RenderValidationError(v.errors);
+  const def = v.definition;
+  const plan = certificatePlan(def, deriveCluster(def), capabilitiesFor(def.spec.kubernetes.version));
+  const need2 = (path22) => {
+    const c = previous.get(path22);
+    if (c === void 0) throw new RenewError(`the asset set has no ${path22}: a renewal keeps the cluster's keys, so the set must be whole (render it again only to start over)`);
+    return c;
+  };
+  for (const e of plan.filter(isCertEntry)) {
+    need2(`${e.stem}.key`);
+    need2(`${e.stem}.crt`);
+  }
+  let keep;
+  try {
+    keep = { ...keptPkiFrom(previous), reissue: "leaves" };
+  } catch (err) {
+    if (err instanceof NothingToKeepError) throw new RenewError(err.message);
+    throw err;
+  }
+  const keyType = new import_node_crypto14.X509Certificate(need2("tls/ca.crt")).publicKey.asymmetricKeyType === "ec" ? "ecdsa" : "rsa";
+  const assets = await renderAssets(def, { keyType, keep, leafValidityDays: options.leafValidityDays, caValidityDays: options.caValidityDays, now: options.now });
+  const report = { keptCas: plan.filter(isCertEntry).filter((e) => e.isCa).map((e) => e.name), renewed: [] };
+  for (const e of plan.filter(isCertEntry)) {
+    const path22 = `${e.stem}.crt`;
+    const after = assets.find((a) => a.path === path22)?.content;
+    if (!after) throw new RenewError(`the renewal did not render ${path22}`);
+    if (e.isCa) {
+      if (after !== previous.get(path22)) throw new RenewError(`the renewal changed the CA ${path22}`);
+      continue;
+    }
+    const old = new import_node_crypto14.X509Certificate(need2(path22));
+    const now = new import_node_crypto14.X509Certificate(after);
+    report.renewed.push({ path: path22, oldSerial: old.serialNumber, newSerial: now.serialNumber, notAfter: new Date(now.validTo).toISOString() });
+  }
+  return { assets, report };
+}
+var import_node_crypto14, RenewError;
+var init_renew = __esm({
+  "lib/assets/renew.ts"() {
+    "use strict";
+    import_node_crypto14 = require("node:crypto");
+    init_definition();
+    init_derive();
+    init_capabilities();
+    init_certificates();
+    init_keep();
+    init_render();
+    init_types();
+    RenewError = class extends Error {
+    };
+  }
+});
+
+// lib/engine/plan-run-dr.ts
+async function planDrRun(input) {
+  const { clusterId: clusterId2, body, id } = input;
+  const definition = input.definition.parsed;
+  let plan;
+  let assetSetId;
+  try {
+    if (body.type === "backup") {
+      const policy = await getBackupPolicy({ clusterId: clusterId2 });
+      plan = buildBackupPlan(definition, id, { backupId: newId("bk"), trigger: input.trigger ?? "manual", retention: { keepLast: policy.keepLast, keepDays: policy.keepDays } });
+    } else if (body.type === "rotate-certs") {
+      const renewed = await renewAssetSet(clusterId2, definition, body.leafValidityDays);
+      assetSetId = renewed.id;
+      plan = buildRotationPlan(definition, id, { assets: renewed.index, serials: renewed.serials });
+    } else {
+      const assets = await latestAssets(clusterId2);
+      assetSetId = assets.id;
+      if (body.type === "restore") {
+        const b = await getBackupOrThrow({ clusterId: clusterId2, backupId: body.backup });
+        plan = buildRestorePlan(definition, id, { backup: { id: b.id, sha256: b.sha256, size: b.size, revision: b.revision, createdAt: b.createdAt.toISOString() }, assets: assets.index });
+      } else plan = buildRecoverPlan(definition, id, { assets: assets.index });
+    }
+  } catch (err) {
+    if (err instanceof PlanError || err instanceof RenewError) throw unprocessable(err.message);
+    if (err instanceof RenderValidationError) throw unprocessable(`the cluster's definition does not render: ${err.problems.map((p2) => `${p2.path}: ${p2.message}`).join("; ")}`);
+    throw err;
+  }
+  return createRun({ id, clusterId: clusterId2, type: body.type, plan, createdById: input.createdById, assetSetId, definition: { json: input.definition.json, revision: input.definition.revision } });
+}
+async function latestAssets(clusterId2) {
+  const setId = await runningAssetSet(clusterId2);
+  if (!setId) throw unprocessable("the cluster has no rendered assets: it was never bootstrapped by Bootdeck");
+  const rows = await getDb().asset.findMany({ where: { assetSetId: setId }, select: { path: true, sha256: true, size: true } });
+  return { id: setId, index: new Map(rows.map((r2) => [r2.path, { sha256: r2.sha256, size: r2.size }])) };
+}
+async function renewAssetSet(clusterId2, definition, leafValidityDays) {
+  const db = getDb();
+  const setId = await runningAssetSet(clusterId2);
+  const set = setId ? await db.assetSet.findUnique({ where: { id: setId }, select: { id: true, version: true, options: true, assets: { select: { path: true, content: true, sensitive: true } } } }) : null;
+  if (!set) throw unprocessable("the cluster has no rendered assets: it was never bootstrapped by Bootdeck");
+  const previous = new Map(set.assets.map((a) => [a.path, a.sensitive ? decryptSecret(a.content) : a.content]));
+  const options = JSON.parse(set.options);
+  const leaf = leafValidityDays ?? options.leafValidityDays ?? 365;
+  const { assets } = await renderRenewed(definition, previous, { leafValidityDays: leaf, caValidityDays: options.caValidityDays ?? 3650 });
+  const saved = await saveAssetSet({
+    clusterId: clusterId2,
+    assets,
+    options: { keyType: options.keyType ?? "rsa", caValidityDays: options.caValidityDays ?? 3650, leafValidityDays: leaf, importedCa: options.importedCa ?? false, kubernetesVersion: definition.spec.kubernetes.version, keptPkiOf: set.version }
+  });
+  const content = new Map(assets.map((a) => [a.path, a.content]));
+  const serial = (path22) => new import_node_crypto15.X509Certificate(content.get(path22) ?? "").serialNumber;
+  return {
+    id: saved.id,
+    index: assetIndexOf(assets),
+    serials: { apiserver: serial("tls/apiserver.crt"), etcd: Object.fromEntries(definition.spec.hosts.filter((h) => h.role === "master").map((m) => [m.name, serial(`tls/etcd/server-${m.name}.crt`)])) }
+  };
+}
+var import_node_crypto15, isDrBody;
+var init_plan_run_dr = __esm({
+  "lib/engine/plan-run-dr.ts"() {
+    "use strict";
+    init_store2();
+    init_client2();
+    init_errors();
+    init_ids();
+    init_dr_schemas();
+    init_plans_dr();
+    init_plans_certs();
+    init_renew();
+    init_store();
+    init_cipher();
+    import_node_crypto15 = require("node:crypto");
+    init_types();
+    init_plans();
+    init_plan_run_day2();
+    init_runs();
+    isDrBody = (body) => isDrRunType(body.type);
   }
 });
 
 // lib/engine/plan-run.ts
-async function latestAssets(clusterId, renderIfNone, version) {
+async function latestAssets2(clusterId2, renderIfNone, version) {
   const db = getDb();
-  if (renderIfNone) await awaitRunningRender(clusterId);
-  const recent = await db.assetSet.findMany({ where: { clusterId }, orderBy: { version: "desc" }, take: 20, select: { id: true, options: true } });
+  if (renderIfNone) await awaitRunningRender(clusterId2);
+  const recent = await db.assetSet.findMany({ where: { clusterId: clusterId2 }, orderBy: { version: "desc" }, take: 20, select: { id: true, options: true } });
   let set = recent.find((s2) => [void 0, version].includes(JSON.parse(s2.options).kubernetesVersion));
-  if (!set && renderIfNone) set = { id: (await renderAndSaveAssetSet({ clusterId, options: {} })).id };
+  if (!set && renderIfNone) set = { id: (await renderAndSaveAssetSet({ clusterId: clusterId2, options: {} })).id };
   if (!set) return void 0;
   const rows = await db.asset.findMany({ where: { assetSetId: set.id }, select: { path: true, sha256: true, size: true } });
   return { id: set.id, index: new Map(rows.map((r2) => [r2.path, { sha256: r2.sha256, size: r2.size }])) };
 }
-async function planRun({ clusterId, body, createdById, by: by2 }) {
-  const cluster = await getDb().cluster.findUnique({ where: { id: clusterId }, select: { definition: true, revision: true } });
+async function planRun({ clusterId: clusterId2, body, createdById, by: by2 }) {
+  const cluster = await getDb().cluster.findUnique({ where: { id: clusterId2 }, select: { definition: true, revision: true } });
   if (!cluster) throw notFound("Cluster");
   const definition = JSON.parse(cluster.definition);
   const id = newId("run");
-  if (isDay2Body(body)) return planDay2Run({ clusterId, body, id, createdById, by: by2 });
-  const assets = body.type === "check" ? void 0 : await latestAssets(clusterId, body.type !== "reset", definition.spec.kubernetes.version);
+  if (isDay2Body(body)) return planDay2Run({ clusterId: clusterId2, body, id, createdById, by: by2 });
+  if (isDrBody(body)) return planDrRun({ clusterId: clusterId2, definition: { parsed: definition, json: cluster.definition, revision: cluster.revision }, body, id, createdById });
+  const assets = body.type === "check" ? void 0 : await latestAssets2(clusterId2, body.type !== "reset", definition.spec.kubernetes.version);
   let plan;
   try {
     if (body.type === "check") plan = buildCheckPlan(definition);
@@ -5829,7 +7031,7 @@ async function planRun({ clusterId, body, createdById, by: by2 }) {
     if (err instanceof PlanError) throw unprocessable(err.message);
     throw err;
   }
-  const runId = await createRun({ id, clusterId, type: body.type, plan, createdById, assetSetId: assets?.id, definition: { json: cluster.definition, revision: cluster.revision } });
+  const runId = await createRun({ id, clusterId: clusterId2, type: body.type, plan, createdById, assetSetId: assets?.id, definition: { json: cluster.definition, revision: cluster.revision } });
   if ("acceptWarnings" in body && body.acceptWarnings) await acceptRunWarnings({ runId, by: by2 ?? "unknown" });
   return runId;
 }
@@ -5844,6 +7046,7 @@ var init_plan_run = __esm({
     init_plans();
     init_runs();
     init_plan_run_day2();
+    init_plan_run_dr();
   }
 });
 
@@ -6005,7 +7208,7 @@ var init_errors2 = __esm({
 
 // lib/ssh/host-key.ts
 function fingerprint(keyBlob) {
-  return `SHA256:${(0, import_node_crypto13.createHash)("sha256").update(keyBlob).digest("base64").replace(/=+$/, "")}`;
+  return `SHA256:${(0, import_node_crypto16.createHash)("sha256").update(keyBlob).digest("base64").replace(/=+$/, "")}`;
 }
 function decideHostKey(policy, offered) {
   if (policy.pinned) {
@@ -6018,11 +7221,11 @@ function normalise(pin) {
   const body = pin.trim().replace(/^SHA256:/, "").replace(/=+$/, "");
   return `SHA256:${body}`;
 }
-var import_node_crypto13;
+var import_node_crypto16;
 var init_host_key = __esm({
   "lib/ssh/host-key.ts"() {
     "use strict";
-    import_node_crypto13 = require("node:crypto");
+    import_node_crypto16 = require("node:crypto");
   }
 });
 
@@ -6285,7 +7488,15 @@ async function execOnClient(ctx, argv, opts = {}) {
     };
     const outLines = emit("stdout");
     const errLines = emit("stderr");
+    const stdoutTo = opts.stdoutTo;
     ch.on("data", (d) => {
+      if (stdoutTo) {
+        if (!stdoutTo.write(d)) {
+          ch.pause();
+          stdoutTo.once("drain", () => ch.resume());
+        }
+        return;
+      }
       if (capture && stdoutBytes < MAX_CAPTURE_BYTES) {
         stdout.push(d);
         stdoutBytes += d.length;
@@ -6507,7 +7718,7 @@ function normaliseFiles(files) {
     return {
       path: p2,
       content,
-      sha256: (0, import_node_crypto14.createHash)("sha256").update(content).digest("hex"),
+      sha256: (0, import_node_crypto17.createHash)("sha256").update(content).digest("hex"),
       mode: (f.mode ?? 384).toString(8),
       owner
     };
@@ -6554,7 +7765,7 @@ function checksumLine(sha2563, file) {
   if (/[\\\n]/.test(file)) return `\\${sha2563}  ${file.replaceAll("\\", "\\\\").replaceAll("\n", "\\n")}`;
   return `${sha2563}  ${file}`;
 }
-function planApply(files, nonce = (0, import_node_crypto14.randomBytes)(6).toString("hex")) {
+function planApply(files, nonce = (0, import_node_crypto17.randomBytes)(6).toString("hex")) {
   const temps = files.map((f) => tempPathFor(f.path, nonce));
   const dirs = [...new Set(files.map((f) => import_posix.default.dirname(f.path)))];
   const sums = files.map((f, i) => checksumLine(f.sha256, temps[i] ?? "")).join("\n") + "\n";
@@ -6602,11 +7813,11 @@ function buildTar(files, temps) {
     p2.finalize();
   });
 }
-var import_node_crypto14, import_posix, import_tar_stream2, stageName;
+var import_node_crypto17, import_posix, import_tar_stream2, stageName;
 var init_upload = __esm({
   "lib/ssh/upload.ts"() {
     "use strict";
-    import_node_crypto14 = require("node:crypto");
+    import_node_crypto17 = require("node:crypto");
     import_posix = __toESM(require("node:path/posix"));
     import_tar_stream2 = require("tar-stream");
     init_quote();
@@ -6700,11 +7911,11 @@ var init_executor = __esm({
       }
       /** One probe exec: which of the files differ on the host (content, mode or owner). */
       async probeChanges(host3, files, opts) {
-        const planned = normaliseFiles(files);
-        const probe2 = await this.run(host3, probeArgs(planned), { ...opts, quiet: true });
-        const remote = parseProbe(probe2.stdout, planned.length);
-        const changed = planned.filter((f, i) => needsWrite(f, remote[i] ?? { exists: false }));
-        const result = { host: host3.id, step: opts.step ?? "", written: changed.length, skipped: planned.length - changed.length, bytes: 0, execs: 1 };
+        const planned2 = normaliseFiles(files);
+        const probe2 = await this.run(host3, probeArgs(planned2), { ...opts, quiet: true });
+        const remote = parseProbe(probe2.stdout, planned2.length);
+        const changed = planned2.filter((f, i) => needsWrite(f, remote[i] ?? { exists: false }));
+        const result = { host: host3.id, step: opts.step ?? "", written: changed.length, skipped: planned2.length - changed.length, bytes: 0, execs: 1 };
         return { changed, result };
       }
       /**
@@ -6946,7 +8157,7 @@ var init_cluster_api = __esm({
         return KubernetesObjectApi.makeApiClient(await this.kubeConfig());
       }
       /** One HTTPS request through the tunnel; resolves with any status, rejects only when nothing answered. */
-      async request(path20, opts = {}) {
+      async request(path22, opts = {}) {
         const port2 = await this.listen();
         const payload = opts.body === void 0 ? void 0 : JSON.stringify(opts.body);
         return new Promise((resolve, reject) => {
@@ -6954,7 +8165,7 @@ var init_cluster_api = __esm({
             {
               host: "127.0.0.1",
               port: port2,
-              path: path20,
+              path: path22,
               method: opts.method ?? "GET",
               ca: this.opts.credentials.caPem,
               cert: this.opts.credentials.certPem,
@@ -6977,10 +8188,10 @@ var init_cluster_api = __esm({
         });
       }
       /** GET a JSON object; undefined on 404; throws with the API's message otherwise. */
-      async getJson(path20, signal) {
-        const r2 = await this.request(path20, { signal });
+      async getJson(path22, signal) {
+        const r2 = await this.request(path22, { signal });
         if (r2.status === 404) return void 0;
-        if (r2.status < 200 || r2.status > 299) throw new Error(`GET ${path20}: HTTP ${r2.status} ${apiMessage(r2.body)}`);
+        if (r2.status < 200 || r2.status > 299) throw new Error(`GET ${path22}: HTTP ${r2.status} ${apiMessage(r2.body)}`);
         return JSON.parse(r2.body);
       }
       async close() {
@@ -6990,52 +8201,6 @@ var init_cluster_api = __esm({
         if (server) await new Promise((resolve) => server.close(() => resolve()));
       }
     };
-  }
-});
-
-// lib/engine/actions/kube.ts
-function nodeReady(node) {
-  const c = node.status?.conditions?.find((x) => x.type === "Ready");
-  if (!c) return { ready: false, why: "no Ready condition reported yet" };
-  if (c.status === "True") return { ready: true, why: "Ready" };
-  return { ready: false, why: `NotReady${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ""})` : ""}` };
-}
-function podReady(pod) {
-  return pod.status?.phase === "Running" && pod.status.conditions?.find((c) => c.type === "Ready")?.status === "True";
-}
-function podLine(pod) {
-  const cs = pod.status?.containerStatuses ?? [];
-  const waiting = cs.map((c) => c.state?.waiting?.reason).find(Boolean);
-  return `${pod.metadata?.namespace}/${pod.metadata?.name} ${pod.status?.phase ?? "Pending"} ${cs.filter((c) => c.ready).length}/${cs.length || 1}${waiting ? ` (${waiting})` : ""}`;
-}
-function controlPlaneMissing(pods, components, opts = {}) {
-  return components.filter(
-    (c) => !pods.some(
-      (p2) => p2.metadata?.namespace === "kube-system" && (p2.metadata?.name ?? "").startsWith(`${c}-`) && !(p2.metadata?.name ?? "").startsWith("bootstrap-") && (podReady(p2) || opts.beforePivot === true && c === "kube-apiserver" && p2.status?.phase === "Running")
-    )
-  );
-}
-function masterRole(caps) {
-  return caps.selfLabelRole ? { labels: { "node-role.kubernetes.io/master": "" }, taint: { key: "node-role.kubernetes.io/master", effect: "NoSchedule" } } : { labels: { "node-role.kubernetes.io/control-plane": "" }, taint: { key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" } };
-}
-function rolePatch(node, role, caps) {
-  const wanted = role === "master" ? masterRole(caps) : { labels: { "node-role.kubernetes.io/worker": "" }, taint: void 0 };
-  const labels2 = node.metadata?.labels ?? {};
-  const missingLabels = Object.fromEntries(Object.entries(wanted.labels).filter(([k, v]) => labels2[k] !== v));
-  const taints = node.spec?.taints ?? [];
-  const needTaint = wanted.taint && !taints.some((t) => t.key === wanted.taint?.key && t.effect === wanted.taint.effect);
-  if (Object.keys(missingLabels).length === 0 && !needTaint) return void 0;
-  return {
-    ...Object.keys(missingLabels).length ? { metadata: { labels: missingLabels } } : {},
-    ...needTaint && wanted.taint ? { spec: { taints: [...taints, wanted.taint] } } : {}
-  };
-}
-var isMirrorPod, CONTROL_PLANE_COMPONENTS;
-var init_kube = __esm({
-  "lib/engine/actions/kube.ts"() {
-    "use strict";
-    isMirrorPod = (pod) => pod.metadata?.ownerReferences?.some((o2) => o2.kind === "Node") === true || pod.metadata?.annotations?.["kubernetes.io/config.mirror"] !== void 0;
-    CONTROL_PLANE_COMPONENTS = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"];
   }
 });
 
@@ -7066,24 +8231,32 @@ var init_types2 = __esm({
 
 // lib/engine/actions/bootstrap.ts
 function runPlanned(ctx, e, opts = {}) {
-  return ctx.executor.run(execHost(ctx, e).target, e.argv, { step: ctx.planned.key, signal: ctx.signal, timeoutMs: opts.timeoutMs ?? ctx.planned.timeoutMs, quiet: opts.quiet, allowFailure: opts.allowFailure });
+  return ctx.executor.run(execHost(ctx, e).target, e.argv, {
+    step: ctx.planned.key,
+    signal: ctx.signal,
+    timeoutMs: opts.timeoutMs ?? ctx.planned.timeoutMs,
+    quiet: opts.quiet,
+    allowFailure: opts.allowFailure,
+    ...opts.stdin ? { stdin: opts.stdin() } : {},
+    ...opts.stdoutTo ? { stdoutTo: opts.stdoutTo } : {}
+  });
 }
 async function runLocked(ctx, e, opts = {}) {
   const host3 = execHost(ctx, e);
   const exec3 = () => runPlanned(ctx, e, { ...opts, allowFailure: true });
   let r2 = await exec3();
   if (r2.exitCode === LOCKED_EXIT) {
-    const holder6 = r2.stderrTail.join("\n").match(/bootdeck-locked-by (run_\S+)/)?.[1] ?? "";
-    const other = holder6 ? await getDb().run.findUnique({ where: { id: holder6 }, select: { status: true } }) : null;
+    const holder7 = r2.stderrTail.join("\n").match(/bootdeck-locked-by (run_\S+)/)?.[1] ?? "";
+    const other = holder7 ? await getDb().run.findUnique({ where: { id: holder7 }, select: { status: true } }) : null;
     if (other && !["running", "planned"].includes(other.status)) {
-      await ctx.executor.run(host3.target, releaseLockArgv(holder6), { step: ctx.planned.key, signal: ctx.signal, quiet: true, timeoutMs: 6e4 });
-      await ctx.emit("host.lock-taken-over", { key: ctx.planned.key, host: host3.name, from: holder6, status: other.status });
+      await ctx.executor.run(host3.target, releaseLockArgv(holder7), { step: ctx.planned.key, signal: ctx.signal, quiet: true, timeoutMs: 6e4 });
+      await ctx.emit("host.lock-taken-over", { key: ctx.planned.key, host: host3.name, from: holder7, status: other.status });
       r2 = await exec3();
     }
     if (r2.exitCode === LOCKED_EXIT) {
-      const now = r2.stderrTail.join("\n").match(/bootdeck-locked-by (.+)/)?.[1] ?? holder6;
+      const now = r2.stderrTail.join("\n").match(/bootdeck-locked-by (.+)/)?.[1] ?? holder7;
       throw new Error(
-        other && holder6 && now.startsWith(holder6) ? `${host3.name} is locked by run ${holder6}, which is ${other.status}: wait for it or cancel it` : `${host3.name} is locked by ${now.startsWith("run_") ? `run ${now}, which this dashboard does not know (another Bootdeck?); if nothing else manages the host, empty /var/lib/bootdeck/run.lock on it` : now}`
+        other && holder7 && now.startsWith(holder7) ? `${host3.name} is locked by run ${holder7}, which is ${other.status}: wait for it or cancel it` : `${host3.name} is locked by ${now.startsWith("run_") ? `run ${now}, which this dashboard does not know (another Bootdeck?); if nothing else manages the host, empty /var/lib/bootdeck/run.lock on it` : now}`
       );
     }
   }
@@ -7118,7 +8291,7 @@ function plannedFiles(ctx, host3 = ctx.planned.host, secrets = {}) {
     }
     if (!f.asset) throw new Error(`the plan of ${ctx.planned.key} does not name the asset of ${f.path}: it was made by another version of Bootdeck; plan the run again`);
     const content = ctx.resources.asset(f.asset);
-    const sha2563 = (0, import_node_crypto15.createHash)("sha256").update(content).digest("hex");
+    const sha2563 = (0, import_node_crypto18.createHash)("sha256").update(content).digest("hex");
     if (sha2563 !== f.sha256) throw new Error(`${f.asset} in the run's asset set does not match the plan (sha256 ${sha2563.slice(0, 12)}, planned ${f.sha256.slice(0, 12)}): plan the run again`);
     return { path: f.path, content, mode: f.mode };
   });
@@ -7140,7 +8313,7 @@ async function waitForApi(ctx, what, timeoutMs = API_WAIT_MS) {
   });
 }
 function selfHostedObjects(ctx) {
-  const files = ctx.resources.assetPaths.filter((p2) => p2.startsWith("manifests/")).map((path20) => ({ path: path20, objects: import_yaml4.default.parseAllDocuments(ctx.resources.asset(path20)).map((d) => d.toJSON()).filter((o2) => o2 && o2.kind) }));
+  const files = ctx.resources.assetPaths.filter((p2) => p2.startsWith("manifests/")).map((path22) => ({ path: path22, objects: import_yaml4.default.parseAllDocuments(ctx.resources.asset(path22)).map((d) => d.toJSON()).filter((o2) => o2 && o2.kind) }));
   return selfHostedObjectsInOrder(files);
 }
 async function objectPath(api, object) {
@@ -7157,12 +8330,12 @@ async function objectPath(api, object) {
   return `${base}${ns}/${r2.name}/${pathSegment(object.metadata.name)}`;
 }
 async function ensureObject(api, client, object) {
-  const path20 = await objectPath(api, object).catch((e) => {
+  const path22 = await objectPath(api, object).catch((e) => {
     throw new Error(`reading ${objectName(object)}: ${describeApiError(e)}`);
   });
   const exists = async () => {
     try {
-      return await api.getJson(path20) !== void 0;
+      return await api.getJson(path22) !== void 0;
     } catch (e) {
       throw new Error(`reading ${objectName(object)}: ${describeApiError(e)}`);
     }
@@ -7251,11 +8424,11 @@ function describeApiError(err) {
   }
   return err instanceof Error ? err.message : String(err);
 }
-var import_node_crypto15, import_yaml4, API_WAIT_MS, objectName, pathSegment, discovered, heartbeatName, RENEWAL_WAIT_MS, bootstrapActions;
+var import_node_crypto18, import_yaml4, API_WAIT_MS, objectName, pathSegment, discovered, heartbeatName, RENEWAL_WAIT_MS, bootstrapActions;
 var init_bootstrap = __esm({
   "lib/engine/actions/bootstrap.ts"() {
     "use strict";
-    import_node_crypto15 = require("node:crypto");
+    import_node_crypto18 = require("node:crypto");
     import_yaml4 = __toESM(require("yaml"));
     init_render();
     init_token();
@@ -7372,12 +8545,12 @@ var init_bootstrap = __esm({
         const secret = selfHostedObjects(ctx).map((o2) => o2.object).find(isBootstrapTokenSecret);
         if (!secret) return { ok: true, summary: "this profile's kubelets join without a bootstrap token" };
         const api = ctx.resources.api();
-        const path20 = `/api/v1/namespaces/kube-system/secrets/${encodeURIComponent(secret.metadata.name)}`;
+        const path22 = `/api/v1/namespaces/kube-system/secrets/${encodeURIComponent(secret.metadata.name)}`;
         const now = /* @__PURE__ */ new Date();
         const renewed = withExpiration(secret, now);
         const until = renewed.stringData?.expiration ?? "";
         try {
-          const current = await api.getJson(path20, ctx.signal);
+          const current = await api.getJson(path22, ctx.signal);
           if (!current) {
             await (await api.objects()).create(renewed);
             return { ok: true, summary: `${secret.metadata.name} was gone (expired and cleaned up): created again, valid until ${until}` };
@@ -7385,7 +8558,7 @@ var init_bootstrap = __esm({
           const expiration = current.data?.expiration ? Buffer.from(current.data.expiration, "base64").toString("utf8") : void 0;
           const left = expiration ? Date.parse(expiration) - now.getTime() : Number.POSITIVE_INFINITY;
           if (left >= BOOTSTRAP_TOKEN_RENEW_MS) return { ok: true, summary: `${secret.metadata.name} valid until ${expiration ?? "it is removed (no expiration)"}` };
-          const r2 = await api.request(path20, { method: "PATCH", body: { stringData: { expiration: until } }, contentType: "application/merge-patch+json" });
+          const r2 = await api.request(path22, { method: "PATCH", body: { stringData: { expiration: until } }, contentType: "application/merge-patch+json" });
           if (r2.status !== 200) throw new Error(`renewing ${secret.metadata.name}: HTTP ${r2.status} ${apiMessage(r2.body)}`);
           return { ok: true, summary: `${secret.metadata.name} renewed: valid until ${until} (was ${expiration})` };
         } catch (err) {
@@ -7401,7 +8574,7 @@ var init_bootstrap = __esm({
       async pivot(ctx) {
         const first = ctx.resources.firstMaster;
         const api = ctx.resources.api();
-        const marker = `bootdeck-pivot-${ctx.runId.slice(4).toLowerCase().replace(/[^a-z0-9-]/g, "")}`;
+        const marker = `bootdeck-pivot-${(0, import_node_crypto18.createHash)("sha256").update(ctx.runId).digest("hex").slice(0, 16)}`;
         try {
           const probe2 = await runPlanned(ctx, plannedExec2(ctx, "present"), { quiet: true, timeoutMs: 3e4 });
           const bootstrapGone = !probe2.stdout.toString("utf8").includes("present");
@@ -7648,37 +8821,37 @@ function parseEtcdStatusOutput(stdout) {
   if (h) for (const e of JSON.parse(h)) health.set(e.endpoint, { healthy: e.health, ...e.error ? { error: e.error } : {} });
   return { members, statuses, health, errors };
 }
-function memberStates(view) {
-  return view.members.map((m) => {
+function memberStates(view2) {
+  return view2.members.map((m) => {
     const name = m.name || `(unstarted ${m.peerUrls.join(",")})`;
-    const status = view.statuses.find((s2) => s2.memberId === m.id) ?? view.statuses.find((s2) => m.clientUrls.includes(s2.endpoint));
+    const status = view2.statuses.find((s2) => s2.memberId === m.id) ?? view2.statuses.find((s2) => m.clientUrls.includes(s2.endpoint));
     if (!status) {
-      const err = view.errors.find((e) => m.clientUrls.some((u) => e.includes(u)));
+      const err = view2.errors.find((e) => m.clientUrls.some((u) => e.includes(u)));
       return { name, healthy: false, learner: m.learner, why: m.clientUrls.length ? `does not answer${err ? ` (${err})` : ""}` : "has not started" };
     }
     if (status.errors.length) return { name, healthy: false, learner: m.learner, why: `reports ${status.errors.join("; ")}` };
     if (!status.leader || status.leader === "0") return { name, healthy: false, learner: m.learner, why: "knows no leader" };
     if (m.learner) return { name, healthy: true, learner: true };
-    const h = m.clientUrls.map((u) => view.health.get(u)).find(Boolean);
+    const h = m.clientUrls.map((u) => view2.health.get(u)).find(Boolean);
     if (h && !h.healthy) return { name, healthy: false, learner: false, why: `fails its health check${h.error ? ` (${h.error})` : ""}` };
     return { name, healthy: true, learner: false };
   });
 }
-function membershipProblem(view, expected, opts = {}) {
-  const states = memberStates(view);
-  const beingAdded = (i) => view.members[i]?.learner === true && opts.allowLearner !== void 0 && view.members[i].peerUrls.includes(opts.allowLearner);
+function membershipProblem(view2, expected, opts = {}) {
+  const states = memberStates(view2);
+  const beingAdded = (i) => view2.members[i]?.learner === true && opts.allowLearner !== void 0 && view2.members[i].peerUrls.includes(opts.allowLearner);
   const unhealthy = states.filter((s2, i) => !s2.healthy && !beingAdded(i));
   if (unhealthy.length) return `etcd is not healthy: ${unhealthy.map((s2) => `${s2.name} ${s2.why}`).join("; ")}`;
-  const learners = view.members.filter((m) => m.learner && m.name !== opts.allowLearner && !(opts.allowLearner && m.peerUrls.includes(opts.allowLearner)));
+  const learners = view2.members.filter((m) => m.learner && m.name !== opts.allowLearner && !(opts.allowLearner && m.peerUrls.includes(opts.allowLearner)));
   if (learners.length) return `etcd has a learner that is not being added: ${learners.map((m) => m.name || m.peerUrls.join(",")).join(", ")}; finish or undo that change first`;
-  const unknown = view.members.filter((m) => !expected.some((e) => m.peerUrls.includes(e.peerUrl)) && !(opts.allowLearner && m.peerUrls.includes(opts.allowLearner)));
+  const unknown = view2.members.filter((m) => !expected.some((e) => m.peerUrls.includes(e.peerUrl)) && !(opts.allowLearner && m.peerUrls.includes(opts.allowLearner)));
   if (unknown.length) return `etcd has members the cluster definition does not list: ${unknown.map((m) => `${m.name || "(unstarted)"} ${m.peerUrls.join(",")}`).join("; ")}`;
-  const missing = expected.filter((e) => !view.members.some((m) => m.peerUrls.includes(e.peerUrl)));
+  const missing = expected.filter((e) => !view2.members.some((m) => m.peerUrls.includes(e.peerUrl)));
   if (missing.length) return `etcd lacks members the cluster definition lists: ${missing.map((e) => e.name).join(", ")}`;
   return void 0;
 }
-function removalRefusal(view, removing) {
-  const states = memberStates(view).filter((s2) => !s2.learner);
+function removalRefusal(view2, removing) {
+  const states = memberStates(view2).filter((s2) => !s2.learner);
   const voters = states.length;
   const healthy = states.filter((s2) => s2.healthy);
   const sick = states.filter((s2) => !s2.healthy);
@@ -7691,11 +8864,11 @@ function removalRefusal(view, removing) {
     return `removing ${removing.join(", ")} leaves ${left.length} member${left.length === 1 ? "" : "s"} of which ${leftHealthy} ${leftHealthy === 1 ? "is" : "are"} healthy${sickText}: a majority of ${left.length} needs ${quorumOf(left.length)}; remove the unhealthy member first or bring it back`;
   return void 0;
 }
-function learnerLag(view, peerUrl) {
-  const m = view.members.find((x) => x.peerUrls.includes(peerUrl));
+function learnerLag(view2, peerUrl) {
+  const m = view2.members.find((x) => x.peerUrls.includes(peerUrl));
   if (!m) return void 0;
-  const own = view.statuses.find((s2) => s2.memberId === m.id);
-  const leader = view.statuses.find((s2) => s2.memberId === own?.leader) ?? view.statuses.find((s2) => s2.memberId && s2.memberId === s2.leader);
+  const own = view2.statuses.find((s2) => s2.memberId === m.id);
+  const leader = view2.statuses.find((s2) => s2.memberId === own?.leader) ?? view2.statuses.find((s2) => s2.memberId && s2.memberId === s2.leader);
   if (!own || !leader) return void 0;
   return Math.max(0, leader.raftIndex - own.raftAppliedIndex);
 }
@@ -7765,12 +8938,12 @@ async function runPlanned2(ctx, e, opts = {}) {
   const exec3 = (argv) => ctx.executor.run(host3.target, argv, { step: ctx.planned.key, signal: ctx.signal, timeoutMs: opts.timeoutMs ?? ctx.planned.timeoutMs, quiet: opts.quiet, allowFailure: true });
   let r2 = await exec3(e.argv);
   if (r2.exitCode === LOCKED_EXIT && isLocked(e.argv)) {
-    const holder6 = r2.stderrTail.join("\n").match(/bootdeck-locked-by (\S+)/)?.[1] ?? "";
-    const other = holder6 ? await getDb().run.findUnique({ where: { id: holder6 }, select: { status: true } }) : null;
-    if (other && !["running", "planned"].includes(other.status)) r2 = await exec3(e.argv.map((a, i) => i === TAKEOVER_SLOT ? holder6 : a));
+    const holder7 = r2.stderrTail.join("\n").match(/bootdeck-locked-by (\S+)/)?.[1] ?? "";
+    const other = holder7 ? await getDb().run.findUnique({ where: { id: holder7 }, select: { status: true } }) : null;
+    if (other && !["running", "planned"].includes(other.status)) r2 = await exec3(e.argv.map((a, i) => i === TAKEOVER_SLOT ? holder7 : a));
     else
       throw new Error(
-        other ? `${host3.name} is locked by run ${holder6}, which is ${other.status}: wait for it or cancel it` : `${host3.name} is locked by run ${holder6 || "(unknown)"}, which this dashboard does not know (another Bootdeck?); if nothing else manages the host, remove /var/lib/bootdeck/run.lock on it`
+        other ? `${host3.name} is locked by run ${holder7}, which is ${other.status}: wait for it or cancel it` : `${host3.name} is locked by run ${holder7 || "(unknown)"}, which this dashboard does not know (another Bootdeck?); if nothing else manages the host, remove /var/lib/bootdeck/run.lock on it`
       );
   }
   if (r2.exitCode !== 0 && !opts.allowFailure) {
@@ -7898,11 +9071,11 @@ async function waitRollout(ctx, o2, timeoutMs) {
     return why ? { ok: false, why } : { ok: true, value: void 0 };
   });
 }
-var import_node_crypto16, plannedExecs, TAKEOVER_SLOT, isLocked, param, RESOURCES, APPLIED_ANNOTATION, renderedSha;
+var import_node_crypto19, plannedExecs, TAKEOVER_SLOT, isLocked, param, RESOURCES, APPLIED_ANNOTATION, renderedSha;
 var init_day2_kube = __esm({
   "lib/engine/actions/day2-kube.ts"() {
     "use strict";
-    import_node_crypto16 = require("node:crypto");
+    import_node_crypto19 = require("node:crypto");
     init_client2();
     init_ssh();
     init_cluster_api();
@@ -7933,7 +9106,7 @@ var init_day2_kube = __esm({
       RoleBinding: { base: "/apis/rbac.authorization.k8s.io/v1", plural: "rolebindings", namespaced: true }
     };
     APPLIED_ANNOTATION = "bootdeck.io/applied-sha256";
-    renderedSha = (o2) => (0, import_node_crypto16.createHash)("sha256").update(JSON.stringify(o2)).digest("hex");
+    renderedSha = (o2) => (0, import_node_crypto19.createHash)("sha256").update(JSON.stringify(o2)).digest("hex");
   }
 });
 
@@ -7972,11 +9145,11 @@ async function etcdCommand(ctx, id, preferred) {
 async function etcdGuard(ctx) {
   const expected = json(ctx, "expected");
   const joining = json(ctx, "joining");
-  const { view, on } = await etcdView(ctx);
-  const known2 = [...expected, ...joining.filter((u) => view.members.some((m) => m.peerUrls.includes(u))).map((u) => ({ name: "", peerUrl: u, clientUrl: "" }))];
-  const problem = membershipProblem(view, known2, { allowLearner: joining.find((u) => view.members.some((m) => m.learner && m.peerUrls.includes(u))) });
+  const { view: view2, on } = await etcdView(ctx);
+  const known2 = [...expected, ...joining.filter((u) => view2.members.some((m) => m.peerUrls.includes(u))).map((u) => ({ name: "", peerUrl: u, clientUrl: "" }))];
+  const problem = membershipProblem(view2, known2, { allowLearner: joining.find((u) => view2.members.some((m) => m.learner && m.peerUrls.includes(u))) });
   if (problem) return { ok: false, error: `refusing to add masters: ${problem}`, hint: "bring the unhealthy member back (its host, its etcd pod's log), then retry" };
-  return { ok: true, summary: `etcd (asked on ${on}): ${healthLine(view)}` };
+  return { ok: true, summary: `etcd (asked on ${on}): ${healthLine(view2)}` };
 }
 async function etcdJoin(ctx) {
   const host3 = needHost(ctx);
@@ -7985,11 +9158,11 @@ async function etcdJoin(ctx) {
   const before = json(ctx, "before");
   const after = json(ctx, "after");
   const started = Date.now();
-  let { view, on } = await etcdView(ctx);
-  const existing = view.members.find((m) => m.peerUrls.includes(peerUrl));
+  let { view: view2, on } = await etcdView(ctx);
+  const existing = view2.members.find((m) => m.peerUrls.includes(peerUrl));
   let added = "already a member";
   if (!existing) {
-    const problem = membershipProblem(view, before);
+    const problem = membershipProblem(view2, before);
     if (problem) return { ok: false, error: `refusing to add ${name} to etcd: ${problem}` };
     added = await etcdCommand(ctx, "etcd-add", on);
   }
@@ -7998,12 +9171,12 @@ async function etcdJoin(ctx) {
   let promoted = !(existing?.learner ?? true);
   if (!promoted)
     await ctx.wait(`${name}'s etcd to catch up with the leader, then its promotion`, { timeoutMs: 5 * 6e4, intervalMs: 2e3 }, async () => {
-      ({ view, on } = await etcdView(ctx));
-      const m = view.members.find((x) => x.peerUrls.includes(peerUrl));
+      ({ view: view2, on } = await etcdView(ctx));
+      const m = view2.members.find((x) => x.peerUrls.includes(peerUrl));
       if (!m) return { ok: false, why: `${name} is no longer a member (removed meanwhile?)` };
       if (!m.learner) return { ok: true, value: void 0 };
       if (!m.name) return { ok: false, why: `${name}'s etcd has not started yet (its pod on ${host3.name})` };
-      lag = learnerLag(view, peerUrl);
+      lag = learnerLag(view2, peerUrl);
       try {
         await etcdCommand(ctx, "etcd-promote", on);
         return { ok: true, value: void 0 };
@@ -8013,47 +9186,47 @@ async function etcdJoin(ctx) {
     });
   promoted = true;
   await ctx.wait(`every etcd member healthy with ${name}`, { timeoutMs: 2 * 6e4, intervalMs: 2e3 }, async () => {
-    ({ view, on } = await etcdView(ctx));
-    const problem = membershipProblem(view, after);
+    ({ view: view2, on } = await etcdView(ctx));
+    const problem = membershipProblem(view2, after);
     return problem ? { ok: false, why: problem } : { ok: true, value: void 0 };
   });
   return {
     ok: true,
-    summary: `${name}: ${added.replace(/^bootdeck-etcd /, "")}; etcd pod ${up.written ? "started" : "in place"}; promoted after ${((Date.now() - started) / 1e3).toFixed(1)} s; ${healthLine(view)}`,
+    summary: `${name}: ${added.replace(/^bootdeck-etcd /, "")}; etcd pod ${up.written ? "started" : "in place"}; promoted after ${((Date.now() - started) / 1e3).toFixed(1)} s; ${healthLine(view2)}`,
     data: { promoted }
   };
 }
 async function removeGuard(ctx) {
   const removing = json(ctx, "removing");
   if (!removing.length) return { ok: true, summary: "workers only: etcd is not touched" };
-  const { view, on } = await etcdView(ctx);
+  const { view: view2, on } = await etcdView(ctx);
   const expected = json(ctx, "expected");
-  const present = expected.filter((e) => view.members.some((m) => m.peerUrls.includes(e.peerUrl)));
-  const problem = membershipProblem(view, present);
+  const present = expected.filter((e) => view2.members.some((m) => m.peerUrls.includes(e.peerUrl)));
+  const problem = membershipProblem(view2, present);
   const stranger = problem && /does not list|learner/.test(problem) ? problem : void 0;
   if (stranger) return { ok: false, error: `refusing to remove masters: ${stranger}` };
   const refusal = removalRefusal(
-    view,
-    removing.filter((n) => view.members.some((m) => m.name === n))
+    view2,
+    removing.filter((n) => view2.members.some((m) => m.name === n))
   );
   if (refusal) return { ok: false, error: `quorum guard: ${refusal}`, hint: "remove the unhealthy member on its own first (it is the one that cannot vote), or bring it back" };
-  return { ok: true, summary: `etcd (asked on ${on}): ${healthLine(view)}; removing ${removing.join(", ")} keeps a healthy majority` };
+  return { ok: true, summary: `etcd (asked on ${on}): ${healthLine(view2)}; removing ${removing.join(", ")} keeps a healthy majority` };
 }
 async function etcdLeave(ctx) {
   const host3 = needHost(ctx);
   const name = param(ctx, "name");
   const peerUrl = param(ctx, "peerUrl");
   const after = json(ctx, "after");
-  let { view, on } = await etcdView(ctx);
+  let { view: view2, on } = await etcdView(ctx);
   let removed = "already removed";
-  if (view.members.some((m) => m.peerUrls.includes(peerUrl))) {
-    const refusal = removalRefusal(view, [name]);
+  if (view2.members.some((m) => m.peerUrls.includes(peerUrl))) {
+    const refusal = removalRefusal(view2, [name]);
     if (refusal) return { ok: false, error: `quorum guard: ${refusal}` };
     removed = (await etcdCommand(ctx, "etcd-remove", on)).replace(/^bootdeck-etcd /, "");
   }
   await ctx.wait(`every etcd member healthy without ${name}`, { timeoutMs: 2 * 6e4, intervalMs: 2e3 }, async () => {
-    ({ view, on } = await etcdView(ctx));
-    const problem = membershipProblem(view, after);
+    ({ view: view2, on } = await etcdView(ctx));
+    const problem = membershipProblem(view2, after);
     return problem ? { ok: false, why: problem } : { ok: true, value: void 0 };
   });
   let stopped = "its etcd pod stopped";
@@ -8062,7 +9235,7 @@ async function etcdLeave(ctx) {
   } catch (err) {
     stopped = `its etcd pod not stopped (${err instanceof Error ? err.message : String(err)}); the reset removes it`;
   }
-  return { ok: true, summary: `${name} ${removed}; ${stopped}; ${healthLine(view)} on ${after.map((m) => m.name).join(", ")}`, data: { host: host3.name } };
+  return { ok: true, summary: `${name} ${removed}; ${stopped}; ${healthLine(view2)} on ${after.map((m) => m.name).join(", ")}`, data: { host: host3.name } };
 }
 async function drain(ctx) {
   const host3 = needHost(ctx);
@@ -8092,7 +9265,7 @@ async function removeNode(ctx) {
   return { ok: true, summary: `${stopped}; node ${host3.name} ${deleted ? "deleted" : "was not registered"}` };
 }
 function objectsOf(ctx, files) {
-  const parsed = files.map((path20) => ({ path: path20, objects: import_yaml5.default.parseAllDocuments(ctx.resources.asset(path20)).map((d) => d.toJSON()).filter((o2) => o2 && o2.kind) }));
+  const parsed = files.map((path22) => ({ path: path22, objects: import_yaml5.default.parseAllDocuments(ctx.resources.asset(path22)).map((d) => d.toJSON()).filter((o2) => o2 && o2.kind) }));
   return selfHostedObjectsInOrder(parsed).map((x) => x.object);
 }
 async function listPods2(ctx, selector) {
@@ -8135,8 +9308,8 @@ async function applyObjects(ctx) {
   if (wait === "apiservers") {
     health = await waitApiServers(ctx, image, 10 * 6e4);
     if (plannedExecs(ctx, "etcd-status").length) {
-      const { view } = await etcdView(ctx);
-      health += `; etcd: ${healthLine(view)}`;
+      const { view: view2 } = await etcdView(ctx);
+      health += `; etcd: ${healthLine(view2)}`;
     }
   }
   return { ok: true, summary: `${results.length ? results.join(", ") : `${objects.length} objects unchanged`}${rolled.length ? `; ${rolled.length} workload${rolled.length === 1 ? "" : "s"} rolled out` : ""}${health ? `; ${health}` : ""}` };
@@ -8257,8 +9430,8 @@ var init_membership = __esm({
     init_kube();
     init_types2();
     json = (ctx, name) => JSON.parse(param(ctx, name));
-    healthLine = (view) => {
-      const states = memberStates(view);
+    healthLine = (view2) => {
+      const states = memberStates(view2);
       const voters = states.filter((s2) => !s2.learner);
       return `${voters.filter((s2) => s2.healthy).length} of ${voters.length} members healthy (quorum ${quorumOf(voters.length)})${states.some((s2) => s2.learner) ? `, ${states.filter((s2) => s2.learner).length} learner` : ""}`;
     };
@@ -8330,11 +9503,11 @@ async function upgradeCheck(ctx) {
     return !n || n.status?.conditions?.find((c) => c.type === "Ready")?.status !== "True";
   });
   if (notReady.length) return { ok: false, error: `not every node is Ready (${notReady.join(", ")}): an upgrade drains nodes one batch at a time and needs the others to take their pods; fix them first` };
-  const { view, on } = await etcdView(ctx);
-  const problem = membershipProblem(view, JSON.parse(param(ctx, "expected")));
+  const { view: view2, on } = await etcdView(ctx);
+  const problem = membershipProblem(view2, JSON.parse(param(ctx, "expected")));
   if (problem) return { ok: false, error: `refusing to upgrade: ${problem}` };
   const versions = [...new Set(Object.values(apiservers))].join(", ");
-  return { ok: true, summary: `API servers ${versions}; kubelets ${[...new Set(Object.values(kubelets))].join(", ")}; ${nodes2.length} nodes Ready; etcd (asked on ${on}) ${memberStates(view).length} members healthy` };
+  return { ok: true, summary: `API servers ${versions}; kubelets ${[...new Set(Object.values(kubelets))].join(", ")}; ${nodes2.length} nodes Ready; etcd (asked on ${on}) ${memberStates(view2).length} members healthy` };
 }
 async function etcdUpgrade(ctx) {
   const host3 = needHost(ctx);
@@ -8352,13 +9525,13 @@ async function etcdUpgrade(ctx) {
     });
     let line2 = "";
     await ctx.wait(`every etcd member healthy, ${host3.name}'s on ${wanted}`, { timeoutMs: 3 * 6e4, intervalMs: 2e3 }, async () => {
-      const { view } = await etcdView(ctx);
-      const problem = membershipProblem(view, expected);
+      const { view: view2 } = await etcdView(ctx);
+      const problem = membershipProblem(view2, expected);
       if (problem) return { ok: false, why: problem };
-      const m = view.members.find((x) => x.name === host3.name);
-      const st = view.statuses.find((s2) => s2.memberId === m?.id);
+      const m = view2.members.find((x) => x.name === host3.name);
+      const st = view2.statuses.find((s2) => s2.memberId === m?.id);
       if (st?.version !== wanted) return { ok: false, why: `${host3.name}'s etcd reports ${st?.version ?? "no version"}` };
-      line2 = view.statuses.map((s2) => `${view.members.find((x) => x.id === s2.memberId)?.name ?? s2.endpoint} ${s2.version}`).join(", ");
+      line2 = view2.statuses.map((s2) => `${view2.members.find((x) => x.id === s2.memberId)?.name ?? s2.endpoint} ${s2.version}`).join(", ");
       return { ok: true, value: void 0 };
     });
     return { ok: true, summary: `${up.written ? "etcd pod replaced" : "etcd pod in place"}; healthy after ${((Date.now() - started) / 1e3).toFixed(1)} s; members: ${line2}` };
@@ -8479,58 +9652,805 @@ var init_upgrade = __esm({
   }
 });
 
+// lib/engine/actions/backup.ts
+function plannedMembers(ctx) {
+  return (ctx.planned.exec ?? []).filter((e) => e.id === "save").map((e) => e.host ?? "");
+}
+async function snapshotFrom(ctx, member, clusterId2, backupId) {
+  const send = (id, extra = {}) => runPlanned(ctx, plannedExec2(ctx, id, member), { allowFailure: true, quiet: true, ...extra });
+  const saved = await send("save");
+  if (saved.exitCode !== 0) throw new Error(saved.stderrTail.slice(-4).join("; ") || `exit ${saved.exitCode}`);
+  const report = parseSnapshotReport(saved.stdout.toString("utf8"));
+  await ctx.emit("step.progress", { key: ctx.planned.key, message: `snapshot saved on ${member}: revision ${report.revision}, ${formatBytes(report.size)}; streaming it back` });
+  let writer = openSealedWriter(dataPath(backupRelPath(clusterId2, backupId)));
+  const started = Date.now();
+  try {
+    const fetched = await send("fetch", { stdoutTo: writer.stream });
+    if (fetched.exitCode !== 0) throw new Error(`reading the snapshot failed: ${fetched.stderrTail.slice(-3).join("; ")}`);
+    const sealed = await writer.finish();
+    writer = void 0;
+    if (sealed.sha256 !== report.sha256 || sealed.size !== report.size)
+      throw new Error(`the snapshot arrived changed: ${sealed.size} bytes with sha256 ${sealed.sha256}, the host has ${report.size} bytes with sha256 ${report.sha256}`);
+    await send("discard");
+    const run0 = await getDb().run.findUniqueOrThrow({ where: { id: ctx.runId }, select: { createdById: true } });
+    const trigger = ctx.planned.params?.trigger === "schedule" ? "schedule" : "manual";
+    await ctx.store((tx) => recordBackup({ id: backupId, clusterId: clusterId2, runId: ctx.runId, trigger, createdById: run0.createdById, sealed, facts: { member, revision: report.revision, totalKeys: report.totalKeys, etcdVersion: report.etcdVersion } }, tx));
+    const expired = await applyRetention({ clusterId: clusterId2 });
+    const seconds = (Date.now() - started) / 1e3;
+    return {
+      summary: `backup ${backupId} from ${member}: etcd revision ${report.revision}, ${report.totalKeys} keys, ${formatBytes(report.size)} (sha256 ${report.sha256.slice(0, 12)}\u2026), streamed in ${seconds.toFixed(1)} s, stored encrypted${expired.length ? `; retention removed ${expired.length} older backup${expired.length === 1 ? "" : "s"}` : ""}`,
+      data: { backupId, member, revision: report.revision, size: report.size, sha256: report.sha256, totalKeys: report.totalKeys, fetchSeconds: seconds, expired }
+    };
+  } catch (err) {
+    await writer?.abort();
+    await send("discard").catch(() => void 0);
+    throw err;
+  }
+}
+var MiB, formatBytes, backupActions;
+var init_backup = __esm({
+  "lib/engine/actions/backup.ts"() {
+    "use strict";
+    init_store2();
+    init_sealed_file();
+    init_client2();
+    init_dr_scripts();
+    init_bootstrap();
+    init_types2();
+    MiB = 1024 * 1024;
+    formatBytes = (n) => n >= MiB ? `${(n / MiB).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`;
+    backupActions = {
+      /** Snapshot etcd on the first healthy master of the planned ones, stream it back, store it encrypted, apply retention. */
+      async "etcd-snapshot"(ctx) {
+        const backupId = ctx.planned.params?.backupId;
+        if (!backupId) return { ok: false, error: "the plan names no backup id; plan the run again" };
+        const { clusterId: clusterId2 } = await getDb().run.findUniqueOrThrow({ where: { id: ctx.runId }, select: { clusterId: true } });
+        const errors = [];
+        for (const member of plannedMembers(ctx)) {
+          if (ctx.signal.aborted) break;
+          try {
+            const r2 = await snapshotFrom(ctx, member, clusterId2, backupId);
+            return { ok: true, summary: `${r2.summary}${errors.length ? ` (skipped: ${errors.join("; ")})` : ""}`, data: r2.data };
+          } catch (err) {
+            const message = err instanceof Error ? err.message : String(err);
+            errors.push(`${member}: ${message}`);
+            await ctx.emit("step.progress", { key: ctx.planned.key, message: `no snapshot from ${member}: ${message}` });
+          }
+        }
+        return {
+          ok: false,
+          error: `no master could take a snapshot: ${errors.join("; ") || "cancelled"}`,
+          hint: "a snapshot needs one healthy etcd member; check the etcd pods on the masters (crictl ps --name etcd) and their logs"
+        };
+      }
+    };
+  }
+});
+
+// lib/engine/targets.ts
+async function loadEngineHosts(params) {
+  const db = getDb();
+  const [rows, credentials] = await Promise.all([
+    db.host.findMany({ where: { clusterId: params.clusterId }, orderBy: { position: "asc" } }),
+    db.credential.findMany({ where: { clusterId: params.clusterId } })
+  ]);
+  const effective = params.definition.spec.hosts.map((h) => effectiveHost(params.definition, h));
+  const forSsh = new Set(effective.flatMap((e) => [e.credential, e.bastion ? e.bastion.credential ?? e.credential : void 0]).filter((n) => !!n));
+  const auth = /* @__PURE__ */ new Map();
+  for (const c of credentials.filter((x) => forSsh.has(x.name))) {
+    if (c.secretCipher && params.auditSecretUse !== false) await recordSecretUse({ credentialId: c.id, credentialName: c.name, clusterId: params.clusterId, runId: params.runId, purpose: params.purpose ?? "ssh" });
+    if (c.kind === "agent") auth.set(c.name, { kind: "agent" });
+    else if (c.kind === "password" && c.secretCipher) auth.set(c.name, { kind: "password", password: decryptSecret(c.secretCipher) });
+    else if (c.secretCipher)
+      auth.set(c.name, { kind: "key", privateKey: decryptSecret(c.secretCipher), ...c.passphraseCipher ? { passphrase: decryptSecret(c.passphraseCipher) } : {} });
+  }
+  const authFor = (name, host3) => {
+    const a = name ? auth.get(name) : void 0;
+    if (!a) throw new Error(`host ${host3} has no usable credential${name ? ` ("${name}" has no stored secret)` : ""}: edit the cluster and give one`);
+    return a;
+  };
+  const byName = new Map(rows.map((r2) => [r2.name, r2]));
+  return params.definition.spec.hosts.map((h) => {
+    const e = effectiveHost(params.definition, h);
+    const row = byName.get(e.name);
+    if (!row) throw new Error(`host ${e.name} is in the definition but not in the database; save the cluster again`);
+    const hostKey = {
+      pinned: row.hostKeyFingerprint ?? void 0,
+      onFirstContact: (fp) => params.onPinned({ id: row.id, name: row.name }, fp)
+    };
+    const bastion2 = e.bastion ? {
+      id: `${e.name}-bastion`,
+      address: e.bastion.address,
+      port: e.bastion.port,
+      user: e.bastion.user ?? e.user,
+      auth: authFor(e.bastion.credential ?? e.credential, `${e.name}'s bastion`),
+      // The bastion's key is trusted on first use per run; pinning bastions is a follow-up.
+      hostKey: {}
+    } : void 0;
+    return {
+      id: row.id,
+      name: e.name,
+      role: e.role,
+      address: e.address,
+      target: { id: e.name, address: e.address, port: e.port, user: e.user, auth: authFor(e.credential, e.name), hostKey, ...bastion2 ? { bastion: bastion2 } : {} }
+    };
+  });
+}
+var init_targets = __esm({
+  "lib/engine/targets.ts"() {
+    "use strict";
+    init_derive();
+    init_client2();
+    init_cipher();
+    init_record();
+  }
+});
+
+// lib/certs/schemas.ts
+var EXPIRY_WARNING_DAYS, expiryText;
+var init_schemas2 = __esm({
+  "lib/certs/schemas.ts"() {
+    "use strict";
+    EXPIRY_WARNING_DAYS = 30;
+    expiryText = (daysLeft) => daysLeft < 0 ? `expired ${-daysLeft} days ago` : daysLeft === 0 ? "expires today" : `expires in ${daysLeft} day${daysLeft === 1 ? "" : "s"}`;
+  }
+});
+
+// lib/certs/expiry.ts
+var expiry_exports = {};
+__export(expiry_exports, {
+  assetCertificates: () => assetCertificates,
+  certificateRow: () => certificateRow,
+  clusterAlerts: () => clusterAlerts,
+  readHostCertificates: () => readHostCertificates,
+  readLiveCertificates: () => readLiveCertificates,
+  servedCertificate: () => servedCertificate
+});
+function certificateRow(pem, at, now = /* @__PURE__ */ new Date()) {
+  const c = new import_node_crypto20.X509Certificate(pem);
+  const notAfter = new Date(c.validTo);
+  const daysLeft = Math.floor((notAfter.getTime() - now.getTime()) / 864e5);
+  const dn = (s2) => s2.split("\n").filter(Boolean).join(", ");
+  return { ...at, subject: dn(c.subject), issuer: dn(c.issuer), serial: c.serialNumber, notAfter: notAfter.toISOString(), daysLeft, warn: daysLeft < EXPIRY_WARNING_DAYS };
+}
+async function latestCertificateAssets(clusterIds) {
+  const db = getDb();
+  const sets = await db.assetSet.findMany({ where: { clusterId: { in: clusterIds } }, orderBy: { version: "desc" }, select: { id: true, clusterId: true, version: true } });
+  const newest = /* @__PURE__ */ new Map();
+  for (const s2 of sets) if (!newest.has(s2.clusterId)) newest.set(s2.clusterId, s2);
+  const rows = await db.asset.findMany({ where: { assetSetId: { in: [...newest.values()].map((s2) => s2.id) }, path: { endsWith: ".crt" }, sensitive: false }, select: { assetSetId: true, path: true, purpose: true, content: true } });
+  const out = /* @__PURE__ */ new Map();
+  for (const [clusterId2, s2] of newest) out.set(clusterId2, { version: s2.version, certs: rows.filter((r2) => r2.assetSetId === s2.id && !r2.path.startsWith("runtime/")) });
+  return out;
+}
+async function assetCertificates({ clusterId: clusterId2 }) {
+  if (!await getDb().cluster.findUnique({ where: { id: clusterId2 }, select: { id: true } })) throw notFound("Cluster");
+  const set = (await latestCertificateAssets([clusterId2])).get(clusterId2);
+  const rows = (set?.certs ?? []).map((c) => certificateRow(c.content, { source: c.path, host: null, what: c.purpose }));
+  return { assetSetVersion: set?.version ?? null, rows: rows.sort((a, b) => a.daysLeft - b.daysLeft) };
+}
+async function clusterAlerts() {
+  const clusters = await getDb().cluster.findMany({ select: { id: true } });
+  const ids = clusters.map((c) => c.id);
+  const [sets, schedules] = await Promise.all([latestCertificateAssets(ids), listScheduleHealth()]);
+  const out = {};
+  for (const id of ids) {
+    const a = {};
+    const health = schedules.get(id);
+    if (health?.state === "failing") a.backup = `backups failing: ${health.message}`;
+    const soonest = (sets.get(id)?.certs ?? []).map((c) => certificateRow(c.content, { source: c.path, host: null, what: c.purpose })).sort((x, y) => x.daysLeft - y.daysLeft)[0];
+    if (soonest?.warn) a.certificates = `${soonest.source} ${expiryText(soonest.daysLeft)}`;
+    if (a.backup || a.certificates) out[id] = a;
+  }
+  return out;
+}
+async function servedCertificate(executor, via, address2, port2, client, timeoutMs = 1e4) {
+  const stream = await executor.forward(via, address2, port2);
+  return new Promise((resolve, reject) => {
+    const socket = import_node_tls.default.connect({ socket: stream, rejectUnauthorized: false, ...client ?? {} });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no TLS handshake from ${address2}:${port2} within ${timeoutMs / 1e3} s`));
+    }, timeoutMs);
+    socket.once("secureConnect", () => {
+      clearTimeout(timer);
+      const raw2 = socket.getPeerCertificate(false)?.raw;
+      socket.destroy();
+      if (raw2) resolve(raw2);
+      else reject(new Error(`${address2}:${port2} presented no certificate`));
+    });
+    socket.once("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+}
+async function readHostCertificates(executor, def, host3, etcdClient2, opts = {}) {
+  const rows = [];
+  const errors = [];
+  const files = liveCertificateFiles(def, host3.role);
+  try {
+    const r2 = await executor.run(host3.target, opts.filesArgv ?? liveCertificatesArgv(def, host3.role), { step: opts.step ?? "certificates", quiet: true, timeoutMs: 2e4 });
+    const found = parseCertFiles(r2.stdout.toString("utf8"));
+    for (const f of files) {
+      const pem = found.get(f.path);
+      if (pem) rows.push(certificateRow(pem, { source: f.path, host: host3.name, what: f.what }));
+    }
+  } catch (err) {
+    errors.push(`files: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const ports = [{ port: 10250, what: "kubelet serving (TLS)" }];
+  if (host3.role === "master") ports.push({ port: def.spec.apiEndpoint.port, what: "API server serving (TLS)" }, { port: 2379, what: "etcd client port serving (TLS)", client: etcdClient2 });
+  for (const p2 of ports) {
+    try {
+      rows.push(certificateRow(await servedCertificate(executor, host3.target, host3.address, p2.port, p2.client), { source: `${host3.address}:${p2.port}`, host: host3.name, what: p2.what }));
+    } catch (err) {
+      errors.push(`${p2.what} on :${p2.port}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return { rows, errors };
+}
+async function readLiveCertificates({ clusterId: clusterId2 }) {
+  const db = getDb();
+  const cluster = await db.cluster.findUnique({ where: { id: clusterId2 }, select: { definition: true, hosts: { select: { name: true, hostKeyFingerprint: true } } } });
+  if (!cluster) throw notFound("Cluster");
+  if (cluster.hosts.some((h) => !h.hostKeyFingerprint)) throw new AppError(409, "conflict", "Some host keys are not pinned yet: run a check of the cluster first");
+  const definition = JSON.parse(cluster.definition);
+  const etcdClient2 = await etcdClientCredentials(clusterId2);
+  const executor = new Executor({ connectTimeoutMs: 1e4, retry: { attempts: 2 } });
+  try {
+    const hosts = await loadEngineHosts({
+      clusterId: clusterId2,
+      definition,
+      purpose: "certificates",
+      onPinned: async (h) => {
+        throw new Error(`the host key of ${h.name} is not pinned yet: run a check of the cluster first`);
+      }
+    });
+    const at = (/* @__PURE__ */ new Date()).toISOString();
+    const results = await Promise.all(hosts.map(async (h) => ({ host: h.name, ...await readHostCertificates(executor, definition, h, etcdClient2) })));
+    return {
+      at,
+      rows: results.flatMap((r2) => r2.rows).sort((a, b) => a.daysLeft - b.daysLeft),
+      errors: results.flatMap((r2) => r2.errors.map((e) => ({ host: r2.host, error: executor.redactor.redact(e) })))
+    };
+  } catch (err) {
+    if (isSshError(err)) throw new AppError(502, "ssh", executor.redactor.redact(err.message));
+    throw err;
+  } finally {
+    await executor.close();
+  }
+}
+async function etcdClientCredentials(clusterId2) {
+  const db = getDb();
+  const set = await db.assetSet.findFirst({ where: { clusterId: clusterId2 }, orderBy: { version: "desc" }, select: { id: true } });
+  if (!set) return void 0;
+  const rows = await db.asset.findMany({ where: { assetSetId: set.id, path: { in: ["tls/etcd-client.crt", "tls/etcd-client.key"] } }, select: { path: true, content: true, sensitive: true } });
+  const get = (p2) => rows.find((r2) => r2.path === p2);
+  const cert = get("tls/etcd-client.crt");
+  const key = get("tls/etcd-client.key");
+  if (!cert || !key) return void 0;
+  return { cert: cert.content, key: key.sensitive ? decryptSecret(key.content) : key.content };
+}
+var import_node_crypto20, import_node_tls;
+var init_expiry = __esm({
+  "lib/certs/expiry.ts"() {
+    "use strict";
+    import_node_crypto20 = require("node:crypto");
+    import_node_tls = __toESM(require("node:tls"));
+    init_client2();
+    init_errors();
+    init_cipher();
+    init_ssh();
+    init_files();
+    init_store2();
+    init_targets();
+    init_schemas2();
+  }
+});
+
+// lib/engine/actions/certs.ts
+function probeApi(ctx) {
+  const api = ctx.resources.api();
+  let stopped = false;
+  let probes = 0;
+  let failed = 0;
+  let downSince;
+  let longest = 0;
+  const loop = (async () => {
+    while (!stopped && !ctx.signal.aborted) {
+      const at = Date.now();
+      let ok = false;
+      try {
+        ok = (await api.request("/readyz", { timeoutMs: 2e3 })).status === 200;
+      } catch {
+        ok = false;
+      }
+      probes++;
+      if (ok) {
+        if (downSince !== void 0) longest = Math.max(longest, at - downSince);
+        downSince = void 0;
+      } else {
+        failed++;
+        downSince ??= at;
+      }
+      await new Promise((r2) => setTimeout(r2, Math.max(0, 250 - (Date.now() - at))));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      if (downSince !== void 0) longest = Math.max(longest, Date.now() - downSince);
+      return { probes, failed, longestGapS: longest / 1e3 };
+    }
+  };
+}
+function uploadPlanned(ctx, host3) {
+  return ctx.executor.upload(host3.target, plannedFiles(ctx), { step: ctx.planned.key, signal: ctx.signal });
+}
+async function apiserverSerials(ctx) {
+  const port2 = ctx.resources.definition.spec.apiEndpoint.port;
+  const out = /* @__PURE__ */ new Map();
+  await Promise.all(
+    ctx.resources.masters.map(async (m) => {
+      try {
+        out.set(m.name, serialOf(await servedCertificate(ctx.executor, m.target, m.address, port2)));
+      } catch (err) {
+        out.set(m.name, `unreachable (${err instanceof Error ? err.message : String(err)})`);
+      }
+    })
+  );
+  return out;
+}
+async function leaseRenewedAt(ctx, node) {
+  const lease = await ctx.resources.api().getJson(`/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${encodeURIComponent(node)}`, ctx.signal);
+  return Date.parse(lease?.spec?.renewTime ?? "") || 0;
+}
+async function kubeletClientSerial(ctx) {
+  const r2 = await runPlanned(ctx, plannedExec2(ctx, "client-cert"), { quiet: true, timeoutMs: 2e4 });
+  const pem = [...parseCertFiles(textOf(r2)).values()][0];
+  return pem ? serialOf(pem) : void 0;
+}
+var import_node_crypto21, import_yaml6, textOf, serialOf, gapText, etcdClient, certActions;
+var init_certs = __esm({
+  "lib/engine/actions/certs.ts"() {
+    "use strict";
+    import_node_crypto21 = require("node:crypto");
+    import_yaml6 = __toESM(require("yaml"));
+    init_expiry();
+    init_files();
+    init_cluster_api();
+    init_bootstrap();
+    init_dr_scripts();
+    init_kube();
+    init_types2();
+    textOf = (r2) => r2.stdout.toString("utf8");
+    serialOf = (pem) => new import_node_crypto21.X509Certificate(pem).serialNumber;
+    gapText = (p2) => `API probed ${p2.probes} times, ${p2.failed} failed, longest gap ${p2.longestGapS.toFixed(1)} s`;
+    etcdClient = (ctx) => ({ cert: ctx.resources.asset("tls/etcd-client.crt"), key: ctx.resources.asset("tls/etcd-client.key") });
+    certActions = {
+      /** A member's new etcd pairs; then its client port serves the new serial and every member is healthy. */
+      async "etcd-certs"(ctx) {
+        const host3 = needHost(ctx);
+        const want = ctx.planned.params?.serial ?? "";
+        const members = Number(ctx.planned.params?.members ?? "1");
+        try {
+          const up = await uploadPlanned(ctx, host3);
+          await ctx.wait(`${host3.address}:2379 serving serial ${want} and ${members} healthy members`, { timeoutMs: 4 * 6e4, intervalMs: 2e3 }, async () => {
+            const serial = serialOf(await servedCertificate(ctx.executor, host3.target, host3.address, 2379, etcdClient(ctx)));
+            if (serial !== want) return { ok: false, why: `serves serial ${serial}` };
+            const h = parseEtcdHealth(textOf(await runPlanned(ctx, plannedExec2(ctx, "status"), { quiet: true, timeoutMs: 3e4 })));
+            const healthy = h.members.filter((m) => m.healthy).length;
+            return healthy >= members ? { ok: true, value: void 0 } : { ok: false, why: `${healthy} of ${members} members healthy` };
+          });
+          return { ok: true, summary: `${up.written} of ${ctx.planned.files.length} files changed; ${host3.address}:2379 serves serial ${want}; ${members} members healthy` };
+        } catch (err) {
+          return failure(err);
+        }
+      },
+      /** The self-hosted control plane's Secrets from the renewed set (merge patches of their data). */
+      async "update-secrets"(ctx) {
+        try {
+          const api = ctx.resources.api();
+          const done = [];
+          for (const asset of (ctx.planned.params?.manifests ?? "").split(",").filter(Boolean)) {
+            for (const doc of import_yaml6.default.parseAllDocuments(ctx.resources.asset(asset))) {
+              const o2 = doc.toJSON();
+              if (o2?.kind !== "Secret" || !o2.metadata?.name) continue;
+              const path22 = `/api/v1/namespaces/${o2.metadata.namespace ?? "kube-system"}/secrets/${encodeURIComponent(o2.metadata.name)}`;
+              const r2 = await api.request(path22, { method: "PATCH", body: { data: o2.data ?? {} }, contentType: "application/merge-patch+json", signal: ctx.signal });
+              if (r2.status !== 200) throw new Error(`updating Secret ${o2.metadata.name}: HTTP ${r2.status} ${apiMessage(r2.body)}`);
+              done.push(o2.metadata.name);
+            }
+          }
+          return { ok: true, summary: `Secrets ${done.join(", ")} updated` };
+        } catch (err) {
+          return failure(err);
+        }
+      },
+      /** The step's files onto its host. */
+      async "push-files"(ctx) {
+        try {
+          const up = await uploadPlanned(ctx, needHost(ctx));
+          return { ok: true, summary: `${up.written} of ${ctx.planned.files.length} files changed` };
+        } catch (err) {
+          return failure(err);
+        }
+      },
+      /** Until every master's API port serves the renewed certificate; the API probed meanwhile. */
+      async "apiserver-serial"(ctx) {
+        const want = ctx.planned.params?.serial ?? "";
+        const probe2 = probeApi(ctx);
+        const started = Date.now();
+        try {
+          await ctx.wait(`every API server serving serial ${want}`, { timeoutMs: 5 * 6e4, intervalMs: 2e3 }, async () => {
+            const serials = await apiserverSerials(ctx);
+            const behind = [...serials].filter(([, s2]) => s2 !== want);
+            return behind.length ? { ok: false, why: behind.map(([m, s2]) => `${m} serves ${s2}`).join("; ") } : { ok: true, value: void 0 };
+          });
+          const p2 = await probe2.stop();
+          return { ok: true, summary: `every API server serves serial ${want} after ${((Date.now() - started) / 1e3).toFixed(0)} s; ${gapText(p2)}`, data: { apiGapS: p2.longestGapS, failedProbes: p2.failed } };
+        } catch (err) {
+          await probe2.stop();
+          return failure(err);
+        }
+      },
+      /** A temporary API server beside the master's own while its control plane restarts; then it goes. */
+      async "apiserver-restart"(ctx) {
+        const host3 = needHost(ctx);
+        const probe2 = probeApi(ctx);
+        try {
+          await uploadPlanned(ctx, host3);
+          await ctx.wait(`the temporary API server ready on ${host3.name}`, { timeoutMs: 4 * 6e4, intervalMs: 2e3 }, async () => {
+            const out = textOf(await runPlanned(ctx, plannedExec2(ctx, "temp-ready"), { quiet: true, timeoutMs: 2e4 })).trim();
+            return out === "ready" ? { ok: true, value: void 0 } : { ok: false, why: "its pod is not ready yet" };
+          });
+          const restarted = textOf(await runLocked(ctx, plannedExec2(ctx, "restart"))).trim().split("\n").filter(Boolean);
+          await runLocked(ctx, plannedExec2(ctx, "remove"));
+          await ctx.wait(`the temporary API server gone from ${host3.name}`, { timeoutMs: 2 * 6e4, intervalMs: 2e3 }, async () => {
+            const out = textOf(await runPlanned(ctx, plannedExec2(ctx, "temp-ready"), { quiet: true, timeoutMs: 2e4 })).trim();
+            return out === "waiting" ? { ok: true, value: void 0 } : { ok: false, why: "it still runs" };
+          });
+          const p2 = await probe2.stop();
+          return { ok: true, summary: `${restarted.join("; ")}; ${gapText(p2)}`, data: { apiGapS: p2.longestGapS, failedProbes: p2.failed } };
+        } catch (err) {
+          await probe2.stop();
+          return failure(err);
+        }
+      },
+      /** A node's kubelet certificates renewed; then it renews its lease and is Ready (workers: with a client certificate from a new CSR). */
+      async "kubelet-certs"(ctx) {
+        const host3 = needHost(ctx);
+        try {
+          const before = host3.role === "worker" ? await kubeletClientSerial(ctx) : void 0;
+          if (ctx.planned.files.length) await uploadPlanned(ctx, host3);
+          await runLocked(ctx, plannedExec2(ctx, "renew"));
+          const restartedAt = Date.now();
+          let after;
+          await ctx.wait(`${host3.name}'s kubelet back: lease renewed, Ready${host3.role === "worker" ? ", a new client certificate" : ""}`, { timeoutMs: 4 * 6e4, intervalMs: 2e3 }, async () => {
+            if (await leaseRenewedAt(ctx, host3.name) <= restartedAt) return { ok: false, why: "its lease was not renewed since the restart" };
+            const node = await ctx.resources.api().getJson(`/api/v1/nodes/${encodeURIComponent(host3.name)}`, ctx.signal);
+            const r2 = node ? nodeReady(node) : { ready: false, why: "not registered" };
+            if (!r2.ready) return { ok: false, why: r2.why };
+            if (host3.role === "worker") {
+              after = await kubeletClientSerial(ctx);
+              if (!after || after === before) return { ok: false, why: "no new client certificate yet (its CSR is not approved and signed)" };
+            }
+            return { ok: true, value: void 0 };
+          });
+          return { ok: true, summary: `${host3.name} Ready with a new serving certificate${host3.role === "worker" ? ` and client certificate ${after} (was ${before ?? "none"})` : " and the renewed kubeconfig"}` };
+        } catch (err) {
+          return failure(err);
+        }
+      },
+      /** Every host read again: what it serves and holds is the renewed set's, and nothing ends within the warning window. */
+      async "certs-verify"(ctx) {
+        try {
+          const def = ctx.resources.definition;
+          const want = /* @__PURE__ */ new Map([[`:${def.spec.apiEndpoint.port}`, ctx.planned.params?.apiserver ?? ""]]);
+          const problems = [];
+          let count2 = 0;
+          for (const h of ctx.hosts) {
+            const { rows, errors } = await readHostCertificates(ctx.executor, def, h, etcdClient(ctx), { filesArgv: plannedExec2(ctx, "certs", h.name).argv, step: ctx.planned.key });
+            problems.push(...errors.map((e) => `${h.name}: ${e}`));
+            count2 += rows.length;
+            for (const r2 of rows) {
+              if (r2.warn) problems.push(`${h.name} ${r2.source} ends ${r2.notAfter}`);
+              const expected = r2.source.endsWith(`:${def.spec.apiEndpoint.port}`) ? want.get(`:${def.spec.apiEndpoint.port}`) : r2.source.endsWith(":2379") || r2.source === "/etc/kubernetes/etcd/server.crt" ? serialOf(ctx.resources.asset(`tls/etcd/server-${h.name}.crt`)) : r2.source === "/etc/kubernetes/etcd/peer.crt" ? serialOf(ctx.resources.asset(`tls/etcd/peer-${h.name}.crt`)) : r2.source.endsWith("/apiserver.crt") ? serialOf(ctx.resources.asset("tls/apiserver.crt")) : void 0;
+              if (expected && r2.serial !== expected) problems.push(`${h.name} ${r2.source} has serial ${r2.serial}, the renewed set's is ${expected}`);
+            }
+          }
+          if (problems.length) return { ok: false, error: `after the rotation: ${problems.join("; ")}` };
+          return { ok: true, summary: `${count2} certificates read from ${ctx.hosts.length} hosts: the renewed ones everywhere, none ending within 30 days` };
+        } catch (err) {
+          return failure(err);
+        }
+      }
+    };
+  }
+});
+
+// lib/engine/actions/restore.ts
+async function waitForApiHealthy(ctx, timeoutMs) {
+  const api = ctx.resources.api();
+  await ctx.wait(`the API at ${api.endpoint} (healthz, kube-system)`, { timeoutMs, intervalMs: 2e3 }, async () => {
+    const health = await api.request("/healthz", { timeoutMs: 5e3, signal: ctx.signal });
+    if (health.status !== 200) return { ok: false, why: `/healthz answered ${health.status} ${health.body.slice(0, 120)}` };
+    const ns = await api.request("/api/v1/namespaces/kube-system", { timeoutMs: 5e3, signal: ctx.signal });
+    return ns.status === 200 ? { ok: true, value: void 0 } : { ok: false, why: `kube-system not readable (HTTP ${ns.status} ${apiMessage(ns.body)})` };
+  });
+}
+var textOf2, planned, lastLine, restoreActions;
+var init_restore = __esm({
+  "lib/engine/actions/restore.ts"() {
+    "use strict";
+    init_store2();
+    init_client2();
+    init_cluster_api();
+    init_bootstrap();
+    init_dr_scripts();
+    init_kube();
+    init_types2();
+    textOf2 = (r2) => r2.stdout.toString("utf8");
+    planned = (ctx, id) => (ctx.planned.exec ?? []).filter((e) => e.id === id);
+    lastLine = (text) => text.trim().split("\n").at(-1) ?? "";
+    restoreActions = {
+      /** The stored snapshot onto a master, checked there, unless the master holds it already. */
+      async "snapshot-upload"(ctx) {
+        const host3 = needHost(ctx);
+        try {
+          const backupId = ctx.planned.params?.backupId ?? "";
+          const { clusterId: clusterId2 } = await getDb().run.findUniqueOrThrow({ where: { id: ctx.runId }, select: { clusterId: true } });
+          const backup2 = await getBackupOrThrow({ clusterId: clusterId2, backupId });
+          const have = textOf2(await runPlanned(ctx, plannedExec2(ctx, "probe"), { quiet: true })).trim();
+          if (have === backup2.sha256) return { ok: true, summary: `${host3.name} holds backup ${backupId} already (sha256 ${backup2.sha256.slice(0, 12)}\u2026)` };
+          const opened = await openVerifiedBackup(backup2);
+          const started = Date.now();
+          const out = textOf2(await runLocked(ctx, plannedExec2(ctx, "upload"), { stdin: opened.stream }));
+          return { ok: true, summary: `${lastLine(out)} to ${host3.name} in ${((Date.now() - started) / 1e3).toFixed(1)} s (sha256 ${backup2.sha256.slice(0, 12)}\u2026 checked there)` };
+        } catch (err) {
+          return failure(err);
+        }
+      },
+      /** The step's planned commands, in order; its summary is the last one's last line. */
+      async "host-script"(ctx) {
+        try {
+          let out = "";
+          for (const e of ctx.planned.exec ?? []) if (e.when !== "needed") out = textOf2(await runLocked(ctx, e));
+          return { ok: true, summary: lastLine(out) || "done" };
+        } catch (err) {
+          return failure(err);
+        }
+      },
+      /** Waits until every etcd member answers healthy (and, after a restore, at the snapshot's revision or later). */
+      async "etcd-healthy"(ctx) {
+        const want = Number(ctx.planned.params?.members ?? "1");
+        const minRevision = ctx.planned.params?.minRevision;
+        let summary = "";
+        try {
+          await ctx.wait(`${want} healthy etcd member${want === 1 ? "" : "s"}${minRevision ? ` at revision ${minRevision} or later` : ""}`, { timeoutMs: 8 * 6e4, intervalMs: 3e3 }, async () => {
+            const why = [];
+            for (const e of planned(ctx, "status")) {
+              let text;
+              try {
+                text = textOf2(await runPlanned(ctx, e, { quiet: true, timeoutMs: 3e4 }));
+              } catch (err) {
+                why.push(`${e.host}: ${err instanceof Error ? err.message : String(err)}`);
+                continue;
+              }
+              const h = parseEtcdHealth(text);
+              const healthy = h.members.filter((m) => m.healthy);
+              if (healthy.length < want) {
+                why.push(`${e.host} sees ${healthy.length} of ${want} members healthy${h.members.filter((m) => !m.healthy).map((m) => ` (${m.endpoint}: ${m.error ?? "unhealthy"})`).join("")}${h.errors.length ? ` (${h.errors.join("; ")})` : ""}`);
+                continue;
+              }
+              const behind = minRevision ? healthy.filter((m) => !m.revision || BigInt(m.revision) < BigInt(minRevision)) : [];
+              if (behind.length) {
+                why.push(`${behind.map((m) => `${m.endpoint} at revision ${m.revision ?? "?"}`).join(", ")}, below the snapshot's ${minRevision}`);
+                continue;
+              }
+              summary = `${healthy.length} members healthy (asked on ${e.host})${minRevision ? `, revision ${healthy.map((m) => m.revision).join("/")} (the snapshot's was ${minRevision})` : ""}`;
+              return { ok: true, value: void 0 };
+            }
+            return { ok: false, why: why.join("; ") };
+          });
+          return { ok: true, summary };
+        } catch (err) {
+          return { ...failure(err), hint: "etcd has no healthy quorum: look at the etcd pods on the masters (crictl ps -a --name etcd; crictl logs); when its data is lost, restore a backup" };
+        }
+      },
+      /** Waits (on the hosts, not in the API, whose pod statuses may be etcd's past) until the self-hosted control plane's containers run. */
+      async "self-hosted-up"(ctx) {
+        let summary = "";
+        try {
+          await ctx.wait("the self-hosted kube-apiserver on every master, a kube-controller-manager and a kube-scheduler", { timeoutMs: 10 * 6e4, intervalMs: 3e3 }, async () => {
+            const counts = await Promise.all(
+              planned(ctx, "running").map(async (e) => {
+                const text = await runPlanned(ctx, e, { quiet: true, timeoutMs: 3e4 }).then(textOf2, () => "");
+                return { host: e.host ?? "", n: Object.fromEntries(text.split("\n").filter((l) => l.includes("=")).map((l) => [l.split("=")[0], Number(l.split("=")[1])])) };
+              })
+            );
+            const noApi = counts.filter((c) => !(c.n["kube-apiserver"] > 0)).map((c) => c.host);
+            const total = (app) => counts.reduce((n, c) => n + (c.n[app] ?? 0), 0);
+            const missing = [...noApi.length ? [`kube-apiserver on ${noApi.join(", ")}`] : [], ...["kube-controller-manager", "kube-scheduler"].filter((a) => total(a) === 0)];
+            if (missing.length) return { ok: false, why: `not running yet: ${missing.join(", ")}` };
+            summary = `running: ${counts.map((c) => `${c.host} ${Object.entries(c.n).filter(([, v]) => v > 0).map(([k]) => k.replace("kube-", "")).join("+")}`).join("; ")}`;
+            return { ok: true, value: void 0 };
+          });
+          return { ok: true, summary };
+        } catch (err) {
+          return failure(err);
+        }
+      },
+      /** The API server checkpoint on a master: its planned files, then the planned enable command (the watchdog restarted when they changed). */
+      async checkpoint(ctx) {
+        try {
+          const done = await installCheckpoint(ctx, needHost(ctx));
+          return { ok: true, summary: done.replace(/^; /, "") || "no checkpoint planned" };
+        } catch (err) {
+          return failure(err);
+        }
+      },
+      /** A static control plane: the API answers again. */
+      async "api-healthy"(ctx) {
+        const started = Date.now();
+        try {
+          await waitForApiHealthy(ctx, 8 * 6e4);
+          return { ok: true, summary: `API healthy after ${((Date.now() - started) / 1e3).toFixed(1)} s` };
+        } catch (err) {
+          return failure(err);
+        }
+      },
+      /**
+       * Every node alive after the event: its Lease renewed since this step began (a restored etcd says
+       * Ready from the past; a kubelet renewing its lease is here now), Ready, and every pod Running and
+       * Ready — on the masters, whose pods this run restarted, Ready since the run began.
+       */
+      async "verify-recovered"(ctx) {
+        const begun = Date.now();
+        const run4 = await getDb().run.findUniqueOrThrow({ where: { id: ctx.runId }, select: { startedAt: true } });
+        const since = (run4.startedAt ?? new Date(begun)).getTime();
+        const restarted = new Set((ctx.planned.params?.restartedHosts ?? "").split(",").filter(Boolean));
+        const api = ctx.resources.api();
+        let summary = "";
+        try {
+          await ctx.wait("every node's kubelet renewing its lease, Ready, and every pod Running and Ready", { timeoutMs: 5 * 6e4, intervalMs: 2e3 }, async () => {
+            const [nodes2, pods, leases] = await Promise.all([
+              api.getJson("/api/v1/nodes", ctx.signal),
+              api.getJson("/api/v1/pods", ctx.signal),
+              api.getJson("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", ctx.signal)
+            ]);
+            const renewed = new Map((leases?.items ?? []).map((l) => [l.metadata?.name ?? "", Date.parse(l.spec?.renewTime ?? "") || 0]));
+            const names = ctx.hosts.map((h) => h.name);
+            const stale = names.filter((n) => (renewed.get(n) ?? 0) <= begun);
+            if (stale.length) return { ok: false, why: `no lease renewed since this step began: ${stale.join(", ")}` };
+            const notReady = names.filter((n) => {
+              const node = nodes2?.items.find((x) => x.metadata?.name === n);
+              return !node || !nodeReady(node).ready;
+            });
+            if (notReady.length) return { ok: false, why: `not Ready: ${notReady.join(", ")}` };
+            const all = pods?.items ?? [];
+            const bad = all.filter((p2) => !podReady(p2) && p2.status?.phase !== "Succeeded");
+            if (bad.length) return { ok: false, why: `pods not Running and Ready: ${bad.slice(0, 6).map(podLine).join("; ")}${bad.length > 6 ? ` and ${bad.length - 6} more` : ""}` };
+            const old = all.filter((p2) => restarted.has(p2.spec?.nodeName ?? "") && p2.status?.phase !== "Succeeded" && (Date.parse(p2.status?.conditions?.find((c) => c.type === "Ready")?.lastTransitionTime ?? "") || 0) < since);
+            if (old.length) return { ok: false, why: `pods whose status is from before the run (their kubelet has not reported yet): ${old.slice(0, 6).map(podLine).join("; ")}` };
+            summary = `${nodes2?.items.length ?? 0} nodes Ready with their leases renewed, ${all.length} pods Running and Ready (${all.filter(isMirrorPod).length} static)`;
+            return { ok: true, value: void 0 };
+          });
+          return { ok: true, summary };
+        } catch (err) {
+          return failure(err);
+        }
+      }
+    };
+  }
+});
+
+// lib/engine/actions/static.ts
+var staticActions;
+var init_static = __esm({
+  "lib/engine/actions/static.ts"() {
+    "use strict";
+    init_bootstrap();
+    init_kube();
+    init_types2();
+    staticActions = {
+      async "static-control-plane"(ctx) {
+        const host3 = needHost(ctx);
+        try {
+          const files = plannedFiles(ctx);
+          const up = await ctx.executor.upload(host3.target, files, { step: ctx.planned.key, signal: ctx.signal });
+          const started = Date.now();
+          await ctx.wait(`the static control plane of ${host3.name} Running and Ready`, { timeoutMs: 8 * 6e4, intervalMs: 2e3 }, async () => {
+            const list = await ctx.resources.api().getJson(`/api/v1/namespaces/kube-system/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${host3.name}`)}`, ctx.signal);
+            const pods = list?.items ?? [];
+            const missing = CONTROL_PLANE_COMPONENTS.filter((c) => !pods.some((p2) => p2.metadata?.name === `${c}-${host3.name}` && podReady(p2)));
+            if (!missing.length) return { ok: true, value: void 0 };
+            const seen2 = pods.filter((p2) => missing.some((m) => p2.metadata?.name === `${m}-${host3.name}`)).map(podLine);
+            return { ok: false, why: `not Running and Ready yet: ${missing.join(", ")}${seen2.length ? ` (seen: ${seen2.join("; ")})` : ""}` };
+          });
+          return { ok: true, summary: `${up.written} of ${files.length} files changed; control plane Running and Ready after ${((Date.now() - started) / 1e3).toFixed(1)} s` };
+        } catch (err) {
+          return failure(err);
+        }
+      }
+    };
+  }
+});
+
+// lib/engine/actions/dr.ts
+var drActions;
+var init_dr = __esm({
+  "lib/engine/actions/dr.ts"() {
+    "use strict";
+    init_backup();
+    init_certs();
+    init_restore();
+    init_static();
+    drActions = {
+      ...backupActions,
+      ...restoreActions,
+      ...staticActions,
+      ...certActions
+    };
+  }
+});
+
 // lib/engine/schemas.ts
-var import_zod5, hostName, createRunBody, retryRunBody, releaseRunBody, runIdParams, stepOutputParams, WARNINGS_NEED_DECISION, JOURNAL_MARKER;
-var init_schemas = __esm({
+var import_zod7, hostName, createRunBody, retryRunBody, releaseRunBody, runIdParams, stepOutputParams, WARNINGS_NEED_DECISION, JOURNAL_MARKER;
+var init_schemas3 = __esm({
   "lib/engine/schemas.ts"() {
     "use strict";
-    import_zod5 = require("zod");
+    import_zod7 = require("zod");
     init_batches();
-    hostName = import_zod5.z.string().min(1).max(253);
-    createRunBody = import_zod5.z.discriminatedUnion(
+    init_dr_schemas();
+    hostName = import_zod7.z.string().min(1).max(253);
+    createRunBody = import_zod7.z.discriminatedUnion(
       "type",
       [
         /** Phases 1–2 only (facts and preflight): nothing on the hosts changes. */
-        import_zod5.z.strictObject({ type: import_zod5.z.literal("check") }),
+        import_zod7.z.strictObject({ type: import_zod7.z.literal("check") }),
         /** The whole self-hosted bootstrap, phases 1–10. */
-        import_zod5.z.strictObject({ type: import_zod5.z.literal("bootstrap"), acceptWarnings: import_zod5.z.boolean().optional() }),
+        import_zod7.z.strictObject({ type: import_zod7.z.literal("bootstrap"), acceptWarnings: import_zod7.z.boolean().optional() }),
         /** Add hosts of the definition to a running cluster: workers join with the bootstrap token, masters join etcd one at a time. */
-        import_zod5.z.strictObject({ type: import_zod5.z.literal("join"), hosts: import_zod5.z.array(hostName).min(1), acceptWarnings: import_zod5.z.boolean().optional() }),
+        import_zod7.z.strictObject({ type: import_zod7.z.literal("join"), hosts: import_zod7.z.array(hostName).min(1), acceptWarnings: import_zod7.z.boolean().optional() }),
         /** Stop the kubelet and remove what Bootdeck installed, on the named hosts. */
-        import_zod5.z.strictObject({ type: import_zod5.z.literal("reset"), hosts: import_zod5.z.array(hostName).min(1), confirm: import_zod5.z.literal(true, { error: "resetting hosts needs confirm: true" }) }),
+        import_zod7.z.strictObject({ type: import_zod7.z.literal("reset"), hosts: import_zod7.z.array(hostName).min(1), confirm: import_zod7.z.literal(true, { error: "resetting hosts needs confirm: true" }) }),
         /**
          * Take hosts out of a running cluster (etcd member first, drain, Node, reset) and out of its
          * definition. `reset: false` when a host is gone for good and cannot be reset.
          */
-        import_zod5.z.strictObject({
-          type: import_zod5.z.literal("remove"),
-          hosts: import_zod5.z.array(hostName).min(1),
-          confirm: import_zod5.z.literal(true, { error: "removing hosts needs confirm: true" }),
-          reset: import_zod5.z.boolean().optional(),
-          drainTimeoutSeconds: import_zod5.z.number().int().min(10).max(3600).optional()
+        import_zod7.z.strictObject({
+          type: import_zod7.z.literal("remove"),
+          hosts: import_zod7.z.array(hostName).min(1),
+          confirm: import_zod7.z.literal(true, { error: "removing hosts needs confirm: true" }),
+          reset: import_zod7.z.boolean().optional(),
+          drainTimeoutSeconds: import_zod7.z.number().int().min(10).max(3600).optional()
         }),
         /** Roll the cluster to another Kubernetes version: control plane first, then the kubelets in batches. */
-        import_zod5.z.strictObject({
-          type: import_zod5.z.literal("upgrade"),
-          version: import_zod5.z.string().max(32).regex(/^v\d+\.\d+\.\d+$/, "must look like v1.37.2"),
-          batches: import_zod5.z.strictObject({ masters: batchSize.optional(), workers: batchSize.optional() }).optional(),
-          drainTimeoutSeconds: import_zod5.z.number().int().min(10).max(3600).optional()
-        })
+        import_zod7.z.strictObject({
+          type: import_zod7.z.literal("upgrade"),
+          version: import_zod7.z.string().max(32).regex(/^v\d+\.\d+\.\d+$/, "must look like v1.37.2"),
+          batches: import_zod7.z.strictObject({ masters: batchSize.optional(), workers: batchSize.optional() }).optional(),
+          drainTimeoutSeconds: import_zod7.z.number().int().min(10).max(3600).optional()
+        }),
+        ...drRunBodies
       ],
-      { error: "type must be one of check, bootstrap, join, reset, remove, upgrade" }
+      { error: `type must be one of check, bootstrap, join, reset, remove, upgrade, ${drRunTypes.join(", ")}` }
     );
-    retryRunBody = import_zod5.z.strictObject({
-      step: import_zod5.z.string().min(1).max(600).optional(),
+    retryRunBody = import_zod7.z.strictObject({
+      step: import_zod7.z.string().min(1).max(600).optional(),
       host: hostName.optional(),
       /** Preflight warnings stop a bootstrap or join until an admin or lead accepts them. */
-      acceptWarnings: import_zod5.z.boolean().optional()
+      acceptWarnings: import_zod7.z.boolean().optional()
     });
-    releaseRunBody = import_zod5.z.strictObject({
-      confirm: import_zod5.z.literal(true, { error: "releasing a run needs confirm: true" }),
-      reason: import_zod5.z.string().trim().max(500).optional()
+    releaseRunBody = import_zod7.z.strictObject({
+      confirm: import_zod7.z.literal(true, { error: "releasing a run needs confirm: true" }),
+      reason: import_zod7.z.string().trim().max(500).optional()
     });
-    runIdParams = import_zod5.z.strictObject({ id: import_zod5.z.string().regex(/^run_[A-Za-z0-9_-]{16}$/) });
-    stepOutputParams = import_zod5.z.strictObject({ id: runIdParams.shape.id, key: import_zod5.z.string().min(1).max(600).regex(/^[\x21-\x7e]+$/) });
+    runIdParams = import_zod7.z.strictObject({ id: import_zod7.z.string().regex(/^run_[A-Za-z0-9_-]{16}$/) });
+    stepOutputParams = import_zod7.z.strictObject({ id: runIdParams.shape.id, key: import_zod7.z.string().min(1).max(600).regex(/^[\x21-\x7e]+$/) });
     WARNINGS_NEED_DECISION = "need an admin's decision";
     JOURNAL_MARKER = "--- kubelet journal (last lines) ---";
   }
@@ -8575,9 +10495,10 @@ var init_actions = __esm({
     init_runtime2();
     init_membership();
     init_upgrade();
+    init_dr();
     init_facts();
     init_preflight();
-    init_schemas();
+    init_schemas3();
     init_types2();
     CHANGING_RUNS = /* @__PURE__ */ new Set(["bootstrap", "join"]);
     actions = {
@@ -8604,7 +10525,8 @@ var init_actions = __esm({
       ...bootstrapActions,
       ...runtimeActions,
       ...membershipActions,
-      ...upgradeActions
+      ...upgradeActions,
+      ...drActions
     };
   }
 });
@@ -8671,12 +10593,12 @@ var init_run_resources = __esm({
       get assetPaths() {
         return [...this.assetRows.keys()].sort();
       }
-      hasAsset(path20) {
-        return this.assetRows.has(path20);
+      hasAsset(path22) {
+        return this.assetRows.has(path22);
       }
-      asset(path20) {
-        const row = this.assetRows.get(path20);
-        if (!row) throw new Error(`asset ${path20} is not in asset set v${this.assetSetVersion ?? "?"}: re-render the assets and plan a new run`);
+      asset(path22) {
+        const row = this.assetRows.get(path22);
+        if (!row) throw new Error(`asset ${path22} is not in asset set v${this.assetSetVersion ?? "?"}: re-render the assets and plan a new run`);
         return row.sensitive ? decryptSecret(row.content) : row.content;
       }
       get firstMaster() {
@@ -8735,63 +10657,6 @@ var init_summary = __esm({
   }
 });
 
-// lib/engine/targets.ts
-async function loadEngineHosts(params) {
-  const db = getDb();
-  const [rows, credentials] = await Promise.all([
-    db.host.findMany({ where: { clusterId: params.clusterId }, orderBy: { position: "asc" } }),
-    db.credential.findMany({ where: { clusterId: params.clusterId } })
-  ]);
-  const auth = /* @__PURE__ */ new Map();
-  for (const c of credentials) {
-    if (c.secretCipher && params.auditSecretUse !== false) await recordSecretUse({ credentialId: c.id, credentialName: c.name, clusterId: params.clusterId, runId: params.runId, purpose: params.purpose ?? "ssh" });
-    if (c.kind === "agent") auth.set(c.name, { kind: "agent" });
-    else if (c.kind === "password" && c.secretCipher) auth.set(c.name, { kind: "password", password: decryptSecret(c.secretCipher) });
-    else if (c.secretCipher)
-      auth.set(c.name, { kind: "key", privateKey: decryptSecret(c.secretCipher), ...c.passphraseCipher ? { passphrase: decryptSecret(c.passphraseCipher) } : {} });
-  }
-  const authFor = (name, host3) => {
-    const a = name ? auth.get(name) : void 0;
-    if (!a) throw new Error(`host ${host3} has no usable credential${name ? ` ("${name}" has no stored secret)` : ""}: edit the cluster and give one`);
-    return a;
-  };
-  const byName = new Map(rows.map((r2) => [r2.name, r2]));
-  return params.definition.spec.hosts.map((h) => {
-    const e = effectiveHost(params.definition, h);
-    const row = byName.get(e.name);
-    if (!row) throw new Error(`host ${e.name} is in the definition but not in the database; save the cluster again`);
-    const hostKey = {
-      pinned: row.hostKeyFingerprint ?? void 0,
-      onFirstContact: (fp) => params.onPinned({ id: row.id, name: row.name }, fp)
-    };
-    const bastion2 = e.bastion ? {
-      id: `${e.name}-bastion`,
-      address: e.bastion.address,
-      port: e.bastion.port,
-      user: e.bastion.user ?? e.user,
-      auth: authFor(e.bastion.credential ?? e.credential, `${e.name}'s bastion`),
-      // The bastion's key is trusted on first use per run; pinning bastions is a follow-up.
-      hostKey: {}
-    } : void 0;
-    return {
-      id: row.id,
-      name: e.name,
-      role: e.role,
-      address: e.address,
-      target: { id: e.name, address: e.address, port: e.port, user: e.user, auth: authFor(e.credential, e.name), hostKey, ...bastion2 ? { bastion: bastion2 } : {} }
-    };
-  });
-}
-var init_targets = __esm({
-  "lib/engine/targets.ts"() {
-    "use strict";
-    init_derive();
-    init_client2();
-    init_cipher();
-    init_record();
-  }
-});
-
 // lib/auth/roles.ts
 var roles;
 var init_roles = __esm({
@@ -8811,7 +10676,8 @@ var init_run_rules = __esm({
   "lib/engine/run-rules.ts"() {
     "use strict";
     init_roles();
-    init_schemas();
+    init_dr_schemas();
+    init_schemas3();
   }
 });
 
@@ -8981,45 +10847,45 @@ async function executeClaimed(runId, lease, options, staleMs) {
     throw err;
   }
   return status;
-  async function runStep(planned, hostByName, resources2) {
-    const host3 = planned.host ? hostByName.get(planned.host) : void 0;
+  async function runStep(planned2, hostByName, resources2) {
+    const host3 = planned2.host ? hostByName.get(planned2.host) : void 0;
     const critical2 = !host3 || host3.role === "master";
     try {
-      return await runStepGuarded(planned, host3, critical2, resources2);
+      return await runStepGuarded(planned2, host3, critical2, resources2);
     } catch (err) {
       if (err instanceof LeaseLost || stop === "lease" || stop === "shutdown") return { failed: false, critical: critical2 };
       throw err;
     }
   }
-  async function runStepGuarded(planned, host3, critical2, resources2) {
-    const row = await db.step.findUniqueOrThrow({ where: { runId_key: { runId, key: planned.key } } });
+  async function runStepGuarded(planned2, host3, critical2, resources2) {
+    const row = await db.step.findUniqueOrThrow({ where: { runId_key: { runId, key: planned2.key } } });
     if (row.status === "done" || row.status === "skipped") return { failed: false, critical: critical2 };
     if (row.status === "failed") {
       if (host3) failedHosts.add(host3.name);
       return { failed: true, critical: critical2 };
     }
     if (controller.signal.aborted) return { failed: false, critical: critical2 };
-    const sameDeps = planned.dependsOn.map((k) => finished.get(k)).filter(Boolean);
+    const sameDeps = planned2.dependsOn.map((k) => finished.get(k)).filter(Boolean);
     if (sameDeps.length) await Promise.all(sameDeps);
     if (controller.signal.aborted) return { failed: false, critical: critical2 };
     if (host3 && failedHosts.has(host3.name)) {
       await write(lease, (tx) => tx.step.update({ where: { id: row.id }, data: { status: "skipped", error: `skipped: an earlier step failed on ${host3.name}` } }));
       return { failed: false, critical: critical2 };
     }
-    if (planned.dependsOn.length) {
-      const deps = await db.step.findMany({ where: { runId, key: { in: planned.dependsOn }, status: { in: ["failed", "skipped", "cancelled"] } }, select: { key: true, status: true } });
+    if (planned2.dependsOn.length) {
+      const deps = await db.step.findMany({ where: { runId, key: { in: planned2.dependsOn }, status: { in: ["failed", "skipped", "cancelled"] } }, select: { key: true, status: true } });
       if (deps.length) {
         await write(lease, (tx) => tx.step.update({ where: { id: row.id }, data: { status: "skipped", error: `skipped: ${deps.map((d) => `${d.key} ${d.status}`).join(", ")}` } }));
         return { failed: false, critical: critical2 };
       }
     }
-    const action = actions[planned.action];
+    const action = actions[planned2.action];
     const startedAt = /* @__PURE__ */ new Date();
     const started = await write(lease, async (tx, append) => {
       const fresh = await tx.step.findUniqueOrThrow({ where: { id: row.id }, select: { status: true, attempts: true } });
       if (!["pending", "running", "waiting"].includes(fresh.status)) return false;
       await tx.step.update({ where: { id: row.id }, data: { status: "running", attempts: fresh.attempts + 1, startedAt, finishedAt: null } });
-      await append({ type: "step.started", stepId: row.id, hostId: host3?.id, data: { key: planned.key, attempt: fresh.attempts + 1, resumed: fresh.status !== "pending" } });
+      await append({ type: "step.started", stepId: row.id, hostId: host3?.id, data: { key: planned2.key, attempt: fresh.attempts + 1, resumed: fresh.status !== "pending" } });
       return true;
     });
     if (!started) return { failed: false, critical: critical2 };
@@ -9028,20 +10894,20 @@ async function executeClaimed(runId, lease, options, staleMs) {
     const emit = (type, data) => emitEvent({ type, stepId: row.id, hostId: host3?.id, data }).then(() => void 0);
     const store = (fn) => write(lease, fn).then(() => void 0);
     for (let retry = 0; ; retry++) {
-      const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(planned.timeoutMs)]);
+      const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(planned2.timeoutMs)]);
       exitCode = null;
       try {
-        if (!action) throw new Error(`no action "${planned.action}" in this version of Bootdeck`);
-        outcome = await action({ runId, runType: run4.type, planned, host: host3, hosts, executor, signal, resources: resources2, startedAt, emit, store, wait: (what, opts, check) => waitFor(row.id, planned, host3, signal, emit, what, opts, check) });
+        if (!action) throw new Error(`no action "${planned2.action}" in this version of Bootdeck`);
+        outcome = await action({ runId, runType: run4.type, planned: planned2, host: host3, hosts, executor, signal, resources: resources2, startedAt, emit, store, wait: (what, opts, check) => waitFor(row.id, planned2, host3, signal, emit, what, opts, check) });
       } catch (err) {
         if (err instanceof LeaseLost) throw err;
         if (isSshError(err) && err.detail.kind === "command-failed") exitCode = err.detail.exitCode;
         const message = err instanceof Error ? err.message : String(err);
         outcome = { ok: false, error: message };
       }
-      if (outcome.ok || controller.signal.aborted || retry >= (planned.retries ?? 0)) break;
+      if (outcome.ok || controller.signal.aborted || retry >= (planned2.retries ?? 0)) break;
       const inMs = 2e3 * 2 ** retry;
-      await emit("step.retrying", { key: planned.key, attempt: retry + 2, of: (planned.retries ?? 0) + 1, error: outcome.error, inMs });
+      await emit("step.retrying", { key: planned2.key, attempt: retry + 2, of: (planned2.retries ?? 0) + 1, error: outcome.error, inMs });
       await abortableSleep(inMs, controller.signal).catch(() => void 0);
       if (controller.signal.aborted) break;
       await write(lease, (tx) => tx.step.update({ where: { id: row.id }, data: { attempts: { increment: 1 } } }));
@@ -9052,12 +10918,12 @@ async function executeClaimed(runId, lease, options, staleMs) {
     const durationMs = finishedAt.getTime() - startedAt.getTime();
     const journal3 = Array.isArray(outcome.data?.journal) ? outcome.data.journal : [];
     if (!outcome.ok && !outcome.hint) outcome = { ...outcome, hint: hintFor([outcome.error, ...journal3].join("\n")) };
-    const output = [...tails.get(planned.key) ?? [], ...journal3.length ? [JOURNAL_MARKER, ...journal3] : []].join("\n") || null;
+    const output = [...tails.get(planned2.key) ?? [], ...journal3.length ? [JOURNAL_MARKER, ...journal3] : []].join("\n") || null;
     if (outcome.ok) {
       const ok = outcome;
       await write(lease, async (tx, append) => {
         await tx.step.update({ where: { id: row.id }, data: { status: "done", finishedAt, output, error: null, hint: null, exitCode: 0 } });
-        await append({ type: "step.finished", stepId: row.id, hostId: host3?.id, data: { key: planned.key, durationMs, summary: ok.summary, ...ok.data } });
+        await append({ type: "step.finished", stepId: row.id, hostId: host3?.id, data: { key: planned2.key, durationMs, summary: ok.summary, ...ok.data } });
       });
       return { failed: false, critical: critical2 };
     }
@@ -9068,7 +10934,7 @@ async function executeClaimed(runId, lease, options, staleMs) {
         where: { id: row.id },
         data: { status: wasCancel ? "cancelled" : "failed", finishedAt, output, error: failedOutcome.error, hint: failedOutcome.hint ?? null, exitCode }
       });
-      await append({ type: wasCancel ? "step.cancelled" : "step.failed", stepId: row.id, hostId: host3?.id, data: { key: planned.key, durationMs, error: failedOutcome.error, hint: failedOutcome.hint, ...failedOutcome.data } });
+      await append({ type: wasCancel ? "step.cancelled" : "step.failed", stepId: row.id, hostId: host3?.id, data: { key: planned2.key, durationMs, error: failedOutcome.error, hint: failedOutcome.hint, ...failedOutcome.data } });
     });
     if (!wasCancel && host3) failedHosts.add(host3.name);
     return { failed: !wasCancel, critical: critical2 };
@@ -9080,12 +10946,12 @@ async function executeClaimed(runId, lease, options, staleMs) {
       hosts.filter((h) => lock.hosts.includes(h.name)).map((h) => executor.run(h.target, lock.release, { step: "unlock", quiet: true, timeoutMs: 1e4, allowFailure: true }).catch(() => void 0))
     );
   }
-  async function waitFor(stepId, planned, host3, signal, emit, what, opts, check) {
+  async function waitFor(stepId, planned2, host3, signal, emit, what, opts, check) {
     const since = /* @__PURE__ */ new Date();
     const deadline = new Date(since.getTime() + opts.timeoutMs);
     await write(lease, async (tx, append) => {
       await tx.step.update({ where: { id: stepId }, data: { status: "waiting" } });
-      await append({ type: "step.waiting", stepId, hostId: host3?.id, data: { key: planned.key, what, host: host3?.name ?? null, since: since.toISOString(), deadline: deadline.toISOString() } });
+      await append({ type: "step.waiting", stepId, hostId: host3?.id, data: { key: planned2.key, what, host: host3?.name ?? null, since: since.toISOString(), deadline: deadline.toISOString() } });
     });
     let why = "";
     try {
@@ -9109,7 +10975,7 @@ async function executeClaimed(runId, lease, options, staleMs) {
       if (stop !== "lease" && stop !== "shutdown")
         await write(lease, async (tx, append) => {
           const back = await tx.step.updateMany({ where: { id: stepId, status: "waiting" }, data: { status: "running" } });
-          if (back.count) await append({ type: "step.wait-ended", stepId, hostId: host3?.id, data: { key: planned.key, what } });
+          if (back.count) await append({ type: "step.wait-ended", stepId, hostId: host3?.id, data: { key: planned2.key, what } });
         }).catch((e) => {
           if (!(e instanceof LeaseLost)) throw e;
         });
@@ -9135,7 +11001,7 @@ var init_runner = __esm({
     init_summary();
     init_targets();
     init_run_rules();
-    init_schemas();
+    init_schemas3();
     OUTPUT_TAIL_LINES = 200;
     OUTPUT_FLUSH_MS = 300;
   }
@@ -9249,8 +11115,8 @@ var init_text = __esm({
 function parseClusterYaml(text) {
   if (text.length > maxYamlBytes)
     return { ok: false, errors: [{ path: "(file)", message: `is larger than ${maxYamlBytes / 1024 / 1024} MiB` }], warnings: [] };
-  const lineCounter = new import_yaml6.LineCounter();
-  const doc = (0, import_yaml6.parseDocument)(text, { prettyErrors: false, uniqueKeys: true, lineCounter });
+  const lineCounter = new import_yaml7.LineCounter();
+  const doc = (0, import_yaml7.parseDocument)(text, { prettyErrors: false, uniqueKeys: true, lineCounter });
   if (doc.errors.length > 0)
     return {
       ok: false,
@@ -9273,13 +11139,13 @@ function parseClusterYaml(text) {
 }
 function toClusterYaml(def) {
   return `# Bootdeck cluster definition \u2014 see docs/cluster-yaml.md
-${(0, import_yaml6.stringify)(def, { lineWidth: 0 })}`;
+${(0, import_yaml7.stringify)(def, { lineWidth: 0 })}`;
 }
-var import_yaml6, maxYamlBytes, maxYamlAliases;
+var import_yaml7, maxYamlBytes, maxYamlAliases;
 var init_yaml = __esm({
   "lib/cluster/yaml.ts"() {
     "use strict";
-    import_yaml6 = require("yaml");
+    import_yaml7 = require("yaml");
     init_text();
     init_definition();
     maxYamlBytes = 2 * 1024 * 1024;
@@ -9297,9 +11163,9 @@ async function readCredentialSecrets(def, baseDir, env) {
     for (const [field, target] of [["privateKeyFile", "privateKey"], ["passwordFile", "password"]]) {
       const name = c[field];
       if (!name) continue;
-      const file = import_node_path3.default.resolve(baseDir, name.replace(/^~(?=\/)/, env.HOME ?? "~"));
+      const file = import_node_path5.default.resolve(baseDir, name.replace(/^~(?=\/)/, env.HOME ?? "~"));
       try {
-        const text = await (0, import_promises.readFile)(file, "utf8");
+        const text = await (0, import_promises2.readFile)(file, "utf8");
         s2[target] = target === "password" ? text.replace(/\r?\n$/, "") : text;
       } catch (err) {
         problems.push({ path: `${at}.${field}`, message: `cannot read ${file}: ${err.code ?? String(err)}` });
@@ -9316,12 +11182,12 @@ async function readCredentialSecrets(def, baseDir, env) {
   }
   return { secrets, problems };
 }
-var import_promises, import_node_path3;
+var import_promises2, import_node_path5;
 var init_cli_secrets = __esm({
   "lib/clusters/cli-secrets.ts"() {
     "use strict";
-    import_promises = require("node:fs/promises");
-    import_node_path3 = __toESM(require("node:path"));
+    import_promises2 = require("node:fs/promises");
+    import_node_path5 = __toESM(require("node:path"));
   }
 });
 
@@ -9372,14 +11238,14 @@ __export(import_exports, {
   importFile: () => importFile
 });
 async function importFile(file, opts) {
-  const text = await (0, import_promises2.readFile)(file, "utf8");
+  const text = await (0, import_promises3.readFile)(file, "utf8");
   const parsed = parseClusterYaml(text);
   if (!parsed.ok) {
     printWarnings(parsed.warnings);
     printErrors(file, parsed.errors);
     return { ok: false };
   }
-  const { secrets, problems } = await readCredentialSecrets(parsed.definition, import_node_path4.default.dirname(import_node_path4.default.resolve(file)), process.env);
+  const { secrets, problems } = await readCredentialSecrets(parsed.definition, import_node_path6.default.dirname(import_node_path6.default.resolve(file)), process.env);
   if (problems.length) {
     printErrors(file, problems);
     return { ok: false };
@@ -9404,12 +11270,12 @@ async function importFile(file, opts) {
     throw err;
   }
 }
-var import_promises2, import_node_path4, importCommand;
+var import_promises3, import_node_path6, importCommand;
 var init_import2 = __esm({
   "cli/commands/import.ts"() {
     "use strict";
-    import_promises2 = require("node:fs/promises");
-    import_node_path4 = __toESM(require("node:path"));
+    import_promises3 = require("node:fs/promises");
+    import_node_path6 = __toESM(require("node:path"));
     init_record();
     init_yaml();
     init_cli_secrets();
@@ -9499,7 +11365,7 @@ function progressLine(e, startedAt, verbose) {
   }
 }
 async function confirm(question) {
-  const rl = (0, import_promises3.createInterface)({ input: process.stdin, output: process.stdout });
+  const rl = (0, import_promises4.createInterface)({ input: process.stdin, output: process.stdout });
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());
   } finally {
@@ -9538,11 +11404,11 @@ async function follow(runId, verbose) {
   }
   return status === "succeeded" ? 0 : 1;
 }
-var import_promises3, USAGE, clock, apply;
+var import_promises4, USAGE, clock, apply;
 var init_apply = __esm({
   "cli/commands/apply.ts"() {
     "use strict";
-    import_promises3 = require("node:readline/promises");
+    import_promises4 = require("node:readline/promises");
     init_record();
     init_client2();
     init_events();
@@ -9654,11 +11520,11 @@ var images_exports = {};
 __export(images_exports, {
   images: () => images
 });
-var import_promises4, help, images;
+var import_promises5, help, images;
 var init_images = __esm({
   "cli/commands/images.ts"() {
     "use strict";
-    import_promises4 = require("node:fs/promises");
+    import_promises5 = require("node:fs/promises");
     init_capabilities();
     init_yaml();
     init_problems();
@@ -9677,7 +11543,7 @@ the mirrored name beside each (what \`crane copy\` or \`skopeo copy\` needs to f
         }
         let text;
         try {
-          text = await (0, import_promises4.readFile)(file, "utf8");
+          text = await (0, import_promises5.readFile)(file, "utf8");
         } catch (err) {
           console.error(`bootdeck images: cannot read ${file}: ${err.code ?? String(err)}`);
           return 2;
@@ -9700,8 +11566,8 @@ the mirrored name beside each (what \`crane copy\` or \`skopeo copy\` needs to f
 // lib/db/migrate.ts
 async function migrateDatabase() {
   const env = getEnv();
-  (0, import_node_fs2.mkdirSync)(env.BOOTDECK_DATA_DIR, { recursive: true, mode: 448 });
-  const cli = import_node_path5.default.join(env.BOOTDECK_HOME, "node_modules", "prisma", "build", "index.js");
+  (0, import_node_fs4.mkdirSync)(env.BOOTDECK_DATA_DIR, { recursive: true, mode: 448 });
+  const cli = import_node_path7.default.join(env.BOOTDECK_HOME, "node_modules", "prisma", "build", "index.js");
   try {
     const { stdout } = await run(process.execPath, [cli, "migrate", "deploy"], {
       cwd: env.BOOTDECK_HOME,
@@ -9718,13 +11584,13 @@ async function migrateDatabase() {
 ${text}`);
   }
 }
-var import_node_child_process, import_node_fs2, import_node_path5, import_node_util, run;
+var import_node_child_process, import_node_fs4, import_node_path7, import_node_util, run;
 var init_migrate = __esm({
   "lib/db/migrate.ts"() {
     "use strict";
     import_node_child_process = require("node:child_process");
-    import_node_fs2 = require("node:fs");
-    import_node_path5 = __toESM(require("node:path"));
+    import_node_fs4 = require("node:fs");
+    import_node_path7 = __toESM(require("node:path"));
     import_node_util = require("node:util");
     init_env();
     run = (0, import_node_util.promisify)(import_node_child_process.execFile);
@@ -9753,7 +11619,7 @@ var init_password_strength = __esm({
 // lib/auth/password.ts
 function scrypt(password, salt, opts) {
   return new Promise(
-    (resolve, reject) => (0, import_node_crypto17.scrypt)(
+    (resolve, reject) => (0, import_node_crypto22.scrypt)(
       password,
       salt,
       keyLength,
@@ -9763,7 +11629,7 @@ function scrypt(password, salt, opts) {
   );
 }
 async function hashPassword(password) {
-  const salt = (0, import_node_crypto17.randomBytes)(16);
+  const salt = (0, import_node_crypto22.randomBytes)(16);
   const hash2 = await scrypt(password, salt, { N, r, p });
   return ["scrypt", N, r, p, salt.toString("base64"), hash2.toString("base64")].join("$");
 }
@@ -9772,12 +11638,12 @@ function passwordProblem(password, userInputs = []) {
   if (password.length > passwordRules.max) return `must be at most ${passwordRules.max} characters`;
   return weakPasswordProblem(password, userInputs);
 }
-var import_node_crypto17, N, r, p, keyLength, passwordRules;
+var import_node_crypto22, N, r, p, keyLength, passwordRules;
 var init_password = __esm({
   "lib/auth/password.ts"() {
     "use strict";
     init_password_strength();
-    import_node_crypto17 = require("node:crypto");
+    import_node_crypto22 = require("node:crypto");
     N = 2 ** 15;
     r = 8;
     p = 1;
@@ -9787,23 +11653,23 @@ var init_password = __esm({
 });
 
 // lib/auth/user-schemas.ts
-var import_zod6, usernameSchema, displayNameSchema, roleSchema, createUserBody, updateUserBody, resetPasswordBody, userIdParams;
+var import_zod8, usernameSchema, displayNameSchema, roleSchema, createUserBody, updateUserBody, resetPasswordBody, userIdParams;
 var init_user_schemas = __esm({
   "lib/auth/user-schemas.ts"() {
     "use strict";
-    import_zod6 = require("zod");
+    import_zod8 = require("zod");
     init_roles();
-    usernameSchema = import_zod6.z.string().regex(/^[a-z][a-z0-9._-]{1,31}$/, "must be 2\u201332 lower-case letters, digits, '.', '_' or '-', starting with a letter");
-    displayNameSchema = import_zod6.z.string().trim().min(1, "is required").max(64, "must be at most 64 characters").regex(/^[^\p{Cc}\p{Cf}\p{Cs}<>]*$/u, "may not contain control characters or < >");
-    roleSchema = import_zod6.z.enum(roles);
-    createUserBody = import_zod6.z.strictObject({
+    usernameSchema = import_zod8.z.string().regex(/^[a-z][a-z0-9._-]{1,31}$/, "must be 2\u201332 lower-case letters, digits, '.', '_' or '-', starting with a letter");
+    displayNameSchema = import_zod8.z.string().trim().min(1, "is required").max(64, "must be at most 64 characters").regex(/^[^\p{Cc}\p{Cf}\p{Cs}<>]*$/u, "may not contain control characters or < >");
+    roleSchema = import_zod8.z.enum(roles);
+    createUserBody = import_zod8.z.strictObject({
       username: usernameSchema,
       displayName: displayNameSchema.optional(),
       role: roleSchema
     });
-    updateUserBody = import_zod6.z.strictObject({ role: roleSchema.optional(), disabled: import_zod6.z.boolean().optional(), displayName: displayNameSchema.optional() }).refine((b) => b.role !== void 0 || b.disabled !== void 0 || b.displayName !== void 0, "nothing to change");
-    resetPasswordBody = import_zod6.z.strictObject({});
-    userIdParams = import_zod6.z.strictObject({ id: import_zod6.z.string().regex(/^usr_[A-Za-z0-9_-]{16}$/) });
+    updateUserBody = import_zod8.z.strictObject({ role: roleSchema.optional(), disabled: import_zod8.z.boolean().optional(), displayName: displayNameSchema.optional() }).refine((b) => b.role !== void 0 || b.disabled !== void 0 || b.displayName !== void 0, "nothing to change");
+    resetPasswordBody = import_zod8.z.strictObject({});
+    userIdParams = import_zod8.z.strictObject({ id: import_zod8.z.string().regex(/^usr_[A-Za-z0-9_-]{16}$/) });
   }
 });
 
@@ -9834,7 +11700,7 @@ async function createUser(input) {
   return id;
 }
 function generatePassword() {
-  return (0, import_node_crypto18.randomBytes)(15).toString("base64url");
+  return (0, import_node_crypto23.randomBytes)(15).toString("base64url");
 }
 async function listUsers() {
   const rows = await getDb().user.findMany({ orderBy: { username: "asc" } });
@@ -9902,11 +11768,11 @@ function toView(u) {
     createdAt: u.createdAt.toISOString()
   };
 }
-var import_node_crypto18;
+var import_node_crypto23;
 var init_users = __esm({
   "lib/auth/users.ts"() {
     "use strict";
-    import_node_crypto18 = require("node:crypto");
+    import_node_crypto23 = require("node:crypto");
     init_client2();
     init_errors();
     init_ids();
@@ -9920,11 +11786,11 @@ var setup_exports = {};
 __export(setup_exports, {
   setup: () => setup
 });
-var import_node_fs3, setup;
+var import_node_fs5, setup;
 var init_setup = __esm({
   "cli/commands/setup.ts"() {
     "use strict";
-    import_node_fs3 = require("node:fs");
+    import_node_fs5 = require("node:fs");
     init_client2();
     init_migrate();
     init_env();
@@ -9947,7 +11813,7 @@ Idempotent; safe to run before every start.
         await migrateDatabase();
         await configureDb();
         const dbFile = env.databaseUrl.replace(/^file:/, "");
-        for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) if ((0, import_node_fs3.existsSync)(f)) (0, import_node_fs3.chmodSync)(f, 384);
+        for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) if ((0, import_node_fs5.existsSync)(f)) (0, import_node_fs5.chmodSync)(f, 384);
         console.log(`setup: database ${env.databaseUrl} is up to date`);
         if (await countUsers() === 0) {
           const password = env.BOOTDECK_ADMIN_PASSWORD ?? generatePassword();
@@ -9976,11 +11842,11 @@ var validate_exports = {};
 __export(validate_exports, {
   validate: () => validate
 });
-var import_promises5, validate;
+var import_promises6, validate;
 var init_validate = __esm({
   "cli/commands/validate.ts"() {
     "use strict";
-    import_promises5 = require("node:fs/promises");
+    import_promises6 = require("node:fs/promises");
     init_yaml();
     init_problems();
     validate = {
@@ -9992,7 +11858,7 @@ var init_validate = __esm({
         }
         let text;
         try {
-          text = await (0, import_promises5.readFile)(file, "utf8");
+          text = await (0, import_promises6.readFile)(file, "utf8");
         } catch (err) {
           console.error(`bootdeck validate: cannot read ${file}: ${err.code ?? String(err)}`);
           return 2;
@@ -10012,21 +11878,128 @@ var init_validate = __esm({
   }
 });
 
+// lib/backups/runs.ts
+async function startBackupRun({ clusterId: clusterId2, createdById, trigger }) {
+  const db = getDb();
+  const cluster = await db.cluster.findUnique({ where: { id: clusterId2 }, select: { definition: true, revision: true, activeRunId: true } });
+  if (!cluster) throw notFound("Cluster");
+  if (cluster.activeRunId) throw conflict(`Another run (${cluster.activeRunId}) is in progress on this cluster; the backup can start once it ends`);
+  const id = newId("run");
+  const runId = await planDrRun({ clusterId: clusterId2, definition: { parsed: JSON.parse(cluster.definition), json: cluster.definition, revision: cluster.revision }, body: { type: "backup" }, id, createdById, trigger });
+  try {
+    await startRun({ runId });
+  } catch (err) {
+    await db.run.updateMany({ where: { id: runId, status: "planned" }, data: { status: "cancelled", finishedAt: /* @__PURE__ */ new Date(), summary: JSON.stringify({ message: "not started: another run held the cluster" }) } });
+    throw err;
+  }
+  return runId;
+}
+var init_runs2 = __esm({
+  "lib/backups/runs.ts"() {
+    "use strict";
+    init_client2();
+    init_errors();
+    init_ids();
+    init_plan_run_dr();
+    init_runs();
+  }
+});
+
+// lib/backups/schedule.ts
+async function reconcileScheduledRuns() {
+  const db = getDb();
+  const waiting = await db.backupPolicy.findMany({ where: { lastStatus: "running", lastRunId: { not: null } } });
+  for (const p2 of waiting) {
+    const run4 = await db.run.findUnique({ where: { id: p2.lastRunId }, select: { status: true, summary: true, finishedAt: true } });
+    if (run4 && !["succeeded", "failed", "needs-decision", "cancelled"].includes(run4.status)) continue;
+    const ok = run4?.status === "succeeded";
+    const error = !run4 ? "its run was deleted" : ok ? null : await runError(p2.lastRunId, run4.status, run4.summary);
+    await db.backupPolicy.updateMany({
+      where: { clusterId: p2.clusterId, lastRunId: p2.lastRunId, lastStatus: "running" },
+      data: ok ? { lastStatus: "succeeded", lastError: null, lastSuccessAt: run4.finishedAt ?? /* @__PURE__ */ new Date(), failures: 0 } : { lastStatus: "failed", lastError: error, failures: { increment: 1 } }
+    });
+    if (!ok) await recordAudit({ action: "backup.schedule-failed", target: p2.lastRunId, details: { clusterId: p2.clusterId, error } });
+  }
+}
+async function runError(runId, status, summary) {
+  const failed = await getDb().step.findFirst({ where: { runId, status: "failed" }, select: { error: true } });
+  if (failed?.error) return failed.error.slice(0, 500);
+  const message = summary ? JSON.parse(summary).message : void 0;
+  return `the backup run ${status}${message ? `: ${message}` : ""}`;
+}
+async function startDueBackups(now = /* @__PURE__ */ new Date()) {
+  const db = getDb();
+  const due = await db.backupPolicy.findMany({ where: { enabled: true, nextDueAt: { lte: now }, OR: [{ lastStatus: null }, { lastStatus: { not: "running" } }] } });
+  const started = [];
+  for (const p2 of due) {
+    const next = new Date(now.getTime() + p2.intervalMinutes * 6e4);
+    const claimed = await db.backupPolicy.updateMany({ where: { clusterId: p2.clusterId, nextDueAt: p2.nextDueAt, enabled: true }, data: { nextDueAt: next, lastAttemptAt: now } });
+    if (claimed.count === 0) continue;
+    try {
+      const runId = await startBackupRun({ clusterId: p2.clusterId, trigger: "schedule" });
+      await db.backupPolicy.update({ where: { clusterId: p2.clusterId }, data: { lastRunId: runId, lastStatus: "running" } });
+      await recordAudit({ action: "backup.schedule-run", target: runId, details: { clusterId: p2.clusterId, intervalMinutes: p2.intervalMinutes } });
+      started.push(runId);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const busy = err instanceof AppError && err.status === 409;
+      await db.backupPolicy.update({
+        where: { clusterId: p2.clusterId },
+        data: { lastStatus: busy ? "skipped" : "failed", lastError: message.slice(0, 500), failures: { increment: 1 }, ...busy ? { nextDueAt: new Date(now.getTime() + SKIP_RETRY_MS) } : {} }
+      });
+      await recordAudit({ action: "backup.schedule-failed", target: p2.clusterId, details: { clusterId: p2.clusterId, error: message.slice(0, 500), skipped: busy } });
+    }
+  }
+  return started;
+}
+async function backupSchedulerTick(now = /* @__PURE__ */ new Date()) {
+  await reconcileScheduledRuns();
+  await startDueBackups(now);
+  await sweepOrphanBackupFiles();
+}
+function startBackupScheduler() {
+  if (holder5.bootdeckBackupScheduler) return;
+  const tick = () => void backupSchedulerTick().catch((err) => console.error("[bootdeck backups] schedule tick failed:", err));
+  holder5.bootdeckBackupScheduler = setInterval(tick, TICK_MS);
+  holder5.bootdeckBackupScheduler.unref();
+  tick();
+}
+function stopBackupScheduler() {
+  clearInterval(holder5.bootdeckBackupScheduler);
+  holder5.bootdeckBackupScheduler = void 0;
+}
+var TICK_MS, SKIP_RETRY_MS, holder5;
+var init_schedule = __esm({
+  "lib/backups/schedule.ts"() {
+    "use strict";
+    init_record();
+    init_client2();
+    init_errors();
+    init_runs2();
+    init_store2();
+    TICK_MS = 3e4;
+    SKIP_RETRY_MS = 5 * 6e4;
+    holder5 = globalThis;
+  }
+});
+
 // lib/shutdown.ts
 function shutdown({ graceMs = 5e3 } = {}) {
   state2.done ??= (async () => {
     state2.controller.abort(new Error("the server is shutting down"));
+    stopBackupScheduler();
     await getEngineWorker().stop({ handOver: true, graceMs });
   })();
   return state2.done;
 }
-var holder5, state2;
+var holder6, state2;
 var init_shutdown = __esm({
   "lib/shutdown.ts"() {
     "use strict";
+    init_schedule();
     init_worker();
-    holder5 = globalThis;
-    state2 = holder5.bootdeckShutdown ??= { controller: new AbortController(), installed: false };
+    holder6 = globalThis;
+    state2 = holder6.bootdeckShutdown ??= { controller: new AbortController(), installed: false };
   }
 });
 
@@ -10040,6 +12013,7 @@ var init_worker2 = __esm({
   "cli/commands/worker.ts"() {
     "use strict";
     init_worker();
+    init_schedule();
     init_shutdown();
     worker = {
       async run(argv) {
@@ -10049,6 +12023,7 @@ var init_worker2 = __esm({
         }
         const w = getEngineWorker();
         w.start();
+        startBackupScheduler();
         console.log(`engine worker ${w.workerId} is running; Ctrl-C or SIGTERM stops it and hands its runs over (another worker resumes them at once)`);
         const idle = setInterval(() => void 0, 6e4);
         await new Promise((resolve) => {
@@ -10071,11 +12046,11 @@ function validateLabName(name) {
   }
   return name;
 }
-var import_node_path6, CACHE_DIR, RUN_DIR, LAB_DISK_DIR, SUITE, MIRROR, BASE_PACKAGES, FIXED_SUBNETS, SUBNET_PREFIX, FIRST_HOST_OCTET, MAX_HOSTS, USERS, LAB_PASSWORD, labDir, statePath, bridgeName, netnsName, vethName;
+var import_node_path8, CACHE_DIR, RUN_DIR, LAB_DISK_DIR, SUITE, MIRROR, BASE_PACKAGES, FIXED_SUBNETS, SUBNET_PREFIX, FIRST_HOST_OCTET, MAX_HOSTS, USERS, LAB_PASSWORD, labDir, statePath, bridgeName, netnsName, vethName;
 var init_config = __esm({
   "lab/config.ts"() {
     "use strict";
-    import_node_path6 = __toESM(require("node:path"));
+    import_node_path8 = __toESM(require("node:path"));
     CACHE_DIR = process.env.BOOTDECK_LAB_CACHE ?? "/var/cache/bootdeck-lab";
     RUN_DIR = process.env.BOOTDECK_LAB_RUN ?? "/run/bootdeck-lab";
     LAB_DISK_DIR = process.env.BOOTDECK_LAB_DISK ?? "/var/lib/bootdeck-lab";
@@ -10112,8 +12087,8 @@ var init_config = __esm({
       sudoWithPassword: "needpw"
     };
     LAB_PASSWORD = "bootdeck-lab-password";
-    labDir = (name) => import_node_path6.default.join(RUN_DIR, name);
-    statePath = (name) => import_node_path6.default.join(labDir(name), "state.json");
+    labDir = (name) => import_node_path8.default.join(RUN_DIR, name);
+    statePath = (name) => import_node_path8.default.join(labDir(name), "state.json");
     bridgeName = (name) => `bdl-${name}`;
     netnsName = (lab2, host3) => `bdl-${lab2}-${host3}`;
     vethName = (subnet, index) => `bdv${subnet}h${index}`;
@@ -10172,17 +12147,17 @@ function baseImageKeys() {
   const pkgKey = hash(SUITE, MIRROR, ...BASE_PACKAGES);
   const imageKey = hash(pkgKey, CONFIGURE, SSHD_CONF, HOST_INIT);
   return {
-    debootstrapDir: import_node_path7.default.join(CACHE_DIR, `debootstrap-${pkgKey}`),
-    imageDir: import_node_path7.default.join(CACHE_DIR, `rootfs-${imageKey}`)
+    debootstrapDir: import_node_path9.default.join(CACHE_DIR, `debootstrap-${pkgKey}`),
+    imageDir: import_node_path9.default.join(CACHE_DIR, `rootfs-${imageKey}`)
   };
 }
 async function ensureBaseImage(log2) {
   const { debootstrapDir, imageDir } = baseImageKeys();
   if (complete(imageDir)) return imageDir;
-  import_node_fs4.default.mkdirSync(CACHE_DIR, { recursive: true });
+  import_node_fs6.default.mkdirSync(CACHE_DIR, { recursive: true });
   if (!complete(debootstrapDir)) {
     const tmp2 = `${debootstrapDir}.partial`;
-    import_node_fs4.default.rmSync(tmp2, { recursive: true, force: true });
+    import_node_fs6.default.rmSync(tmp2, { recursive: true, force: true });
     log2(`building the base root filesystem with debootstrap (${SUITE}, minbase, ${BASE_PACKAGES.length} packages); takes a few minutes the first time\u2026`);
     let n = 0;
     await runStreaming(
@@ -10194,29 +12169,29 @@ async function ensureBaseImage(log2) {
         }
       }
     );
-    import_node_fs4.default.writeFileSync(import_node_path7.default.join(tmp2, ".bootdeck-complete"), (/* @__PURE__ */ new Date()).toISOString());
-    import_node_fs4.default.renameSync(tmp2, debootstrapDir);
+    import_node_fs6.default.writeFileSync(import_node_path9.default.join(tmp2, ".bootdeck-complete"), (/* @__PURE__ */ new Date()).toISOString());
+    import_node_fs6.default.renameSync(tmp2, debootstrapDir);
   }
   log2("configuring the base image (users, sudo, sshd)\u2026");
   const tmp = `${imageDir}.partial`;
-  import_node_fs4.default.rmSync(tmp, { recursive: true, force: true });
+  import_node_fs6.default.rmSync(tmp, { recursive: true, force: true });
   run2("cp", ["-a", "--reflink=auto", debootstrapDir, tmp]);
-  import_node_fs4.default.rmSync(import_node_path7.default.join(tmp, ".bootdeck-complete"), { force: true });
+  import_node_fs6.default.rmSync(import_node_path9.default.join(tmp, ".bootdeck-complete"), { force: true });
   run2("chroot", [tmp, "/bin/sh", "-c", CONFIGURE]);
-  import_node_fs4.default.writeFileSync(import_node_path7.default.join(tmp, "etc/ssh/sshd_config.d/bootdeck-lab.conf"), SSHD_CONF);
-  import_node_fs4.default.writeFileSync(import_node_path7.default.join(tmp, "sbin/bootdeck-lab-init"), HOST_INIT, { mode: 493 });
-  import_node_fs4.default.writeFileSync(import_node_path7.default.join(tmp, ".bootdeck-complete"), (/* @__PURE__ */ new Date()).toISOString());
-  import_node_fs4.default.renameSync(tmp, imageDir);
+  import_node_fs6.default.writeFileSync(import_node_path9.default.join(tmp, "etc/ssh/sshd_config.d/bootdeck-lab.conf"), SSHD_CONF);
+  import_node_fs6.default.writeFileSync(import_node_path9.default.join(tmp, "sbin/bootdeck-lab-init"), HOST_INIT, { mode: 493 });
+  import_node_fs6.default.writeFileSync(import_node_path9.default.join(tmp, ".bootdeck-complete"), (/* @__PURE__ */ new Date()).toISOString());
+  import_node_fs6.default.renameSync(tmp, imageDir);
   log2(`base image ready: ${imageDir}`);
   return imageDir;
 }
-var import_node_crypto19, import_node_fs4, import_node_path7, HOST_INIT, SSHD_CONF, CONFIGURE, hash, complete;
+var import_node_crypto24, import_node_fs6, import_node_path9, HOST_INIT, SSHD_CONF, CONFIGURE, hash, complete;
 var init_base_image = __esm({
   "lab/base-image.ts"() {
     "use strict";
-    import_node_crypto19 = require("node:crypto");
-    import_node_fs4 = __toESM(require("node:fs"));
-    import_node_path7 = __toESM(require("node:path"));
+    import_node_crypto24 = require("node:crypto");
+    import_node_fs6 = __toESM(require("node:fs"));
+    import_node_path9 = __toESM(require("node:path"));
     init_config();
     init_sh();
     HOST_INIT = `#!/bin/sh
@@ -10280,20 +12255,20 @@ for u in root ${USERS.sudo} ${USERS.sudoWithPassword}; do h=$(getent passwd "$u"
 apt-get clean
 rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 `;
-    hash = (...parts) => (0, import_node_crypto19.createHash)("sha256").update(parts.join("\n")).digest("hex").slice(0, 12);
-    complete = (dir) => import_node_fs4.default.existsSync(import_node_path7.default.join(dir, ".bootdeck-complete"));
+    hash = (...parts) => (0, import_node_crypto24.createHash)("sha256").update(parts.join("\n")).digest("hex").slice(0, 12);
+    complete = (dir) => import_node_fs6.default.existsSync(import_node_path9.default.join(dir, ".bootdeck-complete"));
   }
 });
 
 // lab/cgroups.ts
 function hierarchies() {
   const own = /* @__PURE__ */ new Map();
-  for (const line2 of import_node_fs5.default.readFileSync("/proc/self/cgroup", "utf8").split("\n").filter(Boolean)) {
+  for (const line2 of import_node_fs7.default.readFileSync("/proc/self/cgroup", "utf8").split("\n").filter(Boolean)) {
     const [, ctrls = "", p2 = "/"] = line2.split(":");
     own.set(ctrls, p2);
   }
   const out = [];
-  for (const line2 of import_node_fs5.default.readFileSync("/proc/self/mountinfo", "utf8").split("\n").filter(Boolean)) {
+  for (const line2 of import_node_fs7.default.readFileSync("/proc/self/mountinfo", "utf8").split("\n").filter(Boolean)) {
     const [pre, post] = line2.split(" - ");
     const [fstype, , superOpts = ""] = (post ?? "").split(" ");
     const mountPoint = (pre ?? "").split(" ")[4] ?? "";
@@ -10307,34 +12282,34 @@ function hierarchies() {
   return out;
 }
 function hostCgroupDir(h, lab2, host3) {
-  return import_node_path8.default.join(h.mountPoint, h.version === 1 ? h.own : "/", "bootdeck-lab", lab2, host3);
+  return import_node_path10.default.join(h.mountPoint, h.version === 1 ? h.own : "/", "bootdeck-lab", lab2, host3);
 }
 function labCgroupDirs(lab2) {
-  return hierarchies().map((h) => import_node_path8.default.dirname(hostCgroupDir(h, lab2, "x")));
+  return hierarchies().map((h) => import_node_path10.default.dirname(hostCgroupDir(h, lab2, "x")));
 }
 function createHostCgroups(lab2, host3) {
   const procs = [];
   for (const h of hierarchies()) {
     const dir = hostCgroupDir(h, lab2, host3);
-    const base = import_node_path8.default.join(h.mountPoint, h.version === 1 ? h.own : "/");
+    const base = import_node_path10.default.join(h.mountPoint, h.version === 1 ? h.own : "/");
     let cur = base;
     if (h.version === 2) enableV2Controllers(base);
-    for (const part of import_node_path8.default.relative(base, dir).split(import_node_path8.default.sep)) {
+    for (const part of import_node_path10.default.relative(base, dir).split(import_node_path10.default.sep)) {
       const parent = cur;
-      cur = import_node_path8.default.join(cur, part);
-      if (!import_node_fs5.default.existsSync(cur)) import_node_fs5.default.mkdirSync(cur);
+      cur = import_node_path10.default.join(cur, part);
+      if (!import_node_fs7.default.existsSync(cur)) import_node_fs7.default.mkdirSync(cur);
       if (h.controllers.includes("cpuset")) {
-        for (const f of ["cpuset.cpus", "cpuset.mems"]) if (!import_node_fs5.default.readFileSync(import_node_path8.default.join(cur, f), "utf8").trim()) import_node_fs5.default.writeFileSync(import_node_path8.default.join(cur, f), import_node_fs5.default.readFileSync(import_node_path8.default.join(parent, f)));
+        for (const f of ["cpuset.cpus", "cpuset.mems"]) if (!import_node_fs7.default.readFileSync(import_node_path10.default.join(cur, f), "utf8").trim()) import_node_fs7.default.writeFileSync(import_node_path10.default.join(cur, f), import_node_fs7.default.readFileSync(import_node_path10.default.join(parent, f)));
       }
       if (h.version === 2 && cur !== dir) enableV2Controllers(cur);
     }
-    procs.push(import_node_path8.default.join(dir, "cgroup.procs"));
+    procs.push(import_node_path10.default.join(dir, "cgroup.procs"));
   }
   return procs;
 }
 function enableV2Controllers(dir) {
-  const available = import_node_fs5.default.readFileSync(import_node_path8.default.join(dir, "cgroup.controllers"), "utf8").trim().split(/\s+/).filter(Boolean);
-  if (available.length) import_node_fs5.default.writeFileSync(import_node_path8.default.join(dir, "cgroup.subtree_control"), available.map((c) => `+${c}`).join(" "));
+  const available = import_node_fs7.default.readFileSync(import_node_path10.default.join(dir, "cgroup.controllers"), "utf8").trim().split(/\s+/).filter(Boolean);
+  if (available.length) import_node_fs7.default.writeFileSync(import_node_path10.default.join(dir, "cgroup.subtree_control"), available.map((c) => `+${c}`).join(" "));
 }
 function removeLabCgroups(lab2) {
   for (const dir of labCgroupDirs(lab2)) removeTree(dir);
@@ -10343,26 +12318,26 @@ function removeHostCgroups(lab2, host3) {
   for (const h of hierarchies()) removeTree(hostCgroupDir(h, lab2, host3));
 }
 function removeTree(dir) {
-  if (!import_node_fs5.default.existsSync(dir)) return;
+  if (!import_node_fs7.default.existsSync(dir)) return;
   const all = [];
   const walk = (d) => {
-    for (const e of import_node_fs5.default.readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) walk(import_node_path8.default.join(d, e.name));
+    for (const e of import_node_fs7.default.readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) walk(import_node_path10.default.join(d, e.name));
     all.push(d);
   };
   walk(dir);
   for (const d of all) {
     try {
-      import_node_fs5.default.rmdirSync(d);
+      import_node_fs7.default.rmdirSync(d);
     } catch {
     }
   }
 }
-var import_node_fs5, import_node_path8, V1_OPTIONS_IGNORED, sameSet;
+var import_node_fs7, import_node_path10, V1_OPTIONS_IGNORED, sameSet;
 var init_cgroups = __esm({
   "lab/cgroups.ts"() {
     "use strict";
-    import_node_fs5 = __toESM(require("node:fs"));
-    import_node_path8 = __toESM(require("node:path"));
+    import_node_fs7 = __toESM(require("node:fs"));
+    import_node_path10 = __toESM(require("node:path"));
     V1_OPTIONS_IGNORED = /* @__PURE__ */ new Set(["rw", "ro", "relatime", "noatime", "nosuid", "nodev", "noexec", "clone_children", "xattr", "nsdelegate", "memory_recursiveprot"]);
     sameSet = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
   }
@@ -10527,17 +12502,17 @@ var init_components = __esm({
 
 // lab/upstream/build.ts
 function componentDir(c) {
-  return import_node_path9.default.join(UPSTREAM_DIR, componentKey(c));
+  return import_node_path11.default.join(UPSTREAM_DIR, componentKey(c));
 }
 function readManifest(dir) {
   try {
-    return JSON.parse(import_node_fs6.default.readFileSync(import_node_path9.default.join(dir, MANIFEST), "utf8"));
+    return JSON.parse(import_node_fs8.default.readFileSync(import_node_path11.default.join(dir, MANIFEST), "utf8"));
   } catch {
     return void 0;
   }
 }
 function toBuilt(dir, m, cached3) {
-  const binaries = Object.fromEntries(Object.entries(m.binaries).map(([n, b]) => [n, { ...b, path: import_node_path9.default.join(dir, "bin", n) }]));
+  const binaries = Object.fromEntries(Object.entries(m.binaries).map(([n, b]) => [n, { ...b, path: import_node_path11.default.join(dir, "bin", n) }]));
   return { id: m.id, version: m.version, dir, binaries, seconds: cached3 ? 0 : m.seconds, cached: cached3 };
 }
 function cachedComponent(c) {
@@ -10551,17 +12526,17 @@ async function ensureComponent(c, log2) {
   return withBuildLock(componentDir(c), async () => cachedComponent(c) ?? await buildComponent(c, log2));
 }
 async function withBuildLock(dir, fn) {
-  import_node_fs6.default.mkdirSync(UPSTREAM_DIR, { recursive: true });
+  import_node_fs8.default.mkdirSync(UPSTREAM_DIR, { recursive: true });
   const lock = `${dir}.lock`;
   for (; ; ) {
     try {
-      import_node_fs6.default.mkdirSync(lock);
-      import_node_fs6.default.writeFileSync(import_node_path9.default.join(lock, "pid"), String(process.pid));
+      import_node_fs8.default.mkdirSync(lock);
+      import_node_fs8.default.writeFileSync(import_node_path11.default.join(lock, "pid"), String(process.pid));
       break;
     } catch {
-      const holder6 = Number(import_node_fs6.default.readFileSync(import_node_path9.default.join(lock, "pid"), { encoding: "utf8", flag: "a+" }) || 0);
-      if (holder6 > 0 && !import_node_fs6.default.existsSync(`/proc/${holder6}`)) {
-        import_node_fs6.default.rmSync(lock, { recursive: true, force: true });
+      const holder7 = Number(import_node_fs8.default.readFileSync(import_node_path11.default.join(lock, "pid"), { encoding: "utf8", flag: "a+" }) || 0);
+      if (holder7 > 0 && !import_node_fs8.default.existsSync(`/proc/${holder7}`)) {
+        import_node_fs8.default.rmSync(lock, { recursive: true, force: true });
         continue;
       }
       await new Promise((r2) => setTimeout(r2, 2e3));
@@ -10570,7 +12545,7 @@ async function withBuildLock(dir, fn) {
   try {
     return await fn();
   } finally {
-    import_node_fs6.default.rmSync(lock, { recursive: true, force: true });
+    import_node_fs8.default.rmSync(lock, { recursive: true, force: true });
   }
 }
 function goEnv(extra) {
@@ -10590,22 +12565,22 @@ function stagingReplaces(c, work) {
   const minor = /^v1\.(\d+)\.(\d+)/.exec(k8s.version);
   if (!minor) throw new Error(`not a Kubernetes version: ${k8s.version}`);
   const staging = `v0.${minor[1]}.${minor[2]}`;
-  return import_node_fs6.default.readFileSync(info.GoMod, "utf8").split("\n").map((l) => /^\s*(k8s\.io\/[a-z0-9-]+)\s+=>\s+\.\/staging\//.exec(l)?.[1]).filter((m) => !!m).map((m) => `replace ${m} => ${m} ${staging}`);
+  return import_node_fs8.default.readFileSync(info.GoMod, "utf8").split("\n").map((l) => /^\s*(k8s\.io\/[a-z0-9-]+)\s+=>\s+\.\/staging\//.exec(l)?.[1]).filter((m) => !!m).map((m) => `replace ${m} => ${m} ${staging}`);
 }
 function writeBuildModule(c, work) {
-  import_node_fs6.default.rmSync(work, { recursive: true, force: true });
-  import_node_fs6.default.mkdirSync(work, { recursive: true });
+  import_node_fs8.default.rmSync(work, { recursive: true, force: true });
+  import_node_fs8.default.mkdirSync(work, { recursive: true });
   const mod = [`module bootdeck.local/lab-build/${c.id}`, "", "go 1.26", "", "require (", ...c.modules.map((m) => `	${m.path} ${m.version}`), ")", ""];
-  import_node_fs6.default.writeFileSync(import_node_path9.default.join(work, "go.mod"), mod.join("\n"));
-  if (c.stagingReplaces) import_node_fs6.default.appendFileSync(import_node_path9.default.join(work, "go.mod"), `
+  import_node_fs8.default.writeFileSync(import_node_path11.default.join(work, "go.mod"), mod.join("\n"));
+  if (c.stagingReplaces) import_node_fs8.default.appendFileSync(import_node_path11.default.join(work, "go.mod"), `
 ${stagingReplaces(c, work).join("\n")}
 `);
-  for (const r2 of c.replaces ?? []) import_node_fs6.default.appendFileSync(import_node_path9.default.join(work, "go.mod"), `
+  for (const r2 of c.replaces ?? []) import_node_fs8.default.appendFileSync(import_node_path11.default.join(work, "go.mod"), `
 // ${r2.why}
 replace ${r2.path} => ${r2.path} ${r2.version}
 `);
   const pkgs = [...c.binaries.map((b) => b.pkg)];
-  import_node_fs6.default.writeFileSync(import_node_path9.default.join(work, "tools.go"), `//go:build tools
+  import_node_fs8.default.writeFileSync(import_node_path11.default.join(work, "tools.go"), `//go:build tools
 
 package tools
 
@@ -10656,17 +12631,17 @@ async function buildComponent(c, log2) {
   const go = goVersion();
   const key = componentKey(c);
   const started = Date.now();
-  const work = import_node_path9.default.join(UPSTREAM_DIR, ".work", key);
+  const work = import_node_path11.default.join(UPSTREAM_DIR, ".work", key);
   const out = `${componentDir(c)}.partial`;
-  import_node_fs6.default.rmSync(out, { recursive: true, force: true });
-  import_node_fs6.default.mkdirSync(import_node_path9.default.join(out, "bin"), { recursive: true });
+  import_node_fs8.default.rmSync(out, { recursive: true, force: true });
+  import_node_fs8.default.mkdirSync(import_node_path11.default.join(out, "bin"), { recursive: true });
   log2(`building ${c.id} ${c.version} from Go modules (${c.modules.map((m) => `${m.path}@${m.version}`).join(", ")})\u2026`);
   if (c.debianBuildDeps) ensureDebianPackages(c.debianBuildDeps, log2);
   writeBuildModule(c, work);
   await runGo(["mod", "tidy"], { cwd: work, env: goEnv({}), label: `${key} go mod tidy`, log: log2 });
   for (const b of c.binaries) {
     const t = Date.now();
-    const args = ["build", "-v", "-trimpath", "-o", import_node_path9.default.join(out, "bin", b.name), "-ldflags", ldflagsOf(b)];
+    const args = ["build", "-v", "-trimpath", "-o", import_node_path11.default.join(out, "bin", b.name), "-ldflags", ldflagsOf(b)];
     if (b.tags?.length) args.push("-tags", b.tags.join(","));
     args.push(b.pkg);
     await runGo(args, { cwd: work, env: goEnv({ CGO_ENABLED: b.cgo ? "1" : "0" }), label: `${key} ${b.name}`, log: log2 });
@@ -10674,40 +12649,40 @@ async function buildComponent(c, log2) {
   }
   if (c.pauseFrom) buildPause(c, work, out);
   const binaries = {};
-  for (const name of import_node_fs6.default.readdirSync(import_node_path9.default.join(out, "bin"))) {
-    const data = import_node_fs6.default.readFileSync(import_node_path9.default.join(out, "bin", name));
-    binaries[name] = { sha256: (0, import_node_crypto20.createHash)("sha256").update(data).digest("hex"), size: data.length };
+  for (const name of import_node_fs8.default.readdirSync(import_node_path11.default.join(out, "bin"))) {
+    const data = import_node_fs8.default.readFileSync(import_node_path11.default.join(out, "bin", name));
+    binaries[name] = { sha256: (0, import_node_crypto25.createHash)("sha256").update(data).digest("hex"), size: data.length };
   }
   const seconds = Math.round((Date.now() - started) / 100) / 10;
   const manifest = { id: c.id, version: c.version, go, builtAt: (/* @__PURE__ */ new Date()).toISOString(), seconds, binaries };
-  import_node_fs6.default.writeFileSync(import_node_path9.default.join(out, MANIFEST), JSON.stringify(manifest, null, 2));
-  import_node_fs6.default.rmSync(componentDir(c), { recursive: true, force: true });
-  import_node_fs6.default.renameSync(out, componentDir(c));
+  import_node_fs8.default.writeFileSync(import_node_path11.default.join(out, MANIFEST), JSON.stringify(manifest, null, 2));
+  import_node_fs8.default.rmSync(componentDir(c), { recursive: true, force: true });
+  import_node_fs8.default.renameSync(out, componentDir(c));
   log2(`${c.id} ${c.version} built in ${seconds} s`);
   return toBuilt(componentDir(c), manifest, false);
 }
 function buildPause(c, work, out) {
   const r2 = (0, import_node_child_process3.spawnSync)("go", ["mod", "download", "-json", `k8s.io/kubernetes@${c.pauseFrom}`], { cwd: work, encoding: "utf8", env: goEnv({}) });
   if (r2.status !== 0) throw new Error(`go mod download k8s.io/kubernetes@${c.pauseFrom}: ${r2.stderr.trim()}`);
-  const src = import_node_path9.default.join(JSON.parse(r2.stdout).Dir, "build/pause/linux/pause.c");
-  const cc = (0, import_node_child_process3.spawnSync)("gcc", ["-Os", "-Wall", "-Werror", "-static", `-DVERSION=v${c.version}`, "-o", import_node_path9.default.join(out, "bin", "pause"), src], { encoding: "utf8" });
+  const src = import_node_path11.default.join(JSON.parse(r2.stdout).Dir, "build/pause/linux/pause.c");
+  const cc = (0, import_node_child_process3.spawnSync)("gcc", ["-Os", "-Wall", "-Werror", "-static", `-DVERSION=v${c.version}`, "-o", import_node_path11.default.join(out, "bin", "pause"), src], { encoding: "utf8" });
   if (cc.status !== 0) throw new Error(`compiling pause: ${(cc.stderr || cc.stdout).trim()}`);
 }
 function cacheSize() {
   const r2 = (0, import_node_child_process3.spawnSync)("du", ["-sb", UPSTREAM_DIR], { encoding: "utf8" });
   return Number(r2.stdout.split(/\s/)[0] ?? 0) || 0;
 }
-var import_node_child_process3, import_node_crypto20, import_node_fs6, import_node_path9, UPSTREAM_DIR, MANIFEST;
+var import_node_child_process3, import_node_crypto25, import_node_fs8, import_node_path11, UPSTREAM_DIR, MANIFEST;
 var init_build = __esm({
   "lab/upstream/build.ts"() {
     "use strict";
     import_node_child_process3 = require("node:child_process");
-    import_node_crypto20 = require("node:crypto");
-    import_node_fs6 = __toESM(require("node:fs"));
-    import_node_path9 = __toESM(require("node:path"));
+    import_node_crypto25 = require("node:crypto");
+    import_node_fs8 = __toESM(require("node:fs"));
+    import_node_path11 = __toESM(require("node:path"));
     init_config();
     init_components();
-    UPSTREAM_DIR = import_node_path9.default.join(CACHE_DIR, "upstream");
+    UPSTREAM_DIR = import_node_path11.default.join(CACHE_DIR, "upstream");
     MANIFEST = "manifest.json";
   }
 });
@@ -10717,110 +12692,110 @@ function hostStandIn(component) {
   return `${LAB_RUNTIME}/node --import ${LAB_RUNTIME}/repo/node_modules/tsx/dist/loader.mjs ${LAB_RUNTIME}/repo/lab/cluster/main.ts ${component}`;
 }
 function prepareHostRuntime(root) {
-  const dir = import_node_path10.default.join(root, LAB_RUNTIME.slice(1));
-  import_node_fs7.default.mkdirSync(import_node_path10.default.join(dir, "repo"), { recursive: true });
-  import_node_fs7.default.writeFileSync(import_node_path10.default.join(dir, "node"), "");
-  (0, import_node_child_process4.execFileSync)("mount", ["--bind", process.execPath, import_node_path10.default.join(dir, "node")]);
-  (0, import_node_child_process4.execFileSync)("mount", ["-o", "remount,bind,ro", import_node_path10.default.join(dir, "node")]);
-  (0, import_node_child_process4.execFileSync)("mount", ["--bind", REPO_ROOT, import_node_path10.default.join(dir, "repo")]);
-  (0, import_node_child_process4.execFileSync)("mount", ["-o", "remount,bind,ro", import_node_path10.default.join(dir, "repo")]);
-  const bin3 = import_node_path10.default.join(root, "usr/local/bin");
-  import_node_fs7.default.mkdirSync(bin3, { recursive: true });
+  const dir = import_node_path12.default.join(root, LAB_RUNTIME.slice(1));
+  import_node_fs9.default.mkdirSync(import_node_path12.default.join(dir, "repo"), { recursive: true });
+  import_node_fs9.default.writeFileSync(import_node_path12.default.join(dir, "node"), "");
+  (0, import_node_child_process4.execFileSync)("mount", ["--bind", process.execPath, import_node_path12.default.join(dir, "node")]);
+  (0, import_node_child_process4.execFileSync)("mount", ["-o", "remount,bind,ro", import_node_path12.default.join(dir, "node")]);
+  (0, import_node_child_process4.execFileSync)("mount", ["--bind", REPO_ROOT, import_node_path12.default.join(dir, "repo")]);
+  (0, import_node_child_process4.execFileSync)("mount", ["-o", "remount,bind,ro", import_node_path12.default.join(dir, "repo")]);
+  const bin3 = import_node_path12.default.join(root, "usr/local/bin");
+  import_node_fs9.default.mkdirSync(bin3, { recursive: true });
   for (const c of ["systemctl", "journalctl", "crictl"])
-    import_node_fs7.default.writeFileSync(import_node_path10.default.join(bin3, c), `#!/bin/sh
+    import_node_fs9.default.writeFileSync(import_node_path12.default.join(bin3, c), `#!/bin/sh
 # bootdeck lab stand-in for ${c} (see docs/lab-cluster.md)
 exec ${hostStandIn(c)} "$@"
 `, { mode: 493 });
 }
 function startMirror(labDir2, gateway, port2 = MIRROR_PORT) {
-  const log2 = import_node_fs7.default.openSync(import_node_path10.default.join(labDir2, "mirror.log"), "a");
-  const child = (0, import_node_child_process4.spawn)(process.execPath, ["--import", import_node_path10.default.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs"), import_node_path10.default.join(REPO_ROOT, "lab/cluster/mirror.ts"), gateway, String(port2)], {
+  const log2 = import_node_fs9.default.openSync(import_node_path12.default.join(labDir2, "mirror.log"), "a");
+  const child = (0, import_node_child_process4.spawn)(process.execPath, ["--import", import_node_path12.default.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs"), import_node_path12.default.join(REPO_ROOT, "lab/cluster/mirror.ts"), gateway, String(port2)], {
     detached: true,
     stdio: ["ignore", log2, log2]
   });
   child.unref();
-  import_node_fs7.default.closeSync(log2);
-  import_node_fs7.default.writeFileSync(import_node_path10.default.join(labDir2, "mirror.pid"), String(child.pid));
+  import_node_fs9.default.closeSync(log2);
+  import_node_fs9.default.writeFileSync(import_node_path12.default.join(labDir2, "mirror.pid"), String(child.pid));
   const base = `http://${gateway}:${port2}`;
   const deadline = Date.now() + 6e4;
   while ((0, import_node_child_process4.spawnSync)("curl", ["-sf", "-o", "/dev/null", "--max-time", "2", `${base}/healthz`]).status !== 0) {
-    if (Date.now() > deadline) throw new Error(`the lab binary mirror did not answer on ${base} (see ${import_node_path10.default.join(labDir2, "mirror.log")})`);
+    if (Date.now() > deadline) throw new Error(`the lab binary mirror did not answer on ${base} (see ${import_node_path12.default.join(labDir2, "mirror.log")})`);
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
   }
   return base;
 }
 function stopMirror(labDir2) {
-  const f = import_node_path10.default.join(labDir2, "mirror.pid");
-  if (!import_node_fs7.default.existsSync(f)) return;
-  const pid = Number(import_node_fs7.default.readFileSync(f, "utf8"));
+  const f = import_node_path12.default.join(labDir2, "mirror.pid");
+  if (!import_node_fs9.default.existsSync(f)) return;
+  const pid = Number(import_node_fs9.default.readFileSync(f, "utf8"));
   try {
-    if (pid > 0 && import_node_fs7.default.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("lab/cluster/mirror.ts")) process.kill(pid, "SIGTERM");
+    if (pid > 0 && import_node_fs9.default.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("lab/cluster/mirror.ts")) process.kill(pid, "SIGTERM");
   } catch {
   }
 }
 function startVirtualNodes(labDir2, kubeconfigs, count2, opts = {}) {
   stopVirtualNodes(labDir2);
   if (count2 <= 0) return 0;
-  const log2 = import_node_fs7.default.openSync(import_node_path10.default.join(labDir2, "virtual-nodes.log"), "a");
-  const child = (0, import_node_child_process4.spawn)(process.execPath, ["--import", import_node_path10.default.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs"), import_node_path10.default.join(REPO_ROOT, "lab/cluster/main.ts"), "virtual-nodes", ...kubeconfigs.map((k) => `--kubeconfig=${k}`), `--count=${count2}`, ...opts.wait ? ["--wait"] : []], {
+  const log2 = import_node_fs9.default.openSync(import_node_path12.default.join(labDir2, "virtual-nodes.log"), "a");
+  const child = (0, import_node_child_process4.spawn)(process.execPath, ["--import", import_node_path12.default.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs"), import_node_path12.default.join(REPO_ROOT, "lab/cluster/main.ts"), "virtual-nodes", ...kubeconfigs.map((k) => `--kubeconfig=${k}`), `--count=${count2}`, ...opts.wait ? ["--wait"] : []], {
     detached: true,
     stdio: ["ignore", log2, log2]
   });
   child.unref();
-  import_node_fs7.default.closeSync(log2);
-  import_node_fs7.default.writeFileSync(import_node_path10.default.join(labDir2, "virtual-nodes.pid"), String(child.pid));
+  import_node_fs9.default.closeSync(log2);
+  import_node_fs9.default.writeFileSync(import_node_path12.default.join(labDir2, "virtual-nodes.pid"), String(child.pid));
   return child.pid ?? 0;
 }
 function stopVirtualNodes(labDir2) {
-  const f = import_node_path10.default.join(labDir2, "virtual-nodes.pid");
-  if (!import_node_fs7.default.existsSync(f)) return;
-  const pid = Number(import_node_fs7.default.readFileSync(f, "utf8"));
+  const f = import_node_path12.default.join(labDir2, "virtual-nodes.pid");
+  if (!import_node_fs9.default.existsSync(f)) return;
+  const pid = Number(import_node_fs9.default.readFileSync(f, "utf8"));
   try {
-    if (pid > 0 && import_node_fs7.default.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("virtual-nodes")) process.kill(pid, "SIGTERM");
+    if (pid > 0 && import_node_fs9.default.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("virtual-nodes")) process.kill(pid, "SIGTERM");
   } catch {
   }
-  import_node_fs7.default.rmSync(f, { force: true });
+  import_node_fs9.default.rmSync(f, { force: true });
 }
-var import_node_child_process4, import_node_fs7, import_node_path10, LAB_RUNTIME, MIRROR_PORT, REPO_ROOT;
+var import_node_child_process4, import_node_fs9, import_node_path12, LAB_RUNTIME, MIRROR_PORT, REPO_ROOT;
 var init_host_runtime = __esm({
   "lab/cluster/host-runtime.ts"() {
     "use strict";
     import_node_child_process4 = require("node:child_process");
-    import_node_fs7 = __toESM(require("node:fs"));
-    import_node_path10 = __toESM(require("node:path"));
+    import_node_fs9 = __toESM(require("node:fs"));
+    import_node_path12 = __toESM(require("node:path"));
     LAB_RUNTIME = "/opt/bootdeck-lab";
     MIRROR_PORT = 8780;
-    REPO_ROOT = import_node_path10.default.resolve(__bootdeckSource("lab/cluster"), "..", "..");
+    REPO_ROOT = import_node_path12.default.resolve(__bootdeckSource("lab/cluster"), "..", "..");
   }
 });
 
 // lab/upstream/tools.ts
 function sourceFiles(dir) {
-  return import_node_fs8.default.readdirSync(dir, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? sourceFiles(import_node_path11.default.join(dir, e.name)) : /\.(go|mod|sum)$/.test(e.name) ? [import_node_path11.default.join(dir, e.name)] : []).sort();
+  return import_node_fs10.default.readdirSync(dir, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? sourceFiles(import_node_path13.default.join(dir, e.name)) : /\.(go|mod|sum)$/.test(e.name) ? [import_node_path13.default.join(dir, e.name)] : []).sort();
 }
 async function labToolPath(log2) {
-  const h = (0, import_node_crypto21.createHash)("sha256");
-  for (const f of sourceFiles(SOURCE)) h.update(import_node_path11.default.relative(SOURCE, f)).update(import_node_fs8.default.readFileSync(f));
-  const out = import_node_path11.default.join(UPSTREAM_DIR, `lab-tools-${h.digest("hex").slice(0, 12)}`, "lab-images");
-  if (import_node_fs8.default.existsSync(out)) return out;
+  const h = (0, import_node_crypto26.createHash)("sha256");
+  for (const f of sourceFiles(SOURCE)) h.update(import_node_path13.default.relative(SOURCE, f)).update(import_node_fs10.default.readFileSync(f));
+  const out = import_node_path13.default.join(UPSTREAM_DIR, `lab-tools-${h.digest("hex").slice(0, 12)}`, "lab-images");
+  if (import_node_fs10.default.existsSync(out)) return out;
   log2("building the lab's image tool (lab/go)\u2026");
-  import_node_fs8.default.mkdirSync(import_node_path11.default.dirname(out), { recursive: true });
+  import_node_fs10.default.mkdirSync(import_node_path13.default.dirname(out), { recursive: true });
   const r2 = (0, import_node_child_process5.spawnSync)("go", ["build", "-trimpath", "-o", `${out}.partial`, "./cmd/lab-images"], { cwd: SOURCE, encoding: "utf8", env: { ...process.env, CGO_ENABLED: "0", GOTOOLCHAIN: "local" } });
   if (r2.status !== 0) throw new Error(`building lab/go failed: ${(r2.stderr || r2.stdout).trim()}`);
-  import_node_fs8.default.renameSync(`${out}.partial`, out);
+  import_node_fs10.default.renameSync(`${out}.partial`, out);
   return out;
 }
-var import_node_child_process5, import_node_crypto21, import_node_fs8, import_node_path11, SOURCE;
+var import_node_child_process5, import_node_crypto26, import_node_fs10, import_node_path13, SOURCE;
 var init_tools = __esm({
   "lab/upstream/tools.ts"() {
     "use strict";
     import_node_child_process5 = require("node:child_process");
-    import_node_crypto21 = require("node:crypto");
-    import_node_fs8 = __toESM(require("node:fs"));
-    import_node_path11 = __toESM(require("node:path"));
+    import_node_crypto26 = require("node:crypto");
+    import_node_fs10 = __toESM(require("node:fs"));
+    import_node_path13 = __toESM(require("node:path"));
     init_host_runtime();
     init_build();
-    SOURCE = import_node_path11.default.join(REPO_ROOT, "lab/go");
+    SOURCE = import_node_path13.default.join(REPO_ROOT, "lab/go");
   }
 });
 
@@ -10836,17 +12811,17 @@ function debianLayer(root, programs, extraFiles = []) {
   const entries = /* @__PURE__ */ new Map();
   for (const f of files) {
     const canonical = f.replace(/^\/(lib64|lib|bin|sbin)\//, "/usr/$1/");
-    const real = import_node_fs9.default.realpathSync(import_node_path12.default.join(root, f));
+    const real = import_node_fs11.default.realpathSync(import_node_path14.default.join(root, f));
     entries.set(canonical, { dest: canonical, src: real });
   }
   return [...USRMERGE, ...entries.values()];
 }
 function iptablesLayer(root) {
   const xtables = "/usr/lib/x86_64-linux-gnu/xtables";
-  const modules = import_node_fs9.default.readdirSync(import_node_path12.default.join(root, xtables)).map((f) => `${xtables}/${f}`);
+  const modules = import_node_fs11.default.readdirSync(import_node_path14.default.join(root, xtables)).map((f) => `${xtables}/${f}`);
   const names = ["iptables", "iptables-save", "iptables-restore", "ip6tables", "ip6tables-save", "ip6tables-restore", "iptables-nft", "iptables-nft-save", "iptables-nft-restore", "ip6tables-nft", "ip6tables-nft-save", "ip6tables-nft-restore"];
   return [
-    ...debianLayer(root, ["/usr/sbin/xtables-nft-multi", ...modules], ["/etc/protocols", "/etc/ethertypes"].filter((f) => import_node_fs9.default.existsSync(import_node_path12.default.join(root, f)))),
+    ...debianLayer(root, ["/usr/sbin/xtables-nft-multi", ...modules], ["/etc/protocols", "/etc/ethertypes"].filter((f) => import_node_fs11.default.existsSync(import_node_path14.default.join(root, f)))),
     ...names.map((n) => ({ dest: `/usr/sbin/${n}`, symlink: "xtables-nft-multi" }))
   ];
 }
@@ -10864,7 +12839,7 @@ async function clusterImageSpecs(kubernetesVersion, log2) {
     return b;
   };
   const root = baseImageKeys().debootstrapDir;
-  if (!import_node_fs9.default.existsSync(root)) throw new Error(`the lab's Debian root ${root} is missing: run \`bootdeck lab up\` once to build it`);
+  if (!import_node_fs11.default.existsSync(root)) throw new Error(`the lab's Debian root ${root} is missing: run \`bootdeck lab up\` once to build it`);
   const images2 = imagesFor(capabilitiesFor(kubernetesVersion));
   const k8s = get("kubernetes");
   const iptables = iptablesLayer(root);
@@ -10894,11 +12869,11 @@ async function clusterImageSpecs(kubernetesVersion, log2) {
     { ref: need(images2.flannelCni), layers: [toolbox, [{ dest: "/flannel", src: bin2(get("flannel-cni"), "flannel"), mode: 493 }]], env: [PATH_ENV] },
     { ref: agnhostImage(), layers: [toolbox, [{ dest: "/agnhost", src: bin2(agnhost, "agnhost"), mode: 493 }]], entrypoint: ["/agnhost"], env: [PATH_ENV] }
   ];
-  const key = (0, import_node_crypto22.createHash)("sha256").update(JSON.stringify(specs)).update(comps.map(componentKey).join(",")).digest("hex").slice(0, 12);
+  const key = (0, import_node_crypto27.createHash)("sha256").update(JSON.stringify(specs)).update(comps.map(componentKey).join(",")).digest("hex").slice(0, 12);
   return { key, specs };
 }
 function agnhostImage() {
-  const version = import_node_fs9.default.readFileSync(import_node_path12.default.join(goModuleDir(`k8s.io/kubernetes@${agnhostComponent().version}`), "test/images/agnhost/VERSION"), "utf8").trim();
+  const version = import_node_fs11.default.readFileSync(import_node_path14.default.join(goModuleDir(`k8s.io/kubernetes@${agnhostComponent().version}`), "test/images/agnhost/VERSION"), "utf8").trim();
   return `registry.k8s.io/e2e-test-images/agnhost:${version}`;
 }
 function need(ref) {
@@ -10912,18 +12887,18 @@ function goModuleDir(moduleAtVersion) {
 }
 async function ensureClusterImages(kubernetesVersion, log2) {
   const { key, specs } = await clusterImageSpecs(kubernetesVersion, log2);
-  const out = import_node_path12.default.join(IMAGES_DIR, `${kubernetesVersion}-${key}`);
-  if (import_node_fs9.default.existsSync(import_node_path12.default.join(out, "index.json"))) return out;
+  const out = import_node_path14.default.join(IMAGES_DIR, `${kubernetesVersion}-${key}`);
+  if (import_node_fs11.default.existsSync(import_node_path14.default.join(out, "index.json"))) return out;
   const started = Date.now();
-  import_node_fs9.default.mkdirSync(IMAGES_DIR, { recursive: true });
+  import_node_fs11.default.mkdirSync(IMAGES_DIR, { recursive: true });
   const tmp = `${out}.partial`;
-  import_node_fs9.default.rmSync(tmp, { recursive: true, force: true });
-  const specFile = import_node_path12.default.join(IMAGES_DIR, `${kubernetesVersion}-${key}.json`);
-  import_node_fs9.default.writeFileSync(specFile, JSON.stringify({ out: tmp, images: specs }, null, 2));
+  import_node_fs11.default.rmSync(tmp, { recursive: true, force: true });
+  const specFile = import_node_path14.default.join(IMAGES_DIR, `${kubernetesVersion}-${key}.json`);
+  import_node_fs11.default.writeFileSync(specFile, JSON.stringify({ out: tmp, images: specs }, null, 2));
   const tool = await labToolPath(log2);
   const r2 = (0, import_node_child_process6.spawnSync)(tool, ["build", specFile], { encoding: "utf8" });
   if (r2.status !== 0) throw new Error(`building the lab images failed: ${(r2.stderr || r2.stdout).trim()}`);
-  import_node_fs9.default.renameSync(tmp, out);
+  import_node_fs11.default.renameSync(tmp, out);
   log2(`built ${specs.length} images for ${kubernetesVersion} in ${((Date.now() - started) / 1e3).toFixed(1)} s`);
   return out;
 }
@@ -10935,21 +12910,21 @@ async function pushImages(layoutDir, registry, caFile, auth, log2) {
   const present = r2.stdout.split("\n").filter((l) => l.startsWith("present")).length;
   log2(`registry ${registry}: ${pushed} images pushed, ${present} already there`);
 }
-var import_node_child_process6, import_node_crypto22, import_node_fs9, import_node_path12, IMAGES_DIR, PATH_ENV, USRMERGE, bin2;
+var import_node_child_process6, import_node_crypto27, import_node_fs11, import_node_path14, IMAGES_DIR, PATH_ENV, USRMERGE, bin2;
 var init_images2 = __esm({
   "lab/upstream/images.ts"() {
     "use strict";
     import_node_child_process6 = require("node:child_process");
-    import_node_crypto22 = require("node:crypto");
-    import_node_fs9 = __toESM(require("node:fs"));
-    import_node_path12 = __toESM(require("node:path"));
+    import_node_crypto27 = require("node:crypto");
+    import_node_fs11 = __toESM(require("node:fs"));
+    import_node_path14 = __toESM(require("node:path"));
     init_capabilities();
     init_base_image();
     init_config();
     init_build();
     init_components();
     init_tools();
-    IMAGES_DIR = import_node_path12.default.join(CACHE_DIR, "images");
+    IMAGES_DIR = import_node_path14.default.join(CACHE_DIR, "images");
     PATH_ENV = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     USRMERGE = [
       { dest: "/bin", symlink: "usr/bin" },
@@ -10971,14 +12946,14 @@ function openssl(args) {
   if (r2.status !== 0) throw new Error(`openssl ${args[0]}: ${r2.stderr.trim()}`);
 }
 function registryTls(dir, address2) {
-  const ca = import_node_path13.default.join(dir, "registry-ca.crt");
-  const caKey = import_node_path13.default.join(dir, "registry-ca.key");
-  const cert = import_node_path13.default.join(dir, "registry.crt");
-  const key = import_node_path13.default.join(dir, "registry.key");
+  const ca = import_node_path15.default.join(dir, "registry-ca.crt");
+  const caKey = import_node_path15.default.join(dir, "registry-ca.key");
+  const cert = import_node_path15.default.join(dir, "registry.crt");
+  const key = import_node_path15.default.join(dir, "registry.key");
   openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "3650", "-subj", "/CN=bootdeck-lab-registry-ca", "-keyout", caKey, "-out", ca]);
   openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", `/CN=${address2}`, "-keyout", key, "-out", `${cert}.csr`]);
-  const ext = import_node_path13.default.join(dir, "registry.ext");
-  import_node_fs10.default.writeFileSync(ext, `subjectAltName=IP:${address2}
+  const ext = import_node_path15.default.join(dir, "registry.ext");
+  import_node_fs12.default.writeFileSync(ext, `subjectAltName=IP:${address2}
 extendedKeyUsage=serverAuth
 `);
   openssl(["x509", "-req", "-in", `${cert}.csr`, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-days", "3650", "-extfile", ext, "-out", cert]);
@@ -10987,61 +12962,61 @@ extendedKeyUsage=serverAuth
 async function startRegistry(labDir2, address2, log2) {
   const binary = (await ensureComponent(registryComponent(), log2)).binaries.registry?.path;
   if (!binary) throw new Error("the registry build has no registry binary");
-  const tls = registryTls(labDir2, address2);
+  const tls2 = registryTls(labDir2, address2);
   const password = (0, import_node_child_process7.spawnSync)("openssl", ["rand", "-hex", "16"], { encoding: "utf8" }).stdout.trim();
-  const htpasswd = import_node_path13.default.join(labDir2, "registry.htpasswd");
+  const htpasswd = import_node_path15.default.join(labDir2, "registry.htpasswd");
   const tool = await labToolPath(log2);
   const h = (0, import_node_child_process7.spawnSync)(tool, ["htpasswd", REGISTRY_USER], { input: password, encoding: "utf8" });
   if (h.status !== 0) throw new Error(`lab-images htpasswd: ${h.stderr.trim()}`);
-  import_node_fs10.default.writeFileSync(htpasswd, h.stdout, { mode: 384 });
-  import_node_fs10.default.mkdirSync(REGISTRY_STORAGE, { recursive: true });
-  const config2 = import_node_path13.default.join(labDir2, "registry.yml");
-  import_node_fs10.default.writeFileSync(
+  import_node_fs12.default.writeFileSync(htpasswd, h.stdout, { mode: 384 });
+  import_node_fs12.default.mkdirSync(REGISTRY_STORAGE, { recursive: true });
+  const config2 = import_node_path15.default.join(labDir2, "registry.yml");
+  import_node_fs12.default.writeFileSync(
     config2,
     [
       "version: 0.1",
       "log: { level: warn, formatter: text }",
       `storage: { filesystem: { rootdirectory: ${REGISTRY_STORAGE} }, delete: { enabled: false } }`,
       `auth: { htpasswd: { realm: bootdeck-lab, path: ${htpasswd} } }`,
-      `http: { addr: "${address2}:${REGISTRY_PORT}", tls: { certificate: ${tls.cert}, key: ${tls.key} } }`,
+      `http: { addr: "${address2}:${REGISTRY_PORT}", tls: { certificate: ${tls2.cert}, key: ${tls2.key} } }`,
       ""
     ].join("\n")
   );
-  const out = import_node_fs10.default.openSync(import_node_path13.default.join(labDir2, "registry.log"), "a");
+  const out = import_node_fs12.default.openSync(import_node_path15.default.join(labDir2, "registry.log"), "a");
   const child = (0, import_node_child_process7.spawn)(binary, ["serve", config2], { detached: true, stdio: ["ignore", out, out] });
   child.unref();
-  import_node_fs10.default.closeSync(out);
-  import_node_fs10.default.writeFileSync(import_node_path13.default.join(labDir2, "registry.pid"), String(child.pid));
+  import_node_fs12.default.closeSync(out);
+  import_node_fs12.default.writeFileSync(import_node_path15.default.join(labDir2, "registry.pid"), String(child.pid));
   const url = `https://${address2}:${REGISTRY_PORT}/v2/`;
   const deadline = Date.now() + 3e4;
-  while ((0, import_node_child_process7.spawnSync)("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", tls.ca, "--max-time", "2", url], { encoding: "utf8" }).stdout !== "401") {
-    if (Date.now() > deadline) throw new Error(`the lab registry did not answer on ${url} (see ${import_node_path13.default.join(labDir2, "registry.log")})`);
+  while ((0, import_node_child_process7.spawnSync)("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", tls2.ca, "--max-time", "2", url], { encoding: "utf8" }).stdout !== "401") {
+    if (Date.now() > deadline) throw new Error(`the lab registry did not answer on ${url} (see ${import_node_path15.default.join(labDir2, "registry.log")})`);
     await new Promise((r2) => setTimeout(r2, 200));
   }
-  return { address: `${address2}:${REGISTRY_PORT}`, caFile: tls.ca, username: REGISTRY_USER, password };
+  return { address: `${address2}:${REGISTRY_PORT}`, caFile: tls2.ca, username: REGISTRY_USER, password };
 }
 function stopRegistry(labDir2) {
-  const f = import_node_path13.default.join(labDir2, "registry.pid");
-  if (!import_node_fs10.default.existsSync(f)) return;
-  const pid = Number(import_node_fs10.default.readFileSync(f, "utf8"));
+  const f = import_node_path15.default.join(labDir2, "registry.pid");
+  if (!import_node_fs12.default.existsSync(f)) return;
+  const pid = Number(import_node_fs12.default.readFileSync(f, "utf8"));
   try {
-    if (pid > 0 && import_node_fs10.default.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("registry")) process.kill(pid, "SIGTERM");
+    if (pid > 0 && import_node_fs12.default.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("registry")) process.kill(pid, "SIGTERM");
   } catch {
   }
 }
-var import_node_child_process7, import_node_fs10, import_node_path13, REGISTRY_PORT, REGISTRY_STORAGE, REGISTRY_USER;
+var import_node_child_process7, import_node_fs12, import_node_path15, REGISTRY_PORT, REGISTRY_STORAGE, REGISTRY_USER;
 var init_registry = __esm({
   "lab/upstream/registry.ts"() {
     "use strict";
     import_node_child_process7 = require("node:child_process");
-    import_node_fs10 = __toESM(require("node:fs"));
-    import_node_path13 = __toESM(require("node:path"));
+    import_node_fs12 = __toESM(require("node:fs"));
+    import_node_path15 = __toESM(require("node:path"));
     init_config();
     init_build();
     init_components();
     init_tools();
     REGISTRY_PORT = 5e3;
-    REGISTRY_STORAGE = import_node_path13.default.join(CACHE_DIR, "registry");
+    REGISTRY_STORAGE = import_node_path15.default.join(CACHE_DIR, "registry");
     REGISTRY_USER = "bootdeck-lab";
   }
 });
@@ -11049,26 +13024,26 @@ var init_registry = __esm({
 // lab/state.ts
 function readState(name) {
   try {
-    return JSON.parse(import_node_fs11.default.readFileSync(statePath(name), "utf8"));
+    return JSON.parse(import_node_fs13.default.readFileSync(statePath(name), "utf8"));
   } catch {
     return void 0;
   }
 }
 function writeState(state3) {
   const p2 = statePath(state3.name);
-  import_node_fs11.default.writeFileSync(`${p2}.tmp`, JSON.stringify(state3, null, 2));
-  import_node_fs11.default.renameSync(`${p2}.tmp`, p2);
+  import_node_fs13.default.writeFileSync(`${p2}.tmp`, JSON.stringify(state3, null, 2));
+  import_node_fs13.default.renameSync(`${p2}.tmp`, p2);
 }
 function findHost(state3, host3) {
   const h = state3.hosts.find((x) => x.name === host3 || x.address === host3);
   if (!h) throw new Error(`lab "${state3.name}" has no host "${host3}" (hosts: ${state3.hosts.map((x) => x.name).join(", ")})`);
   return h;
 }
-var import_node_fs11;
+var import_node_fs13;
 var init_state = __esm({
   "lab/state.ts"() {
     "use strict";
-    import_node_fs11 = __toESM(require("node:fs"));
+    import_node_fs13 = __toESM(require("node:fs"));
     init_config();
   }
 });
@@ -11090,18 +13065,19 @@ function chooseSubnet(name) {
   const fixed = FIXED_SUBNETS[name];
   if (fixed !== void 0) return fixed;
   const used = new Set(Object.values(FIXED_SUBNETS));
-  if (import_node_fs12.default.existsSync(RUN_DIR)) {
-    for (const other of import_node_fs12.default.readdirSync(RUN_DIR)) {
+  if (import_node_fs14.default.existsSync(RUN_DIR)) {
+    for (const other of import_node_fs14.default.readdirSync(RUN_DIR)) {
       const s2 = readState(other);
       if (s2) used.add(Number(s2.subnet.split(".")[2]));
     }
   }
+  for (const m of run2("ip", ["-o", "link", "show"], { allowFail: true }).matchAll(/^\d+: bdv(\d+)h\d+/gm)) used.add(Number(m[1]));
   for (let n = 30; n < 255; n++) if (!used.has(n)) return n;
   throw new Error("no free lab subnet left in 10.237.30.0\u201310.237.254.0");
 }
 function firstMasterKubeconfigs(state3) {
   const first = state3.hosts.find((h) => h.role === "master") ?? state3.hosts[0];
-  return first ? ["etc/kubernetes/kubelet.conf", "etc/kubernetes/kubeconfig"].map((p2) => import_node_path14.default.join(first.root, p2)) : [];
+  return first ? ["etc/kubernetes/kubelet.conf", "etc/kubernetes/kubeconfig"].map((p2) => import_node_path16.default.join(first.root, p2)) : [];
 }
 function hostNames(o2) {
   if (o2.hosts !== void 0) return Array.from({ length: o2.hosts }, (_, i) => ({ name: `host-${i + 1}`, role: "host" }));
@@ -11126,10 +13102,10 @@ async function labUp(o2) {
   const image = await ensureBaseImage(o2.log);
   const subnet = chooseSubnet(name);
   const dir = labDir(name);
-  import_node_fs12.default.mkdirSync(import_node_path14.default.join(dir, "hosts"), { recursive: true, mode: 448 });
-  const adminKeyPath = import_node_path14.default.join(dir, "admin_ed25519");
+  import_node_fs14.default.mkdirSync(import_node_path16.default.join(dir, "hosts"), { recursive: true, mode: 448 });
+  const adminKeyPath = import_node_path16.default.join(dir, "admin_ed25519");
   run2("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `bootdeck-lab-${name}-admin`, "-f", adminKeyPath]);
-  const adminPublicKey = import_node_fs12.default.readFileSync(`${adminKeyPath}.pub`, "utf8").trim();
+  const adminPublicKey = import_node_fs14.default.readFileSync(`${adminKeyPath}.pub`, "utf8").trim();
   const bridge = bridgeName(name);
   const gateway = `${SUBNET_PREFIX}.${subnet}.1`;
   const state3 = {
@@ -11167,8 +13143,8 @@ async function labUp(o2) {
     writeState(state3);
     if (o2.images !== false) {
       const reg = await startRegistry(dir, gateway, o2.log);
-      const passwordFile = import_node_path14.default.join(dir, "registry-password");
-      import_node_fs12.default.writeFileSync(passwordFile, `${reg.password}
+      const passwordFile = import_node_path16.default.join(dir, "registry-password");
+      import_node_fs14.default.writeFileSync(passwordFile, `${reg.password}
 `, { mode: 384 });
       state3.registry = { address: reg.address, caFile: reg.caFile, username: reg.username, passwordFile };
       writeState(state3);
@@ -11179,7 +13155,7 @@ async function labUp(o2) {
     }
     if (o2.virtualNodes) {
       startVirtualNodes(dir, firstMasterKubeconfigs(state3), o2.virtualNodes, { wait: true });
-      o2.log(`${o2.virtualNodes} virtual nodes will register once a cluster's API answers on ${state3.hosts.find((h) => h.role === "master")?.name ?? state3.hosts[0]?.name} (log: ${import_node_path14.default.join(dir, "virtual-nodes.log")})`);
+      o2.log(`${o2.virtualNodes} virtual nodes will register once a cluster's API answers on ${state3.hosts.find((h) => h.role === "master")?.name ?? state3.hosts[0]?.name} (log: ${import_node_path16.default.join(dir, "virtual-nodes.log")})`);
     }
     o2.log(`lab "${name}" is up: ${state3.hosts.length} hosts`);
     return state3;
@@ -11190,43 +13166,43 @@ async function labUp(o2) {
   }
 }
 function createHost(state3, subnet, index, name, role, etcHosts) {
-  const dir = import_node_path14.default.join(labDir(state3.name), "hosts", name);
-  const upper = import_node_path14.default.join(dir, "upper");
-  const work = import_node_path14.default.join(dir, "work");
-  const root = import_node_path14.default.join(dir, "root");
-  for (const d of [upper, work, root]) import_node_fs12.default.mkdirSync(d, { recursive: true });
+  const dir = import_node_path16.default.join(labDir(state3.name), "hosts", name);
+  const upper = import_node_path16.default.join(dir, "upper");
+  const work = import_node_path16.default.join(dir, "work");
+  const root = import_node_path16.default.join(dir, "root");
+  for (const d of [upper, work, root]) import_node_fs14.default.mkdirSync(d, { recursive: true });
   run2("mount", ["-t", "overlay", "overlay", "-o", `lowerdir=${state3.image},upperdir=${upper},workdir=${work}`, root]);
   prepareHostRuntime(root);
-  const disks = import_node_path14.default.join(LAB_DISK_DIR, state3.name);
-  import_node_fs12.default.mkdirSync(disks, { recursive: true });
-  const image = import_node_path14.default.join(disks, `${name}.img`);
-  import_node_fs12.default.closeSync(import_node_fs12.default.openSync(image, "w"));
-  import_node_fs12.default.truncateSync(image, HOST_DISK_BYTES);
+  const disks = import_node_path16.default.join(LAB_DISK_DIR, state3.name);
+  import_node_fs14.default.mkdirSync(disks, { recursive: true });
+  const image = import_node_path16.default.join(disks, `${name}.img`);
+  import_node_fs14.default.closeSync(import_node_fs14.default.openSync(image, "w"));
+  import_node_fs14.default.truncateSync(image, HOST_DISK_BYTES);
   run2("mkfs.ext4", ["-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1", image]);
-  const disk = import_node_path14.default.join(labDir(state3.name), "hosts", name, "disk");
-  import_node_fs12.default.mkdirSync(disk, { recursive: true });
+  const disk = import_node_path16.default.join(labDir(state3.name), "hosts", name, "disk");
+  import_node_fs14.default.mkdirSync(disk, { recursive: true });
   run2("mount", ["-o", "loop", image, disk]);
   for (const dir2 of ["var/lib/containerd", "var/lib/kubelet"]) {
-    import_node_fs12.default.mkdirSync(import_node_path14.default.join(disk, dir2), { recursive: true });
-    import_node_fs12.default.mkdirSync(import_node_path14.default.join(root, dir2), { recursive: true });
-    run2("mount", ["--bind", import_node_path14.default.join(disk, dir2), import_node_path14.default.join(root, dir2)]);
+    import_node_fs14.default.mkdirSync(import_node_path16.default.join(disk, dir2), { recursive: true });
+    import_node_fs14.default.mkdirSync(import_node_path16.default.join(root, dir2), { recursive: true });
+    run2("mount", ["--bind", import_node_path16.default.join(disk, dir2), import_node_path16.default.join(root, dir2)]);
   }
-  import_node_fs12.default.writeFileSync(import_node_path14.default.join(root, "etc/machine-id"), `${(0, import_node_crypto23.randomBytes)(16).toString("hex")}
+  import_node_fs14.default.writeFileSync(import_node_path16.default.join(root, "etc/machine-id"), `${(0, import_node_crypto28.randomBytes)(16).toString("hex")}
 `);
-  import_node_fs12.default.writeFileSync(import_node_path14.default.join(root, "etc/hostname"), `${name}
+  import_node_fs14.default.writeFileSync(import_node_path16.default.join(root, "etc/hostname"), `${name}
 `);
-  import_node_fs12.default.writeFileSync(import_node_path14.default.join(root, "etc/hosts"), `${etcHosts}
+  import_node_fs14.default.writeFileSync(import_node_path16.default.join(root, "etc/hosts"), `${etcHosts}
 `);
   const fp = generateHostKey(root, name);
-  const passwd = import_node_fs12.default.readFileSync(import_node_path14.default.join(root, "etc/passwd"), "utf8");
+  const passwd = import_node_fs14.default.readFileSync(import_node_path16.default.join(root, "etc/passwd"), "utf8");
   for (const user2 of ["root", USERS.sudo, USERS.sudoWithPassword]) {
     const entry = passwd.split("\n").find((l) => l.startsWith(`${user2}:`))?.split(":");
     if (!entry) throw new Error(`base image lacks user ${user2}`);
     const [uid, gid, home] = [Number(entry[2]), Number(entry[3]), entry[5] ?? "/"];
-    const ak = import_node_path14.default.join(root, home, ".ssh", "authorized_keys");
-    import_node_fs12.default.writeFileSync(ak, `${state3.adminPublicKey}
+    const ak = import_node_path16.default.join(root, home, ".ssh", "authorized_keys");
+    import_node_fs14.default.writeFileSync(ak, `${state3.adminPublicKey}
 `, { mode: 384 });
-    import_node_fs12.default.chownSync(ak, uid, gid);
+    import_node_fs14.default.chownSync(ak, uid, gid);
   }
   const ns = netnsName(state3.name, name);
   const veth = vethName(subnet, index + 1);
@@ -11247,7 +13223,7 @@ function createHost(state3, subnet, index, name, role, etcHosts) {
   return { name, role, address: address2, port: 22, netns: ns, iface: IFACE, veth, dir, root, initPid, hostKeyFingerprint: fp };
 }
 function startHostInit(lab2, h) {
-  const logFd = import_node_fs12.default.openSync(import_node_path14.default.join(h.dir, "init.log"), "a");
+  const logFd = import_node_fs14.default.openSync(import_node_path16.default.join(h.dir, "init.log"), "a");
   const cgroupProcs = createHostCgroups(lab2, h.name);
   const child = (0, import_node_child_process8.spawn)(
     "sh",
@@ -11263,7 +13239,7 @@ function startHostInit(lab2, h) {
     { detached: true, stdio: ["ignore", logFd, logFd], env: { ...process.env, BOOTDECK_CGROUP_PROCS: cgroupProcs.join(" ") } }
   );
   child.unref();
-  import_node_fs12.default.closeSync(logFd);
+  import_node_fs14.default.closeSync(logFd);
   return findChild(child.pid ?? 0);
 }
 async function labReboot(name, hosts, log2) {
@@ -11285,9 +13261,9 @@ async function labReboot(name, hosts, log2) {
   log2(`${targets.map((h) => h.name).join(", ")}: booted (sshd answers)`);
 }
 function generateHostKey(root, host3) {
-  const key = import_node_path14.default.join(root, "etc/ssh/ssh_host_ed25519_key");
-  import_node_fs12.default.rmSync(key, { force: true });
-  import_node_fs12.default.rmSync(`${key}.pub`, { force: true });
+  const key = import_node_path16.default.join(root, "etc/ssh/ssh_host_ed25519_key");
+  import_node_fs14.default.rmSync(key, { force: true });
+  import_node_fs14.default.rmSync(`${key}.pub`, { force: true });
   run2("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `root@${host3}`, "-f", key]);
   return (run2("ssh-keygen", ["-l", "-E", "sha256", "-f", `${key}.pub`]).split(" ")[1] ?? "").trim();
 }
@@ -11295,7 +13271,7 @@ function findChild(parent) {
   const deadline = Date.now() + 5e3;
   while (Date.now() < deadline) {
     try {
-      const kids = import_node_fs12.default.readFileSync(`/proc/${parent}/task/${parent}/children`, "utf8").trim();
+      const kids = import_node_fs14.default.readFileSync(`/proc/${parent}/task/${parent}/children`, "utf8").trim();
       const first = Number(kids.split(" ")[0]);
       if (first > 0) return first;
     } catch {
@@ -11335,16 +13311,16 @@ function labDown(name, log2) {
       tryRun("kill", ["-KILL", pid]);
     }
   }
-  const mounts = import_node_fs12.default.readFileSync("/proc/mounts", "utf8").split("\n").map((l) => (l.split(" ")[1] ?? "").replace(/\\040/g, " ")).filter((m) => m === dir || m.startsWith(`${dir}/`)).sort((a, b) => b.length - a.length);
+  const mounts = import_node_fs14.default.readFileSync("/proc/mounts", "utf8").split("\n").map((l) => (l.split(" ")[1] ?? "").replace(/\\040/g, " ")).filter((m) => m === dir || m.startsWith(`${dir}/`)).sort((a, b) => b.length - a.length);
   for (const m of mounts) if (!tryRun("umount", [m])) tryRun("umount", ["-l", m]);
   for (const ns of namespaces) tryRun("ip", ["netns", "del", ns]);
   removeLabCgroups(name);
-  import_node_fs12.default.rmSync(import_node_path14.default.join(LAB_DISK_DIR, name), { recursive: true, force: true });
+  import_node_fs14.default.rmSync(import_node_path16.default.join(LAB_DISK_DIR, name), { recursive: true, force: true });
   if (tryRun("ip", ["link", "show", bridgeName(name)])) tryRun("ip", ["link", "del", bridgeName(name)]);
   stopMirror(dir);
   stopRegistry(dir);
   stopVirtualNodes(dir);
-  import_node_fs12.default.rmSync(dir, { recursive: true, force: true });
+  import_node_fs14.default.rmSync(dir, { recursive: true, force: true });
   if (namespaces.length || mounts.length) log2(`lab "${name}" is down (${namespaces.length} hosts removed)`);
   else log2(`lab "${name}" was not up; nothing left to clean`);
 }
@@ -11373,7 +13349,7 @@ function labSwap(name, host3, on) {
   const inMounts = (argv) => ["-t", String(h.initPid), "-m", "-p", "-r", "-w", ...argv];
   tryRun("nsenter", inMounts(["umount", "/proc/swaps"]));
   if (!on) return;
-  import_node_fs12.default.writeFileSync(import_node_path14.default.join(h.root, "var", "lib", "bootdeck-lab-swaps"), "Filename				Type		Size		Used		Priority\n/swapfile                               file		2097148		0		-2\n");
+  import_node_fs14.default.writeFileSync(import_node_path16.default.join(h.root, "var", "lib", "bootdeck-lab-swaps"), "Filename				Type		Size		Used		Priority\n/swapfile                               file		2097148		0		-2\n");
   run2("nsenter", inMounts(["mount", "--bind", "/var/lib/bootdeck-lab-swaps", "/proc/swaps"]));
 }
 function labIpForward(name, host3, on) {
@@ -11386,16 +13362,16 @@ function clearSlow(h) {
   for (const hook of ["PREROUTING", "POSTROUTING"]) tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-D", hook, "-j", "BOOTDECK_SLOW"]);
   tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-F", "BOOTDECK_SLOW"]);
   const pidFile = slowFile(h, "pid");
-  if (import_node_fs12.default.existsSync(pidFile)) {
-    const pid = Number(import_node_fs12.default.readFileSync(pidFile, "utf8"));
+  if (import_node_fs14.default.existsSync(pidFile)) {
+    const pid = Number(import_node_fs14.default.readFileSync(pidFile, "utf8"));
     try {
-      if (pid > 0 && import_node_fs12.default.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("nfqueue-delay.py")) {
+      if (pid > 0 && import_node_fs14.default.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("nfqueue-delay.py")) {
         process.kill(pid, "SIGTERM");
-        for (let i = 0; i < 100 && import_node_fs12.default.existsSync(`/proc/${pid}`); i++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+        for (let i = 0; i < 100 && import_node_fs14.default.existsSync(`/proc/${pid}`); i++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
       }
     } catch {
     }
-    import_node_fs12.default.rmSync(pidFile, { force: true });
+    import_node_fs14.default.rmSync(pidFile, { force: true });
   }
 }
 function parseDelay(s2) {
@@ -11422,14 +13398,14 @@ function labSlow(name, host3, delay, loss, log2) {
   if (ms === 0 && pct === 0) return;
   const ipt = (args) => run2("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", ...args]);
   if (!tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-N", "BOOTDECK_SLOW"])) ipt(["-t", "mangle", "-F", "BOOTDECK_SLOW"]);
-  const logFd = import_node_fs12.default.openSync(slowFile(h, "log"), "a");
-  const child = (0, import_node_child_process8.spawn)("ip", ["netns", "exec", h.netns, "python3", import_node_path14.default.join(__bootdeckSource("lab"), "nfqueue-delay.py"), "--queue", "0", "--delay-ms", String(ms), "--loss", String(pct)], { detached: true, stdio: ["ignore", logFd, logFd] });
+  const logFd = import_node_fs14.default.openSync(slowFile(h, "log"), "a");
+  const child = (0, import_node_child_process8.spawn)("ip", ["netns", "exec", h.netns, "python3", import_node_path16.default.join(__bootdeckSource("lab"), "nfqueue-delay.py"), "--queue", "0", "--delay-ms", String(ms), "--loss", String(pct)], { detached: true, stdio: ["ignore", logFd, logFd] });
   child.unref();
-  import_node_fs12.default.closeSync(logFd);
-  import_node_fs12.default.writeFileSync(slowFile(h, "pid"), String(child.pid));
+  import_node_fs14.default.closeSync(logFd);
+  import_node_fs14.default.writeFileSync(slowFile(h, "pid"), String(child.pid));
   const deadline = Date.now() + 1e4;
-  while (!import_node_fs12.default.readFileSync(slowFile(h, "log"), "utf8").includes(`nfqueue-delay: queue 0, ${ms} ms`)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the lab's delayer did not start on ${h.name}: ${import_node_fs12.default.readFileSync(slowFile(h, "log"), "utf8").slice(-500)}`);
+  while (!import_node_fs14.default.readFileSync(slowFile(h, "log"), "utf8").includes(`nfqueue-delay: queue 0, ${ms} ms`)) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the lab's delayer did not start on ${h.name}: ${import_node_fs14.default.readFileSync(slowFile(h, "log"), "utf8").slice(-500)}`);
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
   }
   ipt(["-t", "mangle", "-A", "BOOTDECK_SLOW", "-o", h.iface, "-j", "NFQUEUE", "--queue-num", "0", "--queue-bypass"]);
@@ -11463,7 +13439,7 @@ async function labStatus(name) {
   const state3 = mustState(name);
   const hosts = await Promise.all(
     state3.hosts.map(async (h) => {
-      const running = import_node_fs12.default.existsSync(`/proc/${h.initPid}`);
+      const running = import_node_fs14.default.existsSync(`/proc/${h.initPid}`);
       const linkOut = run2("ip", ["-n", h.netns, "-o", "link", "show", h.iface], { allowFail: true });
       const link = /state UP|,UP[,>]/.test(linkOut) ? "up" : "down";
       const sshd = running && link === "up" ? await waitForSsh(h.address, h.port, 3e3).then(() => true, () => false) : false;
@@ -11475,19 +13451,19 @@ async function labStatus(name) {
 function labVirtualNodes(name, kubeconfig2, count2) {
   requireRoot();
   mustState(name);
-  if (!import_node_fs12.default.existsSync(kubeconfig2)) throw new Error(`no kubeconfig at ${kubeconfig2}: copy the cluster's admin kubeconfig (auth/kubeconfig) there first`);
+  if (!import_node_fs14.default.existsSync(kubeconfig2)) throw new Error(`no kubeconfig at ${kubeconfig2}: copy the cluster's admin kubeconfig (auth/kubeconfig) there first`);
   const dir = labDir(name);
-  return { pid: startVirtualNodes(dir, [import_node_path14.default.resolve(kubeconfig2)], count2), log: import_node_path14.default.join(dir, "virtual-nodes.log") };
+  return { pid: startVirtualNodes(dir, [import_node_path16.default.resolve(kubeconfig2)], count2), log: import_node_path16.default.join(dir, "virtual-nodes.log") };
 }
-var import_node_child_process8, import_node_crypto23, import_node_fs12, import_node_net3, import_node_path14, IFACE, HOST_DISK_BYTES, slowFile;
+var import_node_child_process8, import_node_crypto28, import_node_fs14, import_node_net3, import_node_path16, IFACE, HOST_DISK_BYTES, slowFile;
 var init_lab = __esm({
   "lab/lab.ts"() {
     "use strict";
     import_node_child_process8 = require("node:child_process");
-    import_node_crypto23 = require("node:crypto");
-    import_node_fs12 = __toESM(require("node:fs"));
+    import_node_crypto28 = require("node:crypto");
+    import_node_fs14 = __toESM(require("node:fs"));
     import_node_net3 = __toESM(require("node:net"));
-    import_node_path14 = __toESM(require("node:path"));
+    import_node_path16 = __toESM(require("node:path"));
     init_base_image();
     init_cgroups();
     init_versions();
@@ -11499,7 +13475,7 @@ var init_lab = __esm({
     init_state();
     IFACE = "eth0";
     HOST_DISK_BYTES = 40 * 1024 ** 3;
-    slowFile = (h, ext) => import_node_path14.default.join(import_node_path14.default.dirname(h.root), `slow.${ext}`);
+    slowFile = (h, ext) => import_node_path16.default.join(import_node_path16.default.dirname(h.root), `slow.${ext}`);
   }
 });
 
@@ -11510,11 +13486,11 @@ function parseSmapsRollup(text) {
 function labHostMemory(hosts) {
   const key = (h) => `${h.netns.slice("bdl-".length, -(h.name.length + 1))}/${h.name}`;
   const byKey = new Map(hosts.map((h) => [key(h), { name: h.name, role: h.role, processes: 0, rssBytes: 0, pssBytes: 0 }]));
-  for (const pid of import_node_fs13.default.readdirSync("/proc").filter((p2) => /^\d+$/.test(p2))) {
+  for (const pid of import_node_fs15.default.readdirSync("/proc").filter((p2) => /^\d+$/.test(p2))) {
     const m = byKey.get(hostOf(pid) ?? "");
     if (!m) continue;
     try {
-      const { rss, pss } = parseSmapsRollup(import_node_fs13.default.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+      const { rss, pss } = parseSmapsRollup(import_node_fs15.default.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
       m.processes++;
       m.rssBytes += rss;
       m.pssBytes += pss;
@@ -11523,14 +13499,14 @@ function labHostMemory(hosts) {
   }
   return hosts.map((h) => byKey.get(key(h)) ?? { name: h.name, role: h.role, processes: 0, rssBytes: 0, pssBytes: 0 });
 }
-var import_node_fs13, hostOf, kbField;
+var import_node_fs15, hostOf, kbField;
 var init_memory = __esm({
   "lab/memory.ts"() {
     "use strict";
-    import_node_fs13 = __toESM(require("node:fs"));
+    import_node_fs15 = __toESM(require("node:fs"));
     hostOf = (pid) => {
       try {
-        return /\/bootdeck-lab\/([a-z0-9]+\/[a-z0-9-]+)(?:\/|$)/m.exec(import_node_fs13.default.readFileSync(`/proc/${pid}/cgroup`, "utf8"))?.[1];
+        return /\/bootdeck-lab\/([a-z0-9]+\/[a-z0-9-]+)(?:\/|$)/m.exec(import_node_fs15.default.readFileSync(`/proc/${pid}/cgroup`, "utf8"))?.[1];
       } catch {
         return void 0;
       }
@@ -11575,11 +13551,11 @@ var lab_exports = {};
 __export(lab_exports, {
   lab: () => lab
 });
-function takeOption(args, flag4) {
-  const i = args.indexOf(flag4);
+function takeOption(args, flag5) {
+  const i = args.indexOf(flag5);
   if (i < 0) return void 0;
   const v = args[i + 1];
-  if (v === void 0 || v.startsWith("--")) throw new Error(`${flag4} needs a value`);
+  if (v === void 0 || v.startsWith("--")) throw new Error(`${flag5} needs a value`);
   args.splice(i, 2);
   return v;
 }
@@ -11761,9 +13737,9 @@ __export(render_exports, {
 });
 async function checkTarget(dir) {
   try {
-    const st = await (0, import_promises6.lstat)(dir);
+    const st = await (0, import_promises7.lstat)(dir);
     if (!st.isDirectory()) return `${dir} exists and is not a directory`;
-    const entries = await (0, import_promises6.readdir)(dir);
+    const entries = await (0, import_promises7.readdir)(dir);
     if (entries.length > 0) return `${dir} is not empty (${entries.length} entr${entries.length === 1 ? "y" : "ies"}); choose a new or empty directory`;
     return void 0;
   } catch (err) {
@@ -11772,28 +13748,28 @@ async function checkTarget(dir) {
   }
 }
 async function writeAssetDir(dir, assets) {
-  const parent = import_node_path15.default.dirname(import_node_path15.default.resolve(dir));
-  await (0, import_promises6.mkdir)(parent, { recursive: true, mode: DIR_MODE });
-  const tmp = await (0, import_promises6.mkdtemp)(import_node_path15.default.join(parent, `.${import_node_path15.default.basename(dir)}.render-`));
+  const parent = import_node_path17.default.dirname(import_node_path17.default.resolve(dir));
+  await (0, import_promises7.mkdir)(parent, { recursive: true, mode: DIR_MODE });
+  const tmp = await (0, import_promises7.mkdtemp)(import_node_path17.default.join(parent, `.${import_node_path17.default.basename(dir)}.render-`));
   try {
     for (const a of assets) {
-      const target = import_node_path15.default.join(tmp, a.path);
-      if (!target.startsWith(tmp + import_node_path15.default.sep)) throw new Error(`refusing to write outside the asset directory: ${a.path}`);
-      await (0, import_promises6.mkdir)(import_node_path15.default.dirname(target), { recursive: true, mode: DIR_MODE });
-      await (0, import_promises6.writeFile)(target, a.content, { mode: a.mode, flag: "wx" });
+      const target = import_node_path17.default.join(tmp, a.path);
+      if (!target.startsWith(tmp + import_node_path17.default.sep)) throw new Error(`refusing to write outside the asset directory: ${a.path}`);
+      await (0, import_promises7.mkdir)(import_node_path17.default.dirname(target), { recursive: true, mode: DIR_MODE });
+      await (0, import_promises7.writeFile)(target, a.content, { mode: a.mode, flag: "wx" });
     }
-    await (0, import_promises6.rename)(tmp, dir);
+    await (0, import_promises7.rename)(tmp, dir);
   } catch (err) {
-    await (0, import_promises6.rm)(tmp, { recursive: true, force: true });
+    await (0, import_promises7.rm)(tmp, { recursive: true, force: true });
     throw err;
   }
 }
-var import_promises6, import_node_path15, import_node_util2, usage, render;
+var import_promises7, import_node_path17, import_node_util2, usage, render;
 var init_render2 = __esm({
   "cli/commands/render.ts"() {
     "use strict";
-    import_promises6 = require("node:fs/promises");
-    import_node_path15 = __toESM(require("node:path"));
+    import_promises7 = require("node:fs/promises");
+    import_node_path17 = __toESM(require("node:path"));
     import_node_util2 = require("node:util");
     init_yaml();
     init_render();
@@ -11864,7 +13840,7 @@ ${usage}`);
         }
         const read = async (f) => {
           try {
-            return await (0, import_promises6.readFile)(f, "utf8");
+            return await (0, import_promises7.readFile)(f, "utf8");
           } catch (err) {
             throw new Error(`cannot read ${f}: ${err.code ?? String(err)}`);
           }
@@ -12061,11 +14037,11 @@ async function rotateMasterKey(input = {}) {
   let resumed = false;
   if (input.newKeyFile) {
     next = readKeyFile(input.newKeyFile);
-    if (source === "file" && (0, import_node_fs14.existsSync)(pending) && readKeyFile(pending).id !== next.id)
+    if (source === "file" && (0, import_node_fs16.existsSync)(pending) && readKeyFile(pending).id !== next.id)
       throw new Error(`an earlier rotation to key ${readKeyFile(pending).id} did not finish (${pending} exists); run the command without --new-key-file to finish it first`);
-    resumed = source === "file" && (0, import_node_fs14.existsSync)(pending);
+    resumed = source === "file" && (0, import_node_fs16.existsSync)(pending);
   } else if (source === "env") throw new Error("the master key comes from BOOTDECK_MASTER_KEY: give the new key with --new-key-file FILE (openssl rand -base64 32 > FILE; chmod 600 FILE)");
-  else if ((0, import_node_fs14.existsSync)(pending)) {
+  else if ((0, import_node_fs16.existsSync)(pending)) {
     next = readKeyFile(pending);
     resumed = true;
   } else next = generateMasterKey();
@@ -12075,6 +14051,7 @@ async function rotateMasterKey(input = {}) {
   const reseal = (sealed) => sealedKeyId(sealed) === next.id ? sealed : encryptSecret(decryptSecret(sealed), next);
   let credentials = 0;
   let assets = 0;
+  let backups = 0;
   await getDb().$transaction(
     async (tx) => {
       const creds = await tx.credential.findMany({ select: { id: true, secretCipher: true, passphraseCipher: true } });
@@ -12091,22 +14068,26 @@ async function rotateMasterKey(input = {}) {
         await tx.asset.update({ where: { id: a.id }, data: { content: reseal(a.content) } });
         assets++;
       }
+      for (const b of await tx.backup.findMany({ select: { id: true, keyCipher: true } })) {
+        await tx.backup.update({ where: { id: b.id }, data: { keyCipher: reseal(b.keyCipher) } });
+        backups++;
+      }
     },
     { maxWait: 3e4, timeout: 10 * 6e4 }
   );
   input.hooks?.afterCommit?.();
-  const result = { oldKeyId: current.id, newKeyId: next.id, credentials, assets, resumed, source };
+  const result = { oldKeyId: current.id, newKeyId: next.id, credentials, assets, backups, resumed, source };
   if (source === "file") {
     const file = env.masterKeyFile;
     if (readKeyFile(file).id !== next.id) {
       const stamp = (input.now ?? /* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-");
       const retired = `${file}.old-${stamp}`;
-      (0, import_node_fs14.copyFileSync)(file, retired);
+      (0, import_node_fs16.copyFileSync)(file, retired);
       fsyncFile(retired, 384);
       result.retiredKeyFile = retired;
     }
-    (0, import_node_fs14.renameSync)(pending, file);
-    fsyncDir(import_node_path16.default.dirname(file));
+    (0, import_node_fs16.renameSync)(pending, file);
+    fsyncDir(import_node_path18.default.dirname(file));
     result.keyFile = file;
   }
   resetMasterKeyCache();
@@ -12114,34 +14095,34 @@ async function rotateMasterKey(input = {}) {
 }
 function writeFileAtomic(file, text) {
   const tmp = `${file}.tmp-${process.pid}`;
-  (0, import_node_fs14.writeFileSync)(tmp, text, { mode: 384, flag: "w" });
+  (0, import_node_fs16.writeFileSync)(tmp, text, { mode: 384, flag: "w" });
   fsyncFile(tmp, 384);
-  (0, import_node_fs14.renameSync)(tmp, file);
-  fsyncDir(import_node_path16.default.dirname(file));
+  (0, import_node_fs16.renameSync)(tmp, file);
+  fsyncDir(import_node_path18.default.dirname(file));
 }
 function fsyncFile(file, mode) {
-  const fd = (0, import_node_fs14.openSync)(file, "r+");
+  const fd = (0, import_node_fs16.openSync)(file, "r+");
   try {
-    (0, import_node_fs14.fchmodSync)(fd, mode);
-    (0, import_node_fs14.fsyncSync)(fd);
+    (0, import_node_fs16.fchmodSync)(fd, mode);
+    (0, import_node_fs16.fsyncSync)(fd);
   } finally {
-    (0, import_node_fs14.closeSync)(fd);
+    (0, import_node_fs16.closeSync)(fd);
   }
 }
 function fsyncDir(dir) {
-  const fd = (0, import_node_fs14.openSync)(dir, "r");
+  const fd = (0, import_node_fs16.openSync)(dir, "r");
   try {
-    (0, import_node_fs14.fsyncSync)(fd);
+    (0, import_node_fs16.fsyncSync)(fd);
   } finally {
-    (0, import_node_fs14.closeSync)(fd);
+    (0, import_node_fs16.closeSync)(fd);
   }
 }
-var import_node_fs14, import_node_path16;
+var import_node_fs16, import_node_path18;
 var init_rotate = __esm({
   "lib/secrets/rotate.ts"() {
     "use strict";
-    import_node_fs14 = require("node:fs");
-    import_node_path16 = __toESM(require("node:path"));
+    import_node_fs16 = require("node:fs");
+    import_node_path18 = __toESM(require("node:path"));
     init_client2();
     init_env();
     init_cipher();
@@ -12198,10 +14179,10 @@ ${help4}`);
           await recordAudit({
             action: "secrets.rotate_master_key",
             username: `cli:${(0, import_node_os3.userInfo)().username}`,
-            details: { oldKeyId: r2.oldKeyId, newKeyId: r2.newKeyId, credentials: r2.credentials, assets: r2.assets, resumed: r2.resumed, source: r2.source }
+            details: { oldKeyId: r2.oldKeyId, newKeyId: r2.newKeyId, credentials: r2.credentials, assets: r2.assets, backups: r2.backups, resumed: r2.resumed, source: r2.source }
           });
           console.log(
-            `rotate-master-key: ${r2.resumed ? "finished an interrupted rotation; " : ""}re-sealed ${r2.credentials} credential(s) and ${r2.assets} sensitive asset(s): key ${r2.oldKeyId} \u2192 ${r2.newKeyId}`
+            `rotate-master-key: ${r2.resumed ? "finished an interrupted rotation; " : ""}re-sealed ${r2.credentials} credential(s), ${r2.assets} sensitive asset(s) and the keys of ${r2.backups} backup(s): key ${r2.oldKeyId} \u2192 ${r2.newKeyId}`
           );
           if (r2.source === "file") {
             console.log(`rotate-master-key: ${r2.keyFile} now holds key ${r2.newKeyId}`);
@@ -12226,18 +14207,18 @@ function flag2(argv, name) {
   return i >= 0 ? argv[i + 1] : void 0;
 }
 async function confirm2(question) {
-  const rl = (0, import_promises7.createInterface)({ input: process.stdin, output: process.stdout });
+  const rl = (0, import_promises8.createInterface)({ input: process.stdin, output: process.stdout });
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());
   } finally {
     rl.close();
   }
 }
-var import_promises7, import_node_os4, help5, actor2, ago, run3;
+var import_promises8, import_node_os4, help5, actor2, ago, run3;
 var init_run = __esm({
   "cli/commands/run.ts"() {
     "use strict";
-    import_promises7 = require("node:readline/promises");
+    import_promises8 = require("node:readline/promises");
     import_node_os4 = require("node:os");
     init_record();
     init_client2();
@@ -12320,47 +14301,47 @@ ${help5}`);
 });
 
 // lib/clusters/schemas.ts
-var import_zod7, credentialSecret, secretsSchema, saveClusterBody, importClusterBody, deleteClusterBody, clusterIdParams, hostParams;
-var init_schemas2 = __esm({
+var import_zod9, credentialSecret, secretsSchema, saveClusterBody, importClusterBody, deleteClusterBody, clusterIdParams, hostParams;
+var init_schemas4 = __esm({
   "lib/clusters/schemas.ts"() {
     "use strict";
-    import_zod7 = require("zod");
+    import_zod9 = require("zod");
     init_net_syntax();
-    credentialSecret = import_zod7.z.strictObject({
-      privateKey: import_zod7.z.string().max(16 * 1024, "must be at most 16 KiB").optional(),
-      passphrase: import_zod7.z.string().max(1024).optional(),
-      password: import_zod7.z.string().max(1024).optional()
+    credentialSecret = import_zod9.z.strictObject({
+      privateKey: import_zod9.z.string().max(16 * 1024, "must be at most 16 KiB").optional(),
+      passphrase: import_zod9.z.string().max(1024).optional(),
+      password: import_zod9.z.string().max(1024).optional()
     });
-    secretsSchema = import_zod7.z.record(import_zod7.z.string().max(63), credentialSecret).default({});
-    saveClusterBody = import_zod7.z.strictObject({ definition: import_zod7.z.unknown(), secrets: secretsSchema });
-    importClusterBody = import_zod7.z.strictObject({
-      yaml: import_zod7.z.string().max(2 * 1024 * 1024),
+    secretsSchema = import_zod9.z.record(import_zod9.z.string().max(63), credentialSecret).default({});
+    saveClusterBody = import_zod9.z.strictObject({ definition: import_zod9.z.unknown(), secrets: secretsSchema });
+    importClusterBody = import_zod9.z.strictObject({
+      yaml: import_zod9.z.string().max(2 * 1024 * 1024),
       secrets: secretsSchema,
       /** Update the cluster of the same name instead of refusing the import. */
-      replace: import_zod7.z.boolean().default(false)
+      replace: import_zod9.z.boolean().default(false)
     });
-    deleteClusterBody = import_zod7.z.strictObject({ confirmName: import_zod7.z.string().max(63) });
-    clusterIdParams = import_zod7.z.strictObject({ id: import_zod7.z.string().regex(/^cl_[A-Za-z0-9_-]{16}$/) });
-    hostParams = import_zod7.z.strictObject({ id: clusterIdParams.shape.id, host: import_zod7.z.string().max(63).refine(isDns1123Label) });
+    deleteClusterBody = import_zod9.z.strictObject({ confirmName: import_zod9.z.string().max(63) });
+    clusterIdParams = import_zod9.z.strictObject({ id: import_zod9.z.string().regex(/^cl_[A-Za-z0-9_-]{16}$/) });
+    hostParams = import_zod9.z.strictObject({ id: clusterIdParams.shape.id, host: import_zod9.z.string().max(63).refine(isDns1123Label) });
   }
 });
 
 // lib/engine/diagnostics.ts
-var import_zod8, hostDiagnosticsParams;
+var import_zod10, hostDiagnosticsParams;
 var init_diagnostics = __esm({
   "lib/engine/diagnostics.ts"() {
     "use strict";
-    import_zod8 = require("zod");
+    import_zod10 = require("zod");
     init_definition();
     init_net_syntax();
-    init_schemas2();
+    init_schemas4();
     init_client2();
     init_errors();
     init_ssh();
     init_targets();
-    hostDiagnosticsParams = import_zod8.z.strictObject({
+    hostDiagnosticsParams = import_zod10.z.strictObject({
       id: clusterIdParams.shape.id,
-      host: import_zod8.z.string().max(limits.name).refine(isDns1123Label)
+      host: import_zod10.z.string().max(limits.name).refine(isDns1123Label)
     });
   }
 });
@@ -12376,13 +14357,13 @@ async function readOfferedHostKey(executor, target) {
   }
   throw new Error(`${target.id}: the probe connected although it accepts no key`);
 }
-async function targetOf(clusterId, host3) {
-  const cluster = await getDb().cluster.findUnique({ where: { id: clusterId }, select: { definition: true, hosts: { where: { name: host3 }, select: { id: true, hostKeyFingerprint: true, address: true, sshPort: true } } } });
+async function targetOf(clusterId2, host3) {
+  const cluster = await getDb().cluster.findUnique({ where: { id: clusterId2 }, select: { definition: true, hosts: { where: { name: host3 }, select: { id: true, hostKeyFingerprint: true, address: true, sshPort: true } } } });
   if (!cluster) throw notFound("Cluster");
   const row = cluster.hosts[0];
   if (!row) throw notFound("Host");
   const hosts = await loadEngineHosts({
-    clusterId,
+    clusterId: clusterId2,
     definition: JSON.parse(cluster.definition),
     purpose: "host-key probe",
     onPinned: async () => void 0
@@ -12402,16 +14383,16 @@ async function probe(target) {
     await executor.close();
   }
 }
-async function probeHostKey({ clusterId, host: host3 }) {
-  const { target, row } = await targetOf(clusterId, host3);
+async function probeHostKey({ clusterId: clusterId2, host: host3 }) {
+  const { target, row } = await targetOf(clusterId2, host3);
   const offered = await probe(target);
   return { host: host3, address: row.address, port: row.sshPort, pinned: row.hostKeyFingerprint, offered, matches: row.hostKeyFingerprint === offered };
 }
-async function repinHostKey({ clusterId, host: host3, fingerprint: fingerprint2, previous, by: by2 }) {
-  const cluster = await getDb().cluster.findUnique({ where: { id: clusterId }, select: { activeRunId: true } });
+async function repinHostKey({ clusterId: clusterId2, host: host3, fingerprint: fingerprint2, previous, by: by2 }) {
+  const cluster = await getDb().cluster.findUnique({ where: { id: clusterId2 }, select: { activeRunId: true } });
   if (!cluster) throw notFound("Cluster");
   if (cluster.activeRunId) throw conflict(`Run ${cluster.activeRunId} is in progress on this cluster; re-pin when it has finished`);
-  const { target, row } = await targetOf(clusterId, host3);
+  const { target, row } = await targetOf(clusterId2, host3);
   const offered = await probe(target);
   if (offered !== fingerprint2) throw conflict(`${host3} now offers ${offered}, not the ${fingerprint2} you confirmed: probe it again and compare out of band`);
   const r2 = await getDb().host.updateMany({
@@ -12421,21 +14402,21 @@ async function repinHostKey({ clusterId, host: host3, fingerprint: fingerprint2,
   if (r2.count === 0) throw conflict(`The pinned key of ${host3} changed meanwhile (it is ${row.hostKeyFingerprint ?? "none"}); probe again`);
   return { previous, pinned: fingerprint2 };
 }
-var import_zod9, fingerprintText, repinHostKeyBody;
+var import_zod11, fingerprintText, repinHostKeyBody;
 var init_host_keys = __esm({
   "lib/engine/host-keys.ts"() {
     "use strict";
-    import_zod9 = require("zod");
+    import_zod11 = require("zod");
     init_client2();
     init_errors();
     init_ssh();
     init_diagnostics();
     init_targets();
-    fingerprintText = import_zod9.z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, "must be an OpenSSH SHA256 fingerprint (SHA256: and 43 base64 characters)");
-    repinHostKeyBody = import_zod9.z.strictObject({
+    fingerprintText = import_zod11.z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, "must be an OpenSSH SHA256 fingerprint (SHA256: and 43 base64 characters)");
+    repinHostKeyBody = import_zod11.z.strictObject({
       fingerprint: fingerprintText,
       previous: fingerprintText.nullable(),
-      confirm: import_zod9.z.literal(true, { error: "re-pinning a host key needs confirm: true" })
+      confirm: import_zod11.z.literal(true, { error: "re-pinning a host key needs confirm: true" })
     });
   }
 });
@@ -12446,18 +14427,18 @@ __export(host_exports, {
   host: () => host2
 });
 async function confirm3(question) {
-  const rl = (0, import_promises8.createInterface)({ input: process.stdin, output: process.stdout });
+  const rl = (0, import_promises9.createInterface)({ input: process.stdin, output: process.stdout });
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());
   } finally {
     rl.close();
   }
 }
-var import_promises8, import_node_os5, help6, actor3, host2;
+var import_promises9, import_node_os5, help6, actor3, host2;
 var init_host = __esm({
   "cli/commands/host.ts"() {
     "use strict";
-    import_promises8 = require("node:readline/promises");
+    import_promises9 = require("node:readline/promises");
     import_node_os5 = require("node:os");
     init_record();
     init_repository();
@@ -12485,9 +14466,9 @@ sent), shows it next to the pinned one, and pins it once you confirm. --yes conf
         }
         await configureDb();
         try {
-          const clusterId = await findClusterIdByName({ name: cluster });
-          if (!clusterId) throw new AppError(1, "not_found", `no cluster named "${cluster}"`);
-          const probe2 = await probeHostKey({ clusterId, host: name });
+          const clusterId2 = await findClusterIdByName({ name: cluster });
+          if (!clusterId2) throw new AppError(1, "not_found", `no cluster named "${cluster}"`);
+          const probe2 = await probeHostKey({ clusterId: clusterId2, host: name });
           console.log(`${name} (${probe2.address}:${probe2.port})
   pinned:  ${probe2.pinned ?? "(none)"}
   offered: ${probe2.offered}`);
@@ -12500,8 +14481,8 @@ sent), shows it next to the pinned one, and pins it once you confirm. --yes conf
             if (!await confirm3(`Pin ${probe2.offered} for ${name}? Check it on the host first. [y/N] `)) return 1;
           }
           const by2 = actor3();
-          const r2 = await repinHostKey({ clusterId, host: name, fingerprint: probe2.offered, previous: probe2.pinned, by: by2 });
-          await recordAudit({ action: "host.repin", username: by2, target: clusterId, details: { via: "cli", host: name, previous: r2.previous, pinned: r2.pinned } });
+          const r2 = await repinHostKey({ clusterId: clusterId2, host: name, fingerprint: probe2.offered, previous: probe2.pinned, by: by2 });
+          await recordAudit({ action: "host.repin", username: by2, target: clusterId2, details: { via: "cli", host: name, previous: r2.previous, pinned: r2.pinned } });
           console.log(`pinned ${r2.pinned} for ${name} (was ${r2.previous ?? "none"})`);
           return 0;
         } catch (err) {
@@ -12555,11 +14536,11 @@ __export(day2_exports, {
   nodes: () => nodes,
   upgrade: () => upgrade
 });
-function option(args, flag4) {
-  const i = args.indexOf(flag4);
+function option(args, flag5) {
+  const i = args.indexOf(flag5);
   if (i < 0) return void 0;
   const v = args[i + 1];
-  if (v === void 0 || v.startsWith("--")) throw new AppError(400, "usage", `${flag4} needs a value`);
+  if (v === void 0 || v.startsWith("--")) throw new AppError(400, "usage", `${flag5} needs a value`);
   args.splice(i, 2);
   return v;
 }
@@ -12573,10 +14554,10 @@ async function planConfirmRun(clusterName, raw2, opts) {
   const parsed = createRunBody.safeParse(raw2);
   if (!parsed.success) throw new AppError(400, "usage", parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; "));
   const body = parsed.data;
-  const clusterId = await findClusterIdByName({ name: clusterName });
-  if (!clusterId) throw new AppError(404, "not_found", `no cluster named ${clusterName} (bootdeck import it first)`);
-  const runId = await planRun({ clusterId, body, by: by() });
-  await recordAudit({ action: "run.plan", username: by(), target: runId, details: { clusterId, ...body, via: "cli" } });
+  const clusterId2 = await findClusterIdByName({ name: clusterName });
+  if (!clusterId2) throw new AppError(404, "not_found", `no cluster named ${clusterName} (bootdeck import it first)`);
+  const runId = await planRun({ clusterId: clusterId2, body, by: by() });
+  await recordAudit({ action: "run.plan", username: by(), target: runId, details: { clusterId: clusterId2, ...body, via: "cli" } });
   console.log(planText(await getRunPlan(runId), opts.verbose));
   if (opts.dryRun) {
     console.log(`
@@ -12621,7 +14602,7 @@ var init_day2 = __esm({
     init_plan_run();
     init_run_control();
     init_runs();
-    init_schemas();
+    init_schemas3();
     init_errors();
     init_apply();
     by = () => `cli:${process.env.USER ?? "?"}`;
@@ -12701,6 +14682,274 @@ pause makes the upgrade stop before its next batch; resume lets it go on.`;
   }
 });
 
+// cli/commands/backup.ts
+var backup_exports = {};
+__export(backup_exports, {
+  backup: () => backup,
+  parseEvery: () => parseEvery
+});
+function parseEvery(text) {
+  const m = /^(\d+)\s*(m|min|h|d)?$/.exec(text.trim());
+  if (!m) throw new AppError(2, "usage", `--every ${text}: give minutes, hours or days, e.g. 30m, 6h, 1d`);
+  const n = Number(m[1]);
+  return m[2] === "h" ? n * 60 : m[2] === "d" ? n * 1440 : n;
+}
+async function clusterId(name) {
+  if (!name) throw new AppError(2, "usage", USAGE2);
+  const id = await findClusterIdByName({ name });
+  if (!id) throw new AppError(1, "not_found", `no cluster named "${name}"`);
+  return id;
+}
+var import_node_fs17, import_promises10, import_node_os6, USAGE2, who, flag4, size, backup;
+var init_backup2 = __esm({
+  "cli/commands/backup.ts"() {
+    "use strict";
+    import_node_fs17 = require("node:fs");
+    import_promises10 = require("node:stream/promises");
+    import_node_os6 = require("node:os");
+    init_record();
+    init_runs2();
+    init_schemas();
+    init_store2();
+    init_repository();
+    init_client2();
+    init_errors();
+    init_apply();
+    USAGE2 = `Usage:
+  bootdeck backup create CLUSTER                 take an etcd snapshot now (runs here, one line per step)
+  bootdeck backup list CLUSTER                   stored snapshots, newest first, and the schedule
+  bootdeck backup schedule CLUSTER --every 6h [--keep 14] [--keep-days 30]
+  bootdeck backup schedule CLUSTER --off         snapshots on demand only
+  bootdeck backup download CLUSTER BACKUP-ID [--output FILE]
+                                                 the plain snapshot (checked whole first), for etcdutl
+
+Snapshots are encrypted at rest in the data directory; the dashboard's engine (or bootdeck worker)
+takes the scheduled ones.`;
+    who = () => `cli:${(0, import_node_os6.userInfo)().username}`;
+    flag4 = (argv, name) => {
+      const i = argv.indexOf(name);
+      return i >= 0 ? argv[i + 1] : void 0;
+    };
+    size = (n) => n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`;
+    backup = {
+      async run(argv) {
+        const [sub, name, ...rest] = argv;
+        if (!sub || sub === "--help") {
+          console.log(USAGE2);
+          return sub ? 0 : 2;
+        }
+        try {
+          const id = await clusterId(name);
+          switch (sub) {
+            case "create": {
+              const runId = await startBackupRun({ clusterId: id, trigger: "manual" });
+              await recordAudit({ action: "backup.create", username: who(), target: runId, details: { clusterId: id, via: "cli" } });
+              console.log(`backup run ${runId}`);
+              return await follow(runId, rest.includes("--verbose"));
+            }
+            case "list": {
+              const policy = await getBackupPolicy({ clusterId: id });
+              console.log(`schedule: ${policy.enabled ? `every ${policy.intervalMinutes} min` : "off"}; keep the newest ${policy.keepLast}, older ones for ${policy.keepDays} days \u2014 ${policy.health.state}: ${policy.health.message}`);
+              for (const b of await listBackups({ clusterId: id }))
+                console.log(`${b.id}  ${b.createdAt}  ${b.trigger.padEnd(8)}  revision ${b.revision}  ${size(b.size).padStart(10)}  ${b.totalKeys} keys  from ${b.member}  sha256 ${b.sha256}`);
+              return 0;
+            }
+            case "schedule": {
+              const current = await getBackupPolicy({ clusterId: id });
+              const every = flag4(rest, "--every");
+              const body = backupPolicyBody.parse({
+                enabled: !rest.includes("--off"),
+                intervalMinutes: every ? parseEvery(every) : current.intervalMinutes,
+                keepLast: Number(flag4(rest, "--keep") ?? current.keepLast),
+                keepDays: Number(flag4(rest, "--keep-days") ?? current.keepDays)
+              });
+              const p2 = await setBackupPolicy({ clusterId: id, body, by: who() });
+              await recordAudit({ action: "backup.policy", username: who(), target: id, details: { ...body, via: "cli" } });
+              console.log(p2.enabled ? `backups of ${name} every ${p2.intervalMinutes} min, next at ${p2.nextDueAt}; keep the newest ${p2.keepLast}, older ones for ${p2.keepDays} days` : `no scheduled backups for ${name}`);
+              return 0;
+            }
+            case "download": {
+              const backupId = rest[0];
+              if (!backupId) throw new AppError(2, "usage", USAGE2);
+              const b = await getBackupOrThrow({ clusterId: id, backupId });
+              const { stream } = await openVerifiedBackup(b);
+              const out = flag4(rest, "--output") ?? await backupFileName(b);
+              await (0, import_promises10.pipeline)(stream(), (0, import_node_fs17.createWriteStream)(out, { mode: 384 }));
+              await recordAudit({ action: "backup.download", username: who(), target: b.id, details: { clusterId: id, revision: b.revision, sha256: b.sha256, via: "cli" } });
+              console.log(`${out}: ${size(b.size)}, sha256 ${b.sha256}, etcd revision ${b.revision}`);
+              return 0;
+            }
+            default:
+              console.error(USAGE2);
+              return 2;
+          }
+        } catch (err) {
+          if (err instanceof AppError) {
+            console.error(err.status === 2 ? err.message : `bootdeck backup: ${err.message}`);
+            return err.status === 2 ? 2 : 1;
+          }
+          if (err instanceof Error && err.name === "ZodError") {
+            console.error(`bootdeck backup: ${err.message}`);
+            return 2;
+          }
+          throw err;
+        } finally {
+          await disconnectDb();
+        }
+      }
+    };
+  }
+});
+
+// cli/commands/recovery.ts
+var recovery_exports = {};
+__export(recovery_exports, {
+  certs: () => certs,
+  recover: () => recover,
+  restore: () => restore,
+  rotateCerts: () => rotateCerts
+});
+async function confirm4(question) {
+  const rl = (0, import_promises11.createInterface)({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+async function runDr(argv, usage3, body, warning) {
+  const [name, ...rest] = argv;
+  const b = name && !name.startsWith("-") ? body(rest) : void 0;
+  if (!name || argv.includes("--help") || !b) {
+    console.log(usage3);
+    return argv.includes("--help") ? 0 : 2;
+  }
+  const verbose = rest.includes("--verbose");
+  try {
+    const clusterId2 = await findClusterIdByName({ name });
+    if (!clusterId2) {
+      console.error(`no cluster named "${name}"`);
+      return 1;
+    }
+    const runId = await planRun({ clusterId: clusterId2, body: b, by: who2() });
+    await recordAudit({ action: "run.plan", username: who2(), target: runId, details: { clusterId: clusterId2, type: b.type, via: "cli" } });
+    console.log(planText(await getRunPlan(runId), verbose));
+    if (!rest.includes("--yes")) {
+      if (!process.stdin.isTTY) {
+        console.error("not confirmed; pass --yes to run without a terminal");
+        return 2;
+      }
+      if (!await confirm4(`
+${warning}
+Run this plan on cluster ${name}? [y/N] `)) {
+        console.log(`not started; the plan stays as run ${runId}`);
+        return 1;
+      }
+    }
+    await startRun({ runId });
+    await recordAudit({ action: "run.start", username: who2(), target: runId, details: { via: "cli", type: b.type } });
+    return await follow(runId, verbose);
+  } catch (err) {
+    if (err instanceof AppError) {
+      console.error(`bootdeck ${b.type}: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await disconnectDb();
+  }
+}
+var import_promises11, import_node_os7, who2, restore, recover, rotateCerts, certs;
+var init_recovery = __esm({
+  "cli/commands/recovery.ts"() {
+    "use strict";
+    import_promises11 = require("node:readline/promises");
+    import_node_os7 = require("node:os");
+    init_record();
+    init_repository();
+    init_client2();
+    init_plan_run();
+    init_runs();
+    init_errors();
+    init_apply();
+    who2 = () => `cli:${(0, import_node_os7.userInfo)().username}`;
+    restore = {
+      run: (argv) => runDr(
+        argv,
+        `Usage: bootdeck restore CLUSTER BACKUP-ID [--yes] [--verbose]
+
+Copies the snapshot to every master, stops the control plane, restores each etcd member (same names and
+peer URLs, a new cluster token), starts etcd, and brings the control plane back (a self-hosted one
+through a temporary control plane and the pivot). Everything written since the snapshot is lost; the
+API is down while it runs. List backups with: bootdeck backup list CLUSTER`,
+        (rest) => rest[0] && !rest[0].startsWith("-") ? { type: "restore", backup: rest[0], confirm: true } : void 0,
+        "The API is down while the restore runs, and everything written since the snapshot is lost."
+      )
+    };
+    recover = {
+      run: (argv) => runDr(
+        argv,
+        `Usage: bootdeck recover CLUSTER [--yes] [--verbose]
+
+For a control plane that did not come back by itself (after every master restarted): starts the
+kubelets, checks etcd has a healthy quorum, then a temporary control plane on the first master from
+etcd's current state and the pivot again, as the bootstrap does.`,
+        () => ({ type: "recover", confirm: true }),
+        "A temporary control plane starts on the first master until the self-hosted one runs again."
+      )
+    };
+    rotateCerts = {
+      run: (argv) => runDr(
+        argv,
+        `Usage: bootdeck rotate-certs CLUSTER [--days N] [--yes] [--verbose]
+
+Renders a renewed asset set (the CAs, keys and bootstrap token kept; every leaf certificate issued
+again, valid N days, by default as long as the cluster's were) and rolls it out: etcd one member at a
+time, the API servers' certificates (served at once, reloaded from disk), each master's control plane
+restarted beside a temporary API server, the kubelets one at a time (workers get new client
+certificates through CSRs), then every host read again. Expiry: bootdeck certs CLUSTER [--live]`,
+        (rest) => {
+          const i = rest.indexOf("--days");
+          const days = i >= 0 ? Number(rest[i + 1]) : void 0;
+          if (days !== void 0 && !(Number.isInteger(days) && days > 0)) return void 0;
+          return { type: "rotate-certs", confirm: true, ...days ? { leafValidityDays: days } : {} };
+        },
+        "A new asset set is saved now; the run rolls it out one component at a time."
+      )
+    };
+    certs = {
+      async run(argv) {
+        const [name, ...rest] = argv;
+        if (!name || name === "--help") {
+          console.log("Usage: bootdeck certs CLUSTER [--live]\n\nEvery certificate and when it ends, soonest first; ! marks those ending within 30 days.");
+          return name ? 0 : 2;
+        }
+        const { assetCertificates: assetCertificates2, readLiveCertificates: readLiveCertificates2 } = await Promise.resolve().then(() => (init_expiry(), expiry_exports));
+        try {
+          const clusterId2 = await findClusterIdByName({ name });
+          if (!clusterId2) {
+            console.error(`no cluster named "${name}"`);
+            return 1;
+          }
+          if (rest.includes("--live")) {
+            await recordAudit({ action: "certificates.read", username: who2(), target: clusterId2, details: { via: "cli" } });
+            const live = await readLiveCertificates2({ clusterId: clusterId2 });
+            for (const r2 of live.rows) console.log(`${r2.warn ? "!" : " "} ${r2.notAfter.slice(0, 10)} ${String(r2.daysLeft).padStart(5)} d  ${(r2.host ?? "").padEnd(10)} ${r2.source.padEnd(48)} ${r2.serial}  ${r2.subject}`);
+            for (const e of live.errors) console.log(`  could not read on ${e.host}: ${e.error}`);
+            return live.rows.some((r2) => r2.warn) ? 3 : 0;
+          }
+          const set = await assetCertificates2({ clusterId: clusterId2 });
+          console.log(`asset set v${set.assetSetVersion ?? "-"}`);
+          for (const r2 of set.rows) console.log(`${r2.warn ? "!" : " "} ${r2.notAfter.slice(0, 10)} ${String(r2.daysLeft).padStart(5)} d  ${r2.source.padEnd(36)} ${r2.subject}`);
+          return set.rows.some((r2) => r2.warn) ? 3 : 0;
+        } finally {
+          await disconnectDb();
+        }
+      }
+    };
+  }
+});
+
 // cli/commands/index.ts
 var commands = {
   apply: { summary: "save a cluster.yaml, plan its bootstrap, and run it here with progress lines", load: async () => (await Promise.resolve().then(() => (init_apply(), apply_exports))).apply },
@@ -12717,7 +14966,12 @@ var commands = {
   run: { summary: "list runs in progress; release a stuck run or cancel one", load: async () => (await Promise.resolve().then(() => (init_run(), run_exports))).run },
   host: { summary: "re-pin a host's SSH key after a reinstall (shows the old and the new fingerprint first)", load: async () => (await Promise.resolve().then(() => (init_host(), host_exports))).host },
   nodes: { summary: "add hosts to a running cluster, or remove them (etcd membership, drain, reset)", load: async () => (await Promise.resolve().then(() => (init_day2(), day2_exports))).nodes },
-  upgrade: { summary: "roll a cluster to another Kubernetes version (control plane first, kubelets in batches)", load: async () => (await Promise.resolve().then(() => (init_day2(), day2_exports))).upgrade }
+  upgrade: { summary: "roll a cluster to another Kubernetes version (control plane first, kubelets in batches)", load: async () => (await Promise.resolve().then(() => (init_day2(), day2_exports))).upgrade },
+  backup: { summary: "etcd snapshots: take one now, list, schedule, download", load: async () => (await Promise.resolve().then(() => (init_backup2(), backup_exports))).backup },
+  restore: { summary: "restore a cluster's etcd from a stored backup, then bring its control plane back", load: async () => (await Promise.resolve().then(() => (init_recovery(), recovery_exports))).restore },
+  recover: { summary: "bring a control plane that did not come back up again from etcd's current state", load: async () => (await Promise.resolve().then(() => (init_recovery(), recovery_exports))).recover },
+  "rotate-certs": { summary: "issue every leaf certificate again (same CAs and keys) and roll them out, the API kept up", load: async () => (await Promise.resolve().then(() => (init_recovery(), recovery_exports))).rotateCerts },
+  certs: { summary: "certificate expiry: the asset set's, or read live from the hosts (--live)", load: async () => (await Promise.resolve().then(() => (init_recovery(), recovery_exports))).certs }
 };
 
 // cli/main.ts

@@ -4,6 +4,7 @@ import "server-only";
 // left (unheld) for them, and they pick it up on their next look (within a second).
 import { getEnv } from "../env";
 import { getEngineWorker } from "./worker";
+import { startBackupScheduler } from "../backups/schedule";
 
 export function engineEnabled(): boolean {
   return getEnv().BOOTDECK_ENGINE !== "off";
@@ -12,6 +13,7 @@ export function engineEnabled(): boolean {
 export function startEngineFromEnv(): void {
   if (!engineEnabled()) return;
   getEngineWorker().start();
+  startBackupScheduler();
 }
 
 /** Hands a started (or retried) run to this process's engine, if it runs one; says whether it did. */
