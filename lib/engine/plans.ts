@@ -454,7 +454,7 @@ export function buildResetPlan(def: ClusterDefinition, runId: string, assetPaths
   };
 }
 
-function selectHosts(all: EffectiveHost[], names: readonly string[]): EffectiveHost[] {
+export function selectHosts(all: EffectiveHost[], names: readonly string[]): EffectiveHost[] {
   const unknown = names.filter((n) => !all.some((h) => h.name === n));
   if (unknown.length) throw new PlanError(`not hosts of this cluster: ${unknown.join(", ")}`);
   return all.filter((h) => names.includes(h.name));
