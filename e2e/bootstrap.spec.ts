@@ -1,6 +1,10 @@
 // A whole bootstrap from the browser against lab hosts, with a fault: a worker has swap on. The admin
-// creates the cluster in the wizard (the lab's hosts pasted as lines, its admin key, the mirror's URL
-// and the SHA-256 sums from its SHA256SUMS), reviews the plan, confirms, sees the run stop for a
+// creates the cluster in the wizard as the lab describes its own (lab/cluster-yaml.ts): cgroup v1
+// hosts allowed, the lab's VIP held by keepalived on eth0, flannel on eth0, the lab's hosts pasted as
+// lines and its admin key, the binary mirror's release layout with the kubelet's checksum pinned from
+// its published .sha256 (kubectl's checked against its own), containerd from the runtime mirror with
+// the cgroupfs driver (lab hosts run no systemd as init), and the lab's registry with its CA, user
+// and password. It reviews the plan, confirms, sees the run stop for a
 // decision on the preflight warnings (a support engineer watching too, told who may decide), accepts
 // them — both views follow — watches the grid fill in — reloading the page mid-run, and losing the connection to the
 // dashboard twice (every socket cut, new connections first refused, then answered 502 by a proxy in
@@ -17,7 +21,8 @@ import { expect, test, type Page } from "@playwright/test";
 import type { RunView } from "../lib/engine/queries";
 import type { StepOutput } from "../lib/engine/schemas";
 import { mergeOutput } from "../components/runs/log-model";
-import { findVersionProfile } from "../lib/cluster/versions";
+import { labVip } from "../lab/cluster-yaml";
+import { GITHUB_PATH, K8S_RELEASE_PATH } from "../lab/cluster/mirror";
 import { readState, type LabState } from "../lab/state";
 import { buildGrid, progressOf } from "../components/runs/grid-model";
 import { e2eEnv, e2ePort } from "./env";
@@ -33,6 +38,17 @@ const clusterName = `lab-${lab}`;
 const root = path.resolve(__dirname, "..");
 const bootdeck = (...args: string[]) => execFileSync(path.join(root, "bin/bootdeck"), args, { env: { ...process.env, ...e2eEnv }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 const shot = (name: string) => path.join("test-results", "screenshots", name);
+const DOCKER_SOCKET = "/var/run/docker.sock";
+/** A command on a lab host as root, over SSH with the lab's admin key. */
+function onHost(host: string, command: string): string {
+  const state = readState(lab)!;
+  const address = state.hosts.find((h) => h.name === host)!.address;
+  return execFileSync(
+    "ssh",
+    ["-i", state.adminKeyPath, "-o", "UserKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "LogLevel=error", `root@${address}`, command],
+    { encoding: "utf8" },
+  ).trim();
+}
 // Below the ephemeral port range, so that re-listening after a "refuse" outage cannot collide with
 // an outgoing connection's local port.
 const proxy = new TcpProxy({ host: "127.0.0.1", port: e2ePort }, e2ePort + 2);
@@ -42,8 +58,9 @@ test.describe.configure({ mode: "serial", timeout: 600_000 });
 test.beforeAll(async () => {
   bootdeck("lab", "down", "--name", lab);
   bootdeck("lab", "up", "--masters", "1", "--workers", "2", "--name", lab);
-  // A warning on master-1 whatever this machine is: IPv4 forwarding off (on again once accepted).
-  bootdeck("lab", "ip-forward", "master-1", "off", "--name", lab);
+  // A warning on master-1 whatever this machine is: a Docker socket (removed once accepted). IPv4
+  // forwarding off no longer warns where Bootdeck installs containerd: its runtime phase turns it on.
+  onHost("master-1", `python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("${DOCKER_SOCKET}")'`);
   // A support engineer who watches the run (another spec may have added the same user).
   try {
     execFileSync(path.join(root, "bin/bootdeck"), ["user", "add", "sam", "--role", "support"], { env: { ...process.env, ...e2eEnv, BOOTDECK_USER_PASSWORD: seededPasswords.support }, stdio: "ignore" });
@@ -91,19 +108,29 @@ function expectEachEventOnce(sources: RecordedEventSource[]): number[] {
   return seqs;
 }
 
-/** The mirror's base URL for the version picked in the wizard, and the sums an admin reads off its SHA256SUMS. */
-async function mirrorFor(state: LabState, version: string): Promise<{ baseUrl: string; kubelet: string; kubectl: string }> {
+/**
+ * What an admin reads off the lab to fill the wizard: the mirrors' URLs (upstream layouts), the
+ * kubelet's published checksum (to pin it), and the registry's address, CA, user and password.
+ */
+async function labSources(state: LabState, version: string) {
   expect(state.mirrorUrl, "the lab serves its binary mirror").toBeTruthy();
-  const baseUrl = `${state.mirrorUrl!.replace(/\/v\d+\.\d+\.\d+$/, "")}/${version}`;
-  const res = await fetch(`${baseUrl}/SHA256SUMS`);
+  expect(state.registry, "the lab runs its image registry").toBeTruthy();
+  const baseUrl = `${state.mirrorUrl!}${K8S_RELEASE_PATH}`;
+  const res = await fetch(`${baseUrl}/${version}/bin/linux/amd64/kubelet.sha256`);
   expect(res.status).toBe(200);
-  const sums = new Map((await res.text()).trim().split("\n").map((l) => { const [sha, name] = l.split(/\s+/); return [name!, sha!] as const; }));
-  // Up to 1.18 the kubelet is the hyperkube binary.
-  const kubelet = sums.get(findVersionProfile(version)?.hyperkube ? "hyperkube" : "kubelet");
-  const kubectl = sums.get("kubectl");
-  expect(kubelet).toMatch(/^[0-9a-f]{64}$/);
-  expect(kubectl).toMatch(/^[0-9a-f]{64}$/);
-  return { baseUrl, kubelet: kubelet!, kubectl: kubectl! };
+  // dl.k8s.io publishes a bare digest.
+  const kubeletSha256 = (await res.text()).trim();
+  expect(kubeletSha256).toMatch(/^[0-9a-f]{64}$/);
+  const registry = state.registry!;
+  return {
+    baseUrl,
+    kubeletSha256,
+    runtimeMirrorUrl: `${state.mirrorUrl!}${GITHUB_PATH}`,
+    registry: registry.address,
+    registryCa: readFileSync(registry.caFile, "utf8"),
+    registryUsername: registry.username,
+    registryPassword: readFileSync(registry.passwordFile, "utf8").trim(),
+  };
 }
 
 test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faulty worker fail, fixes it and retries it to green", async ({ page, browser }) => {
@@ -118,12 +145,20 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   const wizard = new WizardPage(page);
   await wizard.expectStep("basics");
   await wizard.field("name").fill(clusterName);
-  await expect(wizard.field("api-type")).toHaveValue("first-master");
-  await page.screenshot({ path: shot("25-bootstrap-wizard-basics.png"), fullPage: true });
   const version = await wizard.field("version").inputValue();
+  // The lab's hosts may run on this machine's cgroup v1: allowed (preflight warns where they do).
+  await wizard.field("allow-cgroup-v1").check();
+  // A stable API address Bootdeck provisions: the lab's VIP, held by keepalived on the masters' eth0.
+  await expect(wizard.field("api-type")).toHaveValue("first-master");
+  await wizard.field("api-type").selectOption("vip");
+  await wizard.field("api-host").fill(labVip(state!));
+  await wizard.field("keepalived-iface").fill("eth0");
+  await page.screenshot({ path: shot("25-bootstrap-wizard-basics.png"), fullPage: true });
   await wizard.next();
 
   await wizard.expectStep("network");
+  // flannel's VXLAN on the lab link: the hosts' default route leads nowhere (docs/lab.md).
+  await wizard.field("flannel-iface").fill("eth0");
   await page.screenshot({ path: shot("26-bootstrap-wizard-network.png"), fullPage: true });
   await wizard.next();
 
@@ -141,18 +176,31 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   await wizard.next();
 
   await wizard.expectStep("binaries");
-  const mirror = await mirrorFor(state!, version);
-  await wizard.field("base-url").fill(mirror.baseUrl);
-  await wizard.field("kubelet-sha").fill(mirror.kubelet);
-  await wizard.field("kubectl-sha").fill(mirror.kubectl);
+  const sources = await labSources(state!, version);
+  await wizard.field("base-url").fill(sources.baseUrl);
+  // The kubelet pinned (the pin is checked); kubectl left to its published .sha256.
+  await wizard.field("kubelet-sha").fill(sources.kubeletSha256);
+  await expect(wizard.field("runtime-source")).toHaveValue("mirror");
+  await wizard.field("runtime-mirror-url").fill(sources.runtimeMirrorUrl);
+  // Lab hosts run no systemd as init: the cgroupfs driver (preflight refuses systemd there).
+  await wizard.field("cgroup-driver").selectOption("cgroupfs");
+  await wizard.field("registry").fill(sources.registry);
+  await wizard.field("registry-ca").fill(sources.registryCa);
+  await wizard.field("registry-username").fill(sources.registryUsername);
+  await wizard.field("registry-password").fill(sources.registryPassword);
   await page.screenshot({ path: shot("28-bootstrap-wizard-binaries.png"), fullPage: true });
   await wizard.next();
 
   await wizard.expectStep("review");
   await expect(page.getByTestId("review-problems")).toHaveCount(0);
-  await expect(wizard.review("api-endpoint")).toHaveText(`https://${hosts[0]!.address}:6443`);
+  await expect(wizard.review("api-endpoint")).toHaveText(`https://${labVip(state!)}:6443`);
+  await expect(wizard.review("api-address-held-by")).toHaveText("keepalived on the masters, on eth0 (VRRP router id 51)");
   await expect(wizard.review("hosts")).toHaveText("1 masters, 2 workers");
-  await expect(wizard.review("binaries")).toHaveText(mirror.baseUrl);
+  await expect(wizard.review("binaries")).toHaveText(sources.baseUrl);
+  await expect(wizard.review("container-runtime")).toHaveText(`containerd and runc from ${sources.runtimeMirrorUrl}; cgroupfs cgroup driver`);
+  await expect(wizard.review("images")).toHaveText(`through ${sources.registry}, its CA given, as ${sources.registryUsername} (new password)`);
+  // Secrets are never shown, not even on the review.
+  await expect(page.getByTestId("review")).not.toContainText(sources.registryPassword);
   await page.screenshot({ path: shot("29-bootstrap-wizard-review.png"), fullPage: true });
   await wizard.save();
   await expect(page.getByTestId("cluster-name")).toHaveText(clusterName);
@@ -164,7 +212,10 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
 
   // The plan: every phase, the exact files (with checksums) and commands, before anything runs.
   await expect(run.status).toHaveText("planned", { timeout: 60_000 });
-  await expect(run.planPhases()).toHaveCount(10);
+  const planned = await serverRun(page, run.runId);
+  // The runtime (containerd) and the endpoint (keepalived's VIP) come before the kubelet.
+  expect(planned.plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "packages", "binaries", "runtime", "endpoint", "kubelet", "control-plane", "self-hosted", "pivot", "join", "verify"]);
+  await expect(run.planPhases()).toHaveCount(planned.plan.phases.length);
   await run.planToggle("kubelet/worker-1").click();
   await expect(run.planStep("kubelet/worker-1")).toContainText("/etc/kubernetes/bootstrap-kubelet.conf");
   await expect(run.planStep("kubelet/worker-1")).toContainText("systemctl daemon-reload");
@@ -175,9 +226,9 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   await expect(page.getByTestId("live-state")).toHaveAttribute("data-state", "not-bootstrapped");
   await expect(page.getByTestId("live-state")).not.toContainText("pivot");
 
-  // Preflight: master-1's IPv4 forwarding is off, a warning, and warnings stop a bootstrap until an
+  // Preflight: master-1 has a Docker socket, a warning, and warnings stop a bootstrap until an
   // admin or lead accepts them — not a failure: the run needs a decision. The machine's own cgroup
-  // version is reported as it is: a warning on cgroup v1, nothing on v2.
+  // version is reported as it is: on cgroup v1 a warning (allowed in the wizard), nothing on v2.
   await expect(run.status).toHaveText("needs a decision", { timeout: 120_000 });
   await expect(run.cell("master-1", "preflight")).toHaveAttribute("data-status", "decision");
   await expect(run.progress).not.toContainText("failed");
@@ -185,15 +236,10 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   await expect(page).toHaveTitle(/^\? Needs a decision · Bootstrap cluster · /);
   await run.cell("master-1", "preflight").click();
   await expect(run.details).toContainText("need an admin's decision");
-  await expect(run.details).toContainText("IPv4 forwarding is off");
-  const master1 = hosts.find((h) => h.name === "master-1")!;
-  const cgroupFs = execFileSync(
-    "ssh",
-    ["-i", state!.adminKeyPath, "-o", "UserKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "LogLevel=error", `root@${master1.address}`, "stat -fc %T /sys/fs/cgroup"],
-    { encoding: "utf8" },
-  ).trim();
+  await expect(run.details).toContainText("Docker is installed");
+  const cgroupFs = onHost("master-1", "stat -fc %T /sys/fs/cgroup");
   if (cgroupFs === "cgroup2fs") await expect(run.details).not.toContainText("cgroup v1");
-  else await expect(run.details).toContainText(`cgroup v1 (${cgroupFs}) is in use`);
+  else await expect(run.details).toContainText(`cgroup v1 (${cgroupFs}) is deprecated; the kubelet runs on it because spec.kubernetes.allowCgroupV1 is set`);
   await page.screenshot({ path: shot("31-bootstrap-warnings.png"), fullPage: true });
   // A support engineer has the run open too: the same state, no button, told who decides.
   const supportContext = await browser.newContext();
@@ -208,7 +254,7 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   // worker-2's swap goes on now: an error that no acceptance overrides, found when preflight runs again.
   bootdeck("lab", "swap", "worker-2", "on", "--name", lab);
   await page.getByTestId("run-accept-warnings").click();
-  bootdeck("lab", "ip-forward", "master-1", "on", "--name", lab);
+  onHost("master-1", `rm -f ${DOCKER_SOCKET}`);
   // Both open views follow the run as it goes on (no reload).
   await expect(watcher.status).toHaveText("running", { timeout: 30_000 });
   await expect(watcher.live).toHaveAttribute("data-state", "open");
@@ -226,7 +272,8 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   await expect(run.cell("worker-1", "kubelet")).toHaveAttribute("data-status", "running", { timeout: 120_000 });
   await expect(page.getByTestId("step-status-kubelet/worker-1")).toHaveText("running");
   await expect(run.noOutput("kubelet/worker-1")).toHaveText("No output yet.");
-  await expect(run.outputLines("kubelet/worker-1").filter({ hasText: "bootdeck-kubelet state=active" })).toHaveCount(1, { timeout: 30_000 });
+  // "bootdeck-kubelet restarted state=active restarts=0..0": the start script's verdict after its watch.
+  await expect(run.outputLines("kubelet/worker-1").filter({ hasText: /bootdeck-kubelet \w+ state=active / })).toHaveCount(1, { timeout: 30_000 });
   expect(outputRequests, "the kubelet step's output was fetched once, when it started; its lines came live").toHaveLength(1);
   await expect(run.stepOutput("kubelet/worker-1")).toHaveAttribute("data-following", "true");
   // Search: the matching lines only, a count, the match highlighted.

@@ -220,6 +220,127 @@ test("the wizard's details: rows are not red before they are left, placeholders 
   await expect(page.getByTestId("cluster-row-e2e-details")).toHaveCount(0);
 });
 
+test("an admin fills what a bootstrap needs beyond the hosts: cgroup v1, keepalived's VIP, flannel, the runtime and a private registry; its password is stored and never shown", async ({ page }) => {
+  const caDir = mkdtempSync(path.join(tmpdir(), "bootdeck-e2e-ca-"));
+  execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=e2e registry CA", "-days", "1", "-keyout", path.join(caDir, "ca.key"), "-out", path.join(caDir, "ca.crt")], { stdio: "ignore" });
+  const ca = readFileSync(path.join(caDir, "ca.crt"), "utf8");
+  const registryPassword = "e2e-registry-password-not-to-be-shown";
+  await signIn(page);
+  await page.getByTestId("new-cluster").click();
+  const wizard = new WizardPage(page);
+
+  // Basics: the 1.5 profile has no cgroup v1 choice; the default version has.
+  await wizard.field("name").fill("e2e-images");
+  await wizard.field("version").selectOption("v1.5.3");
+  await expect(wizard.field("allow-cgroup-v1")).toHaveCount(0);
+  await wizard.field("version").selectOption(defaultKubernetesVersion);
+  await wizard.field("allow-cgroup-v1").check();
+  // keepalived's interface is asked for a VIP only.
+  await expect(wizard.field("keepalived-iface")).toHaveCount(0);
+  await wizard.field("api-type").selectOption("vip");
+  await wizard.field("api-host").fill("192.0.2.250");
+  await expect(wizard.field("vrrp-id")).toBeDisabled();
+  await wizard.field("keepalived-iface").fill("eth 0");
+  await wizard.next();
+  await expect(wizard.error("keepalived-iface")).toContainText("network interface name");
+  await wizard.field("keepalived-iface").fill("eth0");
+  await wizard.next();
+
+  // Network: flannel's interface and VXLAN port.
+  await wizard.expectStep("network");
+  await wizard.field("flannel-iface").fill("eth0");
+  await wizard.field("vxlan-port").fill("70000");
+  await wizard.next();
+  await expect(wizard.error("vxlan-port")).toContainText("from 1 to 65535");
+  await wizard.field("vxlan-port").fill("4789");
+  await wizard.next();
+
+  await wizard.expectStep("hosts");
+  await wizard.pasteHosts(["192.0.2.10 master", "192.0.2.20 worker"]);
+  await wizard.setPrivateKey(privateKey);
+  await wizard.next();
+
+  // Binaries & images: no pins; the runtime from a mirror, the cgroupfs driver; a registry with its CA
+  // and a login. A user without a registry, and without a password, is reported at each field.
+  await wizard.expectStep("binaries");
+  await expect(page.getByTestId("step-binaries")).toHaveText("4. Binaries & images");
+  await wizard.field("base-url").fill("https://mirror.e2e.example.com/dl.k8s.io/release");
+  await wizard.field("runtime-source").selectOption("packages");
+  await expect(page.getByTestId("runtime-section")).toContainText("crictl and the CNI plugins come from here even with packages");
+  await wizard.field("runtime-source").selectOption("mirror");
+  await wizard.field("runtime-mirror-url").fill("https://mirror.e2e.example.com/github.com");
+  await wizard.field("cgroup-driver").selectOption("cgroupfs");
+  await wizard.field("registry-username").fill("puller");
+  await wizard.next();
+  await expect(wizard.error("registry")).toContainText("is required when a registry CA or credentials are given");
+  await expect(wizard.error("registry-password")).toContainText("is required with a registry user name");
+  await wizard.field("registry").fill("registry.e2e.example.com:5000");
+  await wizard.field("registry-ca").fill(ca);
+  await wizard.field("registry-password").fill(registryPassword);
+  await expect(wizard.error("registry")).toHaveCount(0);
+  await expect(wizard.error("registry-password")).toHaveCount(0);
+  await page.screenshot({ path: shot("05b-wizard-binaries-and-images"), fullPage: true });
+  await wizard.next();
+
+  // Review: each of them, and the password nowhere.
+  await wizard.expectStep("review");
+  await expect(page.getByTestId("review-problems")).toHaveCount(0);
+  await expect(wizard.review("cgroup-v1-hosts")).toHaveText("allowed: the kubelet runs on them (failCgroupV1: false); preflight warns");
+  await expect(wizard.review("api-endpoint")).toHaveText("https://192.0.2.250:6443");
+  await expect(wizard.review("api-address-held-by")).toHaveText("keepalived on the masters, on eth0 (VRRP router id 51)");
+  await expect(wizard.review("flannel")).toHaveText("VXLAN over eth0, UDP port 4789");
+  await expect(wizard.review("checksums")).toHaveText("kubelet: its published .sha256; kubectl: its published .sha256");
+  await expect(wizard.review("container-runtime")).toHaveText("containerd and runc from https://mirror.e2e.example.com/github.com; cgroupfs cgroup driver");
+  await expect(wizard.review("images")).toHaveText("through registry.e2e.example.com:5000, its CA given, as puller (new password)");
+  await expect(wizard.review("credentials")).toHaveText("admin-key (privateKey, new secret), registry (password, new secret)");
+  await expect(page.getByTestId("review")).not.toContainText(registryPassword);
+  await expect(page.getByTestId("review")).not.toContainText("BEGIN CERTIFICATE");
+  await wizard.save();
+  await expect(page.getByTestId("cluster-name")).toHaveText("e2e-images");
+  await expect(page.locator("body")).not.toContainText(registryPassword);
+
+  // The export has every field and the credential by name, never the password.
+  const exported = async () => {
+    const download = page.waitForEvent("download");
+    await page.getByTestId("export-yaml").click();
+    return readFileSync((await (await download).path())!, "utf8");
+  };
+  const yaml = await exported();
+  for (const text of ["allowCgroupV1: true", "interface: eth0", "iface: eth0", "vxlanPort: 4789", "source: mirror", "mirrorUrl: https://mirror.e2e.example.com/github.com", "cgroupDriver: cgroupfs", "registry: registry.e2e.example.com:5000", "BEGIN CERTIFICATE", "username: puller", "credential: registry"])
+    expect(yaml).toContain(text);
+  expect(yaml).not.toContain(registryPassword);
+
+  // Edit: every field comes back; the stored password is shown as stored, kept, and not sent again.
+  await page.getByTestId("edit-cluster").click();
+  const edit = new WizardPage(page);
+  await edit.expectStep("basics");
+  await expect(edit.field("allow-cgroup-v1")).toBeChecked();
+  await expect(edit.field("keepalived-iface")).toHaveValue("eth0");
+  await page.getByTestId("step-network").click();
+  await expect(edit.field("flannel-iface")).toHaveValue("eth0");
+  await expect(edit.field("vxlan-port")).toHaveValue("4789");
+  await page.getByTestId("step-binaries").click();
+  await expect(edit.field("cgroup-driver")).toHaveValue("cgroupfs");
+  await expect(edit.field("registry-username")).toHaveValue("puller");
+  await expect(edit.field("registry-password")).toHaveValue("");
+  await expect(edit.field("registry-password")).toHaveAttribute("placeholder", "(stored)");
+  await expect(page.getByTestId("images-section")).toContainText("Stored encrypted. Leave empty to keep it.");
+  await page.getByTestId("step-hosts").click();
+  // The registry's password is not an SSH credential.
+  await expect(page.getByTestId("credential-1")).toHaveCount(0);
+  await page.getByTestId("step-review").click();
+  await expect(edit.review("images")).toHaveText("through registry.e2e.example.com:5000, its CA given, as puller (stored password)");
+  const sent = page.waitForRequest((r) => r.method() === "PUT" && /\/api\/clusters\/[^/]+$/.test(r.url()));
+  await edit.save();
+  expect(JSON.parse((await sent).postData() ?? "{}").secrets).toEqual({});
+  await expect(page.getByTestId("cluster-name")).toHaveText("e2e-images");
+  expect(await exported()).toContain("credential: registry");
+
+  await page.getByTestId("delete-confirm").fill("e2e-images");
+  await page.getByTestId("delete-cluster").click();
+  await page.waitForURL("**/clusters");
+});
+
 test("signed-out visitors are sent to sign in, and a wrong password is refused", async ({ page }) => {
   await page.goto("/clusters/new");
   await page.waitForURL(/\/login\?next=%2Fclusters/);

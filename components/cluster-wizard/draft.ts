@@ -4,6 +4,7 @@ import { API_VERSION, type ClusterDefinition, type ClusterDefinitionInput, type 
 import { defaultKubernetesVersion } from "@/lib/cluster/versions";
 import type { CredentialSecrets } from "@/lib/clusters/schemas";
 import { splitLabelPairs } from "@/lib/cluster/host-lines";
+import { versionFeatures } from "./features";
 
 export type DraftHost = {
   key: string;
@@ -33,17 +34,34 @@ export type Draft = {
   name: string;
   version: string;
   controlPlane: ControlPlaneMode;
+  allowCgroupV1: boolean;
   apiType: "first-master" | "dns" | "vip";
   apiHost: string;
   apiPort: string;
+  /** VIP only: where keepalived holds the address on the masters; empty = someone else holds it. */
+  keepalivedInterface: string;
+  virtualRouterId: string;
   podCidr: string;
   serviceCidr: string;
   clusterDomain: string;
   dnsServiceIp: string;
   provider: "flannel";
+  flannelIface: string;
+  vxlanPort: string;
   baseUrl: string;
   kubeletSha256: string;
   kubectlSha256: string;
+  runtimeSource: "mirror" | "packages";
+  runtimeMirrorUrl: string;
+  cgroupDriver: "systemd" | "cgroupfs";
+  registry: string;
+  registryCa: string;
+  registryUsername: string;
+  /**
+   * The registry's password, a `password` credential of its own (not an SSH one, so the hosts step
+   * does not offer it). When an SSH credential has its name, that one is used instead (shared).
+   */
+  registryPassword: DraftCredential;
   sshUser: string;
   sshPort: string;
   sshCredential: string;
@@ -58,22 +76,46 @@ export function emptyHost(role = "worker"): DraftHost {
   return { key: newKey(), name: "", address: "", port: "", role, user: "", credential: "", labels: "", bastion: "" };
 }
 
+export const DEFAULT_RUNTIME_MIRROR = "https://github.com";
+export const DEFAULT_VIRTUAL_ROUTER_ID = "51";
+
+function emptyPassword(name: string): DraftCredential {
+  return { key: newKey(), name, type: "password", privateKey: "", passphrase: "", password: "" };
+}
+
+/** "registry", or "registry-2"… when a credential already has that name. */
+function freeRegistryName(taken: readonly string[]): string {
+  for (let n = 1; ; n++) if (!taken.includes(n === 1 ? "registry" : `registry-${n}`)) return n === 1 ? "registry" : `registry-${n}`;
+}
+
 export function emptyDraft(): Draft {
   return {
     name: "",
     version: defaultKubernetesVersion,
     controlPlane: "self-hosted",
+    allowCgroupV1: false,
     apiType: "first-master",
     apiHost: "",
     apiPort: "6443",
+    keepalivedInterface: "",
+    virtualRouterId: DEFAULT_VIRTUAL_ROUTER_ID,
     podCidr: "10.2.0.0/16",
     serviceCidr: "10.3.0.0/24",
     clusterDomain: "cluster.local",
     dnsServiceIp: "",
     provider: "flannel",
+    flannelIface: "",
+    vxlanPort: "",
     baseUrl: "",
     kubeletSha256: "",
     kubectlSha256: "",
+    runtimeSource: "mirror",
+    runtimeMirrorUrl: DEFAULT_RUNTIME_MIRROR,
+    cgroupDriver: "systemd",
+    registry: "",
+    registryCa: "",
+    registryUsername: "",
+    registryPassword: emptyPassword("registry"),
     sshUser: "root",
     sshPort: "22",
     sshCredential: "admin-key",
@@ -115,20 +157,78 @@ function formatBastion(b: ClusterDefinition["spec"]["hosts"][number]["bastion"])
   return `${b.user ? `${b.user}@` : ""}${addr}${b.port && b.port !== 22 ? `:${b.port}` : ""}`;
 }
 
+/**
+ * Registry pull credentials are asked for: a user name, or a new password, is given. Clearing the user
+ * name (with no new password) removes them, and so the stored password with its credential.
+ */
+export function registryAuthOn(d: Draft): boolean {
+  return d.registryUsername.trim() !== "" || d.registryPassword.password !== "";
+}
+
+/** The SSH credential that has the registry credential's name: the registry then uses it (a definition may share one). */
+export function sharedRegistryCredential(d: Pick<Draft, "credentials" | "registryPassword">): DraftCredential | undefined {
+  return d.credentials.find((c) => c.name.trim() === d.registryPassword.name.trim());
+}
+
+/** The registry's own password credential, when the definition gets one: auth asked for, not shared. */
+export function registryCredential(d: Draft): DraftCredential | undefined {
+  return versionFeatures(d.version).criRuntime && registryAuthOn(d) && !sharedRegistryCredential(d) ? d.registryPassword : undefined;
+}
+
+function flannelOf(d: Draft) {
+  const iface = opt(d.flannelIface);
+  const vxlanPort = num(d.vxlanPort);
+  return iface !== undefined || vxlanPort !== undefined ? { ...(iface !== undefined ? { iface } : {}), ...(vxlanPort !== undefined ? { vxlanPort } : {}) } : undefined;
+}
+
+function apiEndpointOf(d: Draft): ClusterDefinitionInput["spec"]["apiEndpoint"] {
+  const iface = d.apiType === "vip" ? opt(d.keepalivedInterface) : undefined;
+  return {
+    type: d.apiType,
+    ...(d.apiType !== "first-master" && opt(d.apiHost) ? { host: opt(d.apiHost) } : {}),
+    port: num(d.apiPort) ?? 6443,
+    ...(iface !== undefined ? { keepalived: { interface: iface, virtualRouterId: num(d.virtualRouterId) ?? Number(DEFAULT_VIRTUAL_ROUTER_ID) } } : {}),
+  };
+}
+
+/**
+ * Runtime and images as the version uses them: legacy profiles run the hosts' Docker, so there is no
+ * runtime to install and no containerd to give the registry's CA and credentials; only the registry
+ * prefix still renames their images.
+ */
+function runtimeAndImagesOf(d: Draft): Pick<ClusterDefinitionInput["spec"], "runtime" | "images"> {
+  const registry = opt(d.registry);
+  if (!versionFeatures(d.version).criRuntime) return { images: registry ? { registry } : {} };
+  const mirrorUrl = opt(d.runtimeMirrorUrl);
+  return {
+    runtime: { source: d.runtimeSource, ...(mirrorUrl ? { mirrorUrl } : {}), cgroupDriver: d.cgroupDriver },
+    images: {
+      // Given without a registry, a CA or user stays in the definition so validation says a registry is needed.
+      ...(registry ? { registry } : {}),
+      ...(d.registryCa.trim() ? { ca: d.registryCa } : {}),
+      ...(registryAuthOn(d) ? { auth: { username: d.registryUsername.trim(), credential: d.registryPassword.name.trim() } } : {}),
+    },
+  };
+}
+
 export function toDefinition(d: Draft): ClusterDefinitionInput {
+  const features = versionFeatures(d.version);
+  const flannel = flannelOf(d);
+  const registryCred = registryCredential(d);
   return {
     apiVersion: API_VERSION,
     kind: "Cluster",
     metadata: { name: d.name.trim() },
     spec: {
-      kubernetes: { version: d.version, controlPlane: d.controlPlane },
-      apiEndpoint: { type: d.apiType, ...(d.apiType !== "first-master" && opt(d.apiHost) ? { host: opt(d.apiHost) } : {}), port: num(d.apiPort) ?? 6443 },
+      kubernetes: { version: d.version, controlPlane: d.controlPlane, ...(features.cgroupV1Choice ? { allowCgroupV1: d.allowCgroupV1 } : {}) },
+      apiEndpoint: apiEndpointOf(d),
       network: {
         podCidr: d.podCidr.trim(),
         serviceCidr: d.serviceCidr.trim(),
         clusterDomain: d.clusterDomain.trim(),
         ...(opt(d.dnsServiceIp) ? { dnsServiceIp: opt(d.dnsServiceIp) } : {}),
         provider: d.provider,
+        ...(flannel ? { flannel } : {}),
       },
       binaries: {
         baseUrl: d.baseUrl.trim(),
@@ -136,8 +236,10 @@ export function toDefinition(d: Draft): ClusterDefinitionInput {
         ...(d.kubeletSha256.trim() ? { kubelet: { sha256: d.kubeletSha256.trim().toLowerCase() } } : {}),
         ...(d.kubectlSha256.trim() ? { kubectl: { sha256: d.kubectlSha256.trim().toLowerCase() } } : {}),
       },
+      ...runtimeAndImagesOf(d),
       ssh: { user: d.sshUser.trim(), port: num(d.sshPort) ?? 22, ...(opt(d.sshCredential) ? { credential: opt(d.sshCredential) } : {}) },
-      credentials: d.credentials.map((c) => ({ name: c.name.trim(), type: c.type })),
+      // The registry's credential last: the SSH ones keep their indices (problems find their rows).
+      credentials: [...d.credentials, ...(registryCred ? [registryCred] : [])].map((c) => ({ name: c.name.trim(), type: c.type })),
       hosts: d.hosts.map((h) => {
         const credential = opt(h.credential);
         const port = num(h.port);
@@ -160,7 +262,8 @@ export function toDefinition(d: Draft): ClusterDefinitionInput {
 
 export function toSecrets(d: Draft): CredentialSecrets {
   const out: CredentialSecrets = {};
-  for (const c of d.credentials) {
+  const registryCred = registryCredential(d);
+  for (const c of [...d.credentials, ...(registryCred ? [registryCred] : [])]) {
     const s = {
       ...(c.type === "privateKey" && c.privateKey ? { privateKey: c.privateKey } : {}),
       ...(c.type === "privateKey" && c.passphrase ? { passphrase: c.passphrase } : {}),
@@ -171,37 +274,66 @@ export function toSecrets(d: Draft): CredentialSecrets {
   return out;
 }
 
+/**
+ * The credentials the hosts step lists: every one but the registry's own password, which the images
+ * part shows. A registry credential that SSH also uses (named by a host, a bastion or the default, or
+ * the only credential, hence the default) stays in the list: it is shared.
+ */
+function splitCredentials(def: ClusterDefinition): { ssh: ClusterDefinition["spec"]["credentials"]; registry: string | undefined } {
+  const s = def.spec;
+  const name = s.images.auth?.credential;
+  if (!name) return { ssh: s.credentials, registry: undefined };
+  const usedBySsh =
+    s.ssh.credential === name || s.hosts.some((h) => h.credential === name || h.bastion?.credential === name) || s.credentials.every((c) => c.name === name);
+  return usedBySsh ? { ssh: s.credentials, registry: name } : { ssh: s.credentials.filter((c) => c.name !== name), registry: name };
+}
+
 export function fromDefinition(def: ClusterDefinition, stored: { name: string; fingerprint: string | null; hasSecret: boolean }[]): Draft {
   const byName = new Map(stored.map((s) => [s.name, s]));
   const s = def.spec;
+  const fromStored = (c: { name: string; type: DraftCredential["type"] }): DraftCredential => ({
+    key: newKey(),
+    name: c.name,
+    type: c.type,
+    privateKey: "",
+    passphrase: "",
+    password: "",
+    storedFingerprint: byName.get(c.name)?.fingerprint ?? null,
+    stored: byName.get(c.name)?.hasSecret ?? false,
+  });
+  const { ssh, registry } = splitCredentials(def);
+  const registryName = registry ?? freeRegistryName(s.credentials.map((c) => c.name));
   return {
     name: def.metadata.name,
     version: s.kubernetes.version,
     controlPlane: s.kubernetes.controlPlane,
+    allowCgroupV1: s.kubernetes.allowCgroupV1,
     apiType: s.apiEndpoint.type,
     apiHost: s.apiEndpoint.host ?? "",
     apiPort: String(s.apiEndpoint.port),
+    keepalivedInterface: s.apiEndpoint.keepalived?.interface ?? "",
+    virtualRouterId: String(s.apiEndpoint.keepalived?.virtualRouterId ?? DEFAULT_VIRTUAL_ROUTER_ID),
     podCidr: s.network.podCidr,
     serviceCidr: s.network.serviceCidr,
     clusterDomain: s.network.clusterDomain,
     dnsServiceIp: s.network.dnsServiceIp ?? "",
     provider: s.network.provider,
+    flannelIface: s.network.flannel?.iface ?? "",
+    vxlanPort: s.network.flannel?.vxlanPort !== undefined ? String(s.network.flannel.vxlanPort) : "",
     baseUrl: s.binaries.baseUrl,
     kubeletSha256: s.binaries.kubelet?.sha256 ?? "",
     kubectlSha256: s.binaries.kubectl?.sha256 ?? "",
+    runtimeSource: s.runtime.source,
+    runtimeMirrorUrl: s.runtime.mirrorUrl,
+    cgroupDriver: s.runtime.cgroupDriver,
+    registry: s.images.registry ?? "",
+    registryCa: s.images.ca ?? "",
+    registryUsername: s.images.auth?.username ?? "",
+    registryPassword: fromStored({ name: registryName, type: "password" }),
     sshUser: s.ssh.user,
     sshPort: String(s.ssh.port),
     sshCredential: s.ssh.credential ?? "",
-    credentials: s.credentials.map((c) => ({
-      key: newKey(),
-      name: c.name,
-      type: c.type,
-      privateKey: "",
-      passphrase: "",
-      password: "",
-      storedFingerprint: byName.get(c.name)?.fingerprint ?? null,
-      stored: byName.get(c.name)?.hasSecret ?? false,
-    })),
+    credentials: ssh.map(fromStored),
     hosts: s.hosts.map((h) => ({
       key: newKey(),
       name: h.name,

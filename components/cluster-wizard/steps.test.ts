@@ -21,5 +21,21 @@ describe("problems as people read them", () => {
     expect(fieldIdOf("secrets.bastion-key.privateKey", draft)).toBe("cred-1-key");
     expect(fieldIdOf("spec.binaries.kubelet.sha256", draft)).toBe("kubelet-sha");
     expect(stepOfPath("spec.binaries.kubelet.sha256")).toBe("binaries");
+    expect(stepOfPath("spec.runtime.cgroupDriver")).toBe("binaries");
+    expect(stepOfPath("spec.images.auth.username")).toBe("binaries");
+    expect(stepOfPath("spec.network.flannel.vxlanPort")).toBe("network");
+    expect(stepOfPath("spec.apiEndpoint.keepalived.interface")).toBe("basics");
+    expect(stepOfPath("spec.kubernetes.allowCgroupV1")).toBe("basics");
+    expect(fieldIdOf("spec.apiEndpoint.keepalived.virtualRouterId", draft)).toBe("vrrp-id");
+    expect(fieldIdOf("spec.images.ca", draft)).toBe("registry-ca");
+  });
+
+  test("the registry's own password is named as such, on the images step", () => {
+    const withRegistry = { ...draft, registryPassword: { name: "registry" } };
+    expect(describePath("secrets.registry.password", withRegistry)).toBe("Registry password");
+    expect(describePath("spec.images.auth.credential", withRegistry)).toBe("Registry password");
+    expect(stepOfPath("secrets.registry.password", withRegistry)).toBe("binaries");
+    // Without the draft, a secret is an SSH one.
+    expect(stepOfPath("secrets.registry.password")).toBe("hosts");
   });
 });

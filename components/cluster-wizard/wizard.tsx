@@ -7,19 +7,23 @@ import { defaultDnsServiceIp, deriveCluster } from "@/lib/cluster/derive";
 import { queryKeys } from "@/lib/clusters/schemas";
 import { versionChoiceLabel, versionProfiles } from "@/lib/cluster/versions";
 import { api, ApiError } from "../api-client";
-import { toDefinition, toSecrets, type Draft } from "./draft";
-import { Field, FieldErrors, inputClass } from "./fields";
+import { registryCredential, toDefinition, toSecrets, type Draft } from "./draft";
+import { BinariesStep } from "./binaries-step";
+import { versionFeatures } from "./features";
+import { CheckField, Field, FieldErrors, inputClass } from "./fields";
 import { HostsStep } from "./hosts-step";
+import { reviewRows } from "./review";
 import { describeMessage, describePath, fieldIdOf, stepOfPath, steps, type StepId } from "./steps";
 
 type Props = { initial: Draft; clusterId?: string };
 
 /** Client-side mirror of the server's secret rule: a key or password is needed unless one is stored. */
 function secretProblems(d: Draft): Problem[] {
-  return d.credentials.flatMap((c): Problem[] => {
+  const registry = registryCredential(d);
+  return [...d.credentials, ...(registry ? [registry] : [])].flatMap((c): Problem[] => {
     if (c.stored || c.type === "agent") return [];
     if (c.type === "privateKey" && !c.privateKey.trim()) return [{ path: `secrets.${c.name}.privateKey`, message: "is required: paste or upload the private key" }];
-    if (c.type === "password" && !c.password) return [{ path: `secrets.${c.name}.password`, message: "is required for a password credential" }];
+    if (c.type === "password" && !c.password) return [{ path: `secrets.${c.name}.password`, message: c === registry ? "is required with a registry user name" : "is required for a password credential" }];
     return [];
   });
 }
@@ -60,13 +64,19 @@ export function ClusterWizard({ initial, clusterId }: Props) {
     [result, draft, serverProblems],
   );
   const freshRows = new Set(draft.hosts.flatMap((h, i) => (fresh.has(h.key) ? [`spec.hosts[${i}]`] : [])));
-  const visible = problems.filter((p) => (shown.has(stepOfPath(p.path)) || serverProblems.includes(p)) && !freshRows.has(/^spec\.hosts\[\d+\]/.exec(p.path)?.[0] ?? ""));
+  const visible = problems.filter((p) => (shown.has(stepOfPath(p.path, draft)) || serverProblems.includes(p)) && !freshRows.has(/^spec\.hosts\[\d+\]/.exec(p.path)?.[0] ?? ""));
   const errorsAt = (path: string) => {
     const list = visible.filter((p) => p.path === path).map((p) => describeMessage(p.message, draft));
     return list.length ? list : undefined;
   };
   const errorsUnder = (prefix: string) => visible.filter((p) => p.path === prefix || p.path.startsWith(`${prefix}.`) || p.path.startsWith(`${prefix}[`)).map((p) => describeMessage(p.message, draft));
-  const stepHasProblems = (id: StepId) => problems.some((p) => stepOfPath(p.path) === id);
+  /** Errors of the field with this DOM id, whatever their paths (the registry password has several). */
+  const errorsOfField = (id: string) => {
+    const list = visible.filter((p) => fieldIdOf(p.path, draft) === id).map((p) => describeMessage(p.message, draft));
+    return list.length ? list : undefined;
+  };
+  const stepHasProblems = (id: StepId) => problems.some((p) => stepOfPath(p.path, draft) === id);
+  const features = versionFeatures(draft.version);
   const index = steps.findIndex((s) => s.id === step);
 
   const save = useMutation({
@@ -84,7 +94,7 @@ export function ClusterWizard({ initial, clusterId }: Props) {
       if (err instanceof ApiError && err.errors.length) {
         setServerProblems(err.errors);
         setShown(new Set(steps.map((s) => s.id)));
-        setStep(stepOfPath(err.errors[0]!.path));
+        setStep(stepOfPath(err.errors[0]!.path, draft));
       }
       setServerError(err instanceof Error ? err.message : "Saving failed");
     },
@@ -137,7 +147,22 @@ export function ClusterWizard({ initial, clusterId }: Props) {
               <option value="static">Static pods on every master</option>
             </select>
           </Field>
-          <div />
+          {features.cgroupV1Choice ? (
+            <CheckField
+              label="Allow cgroup v1 hosts"
+              id="allow-cgroup-v1"
+              checked={draft.allowCgroupV1}
+              onChange={(allowCgroupV1) => update({ allowCgroupV1 })}
+              errors={errorsAt("spec.kubernetes.allowCgroupV1")}
+              hint={
+                <>
+                  cgroup v1 is deprecated upstream; from 1.35 the kubelet refuses cgroup v1 hosts unless allowed. Checked: the kubelet runs on them (<code>failCgroupV1: false</code>) and preflight warns. Unchecked: the kubelet does not start on them (<code>failCgroupV1: true</code>){features.cgroupV1Refused ? " and preflight refuses them" : ""}. cgroup v2 hosts are not affected.
+                </>
+              }
+            />
+          ) : (
+            <div />
+          )}
           <Field label="API endpoint" htmlFor="api-type" errors={errorsAt("spec.apiEndpoint.type")}>
             <select id="api-type" data-testid="field-api-type" className="input" value={draft.apiType} onChange={(e) => update({ apiType: e.target.value as Draft["apiType"] })}>
               <option value="first-master">The first master</option>
@@ -155,6 +180,21 @@ export function ClusterWizard({ initial, clusterId }: Props) {
               <input id="api-port" data-testid="field-api-port" className={inputClass(errorsAt("spec.apiEndpoint.port"))} value={draft.apiPort} onChange={(e) => update({ apiPort: e.target.value })} />
             </Field>
           </div>
+          {draft.apiType === "vip" && (
+            <>
+              <Field
+                label="keepalived interface (optional)"
+                htmlFor="keepalived-iface"
+                errors={errorsAt("spec.apiEndpoint.keepalived.interface") ?? errorsAt("spec.apiEndpoint.keepalived")}
+                hint="Given: Bootdeck runs keepalived (from the hosts' packages) on every master to hold the VIP on this interface, where the masters' addresses are, while an API server answers there. Empty: the address is someone else's, such as a load balancer."
+              >
+                <input id="keepalived-iface" data-testid="field-keepalived-iface" className={inputClass(errorsAt("spec.apiEndpoint.keepalived.interface"))} placeholder="eth0" value={draft.keepalivedInterface} onChange={(e) => update({ keepalivedInterface: e.target.value })} />
+              </Field>
+              <Field label="VRRP router id" htmlFor="vrrp-id" errors={errorsAt("spec.apiEndpoint.keepalived.virtualRouterId")} hint="1–255, unique among the VRRP routers on that network (keepalived only).">
+                <input id="vrrp-id" data-testid="field-vrrp-id" className={inputClass(errorsAt("spec.apiEndpoint.keepalived.virtualRouterId"))} disabled={!draft.keepalivedInterface.trim()} value={draft.virtualRouterId} onChange={(e) => update({ virtualRouterId: e.target.value })} />
+              </Field>
+            </>
+          )}
         </section>
       )}
 
@@ -177,6 +217,13 @@ export function ClusterWizard({ initial, clusterId }: Props) {
               <option value="flannel">flannel</option>
             </select>
           </Field>
+          <div />
+          <Field label="flannel interface (optional)" htmlFor="flannel-iface" errors={errorsAt("spec.network.flannel.iface")} hint="The host interface flannel's VXLAN runs over, where the hosts reach each other. Empty: the interface of the default route, which is wrong when that route leads elsewhere.">
+            <input id="flannel-iface" data-testid="field-flannel-iface" className={inputClass(errorsAt("spec.network.flannel.iface"))} placeholder="eth1" value={draft.flannelIface} onChange={(e) => update({ flannelIface: e.target.value })} />
+          </Field>
+          <Field label="VXLAN port (optional)" htmlFor="vxlan-port" errors={errorsAt("spec.network.flannel.vxlanPort")} hint="UDP; empty: 8472, the Linux kernel's and flannel's default. Open it between all hosts.">
+            <input id="vxlan-port" data-testid="field-vxlan-port" className={inputClass(errorsAt("spec.network.flannel.vxlanPort"))} placeholder="8472" value={draft.vxlanPort} onChange={(e) => update({ vxlanPort: e.target.value })} />
+          </Field>
         </section>
       )}
 
@@ -191,22 +238,7 @@ export function ClusterWizard({ initial, clusterId }: Props) {
         />
       )}
 
-      {step === "binaries" && (
-        <section className="card space-y-4">
-          <p className="text-sm text-slate-600">
-            Hosts download <code>kubelet</code> and <code>kubectl</code> from this mirror (<code>BASE/kubelet</code>, <code>BASE/kubectl</code>) and refuse a file whose SHA-256 differs — so air-gapped sites can serve their own copies.
-          </p>
-          <Field label="Mirror base URL" htmlFor="base-url" errors={errorsAt("spec.binaries.baseUrl")}>
-            <input id="base-url" data-testid="field-base-url" className={inputClass(errorsAt("spec.binaries.baseUrl"))} placeholder="https://mirror.example.com/dl.k8s.io/release" value={draft.baseUrl} onChange={(e) => update({ baseUrl: e.target.value })} />
-          </Field>
-          <Field label="kubelet SHA-256" htmlFor="kubelet-sha" errors={errorsAt("spec.binaries.kubelet.sha256")}>
-            <input id="kubelet-sha" data-testid="field-kubelet-sha" className={`${inputClass(errorsAt("spec.binaries.kubelet.sha256"))} font-mono`} value={draft.kubeletSha256} onChange={(e) => update({ kubeletSha256: e.target.value })} />
-          </Field>
-          <Field label="kubectl SHA-256" htmlFor="kubectl-sha" errors={errorsAt("spec.binaries.kubectl.sha256")}>
-            <input id="kubectl-sha" data-testid="field-kubectl-sha" className={`${inputClass(errorsAt("spec.binaries.kubectl.sha256"))} font-mono`} value={draft.kubectlSha256} onChange={(e) => update({ kubectlSha256: e.target.value })} />
-          </Field>
-        </section>
-      )}
+      {step === "binaries" && <BinariesStep draft={draft} update={update} errorsAt={errorsAt} registryPasswordErrors={errorsOfField("registry-password")} />}
 
       {step === "review" && (
         <Review
@@ -216,7 +248,7 @@ export function ClusterWizard({ initial, clusterId }: Props) {
           onJump={(p) => {
             setShown(new Set(steps.map((s) => s.id)));
             setFresh(new Set());
-            setStep(stepOfPath(p));
+            setStep(stepOfPath(p, draft));
             setFocusField(fieldIdOf(p, draft));
           }}
         />
@@ -259,21 +291,7 @@ export function ClusterWizard({ initial, clusterId }: Props) {
 function Review({ draft, problems, warnings, onJump }: { draft: Draft; problems: Problem[]; warnings: Problem[]; onJump: (path: string) => void }) {
   const result = validateClusterDefinition(toDefinition(draft));
   const derived = result.ok ? deriveCluster(result.definition) : undefined;
-  const rows: [string, string][] = [
-    ["Name", draft.name],
-    ["Kubernetes", `${draft.version}, ${draft.controlPlane === "static" ? "control plane as static pods on every master" : "self-hosted control plane"}`],
-    ["API endpoint", derived ? derived.apiServerUrl : "—"],
-    ["Pod CIDR", draft.podCidr],
-    ["Service CIDR", draft.serviceCidr],
-    ["API service IP (derived)", derived?.apiServiceIp ?? "—"],
-    ["DNS service IP", derived?.dnsServiceIp ?? "—"],
-    ["Cluster domain", draft.clusterDomain],
-    ["Network", draft.provider],
-    ["Hosts", `${draft.hosts.filter((h) => h.role === "master").length} masters, ${draft.hosts.filter((h) => h.role === "worker").length} workers`],
-    ["etcd members (derived)", derived ? derived.etcdMembers.map((m) => `${m.name} (${m.address})`).join(", ") : "—"],
-    ["Binaries", draft.baseUrl],
-    ["Credentials", draft.credentials.map((c) => `${c.name} (${c.type}${c.privateKey || c.password ? ", new secret" : c.stored ? ", stored" : ""})`).join(", ")],
-  ];
+  const rows = reviewRows(draft, derived);
   return (
     <section className="card space-y-4" data-testid="review">
       {problems.length > 0 && (
@@ -304,11 +322,11 @@ function Review({ draft, problems, warnings, onJump }: { draft: Draft; problems:
         </ul>
       )}
       <dl className="grid grid-cols-3 gap-x-4 gap-y-2 text-sm">
-        {rows.map(([k, v]) => (
-          <div key={k} className="contents">
-            <dt className="font-medium text-slate-600">{k}</dt>
-            <dd className="col-span-2 break-all" data-testid={`review-${k.toLowerCase().replace(/[^a-z]+/g, "-")}`}>
-              {v}
+        {rows.map((r) => (
+          <div key={r.id} className="contents">
+            <dt className="font-medium text-slate-600">{r.label}</dt>
+            <dd className="col-span-2 break-all" data-testid={`review-${r.id}`}>
+              {r.value}
             </dd>
           </div>
         ))}
