@@ -114,8 +114,9 @@ export function kubeletConfiguration(caps: Capabilities, def: ClusterDefinition,
     clusterDNS: [derived.dnsServiceIp],
     clusterDomain: def.spec.network.clusterDomain,
     containerRuntimeEndpoint: RUNTIME_ENDPOINT,
-    // A cgroup v1 host runs the kubelet only where the definition allows it (preflight warns there).
-    ...(caps.failCgroupV1Field ? { failCgroupV1: !def.spec.kubernetes.allowCgroupV1 } : {}),
+    // From 1.35 the kubelet refuses cgroup v1 unless the definition allows it (preflight refuses it
+    // then too); before, upstream's default (false) stands and preflight only warns.
+    ...(caps.failCgroupV1Field ? { failCgroupV1: caps.cgroupV1Refused && !def.spec.kubernetes.allowCgroupV1 } : {}),
     failSwapOn: true,
     readOnlyPort: 0,
     rotateCertificates: true,

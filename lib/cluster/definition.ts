@@ -208,7 +208,7 @@ export const clusterDefinitionSchema = z.strictObject({
     }),
     runtime: z
       .strictObject({
-        /** mirror: containerd, runc, crictl and the CNI plugins from `mirrorUrl`; packages: from the host's package manager. */
+        /** mirror: containerd and runc from `mirrorUrl`; packages: from the host's package manager. crictl and the CNI plugins always come from `mirrorUrl`. */
         source: z.enum(runtimeSources, { error: "must be mirror or packages" }).default("mirror"),
         /** Where GitHub release files are mirrored: URL/<owner>/<repo>/releases/download/<tag>/<file>. */
         mirrorUrl: httpUrl.default("https://github.com"),
