@@ -7,7 +7,7 @@ import "server-only";
 //    restarted process) takes them over at once.
 // Next.js exits by itself once its server has closed; a lease it had no time to give up is taken over
 // at once anyway by a process of this machine that sees the holder's pid gone.
-import { getEngineWorker } from "./engine/worker";
+import { getRunQueue } from "./engine/queue";
 
 const holder = globalThis as unknown as { bootdeckShutdown?: { controller: AbortController; installed: boolean; done?: Promise<void> } };
 const state = (holder.bootdeckShutdown ??= { controller: new AbortController(), installed: false });
@@ -26,7 +26,7 @@ export function streamSignal(req: Request): AbortSignal {
 export function shutdown({ graceMs = 5_000 }: { graceMs?: number } = {}): Promise<void> {
   state.done ??= (async () => {
     state.controller.abort(new Error("the server is shutting down"));
-    await getEngineWorker().stop({ handOver: true, graceMs });
+    await getRunQueue().stop({ handOver: true, graceMs });
   })();
   return state.done;
 }
