@@ -1,7 +1,7 @@
 import "server-only";
 // Applies prisma/postgres/migrations to a PostgreSQL database. Prisma 6's JavaScript schema engine
 // cannot migrate through @prisma/adapter-pg (it fails reading the catalog's `name` columns: "Column
-// type 'name' could not be deserialized from the database", prisma/prisma#27403), and its native engine
+// type 'name' could not be deserialized from the database", an open Prisma bug), and its native engine
 // cannot be downloaded here, so this does what `prisma migrate deploy` does: under Prisma's advisory
 // lock, each migration not yet recorded in `_prisma_migrations` runs in its own transaction and is
 // recorded there with the same columns and checksum (SHA-256 of the file) Prisma writes, so a later
