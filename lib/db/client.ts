@@ -22,6 +22,18 @@ export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//.test(url);
 }
 
+/** A database URL fit to print: a PostgreSQL URL's password is left out. */
+export function displayDatabaseUrl(url: string): string {
+  if (!isPostgresUrl(url)) return url;
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "the PostgreSQL database";
+  }
+}
+
 /** Which database this process uses. */
 export function databaseKind(): DatabaseKind {
   return isPostgresUrl(getEnv().databaseUrl) ? "postgres" : "sqlite";

@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { getEnv } from "../env";
-import { isPostgresUrl } from "./client";
+import { displayDatabaseUrl, isPostgresUrl } from "./client";
 import { migratePostgres } from "./migrate-postgres";
 
 const run = promisify(execFile);
@@ -33,6 +33,6 @@ export async function migrateDatabase(): Promise<string> {
     // Prisma's JS engine reports a locked SQLite file as a "SocketTimeout" deep in a WASM trace.
     if (/SocketTimeout|database is locked|SQLITE_BUSY/.test(text))
       throw new Error(`Database migration failed: ${env.databaseUrl} is locked by another process (a dashboard or worker still running?). Stop it and run "bootdeck setup" again.`);
-    throw new Error(`Database migration failed (${env.databaseUrl}):\n${text}`);
+    throw new Error(`Database migration failed (${displayDatabaseUrl(env.databaseUrl)}):\n${text}`);
   }
 }
