@@ -59,6 +59,8 @@ function chooseSubnet(name: string): number {
       if (s) used.add(Number(s.subnet.split(".")[2]));
     }
   }
+  // Links a crashed or concurrent lab left or is making (its veths bdv<subnet>h<i>) mark a subnet used too.
+  for (const m of run("ip", ["-o", "link", "show"], { allowFail: true }).matchAll(/^\d+: bdv(\d+)h\d+/gm)) used.add(Number(m[1]));
   for (let n = 30; n < 255; n++) if (!used.has(n)) return n;
   throw new Error("no free lab subnet left in 10.237.30.0–10.237.254.0");
 }

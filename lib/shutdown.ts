@@ -4,9 +4,10 @@ import "server-only";
 //    close does not wait for viewers (browsers reconnect to the next process and resume from
 //    Last-Event-ID);
 // 2. stop the engine's runs without ending them and give their leases up, so another worker (or the
-//    restarted process) takes them over at once.
+//    restarted process) takes them over at once; the backup schedule stops ticking here.
 // Next.js exits by itself once its server has closed; a lease it had no time to give up is taken over
 // at once anyway by a process of this machine that sees the holder's pid gone.
+import { stopBackupScheduler } from "./backups/schedule";
 import { getRunQueue } from "./engine/queue";
 
 const holder = globalThis as unknown as { bootdeckShutdown?: { controller: AbortController; installed: boolean; done?: Promise<void> } };
@@ -26,6 +27,8 @@ export function streamSignal(req: Request): AbortSignal {
 export function shutdown({ graceMs = 5_000 }: { graceMs?: number } = {}): Promise<void> {
   state.done ??= (async () => {
     state.controller.abort(new Error("the server is shutting down"));
+    // No scheduled backup starts here any more (the next process's scheduler takes the schedule over).
+    stopBackupScheduler();
     await getRunQueue().stop({ handOver: true, graceMs });
   })();
   return state.done;

@@ -10,6 +10,8 @@ import { getDb } from "../lib/db/client";
 import { newId } from "../lib/ids";
 import { appendRunEvent } from "../lib/engine/events";
 import { createRun } from "../lib/engine/runs";
+import { openSealedWriter } from "../lib/backups/sealed-file";
+import { backupRelPath, dataPath, recordBackup } from "../lib/backups/store";
 import { createTempDb, type TempDb } from "./temp-db";
 import { call, createActor, listApiRoutes, methods, signIn, type Actor, type Handler, type Method } from "./http-helpers";
 
@@ -41,6 +43,13 @@ export const rules: Record<string, Rule> = {
   "GET /api/clusters/:id/runs": ALL,
   "POST /api/clusters/:id/runs": RUNNERS,
   "GET /api/clusters/:id/live": ALL,
+  "GET /api/clusters/:id/backups": ALL,
+  "POST /api/clusters/:id/backups": RUNNERS,
+  "PUT /api/clusters/:id/backups/policy": ADMIN,
+  "GET /api/clusters/:id/backups/:backupId/download": ADMIN,
+  "GET /api/clusters/:id/certificates": ALL,
+  "POST /api/clusters/:id/certificates/live": ALL,
+  "GET /api/clusters/alerts": ALL,
   "GET /api/clusters/:id/hosts/:host": ALL,
   "POST /api/clusters/:id/hosts/:host/diagnostics": ALL,
   "POST /api/clusters/:id/hosts/:host/host-key/probe": ADMIN,
@@ -80,6 +89,15 @@ const lockedRuns = {
   failedBootstrap: { type: "bootstrap", status: "failed" },
   cancelledBootstrap: { type: "bootstrap", status: "cancelled" },
   failedReset: { type: "reset", status: "failed" },
+  plannedBackup: { type: "backup", status: "planned" },
+  failedBackup: { type: "backup", status: "failed" },
+  cancelledBackup: { type: "backup", status: "cancelled" },
+  plannedRestore: { type: "restore", status: "planned" },
+  failedRestore: { type: "restore", status: "failed" },
+  plannedRecover: { type: "recover", status: "planned" },
+  failedRecover: { type: "recover", status: "failed" },
+  plannedRotation: { type: "rotate-certs", status: "planned" },
+  failedRotation: { type: "rotate-certs", status: "failed" },
   plannedRemove: { type: "remove", status: "planned" },
   failedRemove: { type: "remove", status: "failed" },
   plannedUpgrade: { type: "upgrade", status: "planned" },
@@ -96,6 +114,14 @@ export const variants: Record<string, Variant[]> = {
     { name: "type reset, hosts, confirm", body: { type: "reset", hosts: ["worker-1"], confirm: true }, rule: ADMIN },
     { name: "type reset, hosts, no confirm", body: { type: "reset", hosts: ["master-1"] }, rule: ADMIN },
     { name: "type reset, confirm false", body: { type: "reset", hosts: ["master-1"], confirm: false }, rule: ADMIN },
+    { name: "type backup", body: { type: "backup" }, rule: RUNNERS },
+    { name: "type restore, a backup, confirm", body: { type: "restore", backup: "bk_AAAAAAAAAAAAAAAA", confirm: true }, rule: ADMIN },
+    { name: "type restore, no confirm", body: { type: "restore", backup: "bk_AAAAAAAAAAAAAAAA" }, rule: ADMIN },
+    { name: "type restore, no backup", body: { type: "restore", confirm: true }, rule: ADMIN },
+    { name: "type recover, confirm", body: { type: "recover", confirm: true }, rule: ADMIN },
+    { name: "type recover, confirm false", body: { type: "recover", confirm: false }, rule: ADMIN },
+    { name: "type rotate-certs, confirm", body: { type: "rotate-certs", confirm: true }, rule: ADMIN },
+    { name: "type rotate-certs, validity", body: { type: "rotate-certs", confirm: true, leafValidityDays: 90 }, rule: ADMIN },
     { name: "type join, a master", body: { type: "join", hosts: ["master-3"] }, rule: RUNNERS },
     { name: "type join, masters and workers", body: { type: "join", hosts: ["master-3", "worker-2"], acceptWarnings: true }, rule: RUNNERS },
     { name: "type remove, a worker", body: { type: "remove", hosts: ["worker-1"], confirm: true }, rule: ADMIN },
@@ -111,6 +137,10 @@ export const variants: Record<string, Variant[]> = {
     { name: "a planned removal", fixture: "plannedRemove", rule: ADMIN },
     { name: "a planned upgrade", fixture: "plannedUpgrade", rule: RUNNERS },
     { name: "a planned bootstrap", fixture: "plannedBootstrap", rule: RUNNERS },
+    { name: "a planned backup", fixture: "plannedBackup", rule: RUNNERS },
+    { name: "a planned restore", fixture: "plannedRestore", rule: ADMIN },
+    { name: "a planned recovery", fixture: "plannedRecover", rule: ADMIN },
+    { name: "a planned rotation", fixture: "plannedRotation", rule: ADMIN },
   ],
   "POST /api/runs/:id/cancel": [{ name: "a planned reset", fixture: "plannedReset", rule: RUNNERS }],
   "POST /api/runs/:id/retry": [
@@ -121,6 +151,12 @@ export const variants: Record<string, Variant[]> = {
     { name: "a cancelled check", fixture: "cancelledCheck", rule: RUNNERS },
     { name: "a cancelled bootstrap", fixture: "cancelledBootstrap", rule: RUNNERS },
     { name: "a failed reset", fixture: "failedReset", rule: ADMIN },
+    { name: "a failed backup", fixture: "failedBackup", rule: RUNNERS },
+    { name: "a cancelled backup", fixture: "cancelledBackup", rule: RUNNERS },
+    { name: "a failed restore", fixture: "failedRestore", rule: ADMIN },
+    { name: "a failed restore, one host", fixture: "failedRestore", body: { host: "master-1" }, rule: ADMIN },
+    { name: "a failed recovery", fixture: "failedRecover", rule: ADMIN },
+    { name: "a failed rotation", fixture: "failedRotation", rule: ADMIN },
     { name: "a failed removal", fixture: "failedRemove", rule: ADMIN },
     { name: "a failed upgrade", fixture: "failedUpgrade", rule: ALL },
     { name: "a failed upgrade, one host", fixture: "failedUpgrade", body: { host: "worker-1" }, rule: ALL },
@@ -163,7 +199,7 @@ beforeAll(async () => {
   await getDb().run.update({ where: { id: fixtures.run }, data: { status: "succeeded", finishedAt: new Date() } });
   await appendRunEvent({ runId: fixtures.run, type: "run.finished", data: { status: "succeeded" } });
   // The locked cluster: a running run holds it, so its other runs cannot start or be retried (409).
-  const locked = (await createCluster({ definition: exampleDefinition({ name: "matrix-locked" }), secrets: { "admin-key": { privateKey: key.private } } })).id;
+  const locked = (fixtures.lockedCluster = (await createCluster({ definition: exampleDefinition({ name: "matrix-locked" }), secrets: { "admin-key": { privateKey: key.private } } })).id);
   const holder = await createRun({ clusterId: locked, type: "check", plan: { runType: "check", phases: [] } });
   await getDb().run.update({ where: { id: holder }, data: { status: "running" } });
   await getDb().cluster.update({ where: { id: locked }, data: { activeRunId: holder } });
@@ -171,6 +207,11 @@ beforeAll(async () => {
     fixtures[name] = await createRun({ clusterId: locked, type, plan: { runType: type, phases: [] } });
     await getDb().run.update({ where: { id: fixtures[name] }, data: { status, ...(status === "planned" ? {} : { finishedAt: new Date() }) } });
   }
+  // A stored backup with its file, so the download runs whole for whoever may.
+  fixtures.backup = newId("bk");
+  const sealed = openSealedWriter(dataPath(backupRelPath(fixtures.cluster, fixtures.backup)));
+  sealed.stream.write("snapshot bytes");
+  await recordBackup({ id: fixtures.backup, clusterId: fixtures.cluster, runId: null, trigger: "manual", sealed: await sealed.finish(), facts: { member: "master-1", revision: "42", totalKeys: 1, etcdVersion: "3.6.0" } });
   const plain = entries.filter((e) => e.key === e.rule && !e.key.includes(" [")).length;
   console.log(
     `authorization matrix: ${routes.length} route files, ${plain} route methods + ${entries.length - plain} query, body and run variants = ${entries.length} rows × ${actors.length} actors (admin, lead, support, signed out) = ${entries.length * actors.length} cases`,
@@ -179,11 +220,13 @@ beforeAll(async () => {
 afterAll(async () => db?.cleanup());
 
 /** A real id for a dynamic segment (so the handler runs, not just the params check); unknown params get a dummy (→ 404 when allowed). */
-function paramsFor(path: string, params: string[]): Record<string, string> {
+function paramsFor(path: string, params: string[], method: Method): Record<string, string> {
   const resource = path.split("/")[2];
   const ids: Record<string, string | undefined> = {
-    id: resource === "clusters" ? fixtures.cluster : resource === "users" ? fixtures.user : resource === "runs" ? fixtures.run : undefined,
+    // Taking a backup starts a run at once: against the locked cluster, whoever may is answered 409 and no host is contacted.
+    id: resource === "clusters" ? (method === "POST" && path === "/api/clusters/:id/backups" ? fixtures.lockedCluster : fixtures.cluster) : resource === "users" ? fixtures.user : resource === "runs" ? fixtures.run : undefined,
     setId: fixtures.setId,
+    backupId: fixtures.backup,
     jobId: "rj_AAAAAAAAAAAAAAAA", // well-formed, unknown: 404 when allowed
   };
   return Object.fromEntries(params.map((p) => [p, ids[p] ?? "x"]));
@@ -201,7 +244,7 @@ describe.each(entries)("$key", ({ key, method, path, query, body, fixture, param
     if (!rule) throw new Error(`no authorization rule for "${key}": add one to the rules table`);
     const actor = actorsByRole.get(who);
     const signed = actor ? await signIn(actor) : undefined;
-    const ids = { ...paramsFor(path, params), ...(fixture ? { id: fixtures[fixture]! } : {}) };
+    const ids = { ...paramsFor(path, params, method), ...(fixture ? { id: fixtures[fixture]! } : {}) };
     const res = await call(handler, { method, path: query ? `${path}?${query}` : path, params: ids, signed, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
     const status = res.status;
     expect(status, `${key} as ${who} must never crash`).toBeLessThan(500);

@@ -48,6 +48,12 @@ export class RecordingExecutor implements EngineExecutor {
     if (custom?.error) throw custom.error;
     const answer = custom ?? this.answer(call);
     if ((answer.exitCode ?? 0) !== 0 && !opts.allowFailure) throw new Error(`${call.host}: ${scriptName(argv)} exited ${answer.exitCode}`);
+    // Streamed stdout (an etcd snapshot) goes to its stream, as the real executor sends it, not into the result.
+    if (opts.stdoutTo && answer.stdout) {
+      const to = opts.stdoutTo;
+      await new Promise<void>((resolve, reject) => to.write(answer.stdout!, (err?: Error | null) => (err ? reject(err) : resolve())));
+      return result(host.id, call.step, { ...answer, stdout: "" });
+    }
     return result(host.id, call.step, answer);
   }
 
@@ -119,7 +125,8 @@ type Obj = { apiVersion?: string; kind?: string; metadata: { name: string; names
 
 /**
  * A cluster whose API answers like a healthy self-hosted control plane: every listed node Ready with a
- * Lease renewed on every read, the control-plane pods Running and Ready, service accounts with tokens,
+ * Lease renewed on every read, the control-plane pods Running and Ready (and Ready since just now, as
+ * after a restart), service accounts with tokens,
  * CRDs Established. Objects created through it are kept, so a second create of the same one answers as
  * Kubernetes does (409, or 422 for a Service whose fixed clusterIP is taken).
  */
@@ -161,7 +168,15 @@ export class FakeClusterApi implements ClusterApiClient {
       if (!this.nodes.includes(name)) return undefined;
       return { spec: { renewTime: this.frozen.has(name) ? "2026-01-01T00:00:00.000000Z" : `2026-01-01T00:00:${String(++this.renewals % 60).padStart(2, "0")}.000000Z` } } as T;
     }
+    // Every node's Lease, renewed just now (a frozen node's long ago).
+    if (path === "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases")
+      return { items: this.nodes.map((n) => ({ metadata: { name: n }, spec: { renewTime: this.frozen.has(n) ? "2026-01-01T00:00:00.000000Z" : new Date(Date.now() + 1).toISOString() } })) } as T;
     if (path === "/api/v1/nodes") return { items: this.nodes.map((n) => this.node(n)) } as T;
+    const onNode = /^\/api\/v1\/namespaces\/kube-system\/pods\?fieldSelector=(.+)$/.exec(path);
+    if (onNode) {
+      const node = decodeURIComponent(onNode[1]!).replace(/^spec\.nodeName=/, "");
+      return { items: this.pods().filter((p) => p.spec.nodeName === node) } as T;
+    }
     const node = /^\/api\/v1\/nodes\/(.+)$/.exec(path);
     if (node) return (this.nodes.includes(decodeURIComponent(node[1]!)) ? this.node(decodeURIComponent(node[1]!)) : undefined) as T;
     if (path === "/api/v1/pods") return { items: this.pods() } as T;
@@ -212,7 +227,7 @@ export class FakeClusterApi implements ClusterApiClient {
     const ready = (name: string, node: string) => ({
       metadata: { name, namespace: "kube-system" },
       spec: { nodeName: node },
-      status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }], containerStatuses: [{ ready: true, restartCount: 0 }] },
+      status: { phase: "Running", conditions: [{ type: "Ready", status: "True", lastTransitionTime: new Date().toISOString() }], containerStatuses: [{ ready: true, restartCount: 0 }] },
     });
     return this.nodes.filter((n) => n.startsWith("master")).flatMap((n) => ["kube-apiserver", "kube-controller-manager", "kube-scheduler"].map((c) => ready(`${c}-${n}`, n)));
   }

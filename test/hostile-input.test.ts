@@ -93,6 +93,8 @@ export const templates: Record<string, (s: string) => unknown[]> = {
     { type: s },
     { type: "join", hosts: [s] },
     { type: "reset", hosts: [s], confirm: true },
+    { type: "restore", backup: s, confirm: true },
+    { type: "rotate-certs", confirm: true, leafValidityDays: s },
     { type: "remove", hosts: [s], confirm: true },
     { type: "upgrade", version: s },
     { type: "upgrade", version: "v1.37.2", batches: { workers: s } },
@@ -102,6 +104,15 @@ export const templates: Record<string, (s: string) => unknown[]> = {
   // Start and cancel read no body; they run against a finished run (409), so no host is contacted.
   "POST /api/runs/:id/start": (s) => [{ note: s }],
   "POST /api/runs/:id/cancel": (s) => [{ note: s }],
+  // Reads no body; against a cluster another run holds (409), so no backup starts.
+  "POST /api/clusters/:id/backups": (s) => [{ note: s }],
+  "PUT /api/clusters/:id/backups/policy": (s) => [
+    { enabled: s, intervalMinutes: 60, keepLast: 3, keepDays: 7 },
+    { enabled: true, intervalMinutes: s, keepLast: 3, keepDays: 7 },
+    { enabled: false, intervalMinutes: 60, keepLast: s, keepDays: s },
+  ],
+  // Reads no body; the hosts' keys are not pinned (409), so no host is contacted.
+  "POST /api/clusters/:id/certificates/live": (s) => [{ note: s }],
   // Pause and resume read no body; the run is a check (409: only upgrades pause).
   "POST /api/runs/:id/pause": (s) => [{ note: s }],
   "POST /api/runs/:id/resume": (s) => [{ note: s }],
@@ -120,7 +131,19 @@ export const templates: Record<string, (s: string) => unknown[]> = {
 };
 
 /** Routes that read no body: a malformed one changes nothing about their answer. */
-const bodyless = new Set(["DELETE /api/users/:id", "POST /api/auth/logout", "POST /api/runs/:id/start", "POST /api/runs/:id/cancel", "POST /api/runs/:id/pause", "POST /api/runs/:id/resume", "POST /api/clusters/:id/hosts/:host/diagnostics", "POST /api/clusters/:id/hosts/:host/host-key/probe", "POST /api/clusters/:id/assets/ensure"]);
+const bodyless = new Set([
+  "DELETE /api/users/:id",
+  "POST /api/auth/logout",
+  "POST /api/runs/:id/start",
+  "POST /api/runs/:id/cancel",
+  "POST /api/runs/:id/pause",
+  "POST /api/runs/:id/resume",
+  "POST /api/clusters/:id/hosts/:host/diagnostics",
+  "POST /api/clusters/:id/hosts/:host/host-key/probe",
+  "POST /api/clusters/:id/assets/ensure",
+  "POST /api/clusters/:id/backups",
+  "POST /api/clusters/:id/certificates/live",
+]);
 
 /** Bodies that are wrong as a whole. */
 const structural: { name: string; body: string; expect: number[] }[] = [
@@ -154,6 +177,9 @@ beforeAll(async () => {
   ids.user = (await createActor("support", "target-user")).userId;
   ids.run = await createRun({ clusterId: ids.cluster, type: "check", plan: { runType: "check", phases: [] } as unknown as Parameters<typeof createRun>[0]["plan"] });
   await getDb().run.update({ where: { id: ids.run }, data: { status: "succeeded", finishedAt: new Date() } });
+  // A cluster another run holds: taking a backup of it answers 409 and starts nothing.
+  ids.lockedCluster = (await createCluster({ definition: exampleDefinition({ name: "locked", hosts: 2 }), secrets: { "admin-key": { privateKey: key } } })).id;
+  await getDb().cluster.update({ where: { id: ids.lockedCluster }, data: { activeRunId: ids.run } });
   console.log(`hostile corpus: ${hostileStrings.length} strings × ${templateCount} field templates over ${entries.length} mutating route methods + ${structural.length} malformed bodies each = ${caseCount} requests`);
 });
 afterAll(async () => {
@@ -164,7 +190,8 @@ afterAll(async () => {
 
 function paramsFor(e: Entry): Record<string, string> {
   const resource = e.path.split("/")[2];
-  return Object.fromEntries(e.params.map((p) => [p, p === "id" ? (resource === "users" ? ids.user! : resource === "runs" ? ids.run! : ids.cluster!) : "x"]));
+  const cluster = e.key === "POST /api/clusters/:id/backups" ? ids.lockedCluster! : ids.cluster!;
+  return Object.fromEntries(e.params.map((p) => [p, p === "id" ? (resource === "users" ? ids.user! : resource === "runs" ? ids.run! : cluster) : "x"]));
 }
 
 async function send(e: Entry, body: string): Promise<{ status: number; json: unknown }> {

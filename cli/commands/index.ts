@@ -22,4 +22,9 @@ export const commands: Record<string, CommandEntry> = {
   host: { summary: "re-pin a host's SSH key after a reinstall (shows the old and the new fingerprint first)", load: async () => (await import("./host")).host },
   nodes: { summary: "add hosts to a running cluster, or remove them (etcd membership, drain, reset)", load: async () => (await import("./day2")).nodes },
   upgrade: { summary: "roll a cluster to another Kubernetes version (control plane first, kubelets in batches)", load: async () => (await import("./day2")).upgrade },
+  backup: { summary: "etcd snapshots: take one now, list, schedule, download", load: async () => (await import("./backup")).backup },
+  restore: { summary: "restore a cluster's etcd from a stored backup, then bring its control plane back", load: async () => (await import("./recovery")).restore },
+  recover: { summary: "bring a control plane that did not come back up again from etcd's current state", load: async () => (await import("./recovery")).recover },
+  "rotate-certs": { summary: "issue every leaf certificate again (same CAs and keys) and roll them out, the API kept up", load: async () => (await import("./recovery")).rotateCerts },
+  certs: { summary: "certificate expiry: the asset set's, or read live from the hosts (--live)", load: async () => (await import("./recovery")).certs },
 };

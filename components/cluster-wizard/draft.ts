@@ -1,6 +1,6 @@
 // The wizard's editable state: strings as typed, converted to a definition for validation and
 // saving. Conversion is lossless for what the wizard shows, so editing a saved cluster round-trips.
-import { API_VERSION, type ClusterDefinition, type ClusterDefinitionInput } from "@/lib/cluster/definition";
+import { API_VERSION, type ClusterDefinition, type ClusterDefinitionInput, type ControlPlaneMode } from "@/lib/cluster/definition";
 import { defaultKubernetesVersion } from "@/lib/cluster/versions";
 import type { CredentialSecrets } from "@/lib/clusters/schemas";
 import { splitLabelPairs } from "@/lib/cluster/host-lines";
@@ -32,6 +32,7 @@ export type DraftCredential = {
 export type Draft = {
   name: string;
   version: string;
+  controlPlane: ControlPlaneMode;
   apiType: "first-master" | "dns" | "vip";
   apiHost: string;
   apiPort: string;
@@ -61,6 +62,7 @@ export function emptyDraft(): Draft {
   return {
     name: "",
     version: defaultKubernetesVersion,
+    controlPlane: "self-hosted",
     apiType: "first-master",
     apiHost: "",
     apiPort: "6443",
@@ -119,7 +121,7 @@ export function toDefinition(d: Draft): ClusterDefinitionInput {
     kind: "Cluster",
     metadata: { name: d.name.trim() },
     spec: {
-      kubernetes: { version: d.version, controlPlane: "self-hosted" },
+      kubernetes: { version: d.version, controlPlane: d.controlPlane },
       apiEndpoint: { type: d.apiType, ...(d.apiType !== "first-master" && opt(d.apiHost) ? { host: opt(d.apiHost) } : {}), port: num(d.apiPort) ?? 6443 },
       network: {
         podCidr: d.podCidr.trim(),
@@ -175,6 +177,7 @@ export function fromDefinition(def: ClusterDefinition, stored: { name: string; f
   return {
     name: def.metadata.name,
     version: s.kubernetes.version,
+    controlPlane: s.kubernetes.controlPlane,
     apiType: s.apiEndpoint.type,
     apiHost: s.apiEndpoint.host ?? "",
     apiPort: String(s.apiEndpoint.port),

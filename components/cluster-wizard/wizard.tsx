@@ -2,7 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { validateClusterDefinition, type Problem } from "@/lib/cluster/definition";
+import { controlPlaneModeHelp, validateClusterDefinition, type ControlPlaneMode, type Problem } from "@/lib/cluster/definition";
 import { defaultDnsServiceIp, deriveCluster } from "@/lib/cluster/derive";
 import { queryKeys } from "@/lib/clusters/schemas";
 import { versionChoiceLabel, versionProfiles } from "@/lib/cluster/versions";
@@ -131,9 +131,10 @@ export function ClusterWizard({ initial, clusterId }: Props) {
               {!versionProfiles.some((p) => p.defaultVersion === draft.version) && <option value={draft.version}>{draft.version}</option>}
             </select>
           </Field>
-          <Field label="Control plane" htmlFor="mode" hint="Self-hosted: a temporary control plane starts the real one as pods, then hands over (bootkube's pivot).">
-            <select id="mode" className="input" value="self-hosted" disabled>
-              <option value="self-hosted">Self-hosted (pivot)</option>
+          <Field label="Control plane" htmlFor="mode" errors={errorsAt("spec.kubernetes.controlPlane")} hint={controlPlaneModeHelp[draft.controlPlane]}>
+            <select id="mode" data-testid="field-control-plane" className={inputClass(errorsAt("spec.kubernetes.controlPlane"))} value={draft.controlPlane} onChange={(e) => update({ controlPlane: e.target.value as ControlPlaneMode })}>
+              <option value="self-hosted">Self-hosted (pivot to workloads)</option>
+              <option value="static">Static pods on every master</option>
             </select>
           </Field>
           <div />
@@ -260,7 +261,7 @@ function Review({ draft, problems, warnings, onJump }: { draft: Draft; problems:
   const derived = result.ok ? deriveCluster(result.definition) : undefined;
   const rows: [string, string][] = [
     ["Name", draft.name],
-    ["Kubernetes", `${draft.version}, self-hosted control plane`],
+    ["Kubernetes", `${draft.version}, ${draft.controlPlane === "static" ? "control plane as static pods on every master" : "self-hosted control plane"}`],
     ["API endpoint", derived ? derived.apiServerUrl : "—"],
     ["Pod CIDR", draft.podCidr],
     ["Service CIDR", draft.serviceCidr],

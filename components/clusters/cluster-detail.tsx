@@ -17,6 +17,7 @@ import { HostActions } from "../runs/host-actions";
 import { HostKey } from "./host-key";
 import { LiveTables } from "./live-tables";
 import { Day2Panel } from "./day2-panel";
+import { BackupsPanel, CertificatesPanel } from "./recovery-panel";
 
 export function ClusterDetail({ id }: { id: string }) {
   const q = useQuery({ queryKey: queryKeys.cluster(id), queryFn: () => api<ClusterView>(`/api/clusters/${id}`) });
@@ -150,6 +151,8 @@ export function ClusterDetail({ id }: { id: string }) {
         </ul>
       </section>
       <ClusterRuns clusterId={c.id} />
+      <BackupsPanel clusterId={c.id} />
+      <CertificatesPanel clusterId={c.id} />
       <ClusterLive clusterId={c.id} />
       {canWrite && <DeleteCluster id={c.id} name={c.name} />}
     </div>

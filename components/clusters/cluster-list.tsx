@@ -1,12 +1,13 @@
 "use client";
 // The fleet: every cluster with its health — nodes Ready as the live view last saw them, the last run and
-// its result, the earliest certificate expiry — searchable and filtered (rules in fleet-model.ts). There
-// is no backup column: Bootdeck does not back up etcd yet, and a column would only show a made-up value.
+// its result, the earliest certificate expiry — searchable and filtered (rules in fleet-model.ts), and
+// its alerts: a failing backup schedule, a certificate close to its end (GET /api/clusters/alerts).
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useDeferredValue, useMemo, useState } from "react";
 import type { FleetRow } from "@/lib/clusters/fleet";
 import { queryKeys } from "@/lib/clusters/schemas";
+import { certQueryKeys, type ClusterAlerts } from "@/lib/certs/schemas";
 import { api } from "../api-client";
 import { useCan } from "../current-user";
 import { runTypeTitle, StatusBadge } from "../runs/run-status";
@@ -26,6 +27,8 @@ const states: { value: FleetFilter["state"]; label: string }[] = [
 export function ClusterList() {
   const q = useQuery({ queryKey: queryKeys.clusters(), queryFn: () => api<{ clusters: FleetRow[] }>("/api/clusters"), refetchInterval: 30_000 });
   const canWrite = useCan("cluster:write");
+  // A failing backup schedule and certificates close to their end (lib/certs/expiry.ts), as badges on each row.
+  const alerts = useQuery({ queryKey: certQueryKeys.alerts(), queryFn: () => api<ClusterAlerts>("/api/clusters/alerts"), refetchInterval: 60_000 });
   const [filter, setFilter] = useState<FleetFilter>(allClusters);
   // Typing stays responsive at a few hundred rows: the table follows the search a frame later.
   const deferred = useDeferredValue(filter);
@@ -105,12 +108,13 @@ export function ClusterList() {
                   <th className="p-2">Nodes Ready</th>
                   <th className="p-2">Last run</th>
                   <th className="p-2">Certificates</th>
+                  <th className="p-2">Alerts</th>
                   <th className="p-2">Updated</th>
                 </tr>
               </thead>
               <tbody>
                 {rows.map((c) => (
-                  <FleetLine key={c.id} c={c} now={now} />
+                  <FleetLine key={c.id} c={c} now={now} alerts={alerts.data?.[c.id]} />
                 ))}
               </tbody>
             </table>
@@ -122,7 +126,7 @@ export function ClusterList() {
   );
 }
 
-function FleetLine({ c, now }: { c: FleetRow; now: number }) {
+function FleetLine({ c, now, alerts }: { c: FleetRow; now: number; alerts?: ClusterAlerts[string] }) {
   const reasons = attentionReasons(c, now);
   return (
     <tr className="border-t border-slate-100 align-top" data-testid={`cluster-row-${c.name}`} data-attention={reasons.length > 0 ? "true" : "false"}>
@@ -167,6 +171,13 @@ function FleetLine({ c, now }: { c: FleetRow; now: number }) {
       </td>
       <td className="whitespace-nowrap p-2" data-testid="fleet-certs">
         {c.certificates ? <CertCell notAfter={c.certificates.notAfter} now={now} /> : <span className="text-xs text-slate-600">not rendered</span>}
+      </td>
+      <td className="p-2 text-xs" data-testid={`cluster-alerts-${c.name}`}>
+        {[alerts?.backup, alerts?.certificates].filter(Boolean).map((a) => (
+          <span key={a} className="mr-1 inline-block rounded bg-red-100 px-1.5 py-0.5 font-medium text-red-800">
+            {a}
+          </span>
+        ))}
       </td>
       <td className="whitespace-nowrap p-2 text-xs text-slate-600">
         <Time iso={c.updatedAt} seconds={false} />

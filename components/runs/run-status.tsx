@@ -51,6 +51,10 @@ export const runTypeTitle: Record<string, string> = {
   join: "Join hosts",
   reset: "Reset hosts",
   retry: "Retry",
+  backup: "Back up etcd",
+  restore: "Restore from a backup",
+  recover: "Recover the control plane",
+  "rotate-certs": "Rotate certificates",
 };
 
 /** Run states that are over for now; all but a success can go on (a retry, accepted warnings). */

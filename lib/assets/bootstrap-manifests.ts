@@ -16,14 +16,18 @@ export function bootstrapSecretFiles(assetPaths: readonly string[]): Record<stri
   return out;
 }
 
-function staticPod(ctx: RenderContext, name: string, image: string, command: string[], probes: Record<string, unknown>): K8sObject {
+/** Where a static control plane's secrets live on every master (the same files as the bootstrap's, kept). */
+export const STATIC_SECRETS_HOST_DIR = "/etc/kubernetes/control-plane-secrets";
+
+/** A control-plane component as a static pod: the bootstrap's (`bootstrap-` prefix) or a static control plane's. */
+function staticPod(ctx: RenderContext, name: string, image: string, command: string[], probes: Record<string, unknown>, opts: { prefix: string; secretsHostDir: string; priorityClass: string }): K8sObject {
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: `bootstrap-${name}`, namespace: "kube-system", labels: { "k8s-app": `bootstrap-${name}`, tier: "control-plane" } },
+    metadata: { name: `${opts.prefix}${name}`, namespace: "kube-system", labels: { "k8s-app": `${opts.prefix}${name}`, tier: "control-plane" } },
     spec: {
       hostNetwork: true,
-      priorityClassName: ctx.caps.priorityClasses ? "system-node-critical" : undefined,
+      priorityClassName: ctx.caps.priorityClasses ? opts.priorityClass : undefined,
       containers: [
         {
           name,
@@ -38,31 +42,41 @@ function staticPod(ctx: RenderContext, name: string, image: string, command: str
         },
       ],
       volumes: [
-        { name: "secrets", hostPath: { path: BOOTSTRAP_SECRETS_HOST_DIR } },
+        { name: "secrets", hostPath: { path: opts.secretsHostDir } },
         { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } },
       ],
     },
   };
 }
 
-export function bootstrapManifests(ctx: RenderContext): ManifestFile[] {
+function controlPlanePods(ctx: RenderContext, opts: { prefix: string; secretsHostDir: string; priorityClass: string }): [K8sObject, K8sObject, K8sObject] {
   const { images } = ctx;
   return [
-    {
-      path: "bootstrap-manifests/bootstrap-apiserver.yaml",
-      purpose: "temporary API server static pod on the first master, until the pivot",
-      objects: [staticPod(ctx, "kube-apiserver", images.apiserver, apiserverCommand(ctx), apiserverProbes(ctx))],
-    },
-    {
-      path: "bootstrap-manifests/bootstrap-controller-manager.yaml",
-      purpose: "temporary controller-manager static pod on the first master, until the pivot",
-      objects: [staticPod(ctx, "kube-controller-manager", images.controllerManager, controllerManagerCommand(ctx, `${SECRETS_DIR}/kubeconfig-controller-manager`), componentProbe(ctx, CONTROLLER_MANAGER_PORT))],
-    },
-    {
-      path: "bootstrap-manifests/bootstrap-scheduler.yaml",
-      purpose: "temporary scheduler static pod on the first master, until the pivot",
-      objects: [staticPod(ctx, "kube-scheduler", images.scheduler, schedulerCommand(ctx, `${SECRETS_DIR}/kubeconfig-scheduler`), componentProbe(ctx, SCHEDULER_PORT))],
-    },
+    staticPod(ctx, "kube-apiserver", images.apiserver, apiserverCommand(ctx), apiserverProbes(ctx), opts),
+    staticPod(ctx, "kube-controller-manager", images.controllerManager, controllerManagerCommand(ctx, `${SECRETS_DIR}/kubeconfig-controller-manager`), componentProbe(ctx, CONTROLLER_MANAGER_PORT), opts),
+    staticPod(ctx, "kube-scheduler", images.scheduler, schedulerCommand(ctx, `${SECRETS_DIR}/kubeconfig-scheduler`), componentProbe(ctx, SCHEDULER_PORT), opts),
+  ];
+}
+
+export function bootstrapManifests(ctx: RenderContext): ManifestFile[] {
+  const [apiserver, controllerManager, scheduler] = controlPlanePods(ctx, { prefix: "bootstrap-", secretsHostDir: BOOTSTRAP_SECRETS_HOST_DIR, priorityClass: "system-node-critical" });
+  return [
+    { path: "bootstrap-manifests/bootstrap-apiserver.yaml", purpose: "temporary API server static pod on the first master, until the pivot", objects: [apiserver] },
+    { path: "bootstrap-manifests/bootstrap-controller-manager.yaml", purpose: "temporary controller-manager static pod on the first master, until the pivot", objects: [controllerManager] },
+    { path: "bootstrap-manifests/bootstrap-scheduler.yaml", purpose: "temporary scheduler static pod on the first master, until the pivot", objects: [scheduler] },
+  ];
+}
+
+/**
+ * A static control plane (controlPlane: static): the same components as static pods on every master,
+ * for good. The controller-manager and scheduler talk to their own master's API server on loopback.
+ */
+export function staticControlPlaneManifests(ctx: RenderContext): ManifestFile[] {
+  const [apiserver, controllerManager, scheduler] = controlPlanePods(ctx, { prefix: "", secretsHostDir: STATIC_SECRETS_HOST_DIR, priorityClass: "system-node-critical" });
+  return [
+    { path: "static-manifests/kube-apiserver.yaml", purpose: `API server static pod on every master (secrets in ${STATIC_SECRETS_HOST_DIR})`, objects: [apiserver] },
+    { path: "static-manifests/kube-controller-manager.yaml", purpose: "controller-manager static pod on every master (leader-elected; its master's API server on loopback)", objects: [controllerManager] },
+    { path: "static-manifests/kube-scheduler.yaml", purpose: "scheduler static pod on every master (leader-elected; its master's API server on loopback)", objects: [scheduler] },
   ];
 }
 

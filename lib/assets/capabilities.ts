@@ -70,6 +70,12 @@ export type Capabilities = {
   /** etcd 3.6 (pinned from 1.34) serves /livez and /readyz on its metrics listener. */
   etcdHealthEndpoints: boolean;
   /**
+   * The pinned etcd's `etcdutl snapshot restore` takes --bump-revision and --mark-compacted (3.5.8 and
+   * 3.6): a restored cluster's revision moves past every revision clients saw, so their watches and
+   * caches start over instead of reading a past that looks like the future.
+   */
+  etcdRestoreBumpsRevision: boolean;
+  /**
    * --shutdown-delay-duration: a stopping API server fails /readyz at once and keeps serving for the
    * delay, so the API address (keepalived checks /readyz) moves before it stops answering.
    */
@@ -108,6 +114,7 @@ export function capabilitiesFor(version: string): Capabilities {
     apiserverPortSharing: minor >= 19,
     cgroupV1Refused: minor >= 35,
     etcdHealthEndpoints: minor >= 34,
+    etcdRestoreBumpsRevision: minor >= 34,
     apiserverShutdownDelay: minor >= 34,
   };
 }

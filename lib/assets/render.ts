@@ -1,9 +1,9 @@
 // renderAssets: a cluster definition in, every file a self-hosted cluster needs out (bootkube's
 // `render`). Validates first and fails whole: a caller never sees partial output.
 import { randomBytes } from "node:crypto";
-import { validateClusterDefinition } from "../cluster/definition";
+import { isStaticControlPlane, validateClusterDefinition } from "../cluster/definition";
 import { deriveCluster } from "../cluster/derive";
-import { bootstrapManifests, etcdManifests } from "./bootstrap-manifests";
+import { bootstrapManifests, etcdManifests, staticControlPlaneManifests } from "./bootstrap-manifests";
 import { capabilitiesFor, imagesFor } from "./capabilities";
 import { apiserverAltNames, CA, certificatePlan, isCertEntry, issueCertificates, type CertPlanEntry } from "./certificates";
 import { ENDPOINT_PATHS, keepalivedConfig, keepalivedUnit, provisionsVip } from "./endpoint";
@@ -103,7 +103,15 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
   if (!caps.bootstrapTokens) add("auth/known-tokens.csv", `${token.token},kubelet,kubelet,"system:nodes"\n`, true, "API server token file with the kubelets' token (1.5 has no bootstrap tokens)");
 
   const ctx: RenderContext = { def, derived, caps, images: imagesFor(caps, def.spec.images.registry), pki, token, files: new Map(drafts.map((d) => [d.path, d.content])) };
-  const manifestFiles: ManifestFile[] = [...bootstrapManifests(ctx), ...etcdManifests(ctx, options.joiningMembers ?? []), ...selfHostedManifests(ctx), ...(caps.checkpoint === "host" ? [checkpointManifest(ctx)] : [])];
+  // A static control plane needs no checkpoint: the kubelets start it from their manifests after any reboot.
+  const hostCheckpoint = caps.checkpoint === "host" && !isStaticControlPlane(def);
+  const manifestFiles: ManifestFile[] = [
+    ...bootstrapManifests(ctx),
+    ...etcdManifests(ctx, options.joiningMembers ?? []),
+    ...selfHostedManifests(ctx),
+    ...(hostCheckpoint ? [checkpointManifest(ctx)] : []),
+    ...(isStaticControlPlane(def) ? staticControlPlaneManifests(ctx) : []),
+  ];
   for (const f of manifestFiles) add(f.path, toYamlDocuments(f.objects), f.sensitive === true, f.purpose);
 
   add("kubelet/kubelet.service", kubeletUnit(caps), false, "kubelet systemd unit (/etc/systemd/system/kubelet.service), Restart=always");
@@ -112,7 +120,7 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
     add("kubelet/config-master.yaml", kubeletConfiguration(caps, def, derived, "master"), false, "KubeletConfiguration for masters (/var/lib/kubelet/config.yaml; registers with the control-plane taint)");
     if (derived.workers.length > 0) add("kubelet/config-worker.yaml", kubeletConfiguration(caps, def, derived, "worker"), false, "KubeletConfiguration for workers (/var/lib/kubelet/config.yaml)");
   }
-  if (caps.checkpoint === "host") {
+  if (hostCheckpoint) {
     add("checkpoint/bootdeck-checkpoint", checkpointScript(ctx), false, `the checkpoint watchdog on masters (${CHECKPOINT_PATHS.script})`);
     add("checkpoint/bootdeck-checkpoint.service", checkpointUnit(), false, `its systemd unit (${CHECKPOINT_PATHS.unit})`);
   }
@@ -159,6 +167,8 @@ function keptEntries(plan: ReturnType<typeof certificatePlan>, keep: NonNullable
     const prev = keep.certs.get(entry.stem);
     if (!prev) continue;
     keys[entry.name] = prev.keyPem;
+    // A renewal issues every leaf again (with its kept key); only the CAs stay as they are.
+    if (keep.reissue === "leaves" && !entry.isCa) continue;
     const issuer = entry.issuer ? byName.get(entry.issuer) : undefined;
     // A leaf is kept only under a kept issuer: a new CA would not have signed it.
     const issuerPem = issuer ? (certs.has(issuer.name) ? keep.certs.get(issuer.stem)?.certPem : undefined) : undefined;
@@ -168,5 +178,5 @@ function keptEntries(plan: ReturnType<typeof certificatePlan>, keep: NonNullable
 }
 
 export { selfHostedObjectsInOrder, kindOrder } from "./manifests";
-export { bootstrapSecretFiles, etcdMemberFiles } from "./bootstrap-manifests";
+export { bootstrapSecretFiles, etcdMemberFiles, STATIC_SECRETS_HOST_DIR } from "./bootstrap-manifests";
 export { KUBELET_PATHS } from "./kubelet-unit";

@@ -33,7 +33,8 @@ export type RenderOptions = {
    * The PKI of an earlier render to keep (a running cluster's): CAs, keys and certificates by path stem
    * (`tls/etcd/server-master-1`), the service-account key pair and the bootstrap token. Kept certificates are reused as
    * they are when they still fit the definition; a leaf that no longer does is issued again with its
-   * kept key; only new hosts get new keys (lib/assets/keep.ts).
+   * kept key; only new hosts get new keys (lib/assets/keep.ts). A renewal keeps the same PKI but
+   * issues every leaf again (`reissue`).
    */
   keep?: KeptPki;
   /**
@@ -47,6 +48,11 @@ export type KeptPki = {
   certs: ReadonlyMap<string, { certPem: string; keyPem: string }>;
   serviceAccount: { keyPem: string; pubPem: string };
   token: string;
+  /**
+   * "leaves": a certificate renewal (lib/assets/renew.ts) — the CAs, every key and the token are kept,
+   * but every leaf is issued again (new serial, new validity) with its kept key.
+   */
+  reissue?: "leaves";
 };
 
 export const defaultRenderOptions = { keyType: "rsa", caValidityDays: 3650, leafValidityDays: 365 } as const;

@@ -15,6 +15,12 @@ const grants = {
   "host:inspect": ["admin", "lead", "support"],
   /** Replace a host's pinned SSH host key after a probe showed the new one: admins only, audited. */
   "host:repin": ["admin"],
+  /** An etcd snapshot on demand. */
+  "backup:create": ["admin", "lead"],
+  /** A stored snapshot's bytes: the whole cluster's state, Secrets included. */
+  "backup:download": ["admin"],
+  /** Restore from a backup, recover the control plane, rotate certificates. */
+  "cluster:recover": ["admin"],
   "user:manage": ["admin"],
   "audit:read": ["admin"],
 } as const satisfies Record<string, readonly Role[]>;
@@ -37,6 +43,9 @@ export const permissionText: Record<Permission, string> = {
   "host:reset": "reset hosts",
   "host:inspect": "inspect hosts",
   "host:repin": "re-pin host keys",
+  "backup:create": "back up etcd",
+  "backup:download": "download backups",
+  "cluster:recover": "restore, recover or rotate the certificates of clusters",
   "user:manage": "manage users",
   "audit:read": "read the audit log",
 };

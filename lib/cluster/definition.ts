@@ -107,7 +107,22 @@ const credential = z.strictObject({
 
 export const apiEndpointTypes = ["first-master", "dns", "vip"] as const;
 export const networkProviders = ["flannel"] as const;
-export const controlPlaneModes = ["self-hosted"] as const;
+/**
+ * self-hosted: the control plane runs as Kubernetes workloads after the pivot (bootkube's model; each
+ * master keeps a checkpoint of the API server for a cold start). static: it ends as kubelet-managed
+ * static pods on every master (the Typhoon and Talos model).
+ */
+export const controlPlaneModes = ["self-hosted", "static"] as const;
+export type ControlPlaneMode = (typeof controlPlaneModes)[number];
+
+/** One line per mode, for the wizard and the docs. */
+export const controlPlaneModeHelp: Record<ControlPlaneMode, string> = {
+  "self-hosted": "Self-hosted: the control plane runs as pods the cluster manages (upgraded like any workload); each master keeps an API server checkpoint for a cold start.",
+  static: "Static pods: each master's kubelet runs the control plane from files on the host, so it comes back after any reboot without the cluster's help.",
+};
+
+/** The control plane ends as static pods on every master (no pivot to workloads, no checkpoint). */
+export const isStaticControlPlane = (def: { spec: { kubernetes: { controlPlane: string } } }) => def.spec.kubernetes.controlPlane === "static";
 export const runtimeSources = ["mirror", "packages"] as const;
 export const cgroupDrivers = ["systemd", "cgroupfs"] as const;
 
@@ -142,7 +157,7 @@ export const clusterDefinitionSchema = z.strictObject({
           const problem = findVersionProfile(v) ? undefined : versionProblem(v);
           if (problem) ctx.addIssue({ code: "custom", message: problem });
         }),
-      controlPlane: z.enum(controlPlaneModes, { error: "must be self-hosted" }).default("self-hosted"),
+      controlPlane: z.enum(controlPlaneModes, { error: "must be self-hosted or static" }).default("self-hosted"),
       /**
        * From 1.35 the kubelet refuses cgroup v1 hosts unless told otherwise. true: run on v1 anyway
        * (preflight warns); false: preflight refuses v1 hosts.
@@ -314,6 +329,12 @@ function crossCheck(input: unknown): { errors: Problem[]; warnings: Problem[] } 
   }
   if (svc && 2 ** (32 - svc.prefix) < 16 && dnsIp === undefined)
     errors.push({ path: "spec.network.serviceCidr", message: "is too small: it needs at least 16 addresses (the DNS service IP is its 10th)" });
+
+  // A static control plane: the profiles Bootdeck installs a container runtime for (1.24 and later).
+  const kube = obj(spec.kubernetes);
+  const profile = str(kube?.version) ? findVersionProfile(str(kube?.version)!) : undefined;
+  if (str(kube?.controlPlane) === "static" && profile?.hyperkube)
+    errors.push({ path: "spec.kubernetes.controlPlane", message: `static needs Kubernetes 1.24 or later; ${str(kube?.version)} runs the legacy self-hosted control plane only` });
 
   // API endpoint: what `host` must be depends on the type.
   const images = obj(spec.images);

@@ -2,7 +2,7 @@
 // file into the plan with its asset, checksum and mode; the actions push what the plan says.
 import { capabilitiesFor, type Capabilities } from "../assets/capabilities";
 import type { ClusterDefinition } from "../cluster/definition";
-import { bootstrapSecretFiles, etcdMemberFiles, KUBELET_PATHS } from "../assets/render";
+import { bootstrapSecretFiles, etcdMemberFiles, KUBELET_PATHS, STATIC_SECRETS_HOST_DIR } from "../assets/render";
 import { BOOTSTRAP_SECRETS_HOST_DIR } from "../assets/context";
 import { registryHost, RUNTIME_PATHS } from "../assets/runtime";
 import { CHECKPOINT_PATHS, checkpointSecretFiles } from "../assets/checkpoint";
@@ -173,9 +173,21 @@ export function resetPaths(def: ClusterDefinition, host: HostRole, assetPaths: r
       RUNTIME_STAMP_FILE,
     ])
       paths.add(p);
+  // containerd from the mirror is Bootdeck's own, its configuration directory too; a package's stays.
+  if (caps.criRuntime && def.spec.runtime.source === "mirror") paths.add("/etc/containerd");
   if (host.role === "master" && provisionsVip(def))
     for (const p of [ENDPOINT_PATHS.config, ENDPOINT_PATHS.unit, "/etc/bootdeck", "/etc/systemd/system/multi-user.target.wants/bootdeck-keepalived.service"]) paths.add(p);
   if (host.role === "master")
     for (const p of [...checkpointFiles(caps).map((f) => f.path), CHECKPOINT_PATHS.dir, CHECKPOINT_PATHS.secrets, CHECKPOINT_PATHS.active, "/etc/systemd/system/multi-user.target.wants/bootdeck-checkpoint.service", CHECKPOINT_STAMP_FILE]) paths.add(p);
   return [...paths].sort();
+}
+
+/**
+ * A static control plane on a master (controlPlane: static): the control plane's secrets (the files
+ * the bootstrap control plane reads, kept on every master) and its static pods.
+ */
+export function staticControlPlaneFiles(assetPaths: readonly string[]): HostFile[] {
+  const secrets = Object.entries(bootstrapSecretFiles(assetPaths)).map(([asset, rel]) => ({ asset, path: `${STATIC_SECRETS_HOST_DIR}/${rel}`, mode: SECRET }));
+  const manifests = assetPaths.filter((p) => p.startsWith("static-manifests/")).sort().map((asset) => ({ asset, path: `${KUBELET_PATHS.staticPods}/${asset.slice(asset.lastIndexOf("/") + 1)}`, mode: PUBLIC }));
+  return [...secrets, ...manifests];
 }

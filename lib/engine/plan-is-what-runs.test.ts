@@ -1,11 +1,12 @@
 // The confirmed plan is the code that runs: for every run type (check, bootstrap, join, reset and a
-// retry) every command that reaches a host is one the plan shows for that host, quoted exactly as
-// shown; every file pushed is one the plan lists, with the planned mode and checksum; and the run uses
+// retry; a static control plane's bootstrap; backup, restore and recover) every command that reaches a
+// host is one the plan shows for that host, quoted exactly as shown; every file pushed is one the plan lists, with the planned mode and checksum; and the run uses
 // the definition it was planned from, whatever happens to the cluster's definition afterwards.
 // A recording executor stands in for the hosts and a fake API for the cluster.
 import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeClusterApi, RecordingExecutor, type RecordedRun, type Reply } from "../../test/fake-cluster";
+import { createHash } from "node:crypto";
+import { FakeClusterApi, RecordingExecutor, scriptName, type RecordedRun, type Reply } from "../../test/fake-cluster";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { renderAndSaveAssetSet } from "../assets/store";
 import { exampleDefinition } from "../cluster/example";
@@ -155,6 +156,66 @@ describe("what reaches the hosts is what the plan shows", () => {
     expectSentAsPlanned(plan, rest, runId, (k) => keys.has(k));
     const events = await getDb().runEvent.findMany({ where: { runId, type: "host.lock-taken-over" } });
     expect(events.map((e) => JSON.parse(e.data))).toEqual([expect.objectContaining({ host: "worker-1", from: other })]);
+  });
+
+  // Disaster recovery: the snapshot a backup streams back, and etcd and the control plane as healthy hosts report them.
+  const snapshot = "etcd snapshot bytes of the plan test";
+  const masters = HOSTS.filter((h) => h.startsWith("master"));
+  const drHosts = (call: RecordedRun): Reply => {
+    const name = scriptName(call.argv);
+    if (name === "bootdeck-snapshot")
+      return { stdout: `bootdeck-snapshot-status {"hash":1,"revision":1234,"totalKey":10,"totalSize":4096,"version":"3.6.8"}\nbootdeck-snapshot-file ${createHash("sha256").update(snapshot).digest("hex")} ${Buffer.byteLength(snapshot)}\n` };
+    if (call.argv[0] === "cat") return { stdout: snapshot };
+    if (name === "bootdeck-etcd-status") {
+      const endpoints = masters.map((_, i) => `https://192.0.2.${11 + i}:2379`);
+      return { stdout: `--- health\n${JSON.stringify(endpoints.map((endpoint) => ({ endpoint, health: true })))}\n--- status\n${JSON.stringify(endpoints.map((Endpoint) => ({ Endpoint, Status: { header: { revision: 2000 } } })))}\n` };
+    }
+    if (name === "bootdeck-running") return { stdout: "kube-apiserver=1\nkube-controller-manager=1\nkube-scheduler=1\n" };
+    return undefined;
+  };
+
+  it("backup: the first master's snapshot only (the others are asked when needed), stored encrypted", async () => {
+    const rec = new RecordingExecutor(drHosts);
+    const { runId, status, plan } = await runPlanned({ type: "backup" }, rec);
+    expect(status).toBe("succeeded");
+    expectSentAsPlanned(plan, rec, runId);
+    expect(new Set(rec.runs.map((r) => r.host))).toEqual(new Set(["master-1"]));
+    expect(await getDb().backup.count({ where: { runId } })).toBe(1);
+  });
+
+  it("restore of that backup", async () => {
+    const backup = await getDb().backup.findFirstOrThrow({ where: { clusterId }, orderBy: { createdAt: "desc" }, select: { id: true } });
+    const rec = new RecordingExecutor(drHosts);
+    const { runId, status, plan } = await runPlanned({ type: "restore", backup: backup.id, confirm: true }, rec);
+    expect(status).toBe("succeeded");
+    expectSentAsPlanned(plan, rec, runId);
+    // The masters were locked for the run and are released at its end.
+    expect(plan.lock?.hosts).toEqual(masters);
+    for (const m of masters) expect(rec.locks.has(m)).toBe(false);
+  });
+
+  it("recover", async () => {
+    const rec = new RecordingExecutor(drHosts);
+    const { runId, status, plan } = await runPlanned({ type: "recover", confirm: true }, rec);
+    expect(status).toBe("succeeded");
+    expectSentAsPlanned(plan, rec, runId);
+  });
+
+  it("bootstrap of a static control plane: no checkpoint anywhere", async () => {
+    const def = exampleDefinition({ name: "as-planned-static", hosts: 5 });
+    def.spec.kubernetes.controlPlane = "static";
+    const staticId = (await createCluster({ definition: def, secrets: { "admin-key": { privateKey } } })).id;
+    await renderAndSaveAssetSet({ clusterId: staticId, options: { keyType: "ecdsa" } });
+    const rec = new RecordingExecutor();
+    const runId = await planRun({ clusterId: staticId, body: { type: "bootstrap" }, by: "test" });
+    await startRun({ runId });
+    const status = await executeRun(runId, { workerId: "w-test", executor: rec, api: () => new FakeClusterApi(HOSTS), heartbeatMs: 50 });
+    const failed = status === "failed" ? (await getDb().step.findMany({ where: { runId, status: "failed" } })).map((s) => `${s.key}: ${s.error}`).join("; ") : "";
+    expect(`${status}${failed ? `: ${failed}` : ""}`).toBe("succeeded");
+    const plan = await getRunPlan(runId);
+    expectSentAsPlanned(plan, rec, runId);
+    expect(rec.runs.some((r) => (r.argv[2] ?? "").includes("bootdeck-checkpoint"))).toBe(false);
+    expect(rec.uploads.flatMap((u) => u.files).some((f) => f.path.includes("checkpoint"))).toBe(false);
   });
 
   it("uses the definition it was planned from, never the cluster's current one", async () => {

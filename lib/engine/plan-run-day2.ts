@@ -23,8 +23,11 @@ import type { CreateRunBody } from "./schemas";
 export type Day2Body = Extract<CreateRunBody, { type: "join" | "remove" | "upgrade" }>;
 export const isDay2Body = (body: CreateRunBody): body is Day2Body => body.type === "join" || body.type === "remove" || body.type === "upgrade";
 
-/** Run types whose asset set is what the cluster runs once they ran (a planned or check run proves nothing). */
-const CHANGING = ["bootstrap", "join", "remove", "upgrade"];
+/**
+ * Run types whose asset set is what the cluster runs once they ran (a planned or check run proves
+ * nothing): a certificate rotation pushes a renewed set; a restore or recovery the set it ran with.
+ */
+const CHANGING = ["bootstrap", "join", "remove", "upgrade", "restore", "recover", "rotate-certs"];
 
 /**
  * The asset set the cluster runs: the one of its newest run that changed hosts (the set a bootstrap or

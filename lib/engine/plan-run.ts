@@ -10,6 +10,7 @@ import { buildBootstrapPlan, buildCheckPlan, buildResetPlan, PlanError, type Ass
 import { acceptRunWarnings, createRun } from "./runs";
 import { isDay2Body, planDay2Run } from "./plan-run-day2";
 import type { CreateRunBody } from "./schemas";
+import { isDrBody, planDrRun } from "./plan-run-dr";
 
 /** The cluster's latest asset set; a bootstrap or join with none renders one first (RSA keys, default validity). */
 async function latestAssets(clusterId: string, renderIfNone: boolean, version: string): Promise<{ id: string; index: AssetIndex } | undefined> {
@@ -33,6 +34,8 @@ export async function planRun({ clusterId, body, createdById, by }: { clusterId:
   const id = newId("run");
   // Joining, removing and upgrading render for the running cluster keeping its PKI (plan-run-day2.ts).
   if (isDay2Body(body)) return planDay2Run({ clusterId, body, id, createdById, by });
+  // Backups, restores, recoveries and certificate rotations (plan-run-dr.ts).
+  if (isDrBody(body)) return planDrRun({ clusterId, definition: { parsed: definition, json: cluster.definition, revision: cluster.revision }, body, id, createdById });
   const assets = body.type === "check" ? undefined : await latestAssets(clusterId, body.type !== "reset", definition.spec.kubernetes.version);
   let plan: RunPlan;
   try {

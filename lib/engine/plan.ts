@@ -70,8 +70,9 @@ export type RunPlan = z.output<typeof runPlan>;
 
 // "check" runs phases 1–2 only (facts and preflight): nothing on the hosts changes.
 // "join" adds workers and masters, "remove" takes hosts out of a running cluster, "upgrade" rolls it to
-// another Kubernetes version (lib/engine/plans-day2.ts).
-export const runTypes = ["check", "bootstrap", "join", "retry", "reset", "remove", "upgrade"] as const;
+// another Kubernetes version (lib/engine/plans-day2.ts). "backup", "restore", "recover" and
+// "rotate-certs" are the disaster-recovery runs (lib/engine/plans-dr.ts, plans-certs.ts).
+export const runTypes = ["check", "bootstrap", "join", "retry", "reset", "remove", "upgrade", "backup", "restore", "recover", "rotate-certs"] as const;
 // "needs-decision": the run stopped only because preflight warnings wait for an admin or lead to accept
 // them (nothing failed otherwise); it is over like a failed run, and "Accept warnings and retry" goes on.
 export const runStatuses = ["planned", "running", "succeeded", "failed", "needs-decision", "cancelled"] as const;

@@ -68,7 +68,7 @@ describe("adding masters", () => {
   it("shows every command as the argument vector it sends, on the host it runs on", () => {
     const plan = buildAddNodesPlan(grown, RUN, grownAssets, ["master-4"]);
     for (const s of steps(plan))
-      for (const e of s.exec ?? []) expect(s.commands.some((c) => c.endsWith(shellCommand(e.argv)) && (e.host && e.host !== s.host ? c.startsWith(`on ${e.host}: `) : true)), `${s.key} ${e.id}`).toBe(true);
+      for (const e of s.exec ?? []) expect(s.commands, `${s.key} ${e.id}`).toContain(shellCommand(e.argv));
   });
 
   it("refuses when every master would be new", () => {

@@ -7,16 +7,15 @@ import { capabilitiesFor, imagesFor } from "../assets/capabilities";
 import { KUBELET_PATHS } from "../assets/kubelet-unit";
 import type { ClusterDefinition } from "../cluster/definition";
 import { deriveCluster, effectiveHost, type EffectiveHost } from "../cluster/derive";
-import { shellCommand, shellScript } from "../ssh/quote";
+import { shellScript } from "../ssh/quote";
 import { ETCD_SCRIPT, KUBELET_ROLLBACK_SCRIPT, KUBELET_SAVE_SCRIPT, PULL_IMAGES_SCRIPT, STAGE_DIR, STOP_NODE_SCRIPT, UPGRADE_PREFLIGHT_SCRIPT } from "./actions/day2-scripts";
-import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, JOURNAL_SCRIPT, KUBELET_START_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./actions/host-scripts";
+import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, KUBELET_START_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./actions/host-scripts";
 import { DEFAULT_BATCHES, intoBatches } from "./day2/batches";
 import { upgradeRefusal } from "./day2/skew";
-import { binaryDownloads, checkpointFiles, downloadArgs, kubeletFiles, resetPaths, type Download, type HostFile } from "./host-files";
-import type { PlannedExec, PlannedPhase, PlannedStep, RunPlan } from "./plan";
-import { hostPhases, installPhases, PlanError, tokenPhase, type AssetIndex } from "./plans";
+import { binaryDownloads, checkpointFiles, downloadArgs, kubeletFiles, resetPaths, type Download } from "./host-files";
+import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
+import { exec, filesOf, hostLock, hostPhases, installPhases, journal, locked, MIN, PlanError, selectHosts, step, tokenPhase, type AssetIndex } from "./plans";
 
-const MIN = 60_000;
 /** How long a drain may take before it fails with what blocked it. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 5 * MIN;
 /** How long an upgraded kubelet has to report its node Ready before the node is rolled back. */
@@ -26,40 +25,8 @@ export const PAUSE_LIMIT_MS = 7 * 24 * 60 * MIN;
 
 const ETCD_MANIFEST = `${KUBELET_PATHS.staticPods}/etcd.yaml`;
 
-const exec = (id: string, argv: string[], opts: { host?: string; when?: PlannedExec["when"] } = {}): PlannedExec => ({ id, argv, when: opts.when ?? "always", ...(opts.host ? { host: opts.host } : {}) });
-/** The run's id and an empty takeover slot: the first two arguments of every locked host script. */
-const locked = (runId: string, script: string, args: string[]) => shellScript(script, [runId, "", ...args], "bootdeck");
+/** The etcd members as the running cluster's etcd sees them, read through a master's etcd container. */
 const etcdctl = (args: string[]) => shellScript(ETCD_SCRIPT, args, "bootdeck-etcd");
-const journal = () => exec("journal", shellScript(JOURNAL_SCRIPT, ["60"], "bootdeck-journal"), { when: "needed" });
-
-type StepInput = Omit<PlannedStep, "files" | "commands" | "exec" | "dependsOn" | "retries" | "params"> & {
-  files?: PlannedStep["files"];
-  exec?: PlannedExec[];
-  /** What the step asks the cluster's API, in words (shown after its commands). */
-  describe?: string[];
-  dependsOn?: string[];
-  retries?: number;
-  params?: Record<string, string>;
-};
-
-function step({ exec: execs = [], describe = [], ...s }: StepInput): PlannedStep {
-  const shown = execs.map((e) => `${e.host && e.host !== s.host ? `on ${e.host}: ` : ""}${e.when === "needed" ? "(when needed) " : ""}${shellCommand(e.argv)}`);
-  return { files: [], dependsOn: [], retries: 0, ...s, exec: execs, commands: [...shown, ...describe] };
-}
-
-function filesOf(files: HostFile[], assets: AssetIndex): PlannedStep["files"] {
-  return files.map((f) => {
-    const a = assets.get(f.asset);
-    if (!a) throw new PlanError(`asset ${f.asset} is missing from the asset set`);
-    return { path: f.path, mode: f.mode, sha256: a.sha256, size: a.size, asset: f.asset };
-  });
-}
-
-function selectHosts(all: EffectiveHost[], names: readonly string[]): EffectiveHost[] {
-  const unknown = names.filter((n) => !all.some((h) => h.name === n));
-  if (unknown.length) throw new PlanError(`not hosts of this cluster: ${unknown.join(", ")}`);
-  return all.filter((h) => names.includes(h.name));
-}
 
 /** The checksum a record step compares: the definition must still be the one the run was planned from. */
 export const definitionSha = (def: ClusterDefinition) => createHash("sha256").update(JSON.stringify(def)).digest("hex");
@@ -85,7 +52,7 @@ function checkpointSteps(runId: string, masters: readonly EffectiveHost[], caps:
       title: `API server checkpoint on ${m.name}`,
       host: m.name,
       files: filesOf(files, assets),
-      exec: [exec("enable", locked(runId, CHECKPOINT_ENABLE_SCRIPT, ["keep"]))],
+      exec: [exec("enable", locked(runId, CHECKPOINT_ENABLE_SCRIPT, files.map((f) => f.path)))],
       dependsOn,
       timeoutMs: 3 * MIN,
     }),
@@ -226,7 +193,7 @@ export function buildAddNodesPlan(def: ClusterDefinition, runId: string, assets:
         title: `Join ${h.role} ${h.name}`,
         host: h.name,
         dependsOn: h.role === "master" ? [`etcd/${h.name}`] : [],
-        ...(h.role === "master" && cpFiles.length ? { files: filesOf(cpFiles, assets), exec: [exec("checkpoint", locked(runId, CHECKPOINT_ENABLE_SCRIPT, ["restart"]))] } : {}),
+        ...(h.role === "master" && cpFiles.length ? { files: filesOf(cpFiles, assets), exec: [exec("checkpoint", locked(runId, CHECKPOINT_ENABLE_SCRIPT, cpFiles.map((f) => f.path)))] } : {}),
         describe: [`${h.name} registered and Ready; its role's labels and taints${h.role === "master" ? "; its kube-apiserver pod Running and Ready" : ""}`],
         timeoutMs: (h.role === "master" ? 12 : 8) * MIN,
       }),
@@ -241,7 +208,7 @@ export function buildAddNodesPlan(def: ClusterDefinition, runId: string, assets:
     });
   }
   phases.push({ id: "verify", title: "Verify: nodes Ready, pods Running and Ready", steps: [verifyStep({ present: all.map((h) => h.name) }, hosts.map((h) => `join/${h.name}`))] });
-  return { runType: "join", phases };
+  return { runType: "join", phases, lock: hostLock(runId, lockedHosts(phases)) };
 }
 
 // ---------------------------------------------------------------- removing hosts
@@ -384,7 +351,7 @@ export function buildRemovePlan(def: ClusterDefinition, runId: string, assets: A
     },
     { id: "verify", title: "Verify: the other nodes Ready, the removed ones gone, pods Running and Ready", steps: [verifyStep({ present: remaining.map((h) => h.name), absent: [...names] }, ["record/cluster"])] },
   );
-  return { runType: "remove", phases };
+  return { runType: "remove", phases, lock: hostLock(runId, lockedHosts(phases)) };
 }
 
 // ---------------------------------------------------------------- rolling upgrades
@@ -574,7 +541,12 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
   });
   phases.push({ id: "kubelets", title: `Kubelets ${to} in batches (masters ${b.masters} at a time, then workers ${b.workers} at a time), each behind a pause point`, steps });
   phases.push({ id: "verify", title: `Verify: every node Ready with kubelet ${to}, pods Running and Ready`, steps: [verifyStep({ present: all.map((h) => h.name), version: to }, all.map((h) => `kubelet/${h.name}`))] });
-  return { runType: "upgrade", phases };
+  return { runType: "upgrade", phases, lock: hostLock(runId, lockedHosts(phases)) };
 }
 
 export const KUBELET_BIN = "/usr/local/bin/kubelet";
+
+/** Every host a step or command of the plan runs on: the run's end releases the host lock there (a host it never locked is left as it is). */
+function lockedHosts(phases: PlannedPhase[]): string[] {
+  return phases.flatMap((p) => p.steps.flatMap((st) => [st.host, ...(st.exec ?? []).map((e) => e.host)])).filter((h): h is string => !!h);
+}

@@ -24,8 +24,8 @@ export const KEEPALIVED_PACKAGE = "keepalived=keepalived";
 /** keepalived from the host's packages when missing; then started, restarted only when its files changed. */
 export function endpointExecs(runId: string, files: readonly { path: string }[]): PlannedExec[] {
   return [
-    { id: "package", argv: shellScript(PACKAGES_SCRIPT, [runId, "", KEEPALIVED_PACKAGE], "bootdeck"), when: "always" },
-    { id: "start", argv: shellScript(ENDPOINT_START_SCRIPT, [runId, "", ...files.map((f) => f.path)], "bootdeck"), when: "always" },
+    { id: "package", argv: shellScript(PACKAGES_SCRIPT, [runId, KEEPALIVED_PACKAGE], "bootdeck"), when: "always" },
+    { id: "start", argv: shellScript(ENDPOINT_START_SCRIPT, [runId, ...files.map((f) => f.path)], "bootdeck"), when: "always" },
   ];
 }
 

@@ -3,14 +3,14 @@
 // its commands as argument vectors (`exec`) and its files with the asset they come from, and the
 // runner's actions send exactly those. Nothing here is rebuilt at run time.
 import { capabilitiesFor } from "../assets/capabilities";
-import type { ClusterDefinition } from "../cluster/definition";
+import { isStaticControlPlane, type ClusterDefinition } from "../cluster/definition";
 import { effectiveHost, type EffectiveHost } from "../cluster/derive";
 import { shellCommand, shellScript } from "../ssh/quote";
 import { FACTS_SCRIPT } from "./actions/facts";
 import { REGISTRY_AUTH_FILE } from "../assets/runtime";
 import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, HOST_LOCK_FILE, JOURNAL_SCRIPT, KUBELET_START_SCRIPT, PACKAGES_SCRIPT, PRESENT_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT, RUNTIME_PACKAGES, RUNTIME_PACKAGES_SCRIPT, RUNTIME_START_SCRIPT, releaseLockArgv } from "./actions/host-scripts";
 import { packagePairs, PREFLIGHT_SCRIPT } from "./actions/preflight";
-import { binaryDownloads, bootstrapLeftovers, checkpointFiles, controlPlaneFiles, downloadArgs, downloadLeftover, kubeletFiles, missingAssets, resetPaths, runtimeDownloads, runtimeFiles, type HostFile } from "./host-files";
+import { binaryDownloads, bootstrapLeftovers, checkpointFiles, controlPlaneFiles, downloadArgs, downloadLeftover, kubeletFiles, missingAssets, resetPaths, runtimeDownloads, runtimeFiles, staticControlPlaneFiles, type HostFile } from "./host-files";
 import type { PlannedExec, PlannedPhase, PlannedStep, RunPlan } from "./plan";
 import { endpointFiles, endpointPhase } from "./plans-endpoint";
 
@@ -21,12 +21,12 @@ export const JOURNAL_LINES = 60;
 /** How long phase 5 watches a started kubelet for a crash loop (seconds). */
 export const KUBELET_WATCH_S = 5;
 
-const exec = (id: string, argv: string[], opts: { host?: string; when?: PlannedExec["when"] } = {}): PlannedExec => ({ id, argv, when: opts.when ?? "always", ...(opts.host ? { host: opts.host } : {}) });
+export const exec = (id: string, argv: string[], opts: { host?: string; when?: PlannedExec["when"] } = {}): PlannedExec => ({ id, argv, when: opts.when ?? "always", ...(opts.host ? { host: opts.host } : {}) });
 /** The read-only journal tail a failed kubelet, control-plane or join step reports. */
-const journal = (host?: string) => exec("journal", shellScript(JOURNAL_SCRIPT, [String(JOURNAL_LINES)], "bootdeck-journal"), { host, when: "needed" });
+export const journal = (host?: string) => exec("journal", shellScript(JOURNAL_SCRIPT, [String(JOURNAL_LINES)], "bootdeck-journal"), { host, when: "needed" });
 /** A host answering now: joins and the verification prove the node alive, not only Ready in the API. */
 export const ALIVE_ARGV = ["true"];
-const alive = (host?: string) => exec("alive", ALIVE_ARGV, { host, when: "needed" });
+export const alive = (host?: string) => exec("alive", ALIVE_ARGV, { host, when: "needed" });
 
 export function hostPhases(def: ClusterDefinition, only?: ReadonlySet<string>): PlannedPhase[] {
   const hosts = def.spec.hosts.map((h) => effectiveHost(def, h)).filter((h) => !only || only.has(h.name));
@@ -88,29 +88,29 @@ export type AssetIndex = ReadonlyMap<string, { sha256: string; size: number }>;
 
 export class PlanError extends Error {}
 
-const MIN = 60_000;
+export const MIN = 60_000;
 
 /** A step's commands as sent, then what it asks the cluster's API (described). */
 function sends(execs: PlannedExec[], describe: string[] = []): Pick<PlannedStep, "exec" | "commands"> {
   return { exec: execs, commands: [...execs.map((e) => asSent(e.argv)), ...describe] };
 }
 
-type StepInput = Omit<PlannedStep, "files" | "commands" | "exec" | "dependsOn" | "retries"> &
+export type StepInput = Omit<PlannedStep, "files" | "commands" | "exec" | "dependsOn" | "retries"> &
   Partial<Pick<PlannedStep, "files" | "dependsOn" | "retries">> & { exec?: PlannedExec[]; describe?: string[] };
 
-function step({ exec: execs = [], describe = [], ...s }: StepInput): PlannedStep {
+export function step({ exec: execs = [], describe = [], ...s }: StepInput): PlannedStep {
   return { files: [], dependsOn: [], retries: 0, ...s, ...sends(execs, describe) };
 }
 
 /** The run's id first: every locked host script takes the host lock for it. */
-const locked = (runId: string, script: string, args: string[], name = "bootdeck") => shellScript(script, [runId, ...args], name);
+export const locked = (runId: string, script: string, args: string[], name = "bootdeck") => shellScript(script, [runId, ...args], name);
 
 /** The host lock of a changing run, released on every host it locked when the run ends. */
-function hostLock(runId: string, hosts: readonly string[]): NonNullable<RunPlan["lock"]> {
+export function hostLock(runId: string, hosts: readonly string[]): NonNullable<RunPlan["lock"]> {
   return { file: HOST_LOCK_FILE, release: releaseLockArgv(runId), hosts: [...new Set(hosts)] };
 }
 
-function filesOf(files: HostFile[], assets: AssetIndex): PlannedStep["files"] {
+export function filesOf(files: HostFile[], assets: AssetIndex): PlannedStep["files"] {
   return files.map((f) => {
     const a = assets.get(f.asset);
     if (!a) throw new PlanError(`asset ${f.asset} is missing`);
@@ -194,11 +194,11 @@ function runtimePhase(def: ClusterDefinition, runId: string, hosts: EffectiveHos
 }
 
 /** Starts (restarting when its files changed) the API server checkpoint on a master. */
-function checkpointEnable(runId: string, caps: ReturnType<typeof capabilitiesFor>, host?: string): PlannedExec {
+export function checkpointEnable(runId: string, caps: ReturnType<typeof capabilitiesFor>, host?: string): PlannedExec {
   return exec("checkpoint", locked(runId, CHECKPOINT_ENABLE_SCRIPT, checkpointFiles(caps).map((f) => f.path)), { host });
 }
 
-function checkAssets(def: ClusterDefinition, assets: AssetIndex, hosts: EffectiveHost[], withControlPlane: boolean): void {
+export function checkAssets(def: ClusterDefinition, assets: AssetIndex, hosts: EffectiveHost[], withControlPlane: boolean): void {
   const caps = capabilitiesFor(def.spec.kubernetes.version);
   const needed = hosts.flatMap((h) => kubeletFiles(caps, { name: h.name, role: h.role }));
   if (caps.criRuntime) needed.push(...runtimeFiles(def, [...assets.keys()]));
@@ -208,18 +208,26 @@ function checkAssets(def: ClusterDefinition, assets: AssetIndex, hosts: Effectiv
   if (missing.length) throw new PlanError(`the latest asset set lacks ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}: it is older than the cluster definition; render the assets again`);
 }
 
-/** The whole self-hosted bootstrap, phases 1–10. */
+/**
+ * The whole bootstrap, phases 1–10. A static control plane (controlPlane: static) follows the same flow,
+ * but its pivot installs the control plane as static pods on every master (the Typhoon and Talos model)
+ * instead of handing over to workloads, and no master gets a checkpoint: after any reboot each master's
+ * kubelet starts its control plane from its own files.
+ */
 export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets: AssetIndex): RunPlan {
   const hosts = def.spec.hosts.map((h) => effectiveHost(def, h));
   const masters = hosts.filter((h) => h.role === "master");
   const workers = hosts.filter((h) => h.role === "worker");
   const first = masters[0];
   if (!first) throw new PlanError("a bootstrap needs at least one master");
-  checkAssets(def, assets, hosts, true);
+  const staticCp = isStaticControlPlane(def);
+  checkAssets(def, assets, hosts, !staticCp);
+  if (staticCp) checkStaticAssets(assets);
   const leftovers = bootstrapLeftovers([...assets.keys()]);
   const joinKey = (h: EffectiveHost) => `join/${h.name}`;
   const lastMaster = masters[masters.length - 1] ?? first;
   const caps = capabilitiesFor(def.spec.kubernetes.version);
+  const checkpoint = caps.checkpoint === "host" && !staticCp;
   return {
     runType: "bootstrap",
     phases: [
@@ -244,40 +252,42 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
       },
       {
         id: "self-hosted",
-        title: "Create the self-hosted objects (Namespaces, CRDs until served, then the rest)",
+        title: staticCp ? "Create the cluster's objects (Namespaces, CRDs until served, then the rest)" : "Create the self-hosted objects (Namespaces, CRDs until served, then the rest)",
         steps: [
           step({
             key: "self-hosted/cluster",
             phase: "self-hosted",
             action: "self-hosted",
-            title: "Self-hosted control plane objects",
+            title: staticCp ? "Cluster objects (add-ons, RBAC, bootstrap token)" : "Self-hosted control plane objects",
             host: null,
             describe: [...assets.keys()].filter((p) => p.startsWith("manifests/")).map((p) => `read each object of ${p}; create it only when it is missing`).concat(["the kubelet bootstrap token's Secret is created with expiration = a day after it is applied", `label ${first.name} as master`]),
             timeoutMs: 6 * MIN,
           }),
         ],
       },
-      {
-        id: "pivot",
-        title: "Pivot: self-hosted control plane Ready, remove the bootstrap one, check the takeover",
-        steps: [
-          step({
-            key: "pivot/cluster",
-            phase: "pivot",
-            action: "pivot",
-            title: "Pivot to the self-hosted control plane",
-            host: null,
-            exec: [
-              exec("present", shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { host: first.name }),
-              exec("remove", locked(runId, REMOVE_SCRIPT, leftovers), { host: first.name }),
-              ...(caps.checkpoint === "host" ? [checkpointEnable(runId, caps, first.name)] : []),
+      staticCp
+        ? staticPivotPhase(runId, masters, assets, leftovers)
+        : {
+            id: "pivot",
+            title: "Pivot: self-hosted control plane Ready, remove the bootstrap one, check the takeover",
+            steps: [
+              step({
+                key: "pivot/cluster",
+                phase: "pivot",
+                action: "pivot",
+                title: "Pivot to the self-hosted control plane",
+                host: null,
+                exec: [
+                  exec("present", shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { host: first.name }),
+                  exec("remove", locked(runId, REMOVE_SCRIPT, leftovers), { host: first.name }),
+                  ...(checkpoint ? [checkpointEnable(runId, caps, first.name)] : []),
+                ],
+                // The API server's checkpoint goes to the first master with the pivot (profiles with a host checkpoint).
+                files: filesOf(checkpointFiles(caps), assets).map((f) => ({ ...f, host: first.name })),
+                timeoutMs: 16 * MIN,
+              }),
             ],
-            // The API server's checkpoint goes to the first master with the pivot (profiles with a host checkpoint).
-            files: filesOf(checkpointFiles(caps), assets).map((f) => ({ ...f, host: first.name })),
-            timeoutMs: 16 * MIN,
-          }),
-        ],
-      },
+          },
       {
         id: "join",
         title: "Join the masters one at a time, then the workers; set roles and taints",
@@ -290,9 +300,9 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
               title: `Join master ${m.name}`,
               host: m.name,
               dependsOn: i > 0 ? [joinKey(masters[i - 1] as EffectiveHost)] : [],
-              ...joinSends(m.name, i > 0 && caps.checkpoint === "host" ? [checkpointEnable(runId, caps)] : []),
+              ...joinSends(m.name, i > 0 && checkpoint ? [checkpointEnable(runId, caps)] : []),
               // The first master got its checkpoint with the pivot.
-              ...(i > 0 && caps.checkpoint === "host" ? { files: filesOf(checkpointFiles(caps), assets) } : {}),
+              ...(i > 0 && checkpoint ? { files: filesOf(checkpointFiles(caps), assets) } : {}),
               timeoutMs: 12 * MIN,
             }),
           ),
@@ -320,8 +330,52 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
   };
 }
 
+/** A static control plane's asset set: the temporary control plane, the static pods and their secrets (rendered for this mode). */
+function checkStaticAssets(assets: AssetIndex): void {
+  const paths = [...assets.keys()];
+  const staticFiles = staticControlPlaneFiles(paths);
+  const missing = missingAssets([...controlPlaneFiles(paths), ...staticFiles, { asset: "auth/kubeconfig", path: "", mode: 0 }], new Set(paths));
+  if (missing.length || !staticFiles.some((f) => f.asset.startsWith("static-manifests/")))
+    throw new PlanError(`the latest asset set lacks ${missing.slice(0, 5).join(", ") || "the static control plane (static-manifests/)"}: it was rendered for another control-plane mode; render the assets again`);
+}
+
+/** A static control plane's pivot: its static pods and secrets on every master, Running and Ready, then the temporary one removed. */
+function staticPivotPhase(runId: string, masters: EffectiveHost[], assets: AssetIndex, leftovers: string[]): PlannedPhase {
+  const first = masters[0]!;
+  const staticKey = (m: EffectiveHost) => `pivot/${m.name}`;
+  return {
+    id: "pivot",
+    title: "Pivot: the control plane as static pods on every master, Ready; remove the temporary one",
+    steps: [
+      ...masters.map((m) =>
+        step({
+          key: staticKey(m),
+          phase: "pivot",
+          action: "static-control-plane",
+          title: `Static control plane on ${m.name}`,
+          host: m.name,
+          files: filesOf(staticControlPlaneFiles([...assets.keys()]), assets),
+          describe: [`until kube-apiserver, kube-controller-manager and kube-scheduler of ${m.name} are Running and Ready (deadline 8 min)`],
+          timeoutMs: 10 * MIN,
+        }),
+      ),
+      step({
+        key: "pivot/cluster",
+        phase: "pivot",
+        action: "pivot",
+        title: "Remove the temporary control plane",
+        host: null,
+        dependsOn: masters.map(staticKey),
+        exec: [exec("present", shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { host: first.name }), exec("remove", locked(runId, REMOVE_SCRIPT, leftovers), { host: first.name })],
+        describe: ["then until the API answers without the temporary API server's pod, with a marker written before"],
+        timeoutMs: 16 * MIN,
+      }),
+    ],
+  };
+}
+
 /** A join proves the node alive now: registered and Ready, its kubelet Lease renewed after the step began, the host answering. */
-function joinSends(host: string, more: PlannedExec[] = []): Pick<StepInput, "exec" | "describe"> {
+export function joinSends(host: string, more: PlannedExec[] = []): Pick<StepInput, "exec" | "describe"> {
   return { exec: [alive(), journal(), ...more], describe: [`${host} registered and Ready, its kubelet Lease renewed after this step began; its role's labels and taints`] };
 }
 
@@ -400,7 +454,7 @@ export function buildResetPlan(def: ClusterDefinition, runId: string, assetPaths
   };
 }
 
-function selectHosts(all: EffectiveHost[], names: readonly string[]): EffectiveHost[] {
+export function selectHosts(all: EffectiveHost[], names: readonly string[]): EffectiveHost[] {
   const unknown = names.filter((n) => !all.some((h) => h.name === n));
   if (unknown.length) throw new PlanError(`not hosts of this cluster: ${unknown.join(", ")}`);
   return all.filter((h) => names.includes(h.name));

@@ -2,13 +2,18 @@
 // run's type and status, or on the request body. Browser-safe: the run page hides what these refuse,
 // and the routes enforce them (lib/engine/run-access.ts).
 import { can, type Permission } from "../auth/roles";
+import { drRunPermission, drRunRefusal, isDrRunType } from "./dr-schemas";
 import { WARNINGS_NEED_DECISION } from "./schemas";
 
 /** Run types that take hosts apart: a reset deletes etcd's data, a removal takes masters out of etcd. Admins only. */
 export const DESTRUCTIVE_RUNS: readonly string[] = ["reset", "remove"];
 
-/** What planning or starting a run of `type` needs: a reset or a removal needs host:reset (admins). */
+/**
+ * What planning or starting a run of `type` needs: a reset or a removal needs host:reset (admins); a
+ * backup, restore, recovery or certificate rotation its own permission (dr-schemas.ts).
+ */
 export function permissionsToRun(type: string): Permission[] {
+  if (isDrRunType(type)) return ["run:start", drRunPermission[type]];
   return DESTRUCTIVE_RUNS.includes(type) ? ["run:start", "host:reset"] : ["run:start"];
 }
 
@@ -20,6 +25,8 @@ export function permissionsToRun(type: string): Permission[] {
  */
 export function retryRefusal(role: string, run: { type: string; status: string }): string | undefined {
   if (DESTRUCTIVE_RUNS.includes(run.type) && !can(role, "host:reset")) return run.type === "reset" ? "retry a host reset" : "retry a host removal";
+  // Support only reads backups and recoveries: retrying one needs what starting it needs.
+  if (isDrRunType(run.type) && !permissionsToRun(run.type).every((p) => can(role, p))) return `retry ${drRunRefusal[run.type]}`;
   if (!can(role, "run:retry")) return "retry runs";
   if (can(role, "run:start")) return undefined;
   if (run.status === "cancelled") return "retry a cancelled run";

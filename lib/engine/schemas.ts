@@ -1,6 +1,7 @@
 // Request shapes of the runs API; browser-safe.
 import { z } from "zod";
 import { batchSize } from "./day2/batches";
+import { drRunBodies, drRunTypes } from "./dr-schemas";
 
 const hostName = z.string().min(1).max(253);
 
@@ -33,8 +34,9 @@ export const createRunBody = z.discriminatedUnion(
       batches: z.strictObject({ masters: batchSize.optional(), workers: batchSize.optional() }).optional(),
       drainTimeoutSeconds: z.number().int().min(10).max(3600).optional(),
     }),
+    ...drRunBodies,
   ],
-  { error: "type must be one of check, bootstrap, join, reset, remove, upgrade" },
+  { error: `type must be one of check, bootstrap, join, reset, remove, upgrade, ${drRunTypes.join(", ")}` },
 );
 export type CreateRunBody = z.output<typeof createRunBody>;
 

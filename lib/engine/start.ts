@@ -5,6 +5,7 @@ import "server-only";
 // On PostgreSQL a started run is a job in the queue (queue.ts), taken by whichever worker fetches it:
 // the dashboard's own engine unless BOOTDECK_ENGINE=off, or any `bootdeck worker`.
 import { getEnv } from "../env";
+import { startBackupScheduler } from "../backups/schedule";
 import { getRunQueue } from "./queue";
 import { requestCancel } from "./runs";
 
@@ -17,6 +18,7 @@ export function startEngineFromEnv(): void {
   getRunQueue()
     .startWorkerLoop()
     .catch((err: unknown) => console.error("[bootdeck engine] could not start:", err));
+  startBackupScheduler();
 }
 
 /** Hands a started (or retried) run to the workers: this process's engine, or the queue. */

@@ -25,8 +25,12 @@ export async function loadEngineHosts(params: {
     db.host.findMany({ where: { clusterId: params.clusterId }, orderBy: { position: "asc" } }),
     db.credential.findMany({ where: { clusterId: params.clusterId } }),
   ]);
+  // Only what SSH uses: the hosts' and bastions' credentials (a registry's password is read, and its
+  // use recorded, by the runtime step that needs it).
+  const effective = params.definition.spec.hosts.map((h) => effectiveHost(params.definition, h));
+  const forSsh = new Set(effective.flatMap((e) => [e.credential, e.bastion ? (e.bastion.credential ?? e.credential) : undefined]).filter((n): n is string => !!n));
   const auth = new Map<string, SshAuth>();
-  for (const c of credentials) {
+  for (const c of credentials.filter((x) => forSsh.has(x.name))) {
     if (c.secretCipher && params.auditSecretUse !== false) await recordSecretUse({ credentialId: c.id, credentialName: c.name, clusterId: params.clusterId, runId: params.runId, purpose: params.purpose ?? "ssh" });
     if (c.kind === "agent") auth.set(c.name, { kind: "agent" });
     else if (c.kind === "password" && c.secretCipher) auth.set(c.name, { kind: "password", password: decryptSecret(c.secretCipher) });

@@ -130,7 +130,15 @@ export async function execOnClient(ctx: ExecContext, argv: readonly string[], op
     const outLines = emit("stdout");
     const errLines = emit("stderr");
 
+    const stdoutTo = opts.stdoutTo;
     ch.on("data", (d: Buffer) => {
+      if (stdoutTo) {
+        if (!stdoutTo.write(d)) {
+          ch.pause();
+          stdoutTo.once("drain", () => ch.resume());
+        }
+        return;
+      }
       if (capture && stdoutBytes < MAX_CAPTURE_BYTES) {
         stdout.push(d);
         stdoutBytes += d.length;

@@ -42,6 +42,12 @@ export type ExecOptions = {
   quiet?: boolean;
   /** Resolve with the exit code instead of throwing command-failed on non-zero. */
   allowFailure?: boolean;
+  /**
+   * Streams stdout's raw bytes into this stream as they arrive (with back-pressure: the channel pauses
+   * while the stream is full) instead of capturing them or splitting them into lines: large binary
+   * output such as an etcd snapshot. The stream is not ended here.
+   */
+  stdoutTo?: NodeJS.WritableStream;
 };
 
 export type ExecResult = {

@@ -1,4 +1,5 @@
 // Every self-hosted manifest, and the order the engine creates them in.
+import { isStaticControlPlane } from "../../cluster/definition";
 import type { ManifestFile, RenderContext } from "../context";
 import type { K8sObject } from "../yaml-out";
 import { checkpointerManifests, corednsManifests, flannelManifests, kubeProxyManifests } from "./addons";
@@ -6,11 +7,11 @@ import { bootstrapAuthManifests } from "./bootstrap-auth";
 import { apiserverManifests, controllerManagerManifests, schedulerManifests } from "./control-plane";
 
 export function selfHostedManifests(ctx: RenderContext): ManifestFile[] {
+  // A static control plane runs from files on the masters: the cluster gets its add-ons only.
+  const controlPlane = isStaticControlPlane(ctx.def) ? [] : [...apiserverManifests(ctx), ...controllerManagerManifests(ctx), ...schedulerManifests(ctx)];
   return [
     ...bootstrapAuthManifests(ctx),
-    ...apiserverManifests(ctx),
-    ...controllerManagerManifests(ctx),
-    ...schedulerManifests(ctx),
+    ...controlPlane,
     ...checkpointerManifests(ctx),
     ...kubeProxyManifests(ctx),
     ...corednsManifests(ctx),

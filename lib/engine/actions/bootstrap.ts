@@ -18,9 +18,23 @@ import { execHost, needHost, plannedExec, WaitAbandoned, type ActionContext, typ
 
 const API_WAIT_MS = 5 * 60_000;
 
+/**
+ * How a planned command is sent: its deadline, whether its output is logged, and — for the commands that
+ * carry data — what its stdin reads (a new stream for each send) and where its stdout's bytes go.
+ */
+export type SendOptions = { timeoutMs?: number; quiet?: boolean; stdin?: () => NodeJS.ReadableStream; stdoutTo?: NodeJS.WritableStream };
+
 /** Sends one planned command to the host it names (the step's own by default). */
-export function runPlanned(ctx: ActionContext, e: PlannedExec, opts: { timeoutMs?: number; quiet?: boolean; allowFailure?: boolean } = {}): Promise<ExecResult> {
-  return ctx.executor.run(execHost(ctx, e).target, e.argv, { step: ctx.planned.key, signal: ctx.signal, timeoutMs: opts.timeoutMs ?? ctx.planned.timeoutMs, quiet: opts.quiet, allowFailure: opts.allowFailure });
+export function runPlanned(ctx: ActionContext, e: PlannedExec, opts: SendOptions & { allowFailure?: boolean } = {}): Promise<ExecResult> {
+  return ctx.executor.run(execHost(ctx, e).target, e.argv, {
+    step: ctx.planned.key,
+    signal: ctx.signal,
+    timeoutMs: opts.timeoutMs ?? ctx.planned.timeoutMs,
+    quiet: opts.quiet,
+    allowFailure: opts.allowFailure,
+    ...(opts.stdin ? { stdin: opts.stdin() } : {}),
+    ...(opts.stdoutTo ? { stdoutTo: opts.stdoutTo } : {}),
+  });
 }
 
 /**
@@ -29,7 +43,7 @@ export function runPlanned(ctx: ActionContext, e: PlannedExec, opts: { timeoutMs
  * `host.lock-taken-over`, and the planned command is sent again unchanged. Any other holder is refused
  * with what to do about it.
  */
-export async function runLocked(ctx: ActionContext, e: PlannedExec, opts: { timeoutMs?: number; quiet?: boolean } = {}): Promise<ExecResult> {
+export async function runLocked(ctx: ActionContext, e: PlannedExec, opts: SendOptions = {}): Promise<ExecResult> {
   const host = execHost(ctx, e);
   const exec = () => runPlanned(ctx, e, { ...opts, allowFailure: true });
   let r = await exec();
@@ -366,7 +380,8 @@ export const bootstrapActions: Record<string, Action> = {
   async pivot(ctx) {
     const first = ctx.resources.firstMaster;
     const api = ctx.resources.api();
-    const marker = `bootdeck-pivot-${ctx.runId.slice(4).toLowerCase().replace(/[^a-z0-9-]/g, "")}`;
+    // A DNS-1123 name whatever characters the run id has (ids may end in "-").
+    const marker = `bootdeck-pivot-${createHash("sha256").update(ctx.runId).digest("hex").slice(0, 16)}`;
     try {
       // Whether an earlier attempt already removed the bootstrap control plane is read from the host
       // (its manifests), never from the API: a mirror pod can lag behind a kubelet's registration, and
@@ -522,7 +537,7 @@ export const bootstrapActions: Record<string, Action> = {
 };
 
 /** The API server's checkpoint on a master, when the plan has one for it: its files, then the planned enable command. "" otherwise. */
-async function installCheckpoint(ctx: ActionContext, host: EngineHost): Promise<string> {
+export async function installCheckpoint(ctx: ActionContext, host: EngineHost): Promise<string> {
   const enable = (ctx.planned.exec ?? []).find((e) => e.id === "checkpoint" && (e.host ?? ctx.planned.host) === host.name);
   if (!enable) return "";
   const files = plannedFiles(ctx, host.name);

@@ -1,19 +1,9 @@
 // The fixed shell scripts of the day-2 runs (membership, upgrades, the API address). Like
 // host-scripts.ts: constant text, data as positional parameters, changing scripts behind the host-side
-// run lock ($1 = this run, $2 = a finished run whose lock may be taken over).
-import { HOST_LOCK_FILE, LOCKED_EXIT } from "./host-scripts";
+// run lock ($1 = this run; see host-scripts.ts).
+import { LOCK } from "./host-scripts";
 import { ENDPOINT_UNIT } from "../../assets/endpoint";
 
-const LOCK = `lock=${HOST_LOCK_FILE}
-mkdir -p /var/lib/bootdeck
-holder=$(cat "$lock" 2>/dev/null || true)
-if [ -n "$holder" ] && [ "$holder" != "$1" ] && [ "$holder" != "$2" ]; then
-  echo "bootdeck-locked-by $holder" >&2
-  exit ${LOCKED_EXIT}
-fi
-[ "$holder" = "$1" ] || echo "$1" > "$lock"
-shift 2
-`;
 
 /** Where the kubelet's previous binary and files wait while a node is upgraded (rollback). */
 export const ROLLBACK_DIR = "/var/lib/bootdeck/rollback";

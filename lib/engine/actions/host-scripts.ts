@@ -23,7 +23,8 @@ flock -w 30 9 || { echo "bootdeck-locked-by (busy: another process holds $lock)"
 holder=$(cat "$lock")
 `;
 
-const LOCK = `${FLOCK}if [ -n "$holder" ] && [ "$holder" != "$1" ]; then
+/** The prologue of every locked script: takes the host lock for the run $1 (or finds it held), then shifts it off. */
+export const LOCK = `${FLOCK}if [ -n "$holder" ] && [ "$holder" != "$1" ]; then
   echo "bootdeck-locked-by $holder" >&2
   exit ${LOCKED_EXIT}
 fi

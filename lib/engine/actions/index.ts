@@ -7,6 +7,7 @@ import { bootstrapActions, runPlanned } from "./bootstrap";
 import { runtimeActions } from "./runtime";
 import { membershipActions } from "./membership";
 import { upgradeActions } from "./upgrade";
+import { drActions } from "./dr";
 import { parseFacts, type HostFacts } from "./facts";
 import { evaluateCluster, evaluateHost, parsePreflight, type Finding } from "./preflight";
 import { WARNINGS_NEED_DECISION } from "../schemas";
@@ -77,4 +78,5 @@ export const actions: Record<string, Action> = {
   ...runtimeActions,
   ...membershipActions,
   ...upgradeActions,
+  ...drActions,
 };

@@ -5,6 +5,7 @@ import "server-only";
 // only when needed, so a resumed or retried step repeats nothing that is done.
 import YAML from "yaml";
 import { selfHostedObjectsInOrder } from "../../assets/render";
+import { isBootstrapTokenSecret } from "../../assets/token";
 import type { K8sObject } from "../../assets/yaml-out";
 import type { ClusterDefinition } from "../../cluster/definition";
 import { validateClusterDefinition } from "../../cluster/definition";
@@ -244,6 +245,9 @@ async function applyObjects(ctx: ActionContext) {
   const rolled: K8sObject[] = [];
   for (const o of objects) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
+    // The bootstrap token's Secret has a life of its own (an expiration set when applied, renewed by
+    // joins): an upgrade leaves it alone rather than put it back without one.
+    if (isBootstrapTokenSecret(o)) continue;
     const name = `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`;
     const r = REPLACEABLE.has(o.kind) ? await applyObject(ctx, o) : await createOnly(ctx, o);
     if (r !== "unchanged") results.push(`${name} ${r}`);

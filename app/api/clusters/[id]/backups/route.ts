@@ -1,0 +1,21 @@
+import { recordAudit } from "@/lib/audit/record";
+import { startBackupRun } from "@/lib/backups/runs";
+import { getBackupPolicy, listBackups } from "@/lib/backups/store";
+import { clusterIdParams } from "@/lib/clusters/schemas";
+import { getEngineWorker } from "@/lib/engine/worker";
+import { getClusterOrThrow } from "@/lib/clusters/repository";
+import { json, route } from "@/lib/http/route";
+
+// GET /api/clusters/:id/backups — the stored snapshots (never their keys) and the schedule with its health.
+export const GET = route({ permission: "cluster:read", params: clusterIdParams }, async ({ params }) => {
+  await getClusterOrThrow({ id: params.id });
+  return json({ backups: await listBackups({ clusterId: params.id }), policy: await getBackupPolicy({ clusterId: params.id }) });
+});
+
+// POST /api/clusters/:id/backups — take a snapshot now: plans and starts a backup run (admin or lead).
+export const POST = route({ permission: "backup:create", params: clusterIdParams }, async ({ params, user, ip }) => {
+  const runId = await startBackupRun({ clusterId: params.id, createdById: user.id, trigger: "manual" });
+  await recordAudit({ action: "backup.create", userId: user.id, username: user.username, ip, target: runId, details: { clusterId: params.id } });
+  getEngineWorker().schedule(runId);
+  return json({ runId }, { status: 201 });
+});

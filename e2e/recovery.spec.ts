@@ -1,0 +1,56 @@
+// The cluster page's backups and certificates, and the cluster list's alerts, with seeded data (no lab):
+// a failing schedule and certificates close to their end are plain to see; admins download and restore,
+// support engineers see the same facts without the buttons.
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { e2eEnv } from "./env";
+import { signIn } from "./pages/login-page";
+
+const root = path.resolve(__dirname, "..");
+const node = (script: string, env: Record<string, string> = {}) =>
+  execFileSync(process.execPath, ["--conditions=react-server", "--import", path.join(root, "node_modules/tsx/dist/loader.mjs"), path.join(root, script)], { env: { ...process.env, ...e2eEnv, ...env }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+
+let seeded: { clusterId: string; backupId: string };
+const supportPassword = "support-e2e-Password-7q";
+
+test.describe.configure({ mode: "serial" });
+
+test.beforeAll(() => {
+  seeded = JSON.parse(node("e2e/seed-recovery.ts")) as typeof seeded;
+  execFileSync(path.join(root, "bin/bootdeck"), ["user", "add", "dr-support", "--role", "support"], { env: { ...process.env, ...e2eEnv, BOOTDECK_USER_PASSWORD: supportPassword }, stdio: "ignore" });
+});
+
+test("an admin sees the failing schedule and expiring certificates, downloads a backup and plans a restore", async ({ page }) => {
+  await signIn(page);
+  await expect(page.getByTestId("cluster-alerts-dr-ui")).toContainText("backups failing");
+  await expect(page.getByTestId("cluster-alerts-dr-ui")).toContainText(/expires in 19 days|expires in 20 days/);
+  await page.getByTestId("cluster-row-dr-ui").getByRole("link").click();
+  const schedule = page.getByTestId("backup-schedule");
+  await expect(schedule).toHaveAttribute("data-state", "failing");
+  await expect(schedule).toContainText("Backups are failing: the last scheduled backup failed (2 attempts in a row): no master could take a snapshot");
+  const row = page.getByTestId(`backup-${seeded.backupId}`);
+  await expect(row).toContainText("48213");
+  await expect(row).toContainText("master-2");
+  const download = await page.request.get(`/api/clusters/${seeded.clusterId}/backups/${seeded.backupId}/download`);
+  expect(download.status()).toBe(200);
+  expect(await download.text()).toBe("etcd snapshot bytes for the browser test");
+  expect(download.headers()["content-disposition"]).toMatch(/attachment; filename="dr-ui-etcd-48213-\d{8}T\d{6}Z\.db"/);
+  await expect(page.getByTestId("cert-warning")).toContainText(/certificates? end within 30 days/);
+  await expect(page.getByTestId("asset-certs").locator('tr[data-warn="yes"]').first()).toBeVisible();
+  await expect(page.getByTestId("plan-rotate")).toBeVisible();
+  await page.getByTestId(`restore-${seeded.backupId}`).click();
+  await expect(page.getByTestId("run-status")).toHaveText("planned");
+  await expect(page.getByText(/Copy backup bk_\S+ \(etcd revision 48213\) to every master/)).toBeVisible();
+  await page.screenshot({ path: path.join("test-results", "screenshots", "40-restore-plan.png"), fullPage: true });
+});
+
+test("a support engineer sees the same facts, and no button that changes anything", async ({ page }) => {
+  await signIn(page, "dr-support", supportPassword);
+  await page.getByTestId("cluster-row-dr-ui").getByRole("link").click();
+  await expect(page.getByTestId("backup-schedule")).toHaveAttribute("data-state", "failing");
+  await expect(page.getByTestId(`backup-${seeded.backupId}`)).toContainText("48213");
+  for (const id of ["backup-now", "plan-recover", `download-${seeded.backupId}`, `restore-${seeded.backupId}`, "plan-rotate", "edit-schedule"]) await expect(page.getByTestId(id)).toHaveCount(0);
+  await expect(page.getByTestId("read-live-certs")).toBeVisible();
+  expect((await page.request.get(`/api/clusters/${seeded.clusterId}/backups/${seeded.backupId}/download`)).status()).toBe(403);
+});

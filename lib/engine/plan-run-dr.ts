@@ -1,0 +1,98 @@
+import "server-only";
+// Planning the disaster-recovery runs from a request body: what each needs beyond the definition (the
+// backup's retention, the stored snapshot to restore, the asset set) is read here and put in the plan.
+import { getBackupOrThrow, getBackupPolicy } from "../backups/store";
+import { getDb } from "../db/client";
+import type { ClusterDefinition } from "../cluster/definition";
+import { unprocessable } from "../http/errors";
+import { newId } from "../ids";
+import { isDrRunType, type DrRunBody } from "./dr-schemas";
+import { buildBackupPlan, buildRecoverPlan, buildRestorePlan } from "./plans-dr";
+import { buildRotationPlan } from "./plans-certs";
+import { renderRenewed, RenewError } from "../assets/renew";
+import { assetIndexOf, saveAssetSet, type AssetSetOptions } from "../assets/store";
+import { decryptSecret } from "../secrets/cipher";
+import { X509Certificate } from "node:crypto";
+import { RenderValidationError } from "../assets/types";
+import { PlanError, type AssetIndex } from "./plans";
+import type { RunPlan } from "./plan";
+import { runningAssetSet } from "./plan-run-day2";
+import { createRun } from "./runs";
+import type { CreateRunBody } from "./schemas";
+
+export const isDrBody = (body: CreateRunBody): body is CreateRunBody & DrRunBody => isDrRunType(body.type);
+
+/**
+ * `definition`: the cluster's stored definition (parsed, as stored, and its revision): the run keeps it
+ * and runs exactly what its plan shows.
+ */
+export async function planDrRun(input: {
+  clusterId: string;
+  definition: { parsed: ClusterDefinition; json: string; revision: number };
+  body: DrRunBody;
+  id: string;
+  createdById?: string;
+  trigger?: "manual" | "schedule";
+}): Promise<string> {
+  const { clusterId, body, id } = input;
+  const definition = input.definition.parsed;
+  let plan: RunPlan;
+  let assetSetId: string | undefined;
+  try {
+    if (body.type === "backup") {
+      const policy = await getBackupPolicy({ clusterId });
+      plan = buildBackupPlan(definition, id, { backupId: newId("bk"), trigger: input.trigger ?? "manual", retention: { keepLast: policy.keepLast, keepDays: policy.keepDays } });
+    } else if (body.type === "rotate-certs") {
+      const renewed = await renewAssetSet(clusterId, definition, body.leafValidityDays);
+      assetSetId = renewed.id;
+      plan = buildRotationPlan(definition, id, { assets: renewed.index, serials: renewed.serials });
+    } else {
+      const assets = await latestAssets(clusterId);
+      assetSetId = assets.id;
+      if (body.type === "restore") {
+        const b = await getBackupOrThrow({ clusterId, backupId: body.backup });
+        plan = buildRestorePlan(definition, id, { backup: { id: b.id, sha256: b.sha256, size: b.size, revision: b.revision, createdAt: b.createdAt.toISOString() }, assets: assets.index });
+      } else plan = buildRecoverPlan(definition, id, { assets: assets.index });
+    }
+  } catch (err) {
+    if (err instanceof PlanError || err instanceof RenewError) throw unprocessable(err.message);
+    if (err instanceof RenderValidationError) throw unprocessable(`the cluster's definition does not render: ${err.problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`);
+    throw err;
+  }
+  return createRun({ id, clusterId, type: body.type, plan, createdById: input.createdById, assetSetId, definition: { json: input.definition.json, revision: input.definition.revision } });
+}
+
+/** The asset set the cluster runs (plan-run-day2.ts): restore and recover push its temporary control plane and checkpoints. */
+async function latestAssets(clusterId: string): Promise<{ id: string; index: AssetIndex }> {
+  const setId = await runningAssetSet(clusterId);
+  if (!setId) throw unprocessable("the cluster has no rendered assets: it was never bootstrapped by Bootdeck");
+  const rows = await getDb().asset.findMany({ where: { assetSetId: setId }, select: { path: true, sha256: true, size: true } });
+  return { id: setId, index: new Map(rows.map((r) => [r.path, { sha256: r.sha256, size: r.size }])) };
+}
+
+/**
+ * A rotation's asset set: the set the cluster runs, renewed (its CAs, keys and token kept, every leaf
+ * issued again) and saved as the next version; the serials the hosts must serve once it is rolled out.
+ */
+async function renewAssetSet(clusterId: string, definition: ClusterDefinition, leafValidityDays?: number): Promise<{ id: string; index: AssetIndex; serials: { apiserver: string; etcd: Record<string, string> } }> {
+  const db = getDb();
+  const setId = await runningAssetSet(clusterId);
+  const set = setId ? await db.assetSet.findUnique({ where: { id: setId }, select: { id: true, version: true, options: true, assets: { select: { path: true, content: true, sensitive: true } } } }) : null;
+  if (!set) throw unprocessable("the cluster has no rendered assets: it was never bootstrapped by Bootdeck");
+  const previous = new Map(set.assets.map((a) => [a.path, a.sensitive ? decryptSecret(a.content) : a.content]));
+  const options = JSON.parse(set.options) as Partial<AssetSetOptions>;
+  const leaf = leafValidityDays ?? options.leafValidityDays ?? 365;
+  const { assets } = await renderRenewed(definition, previous, { leafValidityDays: leaf, caValidityDays: options.caValidityDays ?? 3650 });
+  const saved = await saveAssetSet({
+    clusterId,
+    assets,
+    options: { keyType: options.keyType ?? "rsa", caValidityDays: options.caValidityDays ?? 3650, leafValidityDays: leaf, importedCa: options.importedCa ?? false, kubernetesVersion: definition.spec.kubernetes.version, keptPkiOf: set.version },
+  });
+  const content = new Map(assets.map((a) => [a.path, a.content]));
+  const serial = (path: string) => new X509Certificate(content.get(path) ?? "").serialNumber;
+  return {
+    id: saved.id,
+    index: assetIndexOf(assets),
+    serials: { apiserver: serial("tls/apiserver.crt"), etcd: Object.fromEntries(definition.spec.hosts.filter((h) => h.role === "master").map((m) => [m.name, serial(`tls/etcd/server-${m.name}.crt`)])) },
+  };
+}

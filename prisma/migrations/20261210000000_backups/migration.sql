@@ -1,0 +1,48 @@
+-- Backups: etcd snapshots (the encrypted files live in the data directory, not here) and each cluster's schedule and retention.
+-- CreateTable
+CREATE TABLE "Backup" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "clusterId" TEXT NOT NULL,
+    "runId" TEXT,
+    "trigger" TEXT NOT NULL,
+    "member" TEXT NOT NULL,
+    "file" TEXT NOT NULL,
+    "keyCipher" TEXT NOT NULL,
+    "nonce" TEXT NOT NULL,
+    "tag" TEXT NOT NULL,
+    "sha256" TEXT NOT NULL,
+    "size" INTEGER NOT NULL,
+    "storedSize" INTEGER NOT NULL,
+    "revision" TEXT NOT NULL,
+    "totalKeys" INTEGER NOT NULL,
+    "etcdVersion" TEXT NOT NULL,
+    "createdById" TEXT,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "Backup_clusterId_fkey" FOREIGN KEY ("clusterId") REFERENCES "Cluster" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "BackupPolicy" (
+    "clusterId" TEXT NOT NULL PRIMARY KEY,
+    "enabled" BOOLEAN NOT NULL DEFAULT false,
+    "intervalMinutes" INTEGER NOT NULL DEFAULT 360,
+    "keepLast" INTEGER NOT NULL DEFAULT 14,
+    "keepDays" INTEGER NOT NULL DEFAULT 30,
+    "nextDueAt" DATETIME,
+    "lastAttemptAt" DATETIME,
+    "lastRunId" TEXT,
+    "lastStatus" TEXT,
+    "lastError" TEXT,
+    "lastSuccessAt" DATETIME,
+    "failures" INTEGER NOT NULL DEFAULT 0,
+    "updatedAt" DATETIME NOT NULL,
+    "updatedBy" TEXT,
+    CONSTRAINT "BackupPolicy_clusterId_fkey" FOREIGN KEY ("clusterId") REFERENCES "Cluster" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Backup_runId_key" ON "Backup"("runId");
+
+-- CreateIndex
+CREATE INDEX "Backup_clusterId_createdAt_idx" ON "Backup"("clusterId", "createdAt");
+
