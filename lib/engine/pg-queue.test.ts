@@ -1,4 +1,5 @@
-// Runs as pg-boss jobs on PostgreSQL (pg-queue.ts): a started run is executed by a worker and its job
+// Runs as pg-boss jobs on PostgreSQL (pg-queue.ts): workers starting together on a new database all
+// start; a started run is executed by a worker and its job
 // completed; a duplicate delivery runs nothing twice; an execution that throws is retried with back-off;
 // a cancel takes a queued delivery back and the run ends at once; a worker cut off from the database
 // (its session killed by the server) loses its run to another worker and writes nothing more.
@@ -91,6 +92,13 @@ async function expectCleanLog(runId: string) {
 }
 
 describe.skipIf(!onPostgres)("runs as pg-boss jobs", () => {
+  it("workers starting together on a database without pg-boss's tables all start (first in this file: the database is new)", async () => {
+    const none = await getDb().$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'pgboss'`);
+    expect(none[0]!.n).toBe(0);
+    const started = await Promise.allSettled(["s-1", "s-2", "s-3", "s-4"].map((w) => queue(w).startWorkerLoop()));
+    expect(started.filter((r) => r.status === "rejected")).toEqual([]);
+  });
+
   it("a started run is a job: a worker executes it and the job is completed", async () => {
     const q = queue("w-a");
     setRunQueue(q);

@@ -30,6 +30,8 @@ import { executeRun, type RunnerOptions } from "./runner";
 export const RUN_QUEUE = "bootdeck-run";
 /** The first key of the runs' advisory locks (the second is hashtext(runId)). */
 const RUN_LOCK_CLASS = 1_650_553_443;
+/** The advisory lock (one bigint key, a space apart from the runs' two-key locks) around pg-boss's set-up. */
+const SETUP_LOCK = 1_650_553_444;
 const FETCH_MS = 500;
 const REAP_MS = 1_000;
 const RECONCILE_MS = 5_000;
@@ -76,13 +78,20 @@ export class PgBossRunQueue implements RunQueue {
     this.boss ??= (async () => {
       const boss = new PgBoss({ connectionString: this.options.url, max: 4, application_name: `bootdeck ${this.workerId}` });
       boss.on("error", (err) => console.error("[bootdeck engine] pg-boss:", err));
-      await boss.start();
-      if (!(await boss.getQueue(RUN_QUEUE))) {
-        const queue = { name: RUN_QUEUE, policy: "standard" as const, retryLimit: RETRY_LIMIT, retryDelay: 1, retryBackoff: true, expireInSeconds: 23 * 3600 };
-        // Two processes starting at once: one creates it, the other finds it.
-        await boss.createQueue(RUN_QUEUE, queue).catch(async (err: unknown) => {
-          if (!(await boss.getQueue(RUN_QUEUE))) throw err;
-        });
+      // One process at a time: workers starting together on a new database deadlocked in
+      // pgboss.create_queue (its insert and its partition's creation lock in different orders), and
+      // the loser exited. Under this lock the second one finds the queue made.
+      const setup = new pg.Client({ connectionString: this.options.url, application_name: `bootdeck setup ${this.workerId}` });
+      await setup.connect();
+      try {
+        await setup.query("SELECT pg_advisory_lock($1)", [SETUP_LOCK]);
+        await boss.start();
+        if (!(await boss.getQueue(RUN_QUEUE))) {
+          const queue = { name: RUN_QUEUE, policy: "standard" as const, retryLimit: RETRY_LIMIT, retryDelay: 1, retryBackoff: true, expireInSeconds: 23 * 3600 };
+          await boss.createQueue(RUN_QUEUE, queue);
+        }
+      } finally {
+        await setup.end(); // the lock ends with its session
       }
       return boss;
     })();
