@@ -44,7 +44,10 @@ function createClient(): PrismaClient {
   if (isPostgresUrl(url)) {
     // The same models under another provider: the generated types are the same shapes, so the
     // PostgreSQL client is used through the SQLite client's type.
-    const client = new PostgresPrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) });
+    // A worker runs up to 16 runs, each with a step per host at once, over 10 connections: a transaction
+    // waits up to 10 s for one (as SQLite's writers wait 10 s for the file), not Prisma's default 2 s,
+    // after which a step failed with "Unable to start a transaction in the given time".
+    const client = new PostgresPrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }), transactionOptions: { maxWait: 10_000 } });
     return client as unknown as PrismaClient;
   }
   const adapter = sqliteAdapter({ url, timeout: 10_000 });
