@@ -79,8 +79,8 @@ export class PgBossRunQueue implements RunQueue {
       const boss = new PgBoss({ connectionString: this.options.url, max: 4, application_name: `bootdeck ${this.workerId}` });
       boss.on("error", (err) => console.error("[bootdeck engine] pg-boss:", err));
       // One process at a time: workers starting together on a new database deadlocked in
-      // pgboss.create_queue (its insert and its partition's creation lock in different orders), and
-      // the loser exited. Under this lock the second one finds the queue made.
+      // pgboss.create_queue (one waiting for the other's new queue row, the other for a table lock the
+      // first held), and the losers exited. Under this lock the next one finds the queue made.
       const setup = new pg.Client({ connectionString: this.options.url, application_name: `bootdeck setup ${this.workerId}` });
       await setup.connect();
       try {
