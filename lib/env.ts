@@ -9,7 +9,11 @@ const schema = z.object({
   /** Where the Bootdeck checkout lives (prisma/, node_modules/); bin/bootdeck sets it. */
   BOOTDECK_HOME: z.string().min(1).default(process.cwd()),
   BOOTDECK_DATA_DIR: z.string().min(1).default(path.join(process.cwd(), "data")),
-  DATABASE_URL: z.string().regex(/^file:/, "must be a file: URL for SQLite, e.g. file:./data/bootdeck.db").optional(),
+  /** file:… for SQLite (the default, under the data directory), postgresql://… for PostgreSQL. */
+  DATABASE_URL: z
+    .string()
+    .regex(/^(file:|postgres(ql)?:\/\/)/, "must be a file: URL for SQLite (file:./data/bootdeck.db) or a postgresql:// URL for PostgreSQL")
+    .optional(),
   BOOTDECK_MASTER_KEY: z
     .string()
     .refine((s) => Buffer.from(s, "base64").length === 32, "must be 32 bytes, base64-encoded (openssl rand -base64 32)")

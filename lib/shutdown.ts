@@ -8,7 +8,7 @@ import "server-only";
 // Next.js exits by itself once its server has closed; a lease it had no time to give up is taken over
 // at once anyway by a process of this machine that sees the holder's pid gone.
 import { stopBackupScheduler } from "./backups/schedule";
-import { getEngineWorker } from "./engine/worker";
+import { getRunQueue } from "./engine/queue";
 
 const holder = globalThis as unknown as { bootdeckShutdown?: { controller: AbortController; installed: boolean; done?: Promise<void> } };
 const state = (holder.bootdeckShutdown ??= { controller: new AbortController(), installed: false });
@@ -29,7 +29,7 @@ export function shutdown({ graceMs = 5_000 }: { graceMs?: number } = {}): Promis
     state.controller.abort(new Error("the server is shutting down"));
     // No scheduled backup starts here any more (the next process's scheduler takes the schedule over).
     stopBackupScheduler();
-    await getEngineWorker().stop({ handOver: true, graceMs });
+    await getRunQueue().stop({ handOver: true, graceMs });
   })();
   return state.done;
 }

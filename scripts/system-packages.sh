@@ -11,6 +11,7 @@ packages=(
   etcd-client
   ansible             # the fan-out benchmark's peer
   sqlite3
+  postgresql          # the engine's tests on PostgreSQL (scripts/postgres.sh starts it)
   openssl             # certificate checks in the render tests
   ca-certificates
   procps

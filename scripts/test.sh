@@ -12,6 +12,9 @@ step "system packages"; bash scripts/system-packages.sh
 [ -d node_modules ] || { step "npm ci"; npm ci --no-audit --no-fund; }
 step "type check";       npm run -s typecheck
 step "unit tests";       npx vitest run --project unit
+# The engine (queue, failover, live events), the audit trail, the database layer, sign-in and the backup
+# schedule's claims again, on PostgreSQL.
+step "engine tests on PostgreSQL"; BOOTDECK_TEST_DATABASE_URL="$(bash scripts/postgres.sh)" npx vitest run --project unit lib/engine lib/audit lib/db lib/auth lib/backups
 step "integration tests (lab hosts; needs root)"; npx vitest run --project integration
 step "production build"; npx next build >/tmp/bootdeck-build.log 2>&1 || { tail -50 /tmp/bootdeck-build.log; exit 1; }
 step "browser tests (Chromium)"; npx playwright test

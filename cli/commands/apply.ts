@@ -6,7 +6,9 @@ import { disconnectDb, getDb } from "../../lib/db/client";
 import { listRunEvents, type StoredRunEvent } from "../../lib/engine/events";
 import type { RunPlan } from "../../lib/engine/plan";
 import { planRun } from "../../lib/engine/plan-run";
-import { getRunPlan, requestCancel, startRun } from "../../lib/engine/runs";
+import { getRunPlan, startRun } from "../../lib/engine/runs";
+import { cancelRun } from "../../lib/engine/start";
+import { getRunQueue } from "../../lib/engine/queue";
 import { getEngineWorker } from "../../lib/engine/worker";
 import { AppError } from "../../lib/http/errors";
 import type { Command } from "./command";
@@ -135,16 +137,22 @@ export const apply: Command = {
 
 /** Runs the started run in this process and prints its events until it finishes. */
 export async function follow(runId: string, verbose: boolean): Promise<number> {
-  const worker = getEngineWorker();
+  // SQLite: this process runs it. PostgreSQL: it is queued, and this process works the queue while it
+  // follows (another worker may take it first; the output is the same).
+  const queue = getRunQueue();
   let interrupted = false;
   const onSigint = () => {
     if (interrupted) process.exit(130);
     interrupted = true;
     console.error("\ncancelling (Ctrl-C again to leave at once; the run then resumes on the next start)…");
-    void requestCancel({ runId }).catch(() => undefined);
+    void cancelRun({ runId }).catch(() => undefined);
   };
   process.on("SIGINT", onSigint);
-  worker.schedule(runId);
+  if (queue.kind === "lease") getEngineWorker().schedule(runId);
+  else {
+    await queue.startWorkerLoop();
+    await queue.enqueueRun(runId);
+  }
   const run = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { startedAt: true } });
   const startedAt = run.startedAt?.getTime() ?? Date.now();
   let seq = 0;
@@ -160,7 +168,8 @@ export async function follow(runId: string, verbose: boolean): Promise<number> {
       }
       if (!status) await new Promise((r) => setTimeout(r, 250));
     }
-    await worker.drain();
+    if (queue.kind === "lease") await queue.drain();
+    else await queue.stop({ handOver: true });
   } finally {
     process.off("SIGINT", onSigint);
   }

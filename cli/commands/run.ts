@@ -4,7 +4,8 @@ import { createInterface } from "node:readline/promises";
 import { userInfo } from "node:os";
 import { recordAudit } from "../../lib/audit/record";
 import { configureDb, disconnectDb, getDb } from "../../lib/db/client";
-import { releaseRun, requestCancel } from "../../lib/engine/runs";
+import { releaseRun } from "../../lib/engine/runs";
+import { cancelRun } from "../../lib/engine/start";
 import { AppError } from "../../lib/http/errors";
 import type { Command } from "./command";
 
@@ -72,7 +73,7 @@ export const run: Command = {
       }
       if (sub === "cancel") {
         const by = actor();
-        const outcome = await requestCancel({ runId: id, by });
+        const outcome = await cancelRun({ runId: id, by });
         await recordAudit({ action: "run.cancel", username: by, target: id, details: { via: "cli", outcome } });
         console.log(outcome === "cancelled" ? `run ${id} is cancelled` : `run ${id} was asked to stop; its worker stops between steps`);
         return 0;

@@ -1,5 +1,5 @@
 import { chmodSync, existsSync } from "node:fs";
-import { configureDb, disconnectDb } from "../../lib/db/client";
+import { configureDb, disconnectDb, displayDatabaseUrl } from "../../lib/db/client";
 import { migrateDatabase } from "../../lib/db/migrate";
 import { getEnv } from "../../lib/env";
 import { ensureMasterKeyFile } from "../../lib/secrets/master-key";
@@ -25,7 +25,7 @@ Idempotent; safe to run before every start.
     // Prisma creates the file with the umask's mode; the data in it is nobody else's business.
     const dbFile = env.databaseUrl.replace(/^file:/, "");
     for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
-    console.log(`setup: database ${env.databaseUrl} is up to date`);
+    console.log(`setup: database ${displayDatabaseUrl(env.databaseUrl)} is up to date`);
     if ((await countUsers()) === 0) {
       const password = env.BOOTDECK_ADMIN_PASSWORD ?? generatePassword();
       try {

@@ -1,5 +1,5 @@
-import { getEngineWorker } from "../../lib/engine/worker";
 import { startBackupScheduler } from "../../lib/backups/schedule";
+import { getRunQueue } from "../../lib/engine/queue";
 import { shutdown } from "../../lib/shutdown";
 import type { Command } from "./command";
 
@@ -9,11 +9,11 @@ export const worker: Command = {
       console.log("Usage: bootdeck worker\n\nRuns started runs and resumes runs whose worker stopped, against the same database as the dashboard.");
       return 0;
     }
-    const w = getEngineWorker();
-    w.start();
+    const w = getRunQueue();
+    await w.startWorkerLoop();
     // Scheduled backups are started by every engine process (a guarded claim picks one).
     startBackupScheduler();
-    console.log(`engine worker ${w.workerId} is running; Ctrl-C or SIGTERM stops it and hands its runs over (another worker resumes them at once)`);
+    console.log(`engine worker ${w.workerId} is running (${w.kind === "pg-boss" ? "PostgreSQL: runs are pg-boss jobs" : "SQLite: leases"}); Ctrl-C or SIGTERM stops it and hands its runs over (another worker resumes them at once)`);
     // The engine's timers do not hold the process open (they must not keep a dashboard from exiting),
     // so an idle worker would exit at once: this one waits for a signal, then hands its runs over.
     const idle = setInterval(() => undefined, 60_000);

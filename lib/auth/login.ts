@@ -11,7 +11,8 @@ import { AppError } from "../http/errors";
 import { recordAudit } from "../audit/record";
 import { hashPassword, verifyPassword } from "./password";
 import { createSession } from "./sessions";
-import { BackoffThrottle, type BackoffRule } from "./throttle";
+import type { BackoffRule } from "./throttle";
+import { getLoginThrottle } from "./throttle-store";
 
 export const loginRules = {
   address: { free: 10, baseMs: 1_000, capMs: 15 * 60_000 },
@@ -19,9 +20,6 @@ export const loginRules = {
   account: { free: 20, baseMs: 1_000, capMs: 30_000 },
 } as const satisfies Record<string, BackoffRule>;
 
-const holder = globalThis as unknown as { bootdeckLoginThrottle?: BackoffThrottle };
-/** Keys are forgotten 15 minutes after their last failure; at most 50 000 are kept (oldest dropped). */
-export const loginThrottle = (holder.bootdeckLoginThrottle ??= new BackoffThrottle({ forgetMs: 15 * 60_000, maxEntries: 50_000 }));
 
 let dummy: Promise<string> | undefined;
 const dummyHash = () => (dummy ??= hashPassword("not-a-real-password-only-for-timing"));
@@ -34,11 +32,13 @@ export async function login(input: { username: string; password: string; ip?: st
     accountFromAddress: `pair:${name}|${input.ip ?? "?"}`,
     account: `user:${name}`,
   };
-  const accountApplies = !input.ip || loginThrottle.failures(keys.accountFromAddress, now) > 0;
+  // In memory for one dashboard (SQLite), in the database when dashboards share PostgreSQL.
+  const loginThrottle = getLoginThrottle();
+  const accountApplies = !input.ip || (await loginThrottle.failures(keys.accountFromAddress, now)) > 0;
   const wait = Math.max(
-    keys.address ? loginThrottle.waitMs(keys.address, now) : 0,
-    loginThrottle.waitMs(keys.accountFromAddress, now),
-    accountApplies ? loginThrottle.waitMs(keys.account, now) : 0,
+    keys.address ? await loginThrottle.waitMs(keys.address, now) : 0,
+    await loginThrottle.waitMs(keys.accountFromAddress, now),
+    accountApplies ? await loginThrottle.waitMs(keys.account, now) : 0,
   );
   if (wait > 0) {
     const s = Math.ceil(wait / 1000);
@@ -48,13 +48,13 @@ export async function login(input: { username: string; password: string; ip?: st
   // An unknown user costs the same scrypt as a known one, so timing does not tell which names exist.
   const ok = (await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash()))) && !!user && !user.disabled;
   if (!ok || !user) {
-    if (keys.address) loginThrottle.fail(keys.address, loginRules.address, now);
-    loginThrottle.fail(keys.accountFromAddress, loginRules.accountFromAddress, now);
-    loginThrottle.fail(keys.account, loginRules.account, now);
+    if (keys.address) await loginThrottle.fail(keys.address, loginRules.address, now);
+    await loginThrottle.fail(keys.accountFromAddress, loginRules.accountFromAddress, now);
+    await loginThrottle.fail(keys.account, loginRules.account, now);
     await recordAudit({ action: "auth.login_failed", username: input.username.slice(0, 64), ip: input.ip });
     throw new AppError(401, "bad_credentials", "Wrong user name or password");
   }
-  loginThrottle.clear(keys.accountFromAddress);
+  await loginThrottle.clear(keys.accountFromAddress);
   const session = await createSession({ userId: user.id, ip: input.ip, userAgent: input.userAgent });
   await recordAudit({ action: "auth.login", userId: user.id, username: user.username, ip: input.ip });
   return session;

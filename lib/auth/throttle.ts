@@ -1,10 +1,16 @@
-// Sign-in throttling with exponential back-off, in memory (one dashboard process; a deployment with
-// several moves it to the database). A key (an address, an account, an account from one address) gets
+// Sign-in throttling with exponential back-off: in memory here (one dashboard process, SQLite), in the
+// database (throttle-store.ts) when several dashboards share PostgreSQL. A key (an address, an account, an account from one address) gets
 // some failures free; after that each failure doubles the wait before the next attempt, up to a cap.
 // Nothing locks for good: the wait ends by itself, and a key with no failure for `forgetMs` is dropped.
 
 export type BackoffRule = { free: number; baseMs: number; capMs: number };
 type Entry = { failures: number; last: number; until: number };
+
+/** The wait after a key's `failures`-th failure in a row. */
+export function backoffWaitMs(failures: number, rule: BackoffRule): number {
+  const over = failures - rule.free;
+  return over > 0 ? Math.min(rule.capMs, rule.baseMs * 2 ** Math.min(over - 1, 40)) : 0;
+}
 
 export class BackoffThrottle {
   private readonly entries = new Map<string, Entry>();
@@ -28,8 +34,7 @@ export class BackoffThrottle {
   fail(key: string, rule: BackoffRule, now: number): void {
     const prev = this.entries.get(key);
     const failures = (prev && now - prev.last < this.opts.forgetMs ? prev.failures : 0) + 1;
-    const over = failures - rule.free;
-    const wait = over > 0 ? Math.min(rule.capMs, rule.baseMs * 2 ** Math.min(over - 1, 40)) : 0;
+    const wait = backoffWaitMs(failures, rule);
     // Re-inserted so the map stays ordered by last failure (the oldest go first when it is full).
     this.entries.delete(key);
     this.entries.set(key, { failures, last: now, until: now + wait });

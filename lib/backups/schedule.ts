@@ -6,6 +6,7 @@ import "server-only";
 // counted and shown until a backup succeeds. Leftover files are swept on the same tick.
 import { recordAudit } from "../audit/record";
 import { getDb } from "../db/client";
+import { scheduleRun } from "../engine/start";
 import { AppError } from "../http/errors";
 import { startBackupRun } from "./runs";
 import { sweepOrphanBackupFiles } from "./store";
@@ -68,7 +69,8 @@ export async function startDueBackups(now = new Date()): Promise<string[]> {
 
 export async function backupSchedulerTick(now = new Date()): Promise<void> {
   await reconcileScheduledRuns();
-  await startDueBackups(now);
+  // Started runs go to the workers: this process's engine (SQLite), or the queue (PostgreSQL).
+  for (const runId of await startDueBackups(now)) await scheduleRun(runId);
   await sweepOrphanBackupFiles();
 }
 

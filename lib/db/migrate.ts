@@ -1,16 +1,23 @@
 import "server-only";
-// Applies prisma/migrations with Prisma's JavaScript schema engine (offline; see README
-// "Development"). Idempotent: an up-to-date database is left as it is.
+// Applies the migrations: prisma/migrations with Prisma's JavaScript schema engine for SQLite (offline;
+// see README "Development"), prisma/postgres/migrations with migrate-postgres.ts for PostgreSQL.
+// Idempotent: an up-to-date database is left as it is.
 import { execFile } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { getEnv } from "../env";
+import { displayDatabaseUrl, isPostgresUrl } from "./client";
+import { migratePostgres } from "./migrate-postgres";
 
 const run = promisify(execFile);
 
 export async function migrateDatabase(): Promise<string> {
   const env = getEnv();
+  if (isPostgresUrl(env.databaseUrl)) {
+    const applied = await migratePostgres({ url: env.databaseUrl, dir: path.join(env.BOOTDECK_HOME, "prisma", "postgres", "migrations") });
+    return applied.length ? `Applied ${applied.length} migration(s): ${applied.join(", ")}\n` : "No pending migrations to apply.\n";
+  }
   mkdirSync(env.BOOTDECK_DATA_DIR, { recursive: true, mode: 0o700 });
   const cli = path.join(env.BOOTDECK_HOME, "node_modules", "prisma", "build", "index.js");
   try {
@@ -26,6 +33,6 @@ export async function migrateDatabase(): Promise<string> {
     // Prisma's JS engine reports a locked SQLite file as a "SocketTimeout" deep in a WASM trace.
     if (/SocketTimeout|database is locked|SQLITE_BUSY/.test(text))
       throw new Error(`Database migration failed: ${env.databaseUrl} is locked by another process (a dashboard or worker still running?). Stop it and run "bootdeck setup" again.`);
-    throw new Error(`Database migration failed (${env.databaseUrl}):\n${text}`);
+    throw new Error(`Database migration failed (${displayDatabaseUrl(env.databaseUrl)}):\n${text}`);
   }
 }

@@ -3,7 +3,7 @@
 // leaves the next transaction free to run, and a plain write made while transactions are open and
 // queued waits for them instead of landing inside one and being rolled back with it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTempDb, type TempDb } from "../../test/temp-db";
+import { createTempDb, onPostgres, type TempDb } from "../../test/temp-db";
 import { getDb } from "./client";
 
 let db: TempDb;
@@ -14,7 +14,8 @@ afterAll(async () => db?.cleanup());
 
 const within = <T>(ms: number, p: Promise<T>): Promise<T | "hung"> => Promise.race([p, new Promise<"hung">((r) => setTimeout(() => r("hung"), ms))]);
 
-describe("the SQLite connection", () => {
+// The wrapper around SQLite's one connection (sqlite-adapter.ts); PostgreSQL has a pool of its own.
+describe.skipIf(onPostgres)("the SQLite connection", () => {
   it("runs the next transaction after one whose COMMIT failed", async () => {
     const failing = getDb().$transaction(async (tx) => {
       await tx.$executeRawUnsafe("PRAGMA defer_foreign_keys = ON");

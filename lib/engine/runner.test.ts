@@ -6,7 +6,7 @@
 import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeClusterApi, RecordingExecutor, type RecordedRun, type Reply } from "../../test/fake-cluster";
-import { createTempDb, type TempDb } from "../../test/temp-db";
+import { createTempDb, onPostgres, type TempDb } from "../../test/temp-db";
 import { renderAndSaveAssetSet } from "../assets/store";
 import { exampleDefinition } from "../cluster/example";
 import { createCluster } from "../clusters/repository";
@@ -143,14 +143,22 @@ describe("cancel and release", () => {
 
 describe("the event log and the step rows agree", () => {
   it("a step whose start event cannot be written is not counted as started: the next attempt is attempt 1, not '2 (resumed)'", async () => {
-    await getDb().$executeRawUnsafe(`CREATE TRIGGER test_refuse_start BEFORE INSERT ON RunEvent WHEN NEW.type = 'step.started' AND NEW.data LIKE '%"facts/worker-2"%' BEGIN SELECT RAISE(ABORT, 'injected: the disk went away'); END`);
+    if (onPostgres) {
+      await getDb().$executeRawUnsafe(`CREATE FUNCTION test_refuse_start() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected: the disk went away'; END; $$`);
+      await getDb().$executeRawUnsafe(`CREATE TRIGGER test_refuse_start BEFORE INSERT ON "RunEvent" FOR EACH ROW WHEN (NEW.type = 'step.started' AND NEW.data LIKE '%"facts/worker-2"%') EXECUTE FUNCTION test_refuse_start()`);
+    } else
+      await getDb().$executeRawUnsafe(`CREATE TRIGGER test_refuse_start BEFORE INSERT ON RunEvent WHEN NEW.type = 'step.started' AND NEW.data LIKE '%"facts/worker-2"%' BEGIN SELECT RAISE(ABORT, 'injected: the disk went away'); END`);
     let runId: string;
     try {
       runId = await started({ type: "check" });
       expect(await executeRun(runId, options(new RecordingExecutor()))).toBe("failed");
       expect(await getDb().step.findFirstOrThrow({ where: { runId, key: "facts/worker-2" } })).toMatchObject({ attempts: 0, startedAt: null });
     } finally {
-      await getDb().$executeRawUnsafe("DROP TRIGGER test_refuse_start");
+      if (onPostgres) {
+        await getDb().$executeRawUnsafe(`DROP TRIGGER test_refuse_start ON "RunEvent"`);
+        await getDb().$executeRawUnsafe("DROP FUNCTION test_refuse_start()");
+      }
+      else await getDb().$executeRawUnsafe("DROP TRIGGER test_refuse_start");
     }
     await retryRun({ runId });
     expect(await outcome(runId, await executeRun(runId, options(new RecordingExecutor())))).toBe("succeeded");

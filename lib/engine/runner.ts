@@ -19,7 +19,7 @@ import type { ClusterApiClient } from "./cluster-api";
 import { hintFor } from "./hints";
 import { appendAsHolder, LeaseLost, writeAsHolder, type Lease } from "./lease";
 import { runPlan, type PlannedStep, type RunPlan } from "./plan";
-import { claimRun, releaseLease } from "./runs";
+import { claimRun, releaseLease, renewLease, takeRun } from "./runs";
 import { loadRunResources, type RunResources } from "./run-resources";
 import { summarizeRun } from "./summary";
 import { loadEngineHosts, type EngineHost } from "./targets";
@@ -35,6 +35,12 @@ export type RunnerOptions = {
   api?: (r: RunResources) => ClusterApiClient;
   /** Aborted when this process shuts down: the run is handed over (its lease released), not ended. */
   shutdown?: AbortSignal;
+  /**
+   * How the run is held. "lease" (SQLite): claimed when unheld, stale or its holder's process is gone,
+   * and claimed again every heartbeat. "job" (PostgreSQL): the job queue delivered it to this worker,
+   * which holds its lock, so it is taken whoever held it; the heartbeat only renews it.
+   */
+  claim?: "lease" | "job";
 };
 
 export type RunOutcome = FinishedStatus | "not-claimed" | "lost-lease" | "handed-over";
@@ -47,7 +53,8 @@ type Stop = "cancel" | "lease" | "shutdown";
 
 export async function executeRun(runId: string, options: RunnerOptions): Promise<RunOutcome> {
   const staleMs = options.staleMs ?? 30_000;
-  if (!(await claimRun({ runId, workerId: options.workerId, staleMs }))) return "not-claimed";
+  const claimed = options.claim === "job" ? await takeRun({ runId, workerId: options.workerId }) : await claimRun({ runId, workerId: options.workerId, staleMs });
+  if (!claimed) return "not-claimed";
   const lease: Lease = { runId, workerId: options.workerId };
   try {
     return await executeClaimed(runId, lease, options, staleMs);
@@ -164,7 +171,8 @@ async function executeClaimed(runId: string, lease: Lease, options: RunnerOption
     void (async () => {
       const r = await db.run.findUnique({ where: { id: runId }, select: { cancelRequested: true } });
       if (r?.cancelRequested) abort("cancel", "cancelled by a user");
-      if (!(await claimRun({ runId, workerId: options.workerId, staleMs }))) abort("lease", "another worker took this run over, or it was released");
+      const held = options.claim === "job" ? await renewLease(lease) : await claimRun({ runId, workerId: options.workerId, staleMs });
+      if (!held) abort("lease", "another worker took this run over, or it was released");
     })().catch(() => undefined);
   }, options.heartbeatMs ?? 1_000);
   const outputTimer = setInterval(() => void flush().catch(() => undefined), OUTPUT_FLUSH_MS);

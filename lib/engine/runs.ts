@@ -146,6 +146,22 @@ export async function claimRun({ runId, workerId, staleMs }: { runId: string; wo
   return taken.count === 1;
 }
 
+/**
+ * The job queue (PostgreSQL, pg-boss) delivered this run to `workerId`, which holds the run's lock
+ * (pg-queue.ts): it takes the run from whoever held it before — a worker that died, or one cut off from
+ * the database, whose later writes are then refused (they name the old holder).
+ */
+export async function takeRun({ runId, workerId }: { runId: string; workerId: string }): Promise<boolean> {
+  const r = await getDb().run.updateMany({ where: { id: runId, status: "running" }, data: { workerId, heartbeatAt: new Date() } });
+  return r.count === 1;
+}
+
+/** Renews the holder's heartbeat; false when `workerId` no longer holds the running run. */
+export async function renewLease({ runId, workerId }: Lease): Promise<boolean> {
+  const r = await getDb().run.updateMany({ where: { id: runId, status: "running", workerId }, data: { heartbeatAt: new Date() } });
+  return r.count === 1;
+}
+
 /** Running runs this worker may take: unheld, its own, stale, or held by a process of this machine that is gone. */
 export async function listResumableRuns({ workerId, staleMs }: { workerId: string; staleMs: number }): Promise<string[]> {
   const stale = new Date(Date.now() - staleMs);

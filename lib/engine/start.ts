@@ -1,10 +1,13 @@
 import "server-only";
-// Where runs execute. The dashboard process runs the engine unless BOOTDECK_ENGINE=off, in which case
-// only separate `bootdeck worker` processes do: a run started or retried through the dashboard is then
-// left (unheld) for them, and they pick it up on their next look (within a second).
+// Where runs execute. On SQLite the dashboard process runs the engine unless BOOTDECK_ENGINE=off, in
+// which case only separate `bootdeck worker` processes do: a run started or retried through the
+// dashboard is then left (unheld) for them, and they pick it up on their next look (within a second).
+// On PostgreSQL a started run is a job in the queue (queue.ts), taken by whichever worker fetches it:
+// the dashboard's own engine unless BOOTDECK_ENGINE=off, or any `bootdeck worker`.
 import { getEnv } from "../env";
-import { getEngineWorker } from "./worker";
 import { startBackupScheduler } from "../backups/schedule";
+import { getRunQueue } from "./queue";
+import { requestCancel } from "./runs";
 
 export function engineEnabled(): boolean {
   return getEnv().BOOTDECK_ENGINE !== "off";
@@ -12,13 +15,25 @@ export function engineEnabled(): boolean {
 
 export function startEngineFromEnv(): void {
   if (!engineEnabled()) return;
-  getEngineWorker().start();
+  getRunQueue()
+    .startWorkerLoop()
+    .catch((err: unknown) => console.error("[bootdeck engine] could not start:", err));
   startBackupScheduler();
 }
 
-/** Hands a started (or retried) run to this process's engine, if it runs one; says whether it did. */
-export function scheduleRun(runId: string): boolean {
-  if (!engineEnabled()) return false;
-  getEngineWorker().schedule(runId);
-  return true;
+/** Hands a started (or retried) run to the workers: this process's engine, or the queue. */
+export async function scheduleRun(runId: string): Promise<void> {
+  try {
+    await getRunQueue().enqueueRun(runId);
+  } catch (err) {
+    // The run is started in the database: a worker finds it anyway (SQLite's sweep, the queue's reconcile).
+    console.error(`[bootdeck engine] could not queue run ${runId}; a worker will find it:`, err);
+  }
+}
+
+/** Cancels a run: a planned one ends at once, a running one is asked to stop (and queued deliveries are taken back). */
+export async function cancelRun({ runId, by }: { runId: string; by?: string }): Promise<"cancelled" | "requested"> {
+  const outcome = await requestCancel({ runId, by });
+  if (outcome === "requested") await getRunQueue().cancel(runId).catch((err: unknown) => console.error(`[bootdeck engine] could not take back run ${runId}'s queued jobs:`, err));
+  return outcome;
 }

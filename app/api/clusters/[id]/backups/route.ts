@@ -2,7 +2,7 @@ import { recordAudit } from "@/lib/audit/record";
 import { startBackupRun } from "@/lib/backups/runs";
 import { getBackupPolicy, listBackups } from "@/lib/backups/store";
 import { clusterIdParams } from "@/lib/clusters/schemas";
-import { getEngineWorker } from "@/lib/engine/worker";
+import { scheduleRun } from "@/lib/engine/start";
 import { getClusterOrThrow } from "@/lib/clusters/repository";
 import { json, route } from "@/lib/http/route";
 
@@ -16,6 +16,6 @@ export const GET = route({ permission: "cluster:read", params: clusterIdParams }
 export const POST = route({ permission: "backup:create", params: clusterIdParams }, async ({ params, user, ip }) => {
   const runId = await startBackupRun({ clusterId: params.id, createdById: user.id, trigger: "manual" });
   await recordAudit({ action: "backup.create", userId: user.id, username: user.username, ip, target: runId, details: { clusterId: params.id } });
-  getEngineWorker().schedule(runId);
+  await scheduleRun(runId);
   return json({ runId }, { status: 201 });
 });

@@ -14,6 +14,6 @@ export const POST = route({ permission: "run:retry", params: runIdParams }, asyn
   const steps = await retryRun({ runId: params.id, step: body.step, host: body.host });
   await recordAudit({ action: "run.retry", userId: user.id, username: user.username, ip, target: params.id, details: { ...body, steps } });
   // With BOOTDECK_ENGINE=off a `bootdeck worker` takes it; this process runs no engine.
-  scheduleRun(params.id);
+  await scheduleRun(params.id);
   return json({ ok: true, steps });
 });

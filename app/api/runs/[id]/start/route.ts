@@ -11,6 +11,6 @@ export const POST = route({ permission: "run:start", params: runIdParams }, asyn
   await startRun({ runId: params.id });
   await recordAudit({ action: "run.start", userId: user.id, username: user.username, ip, target: params.id });
   // With BOOTDECK_ENGINE=off a `bootdeck worker` takes it; this process runs no engine.
-  scheduleRun(params.id);
+  await scheduleRun(params.id);
   return json({ ok: true });
 });
