@@ -2,7 +2,6 @@
 // lab, no SSH): an asset set whose leaves end in 20 days, a stored backup (a real encrypted file), and a
 // schedule whose last backup failed. Prints the ids (JSON). Run with the e2e environment:
 //   node --conditions=react-server --import tsx e2e/seed-recovery.ts
-import { utils } from "ssh2";
 import { saveAssetSet } from "../lib/assets/store";
 import { renderAssets } from "../lib/assets/render";
 import { openSealedWriter } from "../lib/backups/sealed-file";
@@ -11,12 +10,13 @@ import { exampleDefinition } from "../lib/cluster/example";
 import { createCluster } from "../lib/clusters/repository";
 import { disconnectDb, getDb } from "../lib/db/client";
 import { newId } from "../lib/ids";
+import { testKeyPair } from "../test/ssh-key";
 
 export const SNAPSHOT_BYTES = "etcd snapshot bytes for the browser test";
 
 async function main(): Promise<void> {
   const definition = exampleDefinition({ name: "dr-ui", hosts: 4 });
-  const { id: clusterId } = await createCluster({ definition, secrets: { "admin-key": { privateKey: utils.generateKeyPairSync("ed25519").private } } });
+  const { id: clusterId } = await createCluster({ definition, secrets: { "admin-key": { privateKey: testKeyPair().private } } });
   await saveAssetSet({ clusterId, assets: await renderAssets(definition, { keyType: "ecdsa", leafValidityDays: 20 }), options: { keyType: "ecdsa", caValidityDays: 3650, leafValidityDays: 20, importedCa: false } });
   const backupId = newId("bk");
   const w = openSealedWriter(dataPath(backupRelPath(clusterId, backupId)));

@@ -23,11 +23,12 @@ import { createRun } from "../lib/engine/runs";
 import { WARNINGS_NEED_DECISION } from "../lib/engine/schemas";
 
 import { seededPasswords } from "./seed-users";
+import { testKeyPair } from "../test/ssh-key";
 
 /** ssh2 now and then generates an Ed25519 key its own parser refuses: draw again. */
 function privateKey(): string {
   for (;;) {
-    const key = utils.generateKeyPairSync("ed25519");
+    const key = testKeyPair();
     if (!(utils.parseKey(key.private) instanceof Error)) return key.private;
   }
 }

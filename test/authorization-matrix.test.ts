@@ -2,7 +2,6 @@
 // app/api/**/route.ts × {admin, lead, support, signed out}. A route method with no rule below fails,
 // so a new endpoint cannot ship without someone deciding who may call it.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { utils } from "ssh2";
 import { exampleDefinition } from "../lib/cluster/example";
 import { createCluster } from "../lib/clusters/repository";
 import type { Role } from "../lib/auth/roles";
@@ -14,6 +13,7 @@ import { openSealedWriter } from "../lib/backups/sealed-file";
 import { backupRelPath, dataPath, recordBackup } from "../lib/backups/store";
 import { createTempDb, type TempDb } from "./temp-db";
 import { call, createActor, listApiRoutes, methods, signIn, type Actor, type Handler, type Method } from "./http-helpers";
+import { testKeyPair } from "./ssh-key";
 
 type Rule = "public" | readonly Role[];
 const ALL: readonly Role[] = ["admin", "lead", "support"];
@@ -189,7 +189,7 @@ const fixtures: Record<string, string> = {};
 beforeAll(async () => {
   db = await createTempDb();
   for (const role of ["admin", "lead", "support"] as const) actorsByRole.set(role, await createActor(role));
-  const key = utils.generateKeyPairSync("ed25519");
+  const key = testKeyPair();
   fixtures.cluster = (await createCluster({ definition: exampleDefinition({ name: "matrix" }), secrets: { "admin-key": { privateKey: key.private } } })).id;
   fixtures.user = (await createActor("support", "victim")).userId;
   fixtures.setId = newId("as");

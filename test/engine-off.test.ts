@@ -1,6 +1,5 @@
 // BOOTDECK_ENGINE=off: the dashboard process runs no run itself, not even one started or retried
 // through its own API; the run is left, unheld, for `bootdeck worker` processes to pick up.
-import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as retry } from "../app/api/runs/[id]/retry/route";
 import { POST as start } from "../app/api/runs/[id]/start/route";
@@ -13,6 +12,7 @@ import { getEngineWorker } from "../lib/engine/worker";
 import { resetEnvCache } from "../lib/env";
 import { call, createActor, signIn, type Signed } from "./http-helpers";
 import { createTempDb, type TempDb } from "./temp-db";
+import { testKeyPair } from "./ssh-key";
 
 let db: TempDb;
 let clusterId: string;
@@ -23,7 +23,7 @@ beforeAll(async () => {
   process.env.BOOTDECK_ENGINE = "off";
   resetEnvCache();
   lead = await signIn(await createActor("lead"));
-  clusterId = (await createCluster({ definition: exampleDefinition({ name: "engine-off", hosts: 2 }), secrets: { "admin-key": { privateKey: utils.generateKeyPairSync("ed25519").private } } })).id;
+  clusterId = (await createCluster({ definition: exampleDefinition({ name: "engine-off", hosts: 2 }), secrets: { "admin-key": { privateKey: testKeyPair().private } } })).id;
 });
 afterAll(async () => {
   delete process.env.BOOTDECK_ENGINE;

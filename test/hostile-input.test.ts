@@ -7,7 +7,6 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
-import { utils } from "ssh2";
 import { stringify } from "yaml";
 import { exampleDefinition } from "../lib/cluster/example";
 import { createCluster } from "../lib/clusters/repository";
@@ -17,6 +16,7 @@ import { auditCsv } from "../lib/audit/query";
 import { Forbidden } from "../components/forbidden";
 import { createTempDb, type TempDb } from "./temp-db";
 import { call, createActor, fromPeer, listApiRoutes, methods, signIn, type Actor, type Handler, type Method, type Signed } from "./http-helpers";
+import { testKeyPair } from "./ssh-key";
 
 export const hostileStrings: string[] = [
   "<script>alert(1)</script>",
@@ -49,7 +49,7 @@ export const hostileStrings: string[] = [
   "   ",
 ];
 
-const key = utils.generateKeyPairSync("ed25519").private;
+const key = testKeyPair().private;
 const def = (patch: (d: ReturnType<typeof exampleDefinition>) => void) => {
   const d = exampleDefinition({ name: "hostile", hosts: 2 });
   patch(d);

@@ -1,6 +1,5 @@
 // An admin releases a stuck run from the run page's API or the command line: it fails as "released by
 // <who>: <why>", the cluster is free, and the audit trail says who did it. Nobody else may.
-import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as release } from "../app/api/runs/[id]/release/route";
 import { run as runCommand } from "../cli/commands/run";
@@ -11,6 +10,7 @@ import { planRun } from "../lib/engine/plan-run";
 import { startRun } from "../lib/engine/runs";
 import { call, createActor, signIn, type Actor } from "./http-helpers";
 import { createTempDb, type TempDb } from "./temp-db";
+import { testKeyPair } from "./ssh-key";
 
 let db: TempDb;
 let clusterId: string;
@@ -19,7 +19,7 @@ let admin: Actor;
 beforeAll(async () => {
   db = await createTempDb();
   admin = await createActor("admin");
-  clusterId = (await createCluster({ definition: exampleDefinition({ name: "stuck", hosts: 2 }), secrets: { "admin-key": { privateKey: utils.generateKeyPairSync("ed25519").private } } })).id;
+  clusterId = (await createCluster({ definition: exampleDefinition({ name: "stuck", hosts: 2 }), secrets: { "admin-key": { privateKey: testKeyPair().private } } })).id;
 });
 afterAll(async () => db?.cleanup());
 

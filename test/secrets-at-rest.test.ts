@@ -4,7 +4,6 @@
 import { createPrivateKey, generateKeyPairSync } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { utils } from "ssh2";
 import { stringify } from "yaml";
 import { exampleDefinition } from "../lib/cluster/example";
 import { importClusterYaml } from "../lib/clusters/import";
@@ -16,13 +15,14 @@ import { rotateMasterKey } from "../lib/secrets/rotate";
 import * as clustersRoute from "../app/api/clusters/route";
 import { createTempDb, type TempDb } from "./temp-db";
 import { call, createActor, signIn, type Handler } from "./http-helpers";
+import { testKeyPair } from "./ssh-key";
 
 let db: TempDb;
 const secrets: string[] = [];
 const keep = <T extends string>(s: T): T => (secrets.push(s), s);
 
 function ed25519(passphrase?: string): string {
-  return keep(utils.generateKeyPairSync("ed25519", passphrase ? { passphrase, cipher: "aes256-ctr", rounds: 4 } : {}).private);
+  return keep(testKeyPair(passphrase ? { passphrase, cipher: "aes256-ctr", rounds: 4 } : {}).private);
 }
 function rsaPem(): string {
   return keep(generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } }).privateKey);

@@ -5,7 +5,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
-import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exampleDefinition } from "../lib/cluster/example";
 import { createCluster } from "../lib/clusters/repository";
@@ -15,6 +14,7 @@ import { shutdown } from "../lib/shutdown";
 import { GET as events } from "../app/api/runs/[id]/events/route";
 import { createActor, signIn, type Signed } from "./http-helpers";
 import { createTempDb, type TempDb } from "./temp-db";
+import { testKeyPair } from "./ssh-key";
 
 let db: TempDb;
 let runId: string;
@@ -25,7 +25,7 @@ let port: number;
 beforeAll(async () => {
   db = await createTempDb();
   signed = await signIn(await createActor("support"));
-  const clusterId = (await createCluster({ definition: exampleDefinition({ name: "viewers", hosts: 2 }), secrets: { "admin-key": { privateKey: utils.generateKeyPairSync("ed25519").private } } })).id;
+  const clusterId = (await createCluster({ definition: exampleDefinition({ name: "viewers", hosts: 2 }), secrets: { "admin-key": { privateKey: testKeyPair().private } } })).id;
   runId = await createRun({ clusterId, type: "check", plan: { runType: "check", phases: [] } });
   await startRun({ runId });
   server = http.createServer(async (req, res) => {

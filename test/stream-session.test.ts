@@ -1,7 +1,6 @@
 // The two Server-Sent Events streams, opened through their route handlers as a signed-in user: each
 // ends once the session no longer allows it, and sends nothing after that.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { utils } from "ssh2";
 import { exampleDefinition } from "../lib/cluster/example";
 import { createCluster } from "../lib/clusters/repository";
 import { getDb } from "../lib/db/client";
@@ -12,6 +11,7 @@ import * as runEvents from "../app/api/runs/[id]/events/route";
 import * as live from "../app/api/clusters/[id]/live/route";
 import { createTempDb, type TempDb } from "./temp-db";
 import { call, createActor, signIn, type Actor, type Handler } from "./http-helpers";
+import { testKeyPair } from "./ssh-key";
 
 let db: TempDb;
 let admin: Actor;
@@ -19,7 +19,7 @@ let clusterId: string;
 beforeAll(async () => {
   db = await createTempDb();
   admin = await createActor("admin");
-  const key = utils.generateKeyPairSync("ed25519").private;
+  const key = testKeyPair().private;
   clusterId = (await createCluster({ definition: exampleDefinition({ name: "streams" }), secrets: { "admin-key": { privateKey: key } } })).id;
 });
 afterAll(async () => db?.cleanup());

@@ -4,7 +4,6 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, createActor, signIn, type Handler, type Signed } from "../../test/http-helpers";
 import { createTempDb, type TempDb } from "../../test/temp-db";
@@ -17,6 +16,7 @@ import * as diffRoute from "../../app/api/clusters/[id]/assets/[setId]/diff/rout
 import * as downloadRoute from "../../app/api/clusters/[id]/assets/[setId]/download/route";
 import type { RenderJobView } from "./schemas";
 import type { AssetSetView } from "./store";
+import { testKeyPair } from "../../test/ssh-key";
 
 let db: TempDb;
 let admin: Signed;
@@ -27,7 +27,7 @@ beforeAll(async () => {
   db = await createTempDb();
   admin = await signIn(await createActor("admin"));
   lead = await signIn(await createActor("lead"));
-  const key = utils.generateKeyPairSync("ed25519");
+  const key = testKeyPair();
   clusterId = (await createCluster({ definition: exampleDefinition({ name: "tab", hosts: 4 }), secrets: { "admin-key": { privateKey: key.private } } })).id;
 });
 afterAll(() => db.cleanup());

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { utils } from "ssh2";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { exampleDefinition } from "../cluster/example";
 import { createCluster } from "../clusters/repository";
@@ -8,6 +7,7 @@ import { getDb } from "../db/client";
 import { createRun } from "../engine/runs";
 import { awaitRunningRender, ensureAssetSet, runningRenderJob } from "./render-jobs";
 import { getRunFile, renderAndSaveAssetSet } from "./store";
+import { testKeyPair } from "../../test/ssh-key";
 
 let db: TempDb;
 beforeAll(async () => {
@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => db?.cleanup());
 
-const key = () => utils.generateKeyPairSync("ed25519").private;
+const key = () => testKeyPair().private;
 
 test("render ahead: a cluster without assets gets one render in the background, asked again it is the same one, then it is ready", async () => {
   const { id } = await createCluster({ definition: exampleDefinition({ name: "ahead", hosts: 3 }), secrets: { "admin-key": { privateKey: key() } } });

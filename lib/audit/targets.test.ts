@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { utils } from "ssh2";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { createActor } from "../../test/http-helpers";
 import { exampleDefinition } from "../cluster/example";
 import { createCluster } from "../clusters/repository";
 import { createRun } from "../engine/runs";
 import { resolveAuditTargets } from "./targets";
+import { testKeyPair } from "../../test/ssh-key";
 
 let db: TempDb;
 beforeAll(async () => {
@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(async () => db?.cleanup());
 
 test("audit targets read as names with links; what was deleted says so", async () => {
-  const key = utils.generateKeyPairSync("ed25519");
+  const key = testKeyPair();
   const { id: clusterId } = await createCluster({ definition: exampleDefinition({ name: "audited" }), secrets: { "admin-key": { privateKey: key.private } } });
   const runId = await createRun({ clusterId, type: "check", plan: { runType: "check", phases: [] } });
   const { userId } = await createActor("support", "sam");

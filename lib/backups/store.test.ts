@@ -1,7 +1,6 @@
 // Stored backups, retention, the schedule and its outcome, against a real SQLite file and data directory.
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { exampleDefinition } from "../cluster/example";
@@ -11,10 +10,11 @@ import { newId } from "../ids";
 import { reconcileScheduledRuns, SKIP_RETRY_MS, startDueBackups } from "./schedule";
 import { openSealedWriter } from "./sealed-file";
 import { applyRetention, backupRelPath, dataPath, getBackupPolicy, listBackups, openVerifiedBackup, recordBackup, setBackupPolicy, sweepOrphanBackupFiles } from "./store";
+import { testKeyPair } from "../../test/ssh-key";
 
 let db: TempDb;
 let clusterId: string;
-const key = utils.generateKeyPairSync("ed25519").private;
+const key = testKeyPair().private;
 
 beforeAll(async () => {
   db = await createTempDb();

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { utils } from "ssh2";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { renderAndSaveAssetSet } from "../assets/store";
 import { exampleDefinition } from "../cluster/example";
@@ -7,6 +6,7 @@ import { getDb } from "../db/client";
 import { createRun } from "../engine/runs";
 import { listFleet, recordNodesSeen } from "./fleet";
 import { createCluster } from "./repository";
+import { testKeyPair } from "../../test/ssh-key";
 
 let db: TempDb;
 beforeAll(async () => {
@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(async () => db?.cleanup());
 
 test("each cluster's health: nodes as last seen, the latest run, the earliest certificate expiry of the latest set", async () => {
-  const key = utils.generateKeyPairSync("ed25519").private;
+  const key = testKeyPair().private;
   const a = (await createCluster({ definition: exampleDefinition({ name: "alpha", hosts: 4 }), secrets: { "admin-key": { privateKey: key } } })).id;
   const b = (await createCluster({ definition: exampleDefinition({ name: "beta", hosts: 3 }), secrets: { "admin-key": { privateKey: key } } })).id;
   const older = await createRun({ clusterId: a, type: "check", plan: { runType: "check", phases: [] } });
@@ -40,7 +40,7 @@ test("each cluster's health: nodes as last seen, the latest run, the earliest ce
 });
 
 test("a set saved before its expiry was recorded gets it on the first read", async () => {
-  const key = utils.generateKeyPairSync("ed25519").private;
+  const key = testKeyPair().private;
   const c = (await createCluster({ definition: exampleDefinition({ name: "gamma", hosts: 3 }), secrets: { "admin-key": { privateKey: key } } })).id;
   const set = await renderAndSaveAssetSet({ clusterId: c, options: { keyType: "ecdsa" } });
   await getDb().assetSet.update({ where: { id: set.id }, data: { notAfter: null } });

@@ -1,13 +1,13 @@
 // The live pods and nodes watcher of a cluster whose API cannot be reached: it retries every few
 // seconds, and the credential's use is audited once for the live session, not on every retry.
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { utils } from "ssh2";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { exampleDefinition } from "../cluster/example";
 import { getDb } from "../db/client";
 import { newId } from "../ids";
 import { createCluster } from "./repository";
 import { subscribeClusterLive } from "./live";
+import { testKeyPair } from "../../test/ssh-key";
 
 let db: TempDb;
 beforeAll(async () => {
@@ -24,7 +24,7 @@ test("an unreachable cluster's live view records a secret.use row once per live 
   // Loopback addresses on a closed port: every attempt is refused at once, and no packet leaves the machine.
   def.spec.hosts.forEach((h, i) => (h.address = `127.0.0.${i + 2}`));
   def.spec.ssh = { ...def.spec.ssh!, port: 1 };
-  const { id: clusterId } = await createCluster({ definition: def, secrets: { "admin-key": { privateKey: utils.generateKeyPairSync("ed25519").private } } });
+  const { id: clusterId } = await createCluster({ definition: def, secrets: { "admin-key": { privateKey: testKeyPair().private } } });
   await getDb().assetSet.create({ data: { id: newId("as"), clusterId, version: 1 } });
   // A bootstrap brought its control plane up once: from then on the live view tries to reach the API.
   const runId = newId("run");

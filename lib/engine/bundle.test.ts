@@ -1,7 +1,6 @@
 import { gunzipSync } from "node:zlib";
 import { Readable } from "node:stream";
 import { extract } from "tar-stream";
-import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { exampleDefinition } from "../cluster/example";
@@ -11,6 +10,7 @@ import { runSupportBundle, scrubBundleText } from "./bundle";
 import { appendRunEvent } from "./events";
 import { buildCheckPlan } from "./plans";
 import { createRun } from "./runs";
+import { testKeyPair } from "../../test/ssh-key";
 
 let db: TempDb;
 let clusterId: string;
@@ -19,7 +19,7 @@ const TOKEN = "abcdef.0123456789abcdef";
 
 beforeAll(async () => {
   db = await createTempDb();
-  privateKey = utils.generateKeyPairSync("ed25519").private;
+  privateKey = testKeyPair().private;
   clusterId = (await createCluster({ definition: exampleDefinition({ name: "bundled", hosts: 2 }), secrets: { "admin-key": { privateKey } } })).id;
 });
 afterAll(async () => db?.cleanup());

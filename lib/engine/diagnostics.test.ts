@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { exampleDefinition } from "../cluster/example";
 import { createCluster } from "../clusters/repository";
 import { getDb } from "../db/client";
 import { DIAGNOSTICS_SCRIPT, DIAGNOSTICS_SECTIONS, hostDiagnosticsParams, parseDiagnostics, runHostDiagnostics } from "./diagnostics";
+import { testKeyPair } from "../../test/ssh-key";
 
 describe("the diagnostics script (golden)", () => {
   test("is exactly this text", () => {
@@ -99,7 +99,7 @@ describe("runHostDiagnostics", () => {
   let clusterId: string;
   beforeAll(async () => {
     db = await createTempDb();
-    const key = utils.generateKeyPairSync("ed25519");
+    const key = testKeyPair();
     clusterId = (await createCluster({ definition: exampleDefinition({ name: "diag", hosts: 2 }), secrets: { "admin-key": { privateKey: key.private } } })).id;
   });
   afterAll(async () => db?.cleanup());

@@ -6,7 +6,6 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, openSync, rmSync, writeSync, closeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as planRoute } from "../../app/api/clusters/[id]/runs/route";
 import { call, createActor, signIn, type Signed } from "../../test/http-helpers";
@@ -22,6 +21,7 @@ import { planRun } from "./plan-run";
 import { getRunView } from "./queries";
 import { executeRun } from "./runner";
 import { startRun } from "./runs";
+import { testKeyPair } from "../../test/ssh-key";
 
 const root = process.getuid?.() === 0;
 let temp: TempDb;
@@ -41,7 +41,7 @@ beforeAll(async () => {
   resetEnvCache();
   await configureDb();
   lead = await signIn(await createActor("lead"));
-  clusterId = (await createCluster({ definition: exampleDefinition({ name: "full", hosts: 2 }), secrets: { "admin-key": { privateKey: utils.generateKeyPairSync("ed25519").private } } })).id;
+  clusterId = (await createCluster({ definition: exampleDefinition({ name: "full", hosts: 2 }), secrets: { "admin-key": { privateKey: testKeyPair().private } } })).id;
 });
 
 afterAll(async () => {

@@ -9,7 +9,6 @@
 // Runs only with BOOTDECK_TEST_DATABASE_URL set to a PostgreSQL server (scripts/test.sh does).
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTempDb, onPostgres, type TempDb } from "../../test/temp-db";
 import { sessionRecheck } from "../auth/session-recheck";
@@ -21,6 +20,7 @@ import { PgBossRunQueue } from "./pg-queue";
 import { planRun } from "./plan-run";
 import { startRun } from "./runs";
 import { runEventStream } from "./sse";
+import { testKeyPair } from "../../test/ssh-key";
 
 const root = path.resolve(__dirname, "../..");
 const HOSTS = ["master-1", "master-2", "master-3", "worker-1", "worker-2", "worker-3"];
@@ -32,7 +32,7 @@ let sender: PgBossRunQueue;
 beforeAll(async () => {
   if (!onPostgres) return;
   db = await createTempDb();
-  clusterId = (await createCluster({ definition: exampleDefinition({ name: "failover", hosts: HOSTS.length }), secrets: { "admin-key": { privateKey: utils.generateKeyPairSync("ed25519").private } } })).id;
+  clusterId = (await createCluster({ definition: exampleDefinition({ name: "failover", hosts: HOSTS.length }), secrets: { "admin-key": { privateKey: testKeyPair().private } } })).id;
   sender = new PgBossRunQueue({ url: db.databaseUrl, workerId: "sender" });
 }, 60_000);
 afterAll(async () => {

@@ -3,7 +3,6 @@
 // is gone is taken over at once, not after the lease goes stale; a live holder keeps it.
 import { spawn } from "node:child_process";
 import { hostname } from "node:os";
-import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeClusterApi, RecordingExecutor } from "../../test/fake-cluster";
 import { createTempDb, type TempDb } from "../../test/temp-db";
@@ -14,6 +13,7 @@ import { listRunEvents } from "./events";
 import { planRun } from "./plan-run";
 import { executeRun } from "./runner";
 import { claimRun, isLocalWorkerGone, listResumableRuns, startRun } from "./runs";
+import { testKeyPair } from "../../test/ssh-key";
 
 let db: TempDb;
 let clusterId: string;
@@ -21,7 +21,7 @@ const HOSTS = ["master-1", "master-2", "master-3", "worker-1"];
 
 beforeAll(async () => {
   db = await createTempDb();
-  clusterId = (await createCluster({ definition: exampleDefinition({ name: "handover", hosts: 4 }), secrets: { "admin-key": { privateKey: utils.generateKeyPairSync("ed25519").private } } })).id;
+  clusterId = (await createCluster({ definition: exampleDefinition({ name: "handover", hosts: 4 }), secrets: { "admin-key": { privateKey: testKeyPair().private } } })).id;
 });
 afterAll(async () => db?.cleanup());
 

@@ -4,7 +4,6 @@
 // a cancel takes a queued delivery back and the run ends at once; a worker cut off from the database
 // (its session killed by the server) loses its run to another worker and writes nothing more.
 // Runs only with BOOTDECK_TEST_DATABASE_URL set to a PostgreSQL server (scripts/test.sh does).
-import { utils } from "ssh2";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FakeClusterApi, RecordingExecutor, type Reply } from "../../test/fake-cluster";
 import { createTempDb, onPostgres, type TempDb } from "../../test/temp-db";
@@ -18,6 +17,7 @@ import { executeRun } from "./runner";
 import { startRun } from "./runs";
 import { cancelRun } from "./start";
 import { setRunQueue } from "./queue";
+import { testKeyPair } from "../../test/ssh-key";
 
 const HOSTS = ["master-1", "master-2", "master-3", "worker-1"];
 let db: TempDb;
@@ -49,7 +49,7 @@ function queue(workerId: string, reply?: (step: string) => Reply, extra: Partial
 }
 
 async function startedCheck(name: string): Promise<string> {
-  const { id: clusterId } = await createCluster({ definition: exampleDefinition({ name, hosts: HOSTS.length }), secrets: { "admin-key": { privateKey: utils.generateKeyPairSync("ed25519").private } } });
+  const { id: clusterId } = await createCluster({ definition: exampleDefinition({ name, hosts: HOSTS.length }), secrets: { "admin-key": { privateKey: testKeyPair().private } } });
   const runId = await planRun({ clusterId, body: { type: "check" }, by: "test" });
   await startRun({ runId });
   return runId;

@@ -3,7 +3,6 @@
 // host is one the plan shows for that host, quoted exactly as shown; every file pushed is one the plan lists, with the planned mode and checksum; and the run uses
 // the definition it was planned from, whatever happens to the cluster's definition afterwards.
 // A recording executor stands in for the hosts and a fake API for the cluster.
-import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { FakeClusterApi, RecordingExecutor, scriptName, type RecordedRun, type Reply } from "../../test/fake-cluster";
@@ -18,6 +17,7 @@ import { planRun } from "./plan-run";
 import { executeRun } from "./runner";
 import { getRunPlan, retryRun, startRun } from "./runs";
 import type { CreateRunBody } from "./schemas";
+import { testKeyPair } from "../../test/ssh-key";
 
 let db: TempDb;
 let clusterId: string;
@@ -26,7 +26,7 @@ const HOSTS = ["master-1", "master-2", "master-3", "worker-1", "worker-2"];
 
 beforeAll(async () => {
   db = await createTempDb();
-  privateKey = utils.generateKeyPairSync("ed25519").private;
+  privateKey = testKeyPair().private;
   clusterId = (await createCluster({ definition: exampleDefinition({ name: "as-planned", hosts: 5 }), secrets: { "admin-key": { privateKey } } })).id;
   await renderAndSaveAssetSet({ clusterId, options: { keyType: "ecdsa" } });
 }, 60_000);

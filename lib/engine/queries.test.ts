@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { utils } from "ssh2";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { exampleDefinition } from "../cluster/example";
 import { createCluster } from "../clusters/repository";
@@ -8,6 +7,7 @@ import { appendRunEvent } from "./events";
 import type { RunPlan } from "./plan";
 import { getRunView, listClusterRuns } from "./queries";
 import { createRun } from "./runs";
+import { testKeyPair } from "../../test/ssh-key";
 
 let db: TempDb;
 let clusterId: string;
@@ -35,7 +35,7 @@ const plan: RunPlan = {
 
 beforeAll(async () => {
   db = await createTempDb();
-  const key = utils.generateKeyPairSync("ed25519");
+  const key = testKeyPair();
   clusterId = (await createCluster({ definition: exampleDefinition({ name: "views", hosts: 4 }), secrets: { "admin-key": { privateKey: key.private } } })).id;
 });
 afterAll(async () => db?.cleanup());

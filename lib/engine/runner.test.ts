@@ -3,7 +3,6 @@
 // cancelled ends; an admin can release a stuck run; a step's row and its event commit together; a
 // resumed bootstrap creates nothing twice and says when it cannot know the pivot's API gap; a join
 // proves the node alive. Hosts and the cluster's API are test doubles (test/fake-cluster.ts).
-import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeClusterApi, RecordingExecutor, type RecordedRun, type Reply } from "../../test/fake-cluster";
 import { createTempDb, onPostgres, type TempDb } from "../../test/temp-db";
@@ -17,6 +16,7 @@ import { planRun } from "./plan-run";
 import { executeRun, type RunnerOptions } from "./runner";
 import { listResumableRuns, releaseRun, requestCancel, retryRun, startRun } from "./runs";
 import type { CreateRunBody } from "./schemas";
+import { testKeyPair } from "../../test/ssh-key";
 
 let db: TempDb;
 let clusterId: string;
@@ -24,7 +24,7 @@ const HOSTS = ["master-1", "master-2", "master-3", "worker-1", "worker-2"];
 
 beforeAll(async () => {
   db = await createTempDb();
-  const privateKey = utils.generateKeyPairSync("ed25519").private;
+  const privateKey = testKeyPair().private;
   clusterId = (await createCluster({ definition: exampleDefinition({ name: "runner", hosts: 5 }), secrets: { "admin-key": { privateKey } } })).id;
   await renderAndSaveAssetSet({ clusterId, options: { keyType: "ecdsa" } });
 }, 60_000);

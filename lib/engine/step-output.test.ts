@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { utils } from "ssh2";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { exampleDefinition } from "../cluster/example";
 import { createCluster } from "../clusters/repository";
@@ -9,6 +8,7 @@ import type { RunPlan } from "./plan";
 import { createRun } from "./runs";
 import { JOURNAL_MARKER } from "./schemas";
 import { getStepOutput, splitStoredOutput } from "./step-output";
+import { testKeyPair } from "../../test/ssh-key";
 
 let db: TempDb;
 let clusterId: string;
@@ -27,7 +27,7 @@ const plan: RunPlan = {
 
 beforeAll(async () => {
   db = await createTempDb();
-  const key = utils.generateKeyPairSync("ed25519");
+  const key = testKeyPair();
   clusterId = (await createCluster({ definition: exampleDefinition({ name: "outputs", hosts: 2 }), secrets: { "admin-key": { privateKey: key.private } } })).id;
 });
 afterAll(async () => db?.cleanup());

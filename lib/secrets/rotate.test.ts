@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { utils } from "ssh2";
 import { exampleDefinition } from "../cluster/example";
 import { createCluster } from "../clusters/repository";
 import { getDb } from "../db/client";
@@ -10,11 +9,12 @@ import { createTempDb, type TempDb } from "../../test/temp-db";
 import { decryptSecret, encryptSecret, sealedKeyId } from "./cipher";
 import { ensureMasterKeyFile, generateMasterKey, getMasterKey, masterKeyText, pendingKeyFile, resetMasterKeyCache, retiredKeyFiles } from "./master-key";
 import { rotateMasterKey } from "./rotate";
+import { testKeyPair } from "../../test/ssh-key";
 
 const secrets = { key: "", passphrase: "rotate-passphrase-\u00e9\u00e8-42", password: "rotate-password-Xy9!", token: "abcdef.0123456789abcdef", caKey: "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIRotateTestCaKey\n-----END EC PRIVATE KEY-----\n" };
 
 async function seed(): Promise<void> {
-  secrets.key ||= utils.generateKeyPairSync("ed25519", { passphrase: secrets.passphrase, cipher: "aes256-ctr", rounds: 4 }).private;
+  secrets.key ||= testKeyPair({ passphrase: secrets.passphrase, cipher: "aes256-ctr", rounds: 4 }).private;
   const def = exampleDefinition({ name: "rot" }) as ReturnType<typeof exampleDefinition>;
   def.spec.credentials!.push({ name: "pw", type: "password" });
   await createCluster({ definition: def, secrets: { "admin-key": { privateKey: secrets.key, passphrase: secrets.passphrase }, pw: { password: secrets.password } } });
