@@ -350,8 +350,13 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
   }, 10 * 60_000);
 
   it("never reports green over a host that is gone: a worker whose link is cut as its join starts, Ready in the API, fails the join", async () => {
-    // worker-3 joins again. A worker process stops the run right after worker-3's kubelet step (the
-    // moment the join phase begins), so the test can wait until the API shows the node Ready.
+    // worker-3 joins again, reset first as an admin would: its join above was cut off, maybe with its
+    // kubelet already running, and preflight refuses a host whose port 10250 is taken. A worker process
+    // stops the run right after worker-3's kubelet step (the moment the join phase begins), so the test
+    // can wait until the API shows the node Ready.
+    const reset = await planRun({ clusterId: oldest, body: { type: "reset", hosts: ["worker-3"], confirm: true } });
+    await startRun({ runId: reset });
+    expect(await outcome(reset, await executeRun(reset, { workerId: "test" }))).toBe("succeeded");
     const join = await planRun({ clusterId: oldest, body: { type: "join", hosts: ["worker-3"], acceptWarnings: true }, by: "test" });
     await startRun({ runId: join });
     worker = startWorker("step.finished:kubelet/worker-3");
