@@ -24,7 +24,7 @@ export function HostKey({ clusterId, host, pinned }: { clusterId: string; host: 
   });
   return (
     <div className="space-y-1">
-      <div>{pinned ?? <span className="text-slate-400">not yet seen (pinned on first contact)</span>}</div>
+      <div>{pinned ?? <span className="text-slate-600">not yet seen (pinned on first contact)</span>}</div>
       {canRepin && !shown && (
         <button className="btn text-xs" data-testid={`repin-${host}`} disabled={probe.isPending} onClick={() => probe.mutate()} title="Read the key the host offers now and compare it with the pinned one">
           {probe.isPending ? "Reading the host's key…" : "Re-pin host key…"}
