@@ -34,7 +34,9 @@ test.beforeAll(() => {
 
 test("an admin plans adding a master and a worker, removing a worker and an upgrade from the cluster page", async ({ page }) => {
   await signIn(page);
-  await page.getByTestId("cluster-row-day2-e2e").getByRole("link").click();
+  await page.getByTestId("cluster-row-day2-e2e").getByRole("link", { name: "day2-e2e", exact: true }).click();
+  // The list navigates on the client: the cluster page's address once it is there.
+  await page.waitForURL(/\/clusters\/cl_[^/]+$/);
   const clusterUrl = page.url();
   // The running cluster's PKI comes from its asset set: render one first.
   await page.getByTestId("assets-tab").click();

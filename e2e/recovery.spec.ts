@@ -41,7 +41,7 @@ test("an admin sees the failing schedule and expiring certificates, downloads a 
   await expect(page.getByTestId("plan-rotate")).toBeVisible();
   await page.getByTestId(`restore-${seeded.backupId}`).click();
   await expect(page.getByTestId("run-status")).toHaveText("planned");
-  await expect(page.getByText(/Copy backup bk_\S+ \(etcd revision 48213\) to every master/)).toBeVisible();
+  await expect(page.getByTestId("plan-heading-upload")).toContainText(/Copy backup bk_\S+ \(etcd revision 48213\) to every master/);
   await page.screenshot({ path: path.join("test-results", "screenshots", "40-restore-plan.png"), fullPage: true });
 });
 

@@ -91,7 +91,7 @@ test(`the fleet list at ${FLEET} clusters: health per cluster, search and filter
     return performance.now() - t;
   });
   report(`GET /api/clusters, ${FLEET}+ clusters`, api);
-  await expect(fleet.table.locator("th")).toHaveText(["Name", "Kubernetes", "Hosts", "Nodes Ready", "Last run", "Certificates", "Updated"]);
+  await expect(fleet.table.locator("th")).toHaveText(["Name", "Kubernetes", "Hosts", "Nodes Ready", "Last run", "Certificates", "Alerts", "Updated"]);
 
   // Health: nodes as last seen (with when), the last run and its result, the certificates' expiry.
   const first = fleet.row("fleet-001");
