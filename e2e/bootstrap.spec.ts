@@ -207,7 +207,7 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   await expect(page.getByTestId("detail-hosts").locator("tbody tr")).toHaveCount(3);
 
   await page.goto(`${proxy.url}/clusters`);
-  await page.getByTestId(`cluster-row-${clusterName}`).getByRole("link").click();
+  await page.getByTestId(`cluster-row-${clusterName}`).getByRole("link", { name: clusterName, exact: true }).click();
   await page.getByTestId("plan-bootstrap").click();
 
   // The plan: every phase, the exact files (with checksums) and commands, before anything runs.

@@ -29,7 +29,7 @@ test.afterAll(() => {
 
 test("an admin checks the lab's hosts: plan, confirm, live progress, pinned keys", async ({ page }) => {
   await signIn(page);
-  await page.getByTestId("cluster-row-lab-e2e").getByRole("link").click();
+  await page.getByTestId("cluster-row-lab-e2e").getByRole("link", { name: "lab-e2e", exact: true }).click();
   await page.getByTestId("plan-check").click();
   await expect(page.getByTestId("run-status")).toHaveText("planned");
   await expect(page.getByText("Nothing has been sent to any host yet")).toBeVisible();

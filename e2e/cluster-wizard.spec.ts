@@ -132,7 +132,7 @@ test("an admin creates a cluster with the wizard, sees field errors, exports, re
   await expect(page.getByTestId("cluster-row-e2e-prod")).toContainText(defaultKubernetesVersion);
   await page.screenshot({ path: shot("07-cluster-list-with-cluster"), fullPage: true });
 
-  await page.getByTestId("cluster-row-e2e-prod").getByRole("link").click();
+  await page.getByTestId("cluster-row-e2e-prod").getByRole("link", { name: "e2e-prod", exact: true }).click();
   await page.getByTestId("delete-confirm").fill("e2e-prod");
   await page.getByTestId("delete-cluster").click();
   await page.waitForURL("**/clusters");

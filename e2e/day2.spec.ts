@@ -75,7 +75,7 @@ test("an admin plans adding a master and a worker, removing a worker and an upgr
 // (The server refuses a lead's removal whatever the page offers: test/authorization-matrix.test.ts.)
 test("a lead may add hosts and upgrade, but is offered no removal", async ({ page }) => {
   await signIn(page, "day2-lead", leadPassword);
-  await page.getByTestId("cluster-row-day2-e2e").getByRole("link").click();
+  await page.getByTestId("cluster-row-day2-e2e").getByRole("link", { name: "day2-e2e", exact: true }).click();
   await expect(page.getByTestId("day2-add")).toBeVisible();
   await expect(page.getByTestId("day2-upgrade")).toBeVisible();
   await expect(page.getByTestId("day2-remove")).toHaveCount(0);

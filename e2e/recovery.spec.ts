@@ -25,7 +25,7 @@ test("an admin sees the failing schedule and expiring certificates, downloads a 
   await signIn(page);
   await expect(page.getByTestId("cluster-alerts-dr-ui")).toContainText("backups failing");
   await expect(page.getByTestId("cluster-alerts-dr-ui")).toContainText(/expires in 19 days|expires in 20 days/);
-  await page.getByTestId("cluster-row-dr-ui").getByRole("link").click();
+  await page.getByTestId("cluster-row-dr-ui").getByRole("link", { name: "dr-ui", exact: true }).click();
   const schedule = page.getByTestId("backup-schedule");
   await expect(schedule).toHaveAttribute("data-state", "failing");
   await expect(schedule).toContainText("Backups are failing: the last scheduled backup failed (2 attempts in a row): no master could take a snapshot");
@@ -47,7 +47,7 @@ test("an admin sees the failing schedule and expiring certificates, downloads a 
 
 test("a support engineer sees the same facts, and no button that changes anything", async ({ page }) => {
   await signIn(page, "dr-support", supportPassword);
-  await page.getByTestId("cluster-row-dr-ui").getByRole("link").click();
+  await page.getByTestId("cluster-row-dr-ui").getByRole("link", { name: "dr-ui", exact: true }).click();
   await expect(page.getByTestId("backup-schedule")).toHaveAttribute("data-state", "failing");
   await expect(page.getByTestId(`backup-${seeded.backupId}`)).toContainText("48213");
   for (const id of ["backup-now", "plan-recover", `download-${seeded.backupId}`, `restore-${seeded.backupId}`, "plan-rotate", "edit-schedule"]) await expect(page.getByTestId(id)).toHaveCount(0);
