@@ -1,6 +1,5 @@
 // bootdeck apply: the dashboard's bootstrap, headless. Saves the cluster.yaml, plans the run, shows the
 // plan, and (confirmed, or with --yes) runs it in this process, printing one line per step.
-import { createInterface } from "node:readline/promises";
 import { recordAudit } from "../../lib/audit/record";
 import { disconnectDb, getDb } from "../../lib/db/client";
 import { listRunEvents, type StoredRunEvent } from "../../lib/engine/events";
@@ -12,6 +11,7 @@ import { getRunQueue } from "../../lib/engine/queue";
 import { getEngineWorker } from "../../lib/engine/worker";
 import { AppError } from "../../lib/http/errors";
 import type { Command } from "./command";
+import { confirm } from "./terminal";
 import { importFile } from "./import";
 
 const USAGE = `Usage: bootdeck apply --config cluster.yaml [--dry-run] [--yes] [--accept-warnings] [--verbose]
@@ -81,14 +81,6 @@ export function progressLine(e: StoredRunEvent, startedAt: number, verbose: bool
   }
 }
 
-export async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
-}
 
 export const apply: Command = {
   async run(argv) {

@@ -2,7 +2,6 @@
 // list them, set the schedule and retention, and write one out as the plain snapshot etcdutl restores.
 import { createWriteStream } from "node:fs";
 import { pipeline } from "node:stream/promises";
-import { userInfo } from "node:os";
 import { recordAudit } from "../../lib/audit/record";
 import { startBackupRun } from "../../lib/backups/runs";
 import { backupPolicyBody } from "../../lib/backups/schemas";
@@ -12,6 +11,7 @@ import { disconnectDb } from "../../lib/db/client";
 import { AppError } from "../../lib/http/errors";
 import { follow } from "./apply";
 import type { Command } from "./command";
+import { cliActor } from "./terminal";
 
 const USAGE = `Usage:
   bootdeck backup create CLUSTER                 take an etcd snapshot now (runs here, one line per step)
@@ -24,7 +24,6 @@ const USAGE = `Usage:
 Snapshots are encrypted at rest in the data directory; the dashboard's engine (or bootdeck worker)
 takes the scheduled ones.`;
 
-const who = () => `cli:${userInfo().username}`;
 
 /** "6h", "30m", "2d", "90" (minutes) → minutes. */
 export function parseEvery(text: string): number {
@@ -60,7 +59,7 @@ export const backup: Command = {
       switch (sub) {
         case "create": {
           const runId = await startBackupRun({ clusterId: id, trigger: "manual" });
-          await recordAudit({ action: "backup.create", username: who(), target: runId, details: { clusterId: id, via: "cli" } });
+          await recordAudit({ action: "backup.create", username: cliActor(), target: runId, details: { clusterId: id, via: "cli" } });
           console.log(`backup run ${runId}`);
           return await follow(runId, rest.includes("--verbose"));
         }
@@ -80,8 +79,8 @@ export const backup: Command = {
             keepLast: Number(flag(rest, "--keep") ?? current.keepLast),
             keepDays: Number(flag(rest, "--keep-days") ?? current.keepDays),
           });
-          const p = await setBackupPolicy({ clusterId: id, body, by: who() });
-          await recordAudit({ action: "backup.policy", username: who(), target: id, details: { ...body, via: "cli" } });
+          const p = await setBackupPolicy({ clusterId: id, body, by: cliActor() });
+          await recordAudit({ action: "backup.policy", username: cliActor(), target: id, details: { ...body, via: "cli" } });
           console.log(p.enabled ? `backups of ${name} every ${p.intervalMinutes} min, next at ${p.nextDueAt}; keep the newest ${p.keepLast}, older ones for ${p.keepDays} days` : `no scheduled backups for ${name}`);
           return 0;
         }
@@ -92,7 +91,7 @@ export const backup: Command = {
           const { stream } = await openVerifiedBackup(b);
           const out = flag(rest, "--output") ?? (await backupFileName(b));
           await pipeline(stream(), createWriteStream(out, { mode: 0o600 }));
-          await recordAudit({ action: "backup.download", username: who(), target: b.id, details: { clusterId: id, revision: b.revision, sha256: b.sha256, via: "cli" } });
+          await recordAudit({ action: "backup.download", username: cliActor(), target: b.id, details: { clusterId: id, revision: b.revision, sha256: b.sha256, via: "cli" } });
           console.log(`${out}: ${size(b.size)}, sha256 ${b.sha256}, etcd revision ${b.revision}`);
           return 0;
         }

@@ -9,10 +9,10 @@ import { pauseRun, resumeRun } from "../../lib/engine/run-control";
 import { getRunPlan, startRun } from "../../lib/engine/runs";
 import { createRunBody, type CreateRunBody } from "../../lib/engine/schemas";
 import { AppError } from "../../lib/http/errors";
-import { confirm, follow, planText } from "./apply";
+import { follow, planText } from "./apply";
 import type { Command } from "./command";
+import { cliActor, confirm } from "./terminal";
 
-const by = () => `cli:${process.env.USER ?? "?"}`;
 
 function option(args: string[], flag: string): string | undefined {
   const i = args.indexOf(flag);
@@ -37,8 +37,8 @@ async function planConfirmRun(clusterName: string, raw: unknown, opts: { yes: bo
   const body: CreateRunBody = parsed.data;
   const clusterId = await findClusterIdByName({ name: clusterName });
   if (!clusterId) throw new AppError(404, "not_found", `no cluster named ${clusterName} (bootdeck import it first)`);
-  const runId = await planRun({ clusterId, body, by: by() });
-  await recordAudit({ action: "run.plan", username: by(), target: runId, details: { clusterId, ...body, via: "cli" } });
+  const runId = await planRun({ clusterId, body, by: cliActor() });
+  await recordAudit({ action: "run.plan", username: cliActor(), target: runId, details: { clusterId, ...body, via: "cli" } });
   console.log(planText(await getRunPlan(runId), opts.verbose));
   if (opts.dryRun) {
     console.log(`\ndry run: nothing was changed. The plan is saved as run ${runId}; confirm it in the dashboard, or run this again with --yes.`);
@@ -55,7 +55,7 @@ async function planConfirmRun(clusterName: string, raw: unknown, opts: { yes: bo
     }
   }
   await startRun({ runId });
-  await recordAudit({ action: "run.start", username: by(), target: runId, details: { via: "cli" } });
+  await recordAudit({ action: "run.start", username: cliActor(), target: runId, details: { via: "cli" } });
   return follow(runId, opts.verbose);
 }
 
@@ -126,9 +126,9 @@ export const upgrade: Command = {
     return guarded("upgrade", async () => {
       if (args[0] === "pause" || args[0] === "resume") {
         const runId = args[1] ?? "";
-        if (args[0] === "pause") console.log((await pauseRun({ runId, by: by() })).already ? `${runId} was paused already` : `${runId} stops before its next batch`);
-        else console.log((await resumeRun({ runId, by: by() })).wasPaused ? `${runId} goes on` : `${runId} was not paused`);
-        await recordAudit({ action: `run.${args[0]}`, username: by(), target: runId, details: { via: "cli" } });
+        if (args[0] === "pause") console.log((await pauseRun({ runId, by: cliActor() })).already ? `${runId} was paused already` : `${runId} stops before its next batch`);
+        else console.log((await resumeRun({ runId, by: cliActor() })).wasPaused ? `${runId} goes on` : `${runId} was not paused`);
+        await recordAudit({ action: `run.${args[0]}`, username: cliActor(), target: runId, details: { via: "cli" } });
         return 0;
       }
       const opts = { yes: flag(args, "--yes"), verbose: flag(args, "--verbose"), dryRun: flag(args, "--dry-run") };

@@ -2,14 +2,13 @@
 // and the one the host offers now, and pin the new one once you confirm it (compare it out of band:
 // on the host, ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub). Recorded in the audit log as
 // "cli:<your login>", and on the host as who confirmed it.
-import { createInterface } from "node:readline/promises";
-import { userInfo } from "node:os";
 import { recordAudit } from "../../lib/audit/record";
 import { findClusterIdByName } from "../../lib/clusters/repository";
 import { configureDb, disconnectDb } from "../../lib/db/client";
 import { probeHostKey, repinHostKey } from "../../lib/engine/host-keys";
 import { AppError } from "../../lib/http/errors";
 import type { Command } from "./command";
+import { confirm, cliActor } from "./terminal";
 
 const help = `Usage: bootdeck host repin CLUSTER HOST [--yes]
 
@@ -17,16 +16,7 @@ Reads the SSH host key HOST offers now (the connection stops at the key exchange
 sent), shows it next to the pinned one, and pins it once you confirm. --yes confirms without asking
 (the fingerprints are printed all the same).`;
 
-const actor = () => `cli:${(() => { try { return userInfo().username; } catch { return "unknown"; } })()}`;
 
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
-}
 
 export const host: Command = {
   async run(argv) {
@@ -49,7 +39,7 @@ export const host: Command = {
         if (!process.stdin.isTTY) throw new AppError(2, "usage", "not confirmed; pass --yes to re-pin without a terminal");
         if (!(await confirm(`Pin ${probe.offered} for ${name}? Check it on the host first. [y/N] `))) return 1;
       }
-      const by = actor();
+      const by = cliActor();
       const r = await repinHostKey({ clusterId, host: name, fingerprint: probe.offered, previous: probe.pinned, by });
       await recordAudit({ action: "host.repin", username: by, target: clusterId, details: { via: "cli", host: name, previous: r.previous, pinned: r.pinned } });
       console.log(`pinned ${r.pinned} for ${name} (was ${r.previous ?? "none"})`);

@@ -1,7 +1,5 @@
 // bootdeck restore / recover: the disaster-recovery runs from the command line. Each prints its plan,
 // asks (or takes --yes), and runs here with one line per step, as bootdeck apply does.
-import { createInterface } from "node:readline/promises";
-import { userInfo } from "node:os";
 import { recordAudit } from "../../lib/audit/record";
 import { findClusterIdByName } from "../../lib/clusters/repository";
 import { disconnectDb } from "../../lib/db/client";
@@ -11,17 +9,9 @@ import { getRunPlan, startRun } from "../../lib/engine/runs";
 import { AppError } from "../../lib/http/errors";
 import { follow, planText } from "./apply";
 import type { Command } from "./command";
+import { confirm, cliActor } from "./terminal";
 
-const who = () => `cli:${userInfo().username}`;
 
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
-}
 
 /** Plans the run, prints the plan, asks, starts and follows it. */
 async function runDr(argv: string[], usage: string, body: (rest: string[]) => DrRunBody | undefined, warning: string): Promise<number> {
@@ -38,8 +28,8 @@ async function runDr(argv: string[], usage: string, body: (rest: string[]) => Dr
       console.error(`no cluster named "${name}"`);
       return 1;
     }
-    const runId = await planRun({ clusterId, body: b, by: who() });
-    await recordAudit({ action: "run.plan", username: who(), target: runId, details: { clusterId, type: b.type, via: "cli" } });
+    const runId = await planRun({ clusterId, body: b, by: cliActor() });
+    await recordAudit({ action: "run.plan", username: cliActor(), target: runId, details: { clusterId, type: b.type, via: "cli" } });
     console.log(planText(await getRunPlan(runId), verbose));
     if (!rest.includes("--yes")) {
       if (!process.stdin.isTTY) {
@@ -52,7 +42,7 @@ async function runDr(argv: string[], usage: string, body: (rest: string[]) => Dr
       }
     }
     await startRun({ runId });
-    await recordAudit({ action: "run.start", username: who(), target: runId, details: { via: "cli", type: b.type } });
+    await recordAudit({ action: "run.start", username: cliActor(), target: runId, details: { via: "cli", type: b.type } });
     return await follow(runId, verbose);
   } catch (err) {
     if (err instanceof AppError) {
@@ -130,7 +120,7 @@ export const certs: Command = {
         return 1;
       }
       if (rest.includes("--live")) {
-        await recordAudit({ action: "certificates.read", username: who(), target: clusterId, details: { via: "cli" } });
+        await recordAudit({ action: "certificates.read", username: cliActor(), target: clusterId, details: { via: "cli" } });
         const live = await readLiveCertificates({ clusterId });
         for (const r of live.rows) console.log(`${r.warn ? "!" : " "} ${r.notAfter.slice(0, 10)} ${String(r.daysLeft).padStart(5)} d  ${(r.host ?? "").padEnd(10)} ${r.source.padEnd(48)} ${r.serial}  ${r.subject}`);
         for (const e of live.errors) console.log(`  could not read on ${e.host}: ${e.error}`);

@@ -1,13 +1,12 @@
 // bootdeck run: look at runs and take a stuck one out of the way from the command line, as an admin
 // does on the run page. Every change is recorded in the audit log as made by "cli:<your login>".
-import { createInterface } from "node:readline/promises";
-import { userInfo } from "node:os";
 import { recordAudit } from "../../lib/audit/record";
 import { configureDb, disconnectDb, getDb } from "../../lib/db/client";
 import { releaseRun } from "../../lib/engine/runs";
 import { cancelRun } from "../../lib/engine/start";
 import { AppError } from "../../lib/http/errors";
 import type { Command } from "./command";
+import { confirm, cliActor } from "./terminal";
 
 const help = `Usage: bootdeck run <subcommand>
 
@@ -17,7 +16,6 @@ const help = `Usage: bootdeck run <subcommand>
                                      the cluster is free for a new run, its worker writes nothing more
   run cancel RUN                     cancel a planned run (it ends) or ask a running one to stop`;
 
-const actor = () => `cli:${(() => { try { return userInfo().username; } catch { return "unknown"; } })()}`;
 
 function flag(argv: string[], name: string): string | undefined {
   const i = argv.indexOf(name);
@@ -26,14 +24,6 @@ function flag(argv: string[], name: string): string | undefined {
 
 const ago = (d: Date | null) => (d ? `${Math.round((Date.now() - d.getTime()) / 1000)} s ago` : "never");
 
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
-}
 
 export const run: Command = {
   async run(argv) {
@@ -65,14 +55,14 @@ export const run: Command = {
           if (!(await confirm("Release it? It ends as failed and the cluster is free for a new run. [y/N] "))) return 1;
         }
         const reason = flag(argv, "--reason");
-        const by = actor();
+        const by = cliActor();
         const out = await releaseRun({ runId: id, by, reason });
         await recordAudit({ action: "run.release", username: by, target: id, details: { via: "cli", reason: reason ?? null, previousWorker: out.previousWorker } });
         console.log(`released: run ${id} is ${out.status}`);
         return 0;
       }
       if (sub === "cancel") {
-        const by = actor();
+        const by = cliActor();
         const outcome = await cancelRun({ runId: id, by });
         await recordAudit({ action: "run.cancel", username: by, target: id, details: { via: "cli", outcome } });
         console.log(outcome === "cancelled" ? `run ${id} is cancelled` : `run ${id} was asked to stop; its worker stops between steps`);

@@ -1,10 +1,10 @@
-import { userInfo } from "node:os";
 import { recordAudit } from "../../lib/audit/record";
 import { roles, type Role } from "../../lib/auth/roles";
 import { createUser, deleteUser, findUserByName, generatePassword, listUsers, resetUserPassword, updateUser } from "../../lib/auth/users";
 import { configureDb, disconnectDb } from "../../lib/db/client";
 import { AppError, ValidationError } from "../../lib/http/errors";
 import type { Command } from "./command";
+import { cliActor } from "./terminal";
 
 const help = `Usage: bootdeck user <subcommand>
 
@@ -34,7 +34,6 @@ function positional(argv: string[]): string[] {
   return out;
 }
 
-const actor = () => `cli:${(() => { try { return userInfo().username; } catch { return "unknown"; } })()}`;
 
 function passwordFromEnv(): { password: string; generated: boolean } {
   const given = process.env.BOOTDECK_USER_PASSWORD;
@@ -77,7 +76,7 @@ export const user: Command = {
           }
           const { password, generated } = passwordFromEnv();
           const id = await createUser({ username: name, displayName: flag(rest, "--display-name"), password, role: role as Role });
-          await recordAudit({ action: "user.create", username: actor(), target: id, details: { username: name, role, via: "cli" } });
+          await recordAudit({ action: "user.create", username: cliActor(), target: id, details: { username: name, role, via: "cli" } });
           console.log(generated ? `user add: created "${name}" (${role}) with password ${password}\nuser add: this password is shown only once` : `user add: created "${name}" (${role}) with the password from BOOTDECK_USER_PASSWORD`);
           return 0;
         }
@@ -85,7 +84,7 @@ export const user: Command = {
           const u = await withUser(positional(rest)[0]);
           const { password, generated } = passwordFromEnv();
           await resetUserPassword({ id: u.id, password });
-          await recordAudit({ action: "user.password_reset", username: actor(), target: u.id, details: { username: u.username, via: "cli" } });
+          await recordAudit({ action: "user.password_reset", username: cliActor(), target: u.id, details: { username: u.username, via: "cli" } });
           console.log(generated ? `user passwd: new password for "${u.username}": ${password}\nuser passwd: shown only once; their sessions have ended` : `user passwd: set the password of "${u.username}" from BOOTDECK_USER_PASSWORD; their sessions have ended`);
           return 0;
         }
@@ -94,7 +93,7 @@ export const user: Command = {
           const u = await withUser(positional(rest)[0]);
           // The command line is not an account, so it may disable anyone — except the last enabled admin.
           await updateUser({ id: u.id, actorId: "cli", disabled: sub === "disable" });
-          await recordAudit({ action: `user.${sub}`, username: actor(), target: u.id, details: { username: u.username, via: "cli" } });
+          await recordAudit({ action: `user.${sub}`, username: cliActor(), target: u.id, details: { username: u.username, via: "cli" } });
           console.log(`user ${sub}: "${u.username}" is ${sub}d`);
           return 0;
         }
@@ -102,7 +101,7 @@ export const user: Command = {
           const u = await withUser(positional(rest)[0]);
           // As with disable: the command line is not an account, so only the last enabled admin is kept.
           const deleted = await deleteUser({ id: u.id, actorId: "cli" });
-          await recordAudit({ action: "user.delete", username: actor(), target: u.id, details: { username: u.username, role: deleted.role, via: "cli" } });
+          await recordAudit({ action: "user.delete", username: cliActor(), target: u.id, details: { username: u.username, role: deleted.role, via: "cli" } });
           console.log(`user delete: "${u.username}" is deleted; their sessions have ended`);
           return 0;
         }
