@@ -27,7 +27,7 @@ import {
 import { PRESENT_SCRIPT, REMOVE_SCRIPT } from "./actions/host-scripts";
 import { bootstrapLeftovers, checkpointFiles, controlPlaneFiles, missingAssets, type HostFile } from "./host-files";
 import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
-import { checkpointEnable, exec, filesOf, hostLock, journal, locked, MIN, PlanError, step, type AssetIndex } from "./plans";
+import { checkpointEnable, exec, temporaryControlPlanePhase, filesOf, hostLock, journal, locked, MIN, PlanError, step, type AssetIndex } from "./plans";
 
 /** Where a backup run leaves its snapshot on a master while it streams it back (etcd's data directory, which the etcd container mounts at the same path). */
 export const snapshotPath = (runId: string) => `${ETCD_DIRS.data}/bootdeck-snapshot-${runId}.db`;
@@ -105,23 +105,7 @@ function controlPlaneBack(def: ClusterDefinition, runId: string, assets: AssetIn
   const leftovers = bootstrapLeftovers([...assets.keys()]);
   const apps = CONTROL_PLANE_COMPONENTS.map((c) => c as string);
   return [
-    {
-      id: "control-plane",
-      title: "Temporary control plane on the first master, as in the bootstrap; wait for the API",
-      steps: [
-        step({
-          key: `control-plane/${first.name}`,
-          phase: "control-plane",
-          action: "control-plane",
-          title: `Temporary control plane on ${first.name}`,
-          host: first.name,
-          files: filesOf(controlPlaneFiles([...assets.keys()]), assets),
-          exec: [journal()],
-          describe: ["GET /healthz and GET /api/v1/namespaces/kube-system through the SSH tunnel until both answer 200 (deadline 5 min)"],
-          timeoutMs: 7 * MIN,
-        }),
-      ],
-    },
+    temporaryControlPlanePhase(first.name, assets, "Temporary control plane on the first master, as in the bootstrap; wait for the API", `Temporary control plane on ${first.name}`),
     {
       id: "self-hosted-up",
       title: "The kubelets run the self-hosted control plane again (read from etcd through the temporary API server)",

@@ -214,6 +214,27 @@ export function checkAssets(def: ClusterDefinition, assets: AssetIndex, hosts: E
  * instead of handing over to workloads, and no master gets a checkpoint: after any reboot each master's
  * kubelet starts its control plane from its own files.
  */
+/** The temporary control plane's static pods on the first master, then the wait for its API (a bootstrap, a recovery). */
+export function temporaryControlPlanePhase(first: string, assets: AssetIndex, title: string, stepTitle: string): PlannedPhase {
+  return {
+    id: "control-plane",
+    title,
+    steps: [
+      step({
+        key: `control-plane/${first}`,
+        phase: "control-plane",
+        action: "control-plane",
+        title: stepTitle,
+        host: first,
+        files: filesOf(controlPlaneFiles([...assets.keys()]), assets),
+        exec: [journal()],
+        describe: ["GET /healthz and GET /api/v1/namespaces/kube-system through the SSH tunnel until both answer 200 (deadline 5 min)"],
+        timeoutMs: 7 * MIN,
+      }),
+    ],
+  };
+}
+
 export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets: AssetIndex): RunPlan {
   const hosts = def.spec.hosts.map((h) => effectiveHost(def, h));
   const masters = hosts.filter((h) => h.role === "master");
@@ -233,23 +254,7 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
     phases: [
       ...hostPhases(def),
       ...installPhases(def, runId, hosts, assets),
-      {
-        id: "control-plane",
-        title: "Temporary control plane on the first master; wait for the API",
-        steps: [
-          step({
-            key: `control-plane/${first.name}`,
-            phase: "control-plane",
-            action: "control-plane",
-            title: `Bootstrap control plane on ${first.name}`,
-            host: first.name,
-            files: filesOf(controlPlaneFiles([...assets.keys()]), assets),
-            exec: [journal()],
-            describe: ["GET /healthz and GET /api/v1/namespaces/kube-system through the SSH tunnel until both answer 200 (deadline 5 min)"],
-            timeoutMs: 7 * MIN,
-          }),
-        ],
-      },
+      temporaryControlPlanePhase(first.name, assets, "Temporary control plane on the first master; wait for the API", `Bootstrap control plane on ${first.name}`),
       {
         id: "self-hosted",
         title: staticCp ? "Create the cluster's objects (Namespaces, CRDs until served, then the rest)" : "Create the self-hosted objects (Namespaces, CRDs until served, then the rest)",
