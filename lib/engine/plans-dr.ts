@@ -27,7 +27,7 @@ import {
 import { PRESENT_SCRIPT, REMOVE_SCRIPT } from "./actions/host-scripts";
 import { bootstrapLeftovers, checkpointFiles, controlPlaneFiles, missingAssets, type HostFile } from "./host-files";
 import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
-import { checkpointEnable, exec, temporaryControlPlanePhase, filesOf, hostLock, journal, locked, MIN, PlanError, step, type AssetIndex } from "./plans";
+import { checkpointEnable, exec, temporaryControlPlanePhase, filesOf, hostLock, locked, MIN, PlanError, step, type AssetIndex } from "./plans";
 
 /** Where a backup run leaves its snapshot on a master while it streams it back (etcd's data directory, which the etcd container mounts at the same path). */
 export const snapshotPath = (runId: string) => `${ETCD_DIRS.data}/bootdeck-snapshot-${runId}.db`;
