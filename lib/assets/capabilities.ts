@@ -61,10 +61,12 @@ export type Capabilities = {
   /** The node runs a CRI runtime Bootdeck installs (containerd); 1.5 ran Docker's dockershim. */
   criRuntime: boolean;
   /**
-   * --permit-port-sharing (SO_REUSEPORT) from 1.19: the bootstrap, self-hosted and checkpoint API
-   * servers share port 6443 instead of the newcomer crash-looping until the other one leaves.
+   * --permit-port-sharing (SO_REUSEPORT) from 1.19: the temporary and the lasting control plane (and a
+   * master's checkpoint) share their ports — the API server's 6443, the controller-manager's 10257, the
+   * scheduler's 10259 — instead of the newcomer crash-looping on "address in use" until the other one
+   * leaves (a static control plane must be Ready on the first master before the temporary one goes).
    */
-  apiserverPortSharing: boolean;
+  portSharing: boolean;
   /** From 1.35 the kubelet refuses a cgroup v1 host unless told otherwise (KEP-5573). */
   cgroupV1Refused: boolean;
   /** etcd 3.6 (pinned from 1.34) serves /livez and /readyz on its metrics listener. */
@@ -111,7 +113,7 @@ export function capabilitiesFor(version: string): Capabilities {
     anonymousEndpoints: minor >= 34,
     checkpoint: minor >= 24 ? "host" : "pod-checkpointer",
     criRuntime: minor >= 24,
-    apiserverPortSharing: minor >= 19,
+    portSharing: minor >= 19,
     cgroupV1Refused: minor >= 35,
     etcdHealthEndpoints: minor >= 34,
     etcdRestoreBumpsRevision: minor >= 34,

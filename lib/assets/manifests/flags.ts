@@ -106,7 +106,7 @@ export function apiserverCommand(ctx: RenderContext): string[] {
   if (caps.anonymousEndpoints) flags.push(`--authentication-config=${s("authentication-config.yaml")}`);
   // The bootstrap and self-hosted API servers (and a master's checkpoint) run side by side for a while:
   // sharing the port, the newcomer serves at once instead of crash-looping on "address in use".
-  if (caps.apiserverPortSharing) flags.push("--permit-port-sharing=true");
+  if (caps.portSharing) flags.push("--permit-port-sharing=true");
   // Stopping (an upgrade, a removal): /readyz fails at once while requests are still served for 5 s, so
   // the API address moves to another master before this one stops answering.
   if (caps.apiserverShutdownDelay) flags.push(`--shutdown-delay-duration=${SHUTDOWN_DELAY_S}s`);
@@ -149,12 +149,14 @@ export function controllerManagerCommand(ctx: RenderContext, kubeconfigPath: str
       "--controllers=*,bootstrapsigner,tokencleaner",
       "--use-service-account-credentials=true",
     );
+  if (caps.portSharing) flags.push("--permit-port-sharing=true");
   return [...componentCommand(caps, "kube-controller-manager"), ...flags.sort()];
 }
 
 export function schedulerCommand(ctx: RenderContext, kubeconfigPath: string): string[] {
   const flags = [`--kubeconfig=${kubeconfigPath}`, "--leader-elect=true"];
   if (ctx.caps.rbac) flags.push(`--authentication-kubeconfig=${kubeconfigPath}`, `--authorization-kubeconfig=${kubeconfigPath}`);
+  if (ctx.caps.portSharing) flags.push("--permit-port-sharing=true");
   return [...componentCommand(ctx.caps, "kube-scheduler"), ...flags.sort()];
 }
 

@@ -392,7 +392,7 @@ export const bootstrapActions: Record<string, Action> = {
         await ctx.wait(`self-hosted control plane started (${CONTROL_PLANE_COMPONENTS.join(", ")}) and ${first.name} Ready`, { timeoutMs: 8 * 60_000, intervalMs: 2_000 }, async () => {
           const pods = await listPods(ctx);
           // Sharing the port, the self-hosted API server is Ready before the bootstrap one leaves.
-          const missing = controlPlaneMissing(pods, CONTROL_PLANE_COMPONENTS, { beforePivot: !ctx.resources.caps.apiserverPortSharing });
+          const missing = controlPlaneMissing(pods, CONTROL_PLANE_COMPONENTS, { beforePivot: !ctx.resources.caps.portSharing });
           if (missing.length) {
             const seen = pods.filter((p) => missing.some((m) => (p.metadata?.name ?? "").startsWith(`${m}-`))).map(podLine);
             return { ok: false, why: `not yet Running and Ready: ${missing.join(", ")}${seen.length ? ` (seen: ${seen.join("; ")})` : ""}` };
