@@ -208,12 +208,6 @@ export function checkAssets(def: ClusterDefinition, assets: AssetIndex, hosts: E
   if (missing.length) throw new PlanError(`the latest asset set lacks ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}: it is older than the cluster definition; render the assets again`);
 }
 
-/**
- * The whole bootstrap, phases 1–10. A static control plane (controlPlane: static) follows the same flow,
- * but its pivot installs the control plane as static pods on every master (the Typhoon and Talos model)
- * instead of handing over to workloads, and no master gets a checkpoint: after any reboot each master's
- * kubelet starts its control plane from its own files.
- */
 /** The temporary control plane's static pods on the first master, then the wait for its API (a bootstrap, a recovery). */
 export function temporaryControlPlanePhase(first: string, assets: AssetIndex, title: string, stepTitle: string): PlannedPhase {
   return {
@@ -235,6 +229,12 @@ export function temporaryControlPlanePhase(first: string, assets: AssetIndex, ti
   };
 }
 
+/**
+ * The whole bootstrap, phases 1–10. A static control plane (controlPlane: static) follows the same flow,
+ * but its pivot installs the control plane as static pods on every master (the Typhoon and Talos model)
+ * instead of handing over to workloads, and no master gets a checkpoint: after any reboot each master's
+ * kubelet starts its control plane from its own files.
+ */
 export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets: AssetIndex): RunPlan {
   const hosts = def.spec.hosts.map((h) => effectiveHost(def, h));
   const masters = hosts.filter((h) => h.role === "master");
@@ -384,7 +384,6 @@ export function joinSends(host: string, more: PlannedExec[] = []): Pick<StepInpu
   return { exec: [alive(), journal(), ...more], describe: [`${host} registered and Ready, its kubelet Lease renewed after this step began; its role's labels and taints`] };
 }
 
-/** Adds workers of the definition to a running cluster: their kubelets join with the bootstrap token. */
 /**
  * Before workers join a running cluster: the kubelet bootstrap token they authenticate with is valid
  * (it expires a day after it was applied; see lib/assets/token.ts). None when no worker joins or the
@@ -411,6 +410,7 @@ export function tokenPhase(def: ClusterDefinition, hosts: readonly EffectiveHost
   ];
 }
 
+/** Adds workers of the definition to a running cluster: their kubelets join with the bootstrap token. */
 export function buildJoinPlan(def: ClusterDefinition, runId: string, assets: AssetIndex, names: readonly string[]): RunPlan {
   const all = def.spec.hosts.map((h) => effectiveHost(def, h));
   const first = all.find((h) => h.role === "master");
