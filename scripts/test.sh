@@ -14,8 +14,12 @@ step "type check";       npm run -s typecheck
 step "unit tests";       npx vitest run --project unit
 # The engine (queue, failover, live events), the audit trail, the database layer, sign-in and the backup
 # schedule's claims again, on PostgreSQL.
-step "engine tests on PostgreSQL"; BOOTDECK_TEST_DATABASE_URL="$(bash scripts/postgres.sh)" npx vitest run --project unit lib/engine lib/audit lib/db lib/auth lib/backups
-step "integration tests (lab hosts; needs root)"; npx vitest run --project integration
+pg="$(bash scripts/postgres.sh)"
+step "engine tests on PostgreSQL"; BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project unit lib/engine lib/audit lib/db lib/auth lib/backups
+# Integration against lab hosts (root). The whole bootstrap with its worker processes killed runs on
+# PostgreSQL (runs as pg-boss jobs); the crash-point bootstrap and the rest on SQLite.
+step "integration tests on PostgreSQL (lab hosts; needs root)"; BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project integration lib/engine/bootstrap.integration.test.ts
+step "integration tests on SQLite (lab hosts; needs root)"; npx vitest run --project integration --exclude lib/engine/bootstrap.integration.test.ts
 step "production build"; npx next build >/tmp/bootdeck-build.log 2>&1 || { tail -50 /tmp/bootdeck-build.log; exit 1; }
 step "browser tests (Chromium)"; npx playwright test
 step "all test suites passed"
