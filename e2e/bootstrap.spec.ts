@@ -1,7 +1,7 @@
 // A whole bootstrap from the browser against lab hosts running the newest profile, with a fault: a
-// worker has swap on. The admin creates the cluster in the wizard as the lab describes its own (lab/cluster-yaml.ts): cgroup v1
-// hosts allowed, the lab's VIP held by keepalived on eth0, flannel on eth0, the lab's hosts pasted as
-// lines and its admin key, the binary mirror's release layout with the kubelet's checksum pinned from
+// worker has swap on. The admin creates the cluster in the wizard as the lab describes its own
+// (lab/cluster-yaml.ts): cgroup v1 hosts allowed, the lab's VIP held by keepalived on eth0, flannel on
+// eth0, the lab's hosts pasted as lines and its admin key, the binary mirror's release layout with the kubelet's checksum pinned from
 // its published .sha256 (kubectl's checked against its own), containerd from the runtime mirror with
 // the cgroupfs driver (lab hosts run no systemd as init), and the lab's registry with its CA, user
 // and password. It reviews the plan, confirms, sees the run stop for a
@@ -26,7 +26,7 @@ import { labVip } from "../lab/cluster-yaml";
 import { GITHUB_PATH, K8S_RELEASE_PATH } from "../lab/cluster/mirror";
 import { readState, type LabState } from "../lab/state";
 import { buildGrid, progressOf } from "../components/runs/grid-model";
-import { versionProfiles } from "../lib/cluster/versions";
+import { realVersions } from "../lab/upstream";
 import { e2eEnv, e2ePort } from "./env";
 import { signIn } from "./pages/login-page";
 import { seededPasswords } from "./seed-users";
@@ -39,10 +39,9 @@ const lab = "e2eboot";
 const clusterName = `lab-${lab}`;
 /** The oldest profile's small lab and cluster (the second test). */
 const oldLab = "e2eold";
-const real = versionProfiles.filter((p) => !p.hyperkube);
 /** The newest and the oldest profile that run real upstream components. */
-const NEWEST = real[real.length - 1]!.defaultVersion;
-const OLDEST = real[0]!.defaultVersion;
+const NEWEST = realVersions().at(-1)!;
+const OLDEST = realVersions()[0]!;
 const root = path.resolve(__dirname, "..");
 const bootdeck = (...args: string[]) => execFileSync(path.join(root, "bin/bootdeck"), args, { env: { ...process.env, ...e2eEnv }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 const shot = (name: string) => path.join("test-results", "screenshots", name);

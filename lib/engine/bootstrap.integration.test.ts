@@ -16,7 +16,7 @@ import { mirroredImage } from "../assets/capabilities";
 import { labKube, type LabKube } from "../../test/lab-kube";
 import { subscribeClusterLive } from "../clusters/live";
 import type { PodRow } from "../clusters/live-rows";
-import { versionProfiles } from "../cluster/versions";
+import { realVersions } from "../../lab/upstream";
 import { runHostDiagnostics } from "./diagnostics";
 import { labCut, labDown, labHeal, labSwap, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
@@ -36,10 +36,9 @@ import { loadRunResources } from "./run-resources";
 import { loadEngineHosts } from "./targets";
 
 const LAB = "boot";
-const real = versionProfiles.filter((p) => !p.hyperkube);
 /** The newest and the oldest profile that run real upstream components. */
-const NEWEST = real[real.length - 1]!.defaultVersion;
-const OLDEST = real[0]!.defaultVersion;
+const NEWEST = realVersions().at(-1)!;
+const OLDEST = realVersions()[0]!;
 let lab: LabState;
 let kube: LabKube;
 let db: TempDb;

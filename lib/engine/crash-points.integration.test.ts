@@ -20,7 +20,7 @@ import { labDown, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { validateClusterDefinition } from "../cluster/definition";
-import { versionProfiles } from "../cluster/versions";
+import { realVersions } from "../../lab/upstream";
 import { createCluster } from "../clusters/repository";
 import { getDb } from "../db/client";
 import { eventKey, parseCrashPoint } from "./crash-points";
@@ -30,7 +30,7 @@ import { startRun } from "./runs";
 
 const LAB = "crash";
 /** The newest profile that runs real upstream components. */
-const VERSION = versionProfiles.filter((p) => !p.hyperkube).at(-1)!.defaultVersion;
+const VERSION = realVersions().at(-1)!;
 const PHASES = ["facts", "preflight", "packages", "binaries", "runtime", "kubelet", "control-plane", "self-hosted", "pivot", "join", "verify"];
 const DEFAULT_POINTS = [
   "host.key-pinned",
