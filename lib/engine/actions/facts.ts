@@ -23,6 +23,11 @@ export type HostFacts = {
   addresses: { iface: string; cidr: string }[];
   /** The host's clock minus the dashboard's, corrected by half the round trip (seconds). */
   clockOffsetS: number;
+  /**
+   * How far off that offset can be: half the round trip it was measured over (seconds), which includes
+   * waiting for an SSH slot and connecting — seconds on a saturated dashboard. Absent in older facts.
+   */
+  clockUncertaintyS?: number;
   gatheredAt: string;
 };
 
@@ -53,6 +58,7 @@ export function parseFacts(text: string, sentAt: number, receivedAt: number): Ho
     memKb: Number(one.get("memKb") ?? 0),
     addresses,
     clockOffsetS: Number.isFinite(hostTime) ? Math.round(hostTime - midpoint) / 1000 : Number.NaN,
+    clockUncertaintyS: Math.round((receivedAt - sentAt) / 2) / 1000,
     gatheredAt: new Date(receivedAt).toISOString(),
   };
 }

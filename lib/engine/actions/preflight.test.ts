@@ -113,13 +113,27 @@ describe("preflight of the container runtime", () => {
 });
 
 describe("preflight across hosts", () => {
-  const facts = (hostname: string, clockOffsetS: number): HostFacts => ({ ...parseFacts("", 0, 0), hostname, clockOffsetS });
+  const facts = (hostname: string, clockOffsetS: number, clockUncertaintyS = 0.01): HostFacts => ({ ...parseFacts("", 0, 0), hostname, clockOffsetS, clockUncertaintyS });
   it("stops when clocks differ by a second or more, naming the hosts", () => {
     const f = evaluateCluster([
       { name: "m1", facts: facts("m1", 0.1) },
       { name: "m2", facts: facts("m2", 1.3) },
     ]);
     expect(f).toEqual([expect.objectContaining({ check: "clock-skew", severity: "error", message: "clocks differ by 1.2 s (m2 ahead of m1)" })]);
+  });
+  it("only warns when slow round trips leave the clocks possibly within a second of each other", () => {
+    const f = evaluateCluster([
+      { name: "m1", facts: facts("m1", 0.1, 0.4) },
+      { name: "m2", facts: facts("m2", 1.3, 0.3) },
+    ]);
+    expect(f).toEqual([expect.objectContaining({ check: "clock-skew", severity: "warning", message: "clocks may differ by 1.2 s (m2 ahead of m1), measured within ±0.7 s: the hosts answered slowly" })]);
+  });
+  it("stops when the clocks differ by more than the measurement's margin and a second", () => {
+    const f = evaluateCluster([
+      { name: "m1", facts: facts("m1", 0, 0.4) },
+      { name: "m2", facts: facts("m2", 1.5, 0.05) },
+    ]);
+    expect(f[0]).toMatchObject({ check: "clock-skew", severity: "error" });
   });
   it("stops on duplicate hostnames", () => {
     const f = evaluateCluster([
@@ -133,7 +147,7 @@ describe("preflight across hosts", () => {
 describe("facts", () => {
   it("parses the probe and discounts half the round trip from the clock offset", () => {
     const f = parseFacts("os=Debian GNU/Linux 12 (bookworm)\nosId=debian\nkernel=6.1.0\narch=x86_64\nhostname=m1\ninit=systemd\ncpus=4\nmemKb=100\naddress=eth0 10.0.0.5/24\ntime=1000.500\n", 1_000_000, 1_000_200);
-    expect(f).toMatchObject({ os: "Debian GNU/Linux 12 (bookworm)", hostname: "m1", cpus: 4, addresses: [{ iface: "eth0", cidr: "10.0.0.5/24" }], clockOffsetS: 0.4 });
+    expect(f).toMatchObject({ os: "Debian GNU/Linux 12 (bookworm)", hostname: "m1", cpus: 4, addresses: [{ iface: "eth0", cidr: "10.0.0.5/24" }], clockOffsetS: 0.4, clockUncertaintyS: 0.1 });
   });
 });
 

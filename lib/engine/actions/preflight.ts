@@ -245,8 +245,17 @@ export function evaluateCluster(hosts: { name: string; facts: HostFacts }[]): Fi
     const min = offsets.reduce((a, b) => (b.facts.clockOffsetS < a.facts.clockOffsetS ? b : a));
     const max = offsets.reduce((a, b) => (b.facts.clockOffsetS > a.facts.clockOffsetS ? b : a));
     const skew = max.facts.clockOffsetS - min.facts.clockOffsetS;
-    if (skew >= 1)
-      f.push({ check: "clock-skew", severity: "error", message: `clocks differ by ${skew.toFixed(1)} s (${max.name} ahead of ${min.name})`, hint: "enable NTP (systemd-timesyncd or chrony) on every host: etcd needs clocks within a second" });
+    // Each offset is only known within half its round trip: an error only when the clocks surely differ.
+    const margin = (max.facts.clockUncertaintyS ?? 0) + (min.facts.clockUncertaintyS ?? 0);
+    const ntp = "enable NTP (systemd-timesyncd or chrony) on every host: etcd needs clocks within a second";
+    if (skew - margin >= 1) f.push({ check: "clock-skew", severity: "error", message: `clocks differ by ${skew.toFixed(1)} s (${max.name} ahead of ${min.name})`, hint: ntp });
+    else if (skew >= 1)
+      f.push({
+        check: "clock-skew",
+        severity: "warning",
+        message: `clocks may differ by ${skew.toFixed(1)} s (${max.name} ahead of ${min.name}), measured within ±${margin.toFixed(1)} s: the hosts answered slowly`,
+        hint: `${ntp}; check the hosts again when they answer faster for a closer measurement`,
+      });
     else f.push({ check: "clock-skew", severity: "ok", message: `clocks agree within ${skew.toFixed(2)} s` });
   }
   const byHostname = new Map<string, string[]>();
