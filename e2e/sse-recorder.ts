@@ -1,6 +1,7 @@
 // Records, inside the page, every EventSource the page opens: its URL, its open and error events (with
-// the readyState the browser left it in) and each named event the page listens to, with its id. A
-// test reads it back to tell what reached the page across dropped connections.
+// the readyState the browser left it in) and each named event the page listens to, with its id, when
+// it arrived and the commit time its data carries. A test reads it back to tell what reached the page
+// across dropped connections, and how late.
 import type { Page } from "@playwright/test";
 
 export type RecordedEventSource = {
@@ -8,7 +9,8 @@ export type RecordedEventSource = {
   opens: number;
   /** readyState after each error: 0 = the browser retries by itself, 2 = closed for good. */
   errors: number[];
-  events: { id: string; type: string }[];
+  /** receivedAt: the page's Date.now() on arrival; at: the `at` of the event's JSON data (a run event's commit time), if any. */
+  events: { id: string; type: string; receivedAt: number; at?: string }[];
 };
 
 declare global {
@@ -23,13 +25,21 @@ function installRecorder(): void {
   const sources: RecordedEventSource[] = [];
   window.__eventSources = sources;
   const records = new WeakMap<EventTarget, { rec: RecordedEventSource; types: Set<string> }>();
+  const atOf = (data: unknown): string | undefined => {
+    try {
+      const at = (JSON.parse(String(data)) as { at?: unknown }).at;
+      return typeof at === "string" ? at : undefined;
+    } catch {
+      return undefined;
+    }
+  };
   const add = EventSource.prototype.addEventListener as unknown as Add;
-  // The first listener for a named event also records it (id and type), before the page's own.
+  // The first listener for a named event also records it, before the page's own.
   const recordingAdd: Add = function (type, listener, options) {
     const r = records.get(this);
     if (r && type !== "open" && type !== "error" && !r.types.has(type)) {
       r.types.add(type);
-      add.call(this, type, (e: MessageEvent) => r.rec.events.push({ id: e.lastEventId, type }));
+      add.call(this, type, (e: MessageEvent) => r.rec.events.push({ id: e.lastEventId, type, receivedAt: Date.now(), at: atOf(e.data) }));
     }
     add.call(this, type, listener, options);
   };
