@@ -128,6 +128,14 @@ describe("preflight across hosts", () => {
     ]);
     expect(f).toEqual([expect.objectContaining({ check: "clock-skew", severity: "warning", message: "clocks may differ by 1.2 s (m2 ahead of m1), measured within ±0.7 s: the hosts answered slowly" })]);
   });
+  it("stops when two hosts measured closely differ by a second, whatever a slow host's margin", () => {
+    const f = evaluateCluster([
+      { name: "m1", facts: facts("m1", 0, 0.05) },
+      { name: "m2", facts: facts("m2", 1.2, 0.05) },
+      { name: "m3", facts: facts("m3", 1.4, 0.9) },
+    ]);
+    expect(f[0]).toMatchObject({ check: "clock-skew", severity: "error", message: "clocks differ by 1.4 s (m3 ahead of m1)" });
+  });
   it("stops when the clocks differ by more than the measurement's margin and a second", () => {
     const f = evaluateCluster([
       { name: "m1", facts: facts("m1", 0, 0.4) },

@@ -245,10 +245,13 @@ export function evaluateCluster(hosts: { name: string; facts: HostFacts }[]): Fi
     const min = offsets.reduce((a, b) => (b.facts.clockOffsetS < a.facts.clockOffsetS ? b : a));
     const max = offsets.reduce((a, b) => (b.facts.clockOffsetS > a.facts.clockOffsetS ? b : a));
     const skew = max.facts.clockOffsetS - min.facts.clockOffsetS;
-    // Each offset is only known within half its round trip: an error only when the clocks surely differ.
-    const margin = (max.facts.clockUncertaintyS ?? 0) + (min.facts.clockUncertaintyS ?? 0);
+    // Each offset is only known within half its round trip: an error only when two clocks surely differ
+    // by a second (the latest earliest-possible time against the earliest latest-possible one).
+    const unc = (h: (typeof offsets)[number]) => h.facts.clockUncertaintyS ?? 0;
+    const surely = Math.max(...offsets.map((h) => h.facts.clockOffsetS - unc(h))) - Math.min(...offsets.map((h) => h.facts.clockOffsetS + unc(h)));
+    const margin = unc(max) + unc(min);
     const ntp = "enable NTP (systemd-timesyncd or chrony) on every host: etcd needs clocks within a second";
-    if (skew - margin >= 1) f.push({ check: "clock-skew", severity: "error", message: `clocks differ by ${skew.toFixed(1)} s (${max.name} ahead of ${min.name})`, hint: ntp });
+    if (surely >= 1) f.push({ check: "clock-skew", severity: "error", message: `clocks differ by ${skew.toFixed(1)} s (${max.name} ahead of ${min.name})`, hint: ntp });
     else if (skew >= 1)
       f.push({
         check: "clock-skew",
