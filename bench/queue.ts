@@ -38,7 +38,7 @@ import fs from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { utils } from "ssh2";
+import { testKeyPair } from "../test/ssh-key";
 import type { LabState } from "../lab/state";
 
 const root = path.resolve(__dirname, "..");
@@ -97,10 +97,8 @@ type Mode = {
 
 async function fakeMode(): Promise<Mode> {
   const { exampleDefinition } = await import("../lib/cluster/example");
-  // One key for every cluster: about 1 in 250 of ssh2's generated Ed25519 keys does not parse back.
-  let privateKey: string;
-  do privateKey = utils.generateKeyPairSync("ed25519").private;
-  while (utils.parseKey(privateKey) instanceof Error);
+  // One key for every cluster (the fake executor never uses it).
+  const privateKey = testKeyPair().private;
   const hosts = Array.from({ length: hostCount }, (_, i) => (i < 3 ? `master-${i + 1}` : `worker-${i - 2}`));
   return {
     describe: `${hostCount} fake hosts each, ${stepDelayMs} ms per command, workers test/pg-fake-worker.ts`,
