@@ -11,6 +11,21 @@ import { Time } from "../time";
 /** A detail's value as text: strings as they are, the rest as JSON. */
 const detailText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
 
+/** An id as its name, linked where the thing still exists; the id itself in the tooltip. */
+function Named({ id, names }: { id: string; names: AuditEventView["names"] }) {
+  const n = names?.[id];
+  if (!n) return <>{id}</>;
+  return n.href ? (
+    <Link className="text-indigo-700 hover:underline" href={n.href} title={id}>
+      {n.label}
+    </Link>
+  ) : (
+    <span className="text-slate-600" title={id}>
+      {n.label}
+    </span>
+  );
+}
+
 type Filter = { action: string; user: string; from: string; to: string };
 const empty: Filter = { action: "", user: "", from: "", to: "" };
 
@@ -83,25 +98,13 @@ export function AuditLog() {
                 <td className="p-2">{e.username ?? "—"}</td>
                 <td className="p-2 font-mono text-xs">{e.action}</td>
                 <td className="p-2 text-xs" data-testid="audit-target">
-                  {e.targetView ? (
-                    e.targetView.href ? (
-                      <Link className="text-indigo-700 hover:underline" href={e.targetView.href} title={e.target ?? undefined}>
-                        {e.targetView.label}
-                      </Link>
-                    ) : (
-                      <span className="text-slate-600" title={e.target ?? undefined}>
-                        {e.targetView.label}
-                      </span>
-                    )
-                  ) : (
-                    (e.target ?? "")
-                  )}
+                  {e.target ? <Named id={e.target} names={e.names} /> : ""}
                 </td>
                 <td className="p-2 text-xs text-slate-600">{e.ip ?? ""}</td>
                 <td className="max-w-md p-2 text-xs text-slate-700">
                   {Object.entries(e.details).map(([k, v]) => (
                     <div key={k} className="break-all">
-                      <span className="text-slate-600">{k}:</span> {detailText(v)}
+                      <span className="text-slate-600">{k}:</span> {typeof v === "string" && e.names?.[v] ? <Named id={v} names={e.names} /> : detailText(v)}
                     </div>
                   ))}
                 </td>

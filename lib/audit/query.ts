@@ -4,7 +4,7 @@ import "server-only";
 import type { Prisma } from "../generated/prisma/client";
 import { getDb } from "../db/client";
 import type { AuditEventView, AuditFilter } from "./schemas";
-import { resolveAuditTargets } from "./targets";
+import { auditIds, resolveAuditTargets } from "./targets";
 
 const exportCap = 100_000;
 
@@ -25,7 +25,7 @@ export async function listAuditEvents(filter: AuditFilter): Promise<{ events: Au
   const rows = await getDb().auditEvent.findMany({ where: where(filter), orderBy: { id: "desc" }, take: filter.limit + 1 });
   const plain = rows.slice(0, filter.limit).map(toView);
   const targets = await resolveAuditTargets(plain);
-  const page = plain.map((e) => (e.target && targets.has(e.target) ? { ...e, targetView: targets.get(e.target) } : e));
+  const page = plain.map((e) => ({ ...e, names: Object.fromEntries(auditIds(e).map((id) => [id, targets.get(id)!])) }));
   return { events: page, nextBefore: rows.length > filter.limit ? (page[page.length - 1]?.id ?? null) : null };
 }
 

@@ -28,8 +28,9 @@ export type AuditEventView = {
   target: string | null;
   ip: string | null;
   details: Record<string, unknown>;
-  /** The target as people read it, with a link (audit page only; exports keep the id). */
-  targetView?: { label: string; href: string | null };
+  /** Each id the row names (target, detail values) as people read it, with a link (audit page only;
+   *  exports keep the ids). */
+  names?: Record<string, { label: string; href: string | null }>;
 };
 
 export const auditQueryKeys = { events: (filter: Record<string, unknown>) => ["audit", filter] as const };
