@@ -32,7 +32,15 @@ export function fileOf(ctx: RenderContext, path: string): string {
 
 export const securePort = (ctx: RenderContext): number => ctx.def.spec.apiEndpoint.port;
 
-export const etcdServers = (ctx: RenderContext): string => ctx.derived.etcdMembers.map((m) => m.clientUrl).join(",");
+/**
+ * Each API server talks to the etcd member on its own master (etcd runs on every master; its serving
+ * certificate names 127.0.0.1). Listing every member instead, an API server whose client was bound to a
+ * member on a master cut off hung its requests until gRPC gave up on that connection, so the master
+ * that took over the API address could not serve for seconds. Local-only, a master's API server is
+ * as healthy as its own etcd member, which its /readyz (and so the endpoint's health check) reports;
+ * and adding or removing a master changes no API server's flags.
+ */
+export const ETCD_LOCAL_CLIENT_URL = "https://127.0.0.1:2379";
 
 /** Master-only scheduling. The role label is set through the API by the engine (kubelets may not self-set it from 1.16). */
 export function masterSelector(ctx: RenderContext): Record<string, string> {

@@ -46,9 +46,9 @@ const stepOf = (plan: RunPlan, key: string) => {
 };
 
 describe("adding masters", () => {
-  it("checks etcd first, starts the kubelets without etcd, adds the members one at a time, then joins and updates the control plane", () => {
+  it("checks etcd first, starts the kubelets without etcd, adds the members one at a time, then joins; no running API server changes", () => {
     const plan = buildAddNodesPlan(grown, RUN, grownAssets, ["master-4", "master-5", "worker-1"]);
-    expect(plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "guard", "token", "packages", "binaries", "runtime", "kubelet", "etcd", "join", "control-plane", "verify"]);
+    expect(plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "guard", "token", "packages", "binaries", "runtime", "kubelet", "etcd", "join", "verify"]);
     const kubelet = stepOf(plan, "kubelet/master-4");
     expect(kubelet.files.map((f) => f.path)).toContain("/etc/kubernetes/etcd/peer.crt");
     expect(kubelet.files.map((f) => f.path)).not.toContain("/etc/kubernetes/manifests/etcd.yaml");
@@ -62,7 +62,8 @@ describe("adding masters", () => {
     expect(JSON.parse(e5.params!.before!).map((m: { name: string }) => m.name)).toEqual(["master-1", "master-2", "master-3", "master-4"]);
     expect(stepOf(plan, "join/master-4").dependsOn).toEqual(["etcd/master-4"]);
     expect(stepOf(plan, "join/worker-1").dependsOn).toEqual([]);
-    expect(stepOf(plan, "checkpoint/master-1").dependsOn).toEqual(["control-plane/kube-apiserver"]);
+    // Each API server talks to its own etcd member: the running masters' control plane is left alone.
+    expect(steps(plan).filter((s) => s.host === "master-1").map((s) => s.phase)).not.toContain("control-plane");
   });
 
   it("shows every command as the argument vector it sends, on the host it runs on", () => {
@@ -79,14 +80,14 @@ describe("adding masters", () => {
 describe("removing hosts", () => {
   it("removes the etcd member first, then drains, deletes the Node, resets, and forgets the host", () => {
     const plan = buildRemovePlan(def, RUN, assets, ["master-3", "worker-2"], { reset: true, drainTimeoutMs: 120_000 });
-    expect(plan.phases.map((p) => p.id)).toEqual(["guard", "etcd", "drain", "remove-node", "control-plane", "reset", "record", "verify"]);
+    expect(plan.phases.map((p) => p.id)).toEqual(["guard", "etcd", "drain", "remove-node", "reset", "record", "verify"]);
     expect(stepOf(plan, "etcd/master-3").exec?.find((x) => x.id === "etcd-remove")?.argv.slice(-2)).toEqual(["remove", "https://192.0.2.13:2380"]);
     expect(stepOf(plan, "etcd/master-3").exec?.filter((x) => x.id === "etcd-remove").map((x) => x.host)).toEqual(["master-1", "master-2"]);
     expect(stepOf(plan, "remove-node/worker-2").dependsOn).toEqual(["drain/worker-2"]);
     expect(stepOf(plan, "drain/worker-2").params?.timeoutMs).toBe("120000");
     expect(JSON.parse(stepOf(plan, "record/cluster").params!.hosts!)).toEqual(["master-3", "worker-2"]);
     // The definition forgets only hosts that are out: a drain that failed keeps its host in it.
-    expect(stepOf(plan, "record/cluster").dependsOn).toEqual(["remove-node/master-3", "remove-node/worker-2", "reset/master-3", "reset/worker-2", "control-plane/kube-apiserver"]);
+    expect(stepOf(plan, "record/cluster").dependsOn).toEqual(["remove-node/master-3", "remove-node/worker-2", "reset/master-3", "reset/worker-2"]);
     expect(JSON.parse(stepOf(plan, "verify/cluster").params!.absent!)).toEqual(["master-3", "worker-2"]);
   });
 

@@ -105,8 +105,8 @@ function verifyStep(params: { present: string[]; absent?: string[]; version?: st
  * joins them. Each new master's kubelet starts without etcd; then, one master at a time, etcd adds it as
  * a learner (every member healthy first), its etcd pod starts against the running cluster, the learner
  * is promoted once caught up and the members are checked healthy again; its node joins with its role,
- * its API server Ready and its checkpoint installed. Finally the API servers and checkpoints learn the
- * new member (`--etcd-servers`).
+ * its API server Ready and its checkpoint installed. No other master's API server changes: each talks
+ * to its own etcd member.
  */
 export function buildAddNodesPlan(def: ClusterDefinition, runId: string, assets: AssetIndex, names: readonly string[]): RunPlan {
   const all = def.spec.hosts.map((h) => effectiveHost(def, h));
@@ -199,14 +199,6 @@ export function buildAddNodesPlan(def: ClusterDefinition, runId: string, assets:
       }),
     ),
   });
-  if (newMasters.length) {
-    const apply = applyStep("control-plane/kube-apiserver", "API servers learn the new etcd members", APISERVER_FILES, { wait: "apiservers" });
-    phases.push({
-      id: "control-plane",
-      title: "The self-hosted API servers and every master's checkpoint list the new etcd members (--etcd-servers)",
-      steps: [apply, ...checkpointSteps(runId, all.filter((h) => h.role === "master"), caps, assets, [apply.key])],
-    });
-  }
   phases.push({ id: "verify", title: "Verify: nodes Ready, pods Running and Ready", steps: [verifyStep({ present: all.map((h) => h.name) }, hosts.map((h) => `join/${h.name}`))] });
   return { runType: "join", phases, lock: hostLock(runId, lockedHosts(phases)) };
 }
@@ -219,8 +211,7 @@ export type RemoveOptions = { reset: boolean; drainTimeoutMs: number };
  * Takes hosts out of a running cluster: a quorum guard first (refuses to go below a healthy majority,
  * and says why); each master's etcd member removed, one at a time, members checked healthy after each;
  * then every host cordoned and drained (PodDisruptionBudgets hold; past the timeout it fails with what
- * blocked), its kubelet stopped and its Node deleted; the API servers and checkpoints forget removed
- * members; the hosts reset (unless the host is gone: `reset: false`); finally the definition forgets them.
+ * blocked), its kubelet stopped and its Node deleted; the hosts reset (unless the host is gone: `reset: false`); finally the definition forgets them.
  */
 export function buildRemovePlan(def: ClusterDefinition, runId: string, assets: AssetIndex, names: readonly string[], opts: RemoveOptions): RunPlan {
   const all = def.spec.hosts.map((h) => effectiveHost(def, h));
@@ -232,7 +223,6 @@ export function buildRemovePlan(def: ClusterDefinition, runId: string, assets: A
   const firstMaster = all.find((h) => h.role === "master");
   if (def.spec.apiEndpoint.type === "first-master" && firstMaster && names.includes(firstMaster.name))
     throw new PlanError(`${firstMaster.name} is the API endpoint (apiEndpoint type first-master): every kubeconfig points at it; move the cluster to a VIP or DNS endpoint before removing it`);
-  const caps = capabilitiesFor(def.spec.kubernetes.version);
   const d = deriveCluster(def);
   const members = d.etcdMembers.map((m) => memberOf(d, m.name));
   const phases: PlannedPhase[] = [
@@ -314,14 +304,6 @@ export function buildRemovePlan(def: ClusterDefinition, runId: string, assets: A
       ),
     },
   );
-  if (masters.length) {
-    const apply = applyStep("control-plane/kube-apiserver", "API servers forget the removed etcd members", APISERVER_FILES, { wait: "apiservers" });
-    phases.push({
-      id: "control-plane",
-      title: "The self-hosted API servers and the remaining masters' checkpoints no longer list the removed etcd members",
-      steps: [apply, ...checkpointSteps(runId, remainingMasters, caps, assets, [apply.key])],
-    });
-  }
   if (opts.reset)
     phases.push({
       id: "reset",
@@ -344,7 +326,7 @@ export function buildRemovePlan(def: ClusterDefinition, runId: string, assets: A
           describe: [`remove ${names.join(", ")} from the stored definition (refused if it was edited after this plan)`],
           params: { op: "remove-hosts", hosts: JSON.stringify([...names]), from: definitionSha(def) },
           // Only hosts that are out: every Node deleted (and reset, unless told not to).
-          dependsOn: [...hosts.map((h) => `remove-node/${h.name}`), ...(opts.reset ? hosts.map((h) => `reset/${h.name}`) : []), ...(masters.length ? ["control-plane/kube-apiserver"] : [])],
+          dependsOn: [...hosts.map((h) => `remove-node/${h.name}`), ...(opts.reset ? hosts.map((h) => `reset/${h.name}`) : [])],
           timeoutMs: MIN,
         }),
       ],

@@ -1,7 +1,7 @@
 // Control-plane command lines, shared by the bootstrap static pods and the self-hosted workloads so
 // the two cannot drift. Paths are relative to SECRETS_DIR, laid out like tls/ (see secretFiles).
 import { componentCommand } from "../capabilities";
-import { SECRETS_DIR, etcdServers, securePort, type RenderContext } from "../context";
+import { ETCD_LOCAL_CLIENT_URL, SECRETS_DIR, securePort, type RenderContext } from "../context";
 
 const s = (rel: string) => `${SECRETS_DIR}/${rel}`;
 
@@ -88,7 +88,7 @@ export function apiserverCommand(ctx: RenderContext): string[] {
     `--etcd-cafile=${s("etcd/ca.crt")}`,
     `--etcd-certfile=${s("etcd-client.crt")}`,
     `--etcd-keyfile=${s("etcd-client.key")}`,
-    `--etcd-servers=${etcdServers(ctx)}`,
+    `--etcd-servers=${ETCD_LOCAL_CLIENT_URL}`,
     `--kubelet-client-certificate=${s("apiserver-kubelet-client.crt")}`,
     `--kubelet-client-key=${s("apiserver-kubelet-client.key")}`,
     // Explicit, never empty (bootkube #757 rendered `--secure-port=` when the URL had no port).
