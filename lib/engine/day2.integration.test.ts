@@ -83,6 +83,17 @@ async function finished(runId: string, ms: number): Promise<string> {
   }, ms);
 }
 
+/** Waits for `fn` while the run goes on; a run that ended first fails the wait with its failed steps. */
+async function whileRunning<T>(runId: string, what: string, fn: () => Promise<T | undefined>, ms: number): Promise<T> {
+  return until(what, async () => {
+    const v = await fn();
+    if (v !== undefined) return v;
+    const { status } = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } });
+    if (["succeeded", "failed", "cancelled"].includes(status)) throw new Error(`the run ended before ${what}: ${await outcome(runId, status)}`);
+    return undefined;
+  }, ms);
+}
+
 async function run(body: Parameters<typeof planRun>[0]["body"]): Promise<{ runId: string; status: string }> {
   const runId = await planRun({ clusterId, body, by: "test" });
   await startRun({ runId });
@@ -198,12 +209,12 @@ describe("day two on lab hosts", () => {
     const runId = await planRun({ clusterId, body: { type: "upgrade", version: TO }, by: "test" });
     await startRun({ runId });
     worker = startWorker();
-    await until("the control plane's upgrade in flight", async () => (await getDb().step.findFirst({ where: { runId, phase: "control-plane", status: { in: ["running", "waiting"] } } })) ?? undefined, 20 * 60_000);
+    await whileRunning(runId, "the control plane's upgrade in flight", async () => (await getDb().step.findFirst({ where: { runId, phase: "control-plane", status: { in: ["running", "waiting"] } } })) ?? undefined, 20 * 60_000);
     await kill9(worker);
     const killedDuring = (await getDb().step.findMany({ where: { runId, status: { in: ["running", "waiting"] } }, select: { key: true } })).map((s) => s.key);
     mark(`engine killed during ${killedDuring.join(", ")}`);
     worker = startWorker();
-    await until("worker-1's kubelet upgrade in flight", async () => (await getDb().step.findFirst({ where: { runId, key: "kubelet/worker-1", status: { in: ["running", "waiting"] } } })) ?? undefined, 25 * 60_000);
+    await whileRunning(runId, "worker-1's kubelet upgrade in flight", async () => (await getDb().step.findFirst({ where: { runId, key: "kubelet/worker-1", status: { in: ["running", "waiting"] } } })) ?? undefined, 25 * 60_000);
     labCut(LAB, "worker-1");
     try {
       expect(await finished(runId, 10 * 60_000)).toBe("failed");

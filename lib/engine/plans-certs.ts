@@ -139,7 +139,7 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
             exec("remove", locked(runId, REMOVE_SCRIPT, temp.map((f) => f.path).filter((p) => p.endsWith(".yaml")).concat([BOOTSTRAP_SECRETS_HOST_DIR]))),
           ],
           describe: [`the files start the temporary API server; once it is ready, restart ${apps.join(", ")}; then remove it (the API probed meanwhile)`],
-          timeoutMs: 8 * MIN,
+          timeoutMs: (3 + 6 * apps.length) * MIN, // each restart may wait out the kubelet's back-off (5.5 min)
         }),
     ),
   };

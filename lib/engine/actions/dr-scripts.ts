@@ -170,24 +170,34 @@ echo "$ready"`;
 /**
  * Rotation, on one master while a temporary API server serves beside it: restarts the containers of
  * the pods labelled k8s-app=$@ (the API server; on a static control plane also the controller-manager
- * and scheduler) so they read their renewed certificates, and waits (2 min) until each runs again, in a
- * new container, with its pod ready.
+ * and scheduler) so they read their renewed certificates, and waits until each runs again, in a new
+ * container, with its pod ready. The stopped container is removed at once: the kubelet holds a restart
+ * back-off (up to 5 min) against a pod whose container exited after recent crashes (a reboot, a
+ * recovery), and applies it only while it still sees that exited container. If the kubelet sees it
+ * first, the wait covers the longest back-off; past that, what the runtime and the kubelet say is shown.
  */
 export const RESTART_CONTAINERS_SCRIPT = `${LOCK}for app in "$@"; do
   pods=$(crictl pods -q --namespace kube-system --label "k8s-app=$app" --state ready 2>/dev/null)
   [ -n "$pods" ] || { echo "no ready pod of $app on $(hostname)" >&2; exit 1; }
   for pod in $pods; do
     old=$(crictl ps -q --pod "$pod" --state running | head -n 1)
-    [ -n "$old" ] && crictl stop "$old" >/dev/null
+    if [ -n "$old" ]; then crictl stop "$old" >/dev/null; crictl rm "$old" >/dev/null 2>&1; fi
     i=0
     while :; do
       new=$(crictl ps -q --pod "$pod" --state running | head -n 1)
       ready=$(crictl pods -q --id "$pod" --state ready)
       [ -n "$new" ] && [ "$new" != "$old" ] && [ -n "$ready" ] && break
-      i=$((i + 1)); [ "$i" -ge 120 ] && { echo "$app did not run again within 2 min on $(hostname)" >&2; exit 1; }
+      i=$((i + 1))
+      [ "$i" -eq 30 ] && echo "$app not running again after 30 s on $(hostname): waiting out the kubelet's restart back-off"
+      if [ "$i" -ge 330 ]; then
+        echo "$app did not run again within 5.5 min on $(hostname); its containers:" >&2
+        crictl ps -a --pod "$pod" >&2
+        journalctl -u kubelet --since "-6min" --no-pager 2>/dev/null | grep -i "$app" | tail -n 5 | sed 's/^/kubelet: /' >&2
+        exit 1
+      fi
       sleep 1
     done
-    echo "restarted $app ($old -> $new)"
+    echo "restarted $app ($old -> $new) after $i s"
   done
 done`;
 
