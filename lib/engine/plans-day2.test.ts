@@ -10,7 +10,7 @@ import { exampleDefinition } from "../cluster/example";
 import { shellCommand } from "../ssh/quote";
 import type { RunPlan } from "./plan";
 import { buildAddNodesPlan, buildRemovePlan, buildUpgradePlan } from "./plans-day2";
-import type { AssetIndex } from "./plans";
+import { KUBELET_WATCH_S, type AssetIndex } from "./plans";
 
 const RUN = "run_AAAAAAAAAAAAAAAA";
 const index = (assets: { path: string; content: string }[]): AssetIndex => new Map(assets.map((a) => [a.path, { sha256: createHash("sha256").update(a.content).digest("hex"), size: Buffer.byteLength(a.content) }]));
@@ -62,6 +62,8 @@ describe("adding masters", () => {
     expect(JSON.parse(e5.params!.before!).map((m: { name: string }) => m.name)).toEqual(["master-1", "master-2", "master-3", "master-4"]);
     expect(stepOf(plan, "join/master-4").dependsOn).toEqual(["etcd/master-4"]);
     expect(stepOf(plan, "join/worker-1").dependsOn).toEqual([]);
+    // A new node's kubelet is watched for a crash loop, and later starts know what it ran with.
+    expect(stepOf(plan, "kubelet/worker-1").exec?.find((x) => x.id === "start")?.argv.slice(5, 7)).toEqual([String(KUBELET_WATCH_S), "/usr/local/bin/kubelet"]);
     // Each API server talks to its own etcd member: the running masters' control plane is left alone.
     expect(steps(plan).filter((s) => s.host === "master-1").map((s) => s.phase)).not.toContain("control-plane");
   });
@@ -124,6 +126,10 @@ describe("a rolling upgrade", () => {
     expect(swap).toContain("file:///var/lib/bootdeck/stage/v1.37.2/kubelet");
     expect(swap).toContain("/usr/local/bin/kubelet");
     expect(w1.exec?.find((x) => x.id === "rollback")?.when).toBe("needed");
+    // The kubelet restarts when its binary changed, even when none of its files did (a patch upgrade).
+    const start = w1.exec?.find((x) => x.id === "start")?.argv ?? [];
+    expect(start.slice(5, 7)).toEqual([String(KUBELET_WATCH_S), "/usr/local/bin/kubelet"]);
+    expect(start).toContain("/var/lib/kubelet/config.yaml");
   });
 
   it("takes batch sizes as counts or percentages", () => {

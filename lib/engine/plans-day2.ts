@@ -9,12 +9,12 @@ import type { ClusterDefinition } from "../cluster/definition";
 import { deriveCluster, effectiveHost, type EffectiveHost } from "../cluster/derive";
 import { shellScript } from "../ssh/quote";
 import { ETCD_SCRIPT, KUBELET_ROLLBACK_SCRIPT, KUBELET_SAVE_SCRIPT, PULL_IMAGES_SCRIPT, STAGE_DIR, STOP_NODE_SCRIPT, UPGRADE_PREFLIGHT_SCRIPT } from "./actions/day2-scripts";
-import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, KUBELET_START_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./actions/host-scripts";
+import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./actions/host-scripts";
 import { DEFAULT_BATCHES, intoBatches } from "./day2/batches";
 import { upgradeRefusal } from "./day2/skew";
 import { binaryDownloads, checkpointFiles, downloadArgs, kubeletFiles, resetPaths, type Download } from "./host-files";
 import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
-import { exec, filesOf, hostLock, hostPhases, installPhases, journal, locked, MIN, PlanError, selectHosts, step, tokenPhase, type AssetIndex } from "./plans";
+import { exec, filesOf, hostLock, hostPhases, installPhases, journal, kubeletStart, locked, MIN, PlanError, selectHosts, step, tokenPhase, type AssetIndex } from "./plans";
 
 /** How long a drain may take before it fails with what blocked it. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 5 * MIN;
@@ -130,7 +130,7 @@ export function buildAddNodesPlan(def: ClusterDefinition, runId: string, assets:
         host: h.name,
         // A new master's etcd pod waits until etcd has added it as a member (the etcd phase).
         files: filesOf(kubeletFiles(caps, h).filter((f) => f.path !== ETCD_MANIFEST), assets),
-        exec: [exec("start", locked(runId, KUBELET_START_SCRIPT, ["restart", "5"])), journal()],
+        exec: [kubeletStart(def, runId, kubeletFiles(caps, h).filter((f) => f.path !== ETCD_MANIFEST)), journal()],
         timeoutMs: 3 * MIN,
       }),
     ),
@@ -505,7 +505,7 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
           exec: [
             exec("save", locked(runId, KUBELET_SAVE_SCRIPT, [KUBELET_BIN, `${STAGE_DIR}/${to}/kubelet`, ...files.map((f) => f.path)])),
             ...downloads.map((x) => exec(`swap ${x.swap.name}`, locked(runId, DOWNLOAD_SCRIPT, downloadArgs(x.swap)))),
-            exec("start", locked(runId, KUBELET_START_SCRIPT, ["restart", "5"])),
+            kubeletStart(defT, runId, files),
             exec("rollback", locked(runId, KUBELET_ROLLBACK_SCRIPT, [KUBELET_BIN]), { when: "needed" }),
             journal(),
           ],

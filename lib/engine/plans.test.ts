@@ -77,11 +77,11 @@ describe("the bootstrap plan", () => {
     expect(binaries.commands[0]).toContain("https://m.example/release/v1.36.3/bin/linux/amd64/kubelet '' https://m.example/release/v1.36.3/bin/linux/amd64/kubelet.sha256 /usr/local/bin/kubelet file");
   });
 
-  it("starts each kubelet with the files its step pushes, and lists the read-only commands a step sends when needed", () => {
+  it("starts each kubelet with its binary and the files its step pushes, and lists the read-only commands a step sends when needed", () => {
     const plan = buildBootstrapPlan(def, RUN, assets);
     const kubelet = plan.phases.find((p) => p.id === "kubelet")!.steps.find((s) => s.host === "worker-1")!;
     const start = kubelet.exec?.find((e) => e.id === "start");
-    expect(start?.argv.slice(4)).toEqual([RUN, "5", ...kubelet.files.map((f) => f.path)]);
+    expect(start?.argv.slice(4)).toEqual([RUN, "5", "/usr/local/bin/kubelet", ...kubelet.files.map((f) => f.path)]);
     expect(kubelet.files.every((f) => f.asset)).toBe(true);
     expect(kubelet.exec?.find((e) => e.id === "journal")?.when).toBe("needed");
     const verify = plan.phases.find((p) => p.id === "verify")!.steps[0]!;

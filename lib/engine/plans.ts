@@ -22,6 +22,13 @@ export const JOURNAL_LINES = 60;
 export const KUBELET_WATCH_S = 5;
 
 export const exec = (id: string, argv: string[], opts: { host?: string; when?: PlannedExec["when"] } = {}): PlannedExec => ({ id, argv, when: opts.when ?? "always", ...(opts.host ? { host: opts.host } : {}) });
+/**
+ * Starts the kubelet, and restarts it when its binary (the first download: kubelet or hyperkube) or one
+ * of its files differs from what it last ran steadily with: an upgrade swaps the binary and may leave
+ * every file as it was.
+ */
+export const kubeletStart = (def: ClusterDefinition, runId: string, files: readonly HostFile[]): PlannedExec =>
+  exec("start", locked(runId, KUBELET_START_SCRIPT, [String(KUBELET_WATCH_S), binaryDownloads(def)[0]!.dest, ...files.map((f) => f.path)]));
 /** The read-only journal tail a failed kubelet, control-plane or join step reports. */
 export const journal = (host?: string) => exec("journal", shellScript(JOURNAL_SCRIPT, [String(JOURNAL_LINES)], "bootdeck-journal"), { host, when: "needed" });
 /** A host answering now: joins and the verification prove the node alive, not only Ready in the API. */
@@ -149,7 +156,7 @@ export function installPhases(def: ClusterDefinition, runId: string, hosts: Effe
           title: `Kubelet on ${h.name}`,
           host: h.name,
           files: filesOf(files, assets),
-          exec: [exec("start", locked(runId, KUBELET_START_SCRIPT, [String(KUBELET_WATCH_S), ...files.map((f) => f.path)])), journal()],
+          exec: [kubeletStart(def, runId, files), journal()],
           timeoutMs: 3 * MIN,
         });
       }),
