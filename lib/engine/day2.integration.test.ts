@@ -225,7 +225,7 @@ describe("day two on lab hosts", () => {
     const stopped = await getDb().step.findMany({ where: { runId }, select: { key: true, status: true, attempts: true, error: true } });
     const by = new Map(stopped.map((s) => [s.key, s]));
     expect(by.get("kubelet/worker-1")?.status).toBe("failed");
-    expect(by.get("kubelet/worker-1")?.error).toMatch(/worker-1/);
+    expect(by.get("kubelet/worker-1")?.error, await outcome(runId, "failed")).toMatch(/worker-1/);
     // The upgrade stopped there: the next batch did not start; the masters were done once.
     expect(by.get("gate/batch-5")?.status).toBe("skipped");
     expect(by.get("kubelet/worker-2")?.status).toBe("skipped");
@@ -271,7 +271,7 @@ describe("day two on lab hosts", () => {
     const first = await run({ type: "remove", hosts: ["master-1", "worker-2"], confirm: true, drainTimeoutSeconds: 20 });
     expect(first.status).toBe("failed");
     const drain = await getDb().step.findFirstOrThrow({ where: { runId: first.runId, key: "drain/worker-2" } });
-    expect(drain.error).toMatch(/timed out after 20 s waiting for worker-2 drained .*blocked: default\/held-[a-z0-9-]+: Cannot evict pod as it would violate the pod's disruption budget/);
+    expect(drain.error, await outcome(first.runId, "failed")).toMatch(/timed out after 20 s waiting for worker-2 drained .*blocked: default\/held-[a-z0-9-]+: Cannot evict pod as it would violate the pod's disruption budget/);
     expect(drain.hint).toMatch(/PodDisruptionBudget keeps these pods/);
     expect((await getDb().step.findFirstOrThrow({ where: { runId: first.runId, key: "etcd/master-1" } })).status).toBe("done");
     kubectl(["delete", "pdb", "held"]);

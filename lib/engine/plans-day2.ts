@@ -8,7 +8,7 @@ import { KUBELET_PATHS } from "../assets/kubelet-unit";
 import type { ClusterDefinition } from "../cluster/definition";
 import { deriveCluster, effectiveHost, type EffectiveHost } from "../cluster/derive";
 import { shellScript } from "../ssh/quote";
-import { ETCD_SCRIPT, KUBELET_ROLLBACK_SCRIPT, KUBELET_SAVE_SCRIPT, PULL_IMAGES_SCRIPT, STAGE_DIR, STOP_NODE_SCRIPT, UPGRADE_PREFLIGHT_SCRIPT } from "./actions/day2-scripts";
+import { APISERVER_READYZ_SCRIPT, ETCD_SCRIPT, KUBELET_ROLLBACK_SCRIPT, KUBELET_SAVE_SCRIPT, PULL_IMAGES_SCRIPT, STAGE_DIR, STOP_NODE_SCRIPT, UPGRADE_PREFLIGHT_SCRIPT } from "./actions/day2-scripts";
 import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./actions/host-scripts";
 import { DEFAULT_BATCHES, intoBatches } from "./day2/batches";
 import { upgradeRefusal } from "./day2/skew";
@@ -506,12 +506,13 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
             exec("save", locked(runId, KUBELET_SAVE_SCRIPT, [KUBELET_BIN, `${STAGE_DIR}/${to}/kubelet`, ...files.map((f) => f.path)])),
             ...downloads.map((x) => exec(`swap ${x.swap.name}`, locked(runId, DOWNLOAD_SCRIPT, downloadArgs(x.swap)))),
             kubeletStart(defT, runId, files),
+            ...(h.role === "master" ? [exec("apiserver-ready", shellScript(APISERVER_READYZ_SCRIPT, [String(def.spec.apiEndpoint.port)], "bootdeck-readyz"))] : []),
             exec("rollback", locked(runId, KUBELET_ROLLBACK_SCRIPT, [KUBELET_BIN]), { when: "needed" }),
             journal(),
           ],
           describe: [
             `before: cordon ${h.name} and drain it (disruption budgets respected, at most ${Math.round(drainTimeoutMs / 1000)} s)`,
-            `after: wait until ${h.name} is Ready with kubelet ${to} (at most ${KUBELET_READY_TIMEOUT_MS / 60_000} min), then uncordon it; otherwise roll it back to ${from} and stop the upgrade`,
+            `after: wait until ${h.name} is Ready with kubelet ${to} (at most ${KUBELET_READY_TIMEOUT_MS / 60_000} min)${h.role === "master" ? ", its own API server answers /readyz (with its etcd member) three times in a row and the API server on every master is Ready" : ""}, then uncordon it; otherwise roll it back to ${from} and stop the upgrade`,
           ],
           params: { from, to, drainTimeoutMs: String(drainTimeoutMs), readyTimeoutMs: String(KUBELET_READY_TIMEOUT_MS) },
           dependsOn: [gate.key],

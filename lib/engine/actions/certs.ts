@@ -9,11 +9,11 @@ import { parseCertFiles } from "../../certs/files";
 import { apiMessage } from "../cluster-api";
 import type { EngineHost } from "../targets";
 import { failure as fail, plannedFiles, runLocked, runPlanned } from "./bootstrap";
+import { textOf } from "./day2-kube";
 import { parseEtcdHealth } from "./dr-scripts";
 import { nodeReady, type NodeLike } from "./kube";
 import { needHost, plannedExec, type Action, type ActionContext } from "./types";
 
-const textOf = (r: { stdout: Buffer }) => r.stdout.toString("utf8");
 
 const serialOf = (pem: string | Buffer) => new X509Certificate(pem).serialNumber;
 

@@ -88,6 +88,9 @@ export const param = (ctx: Pick<ActionContext, "planned">, name: string): string
   return v;
 };
 
+/** What a command printed, as text. */
+export const textOf = (r: Pick<ExecResult, "stdout">): string => r.stdout.toString("utf8");
+
 /** Ends a wait at once when the host no longer answers over SSH (other errors: keep waiting). */
 export async function assertAnswers(ctx: ActionContext, host: EngineHost, what: string): Promise<void> {
   try {

@@ -87,6 +87,12 @@ if ! systemctl is-active --quiet ${ENDPOINT_UNIT} || [ "\${after:-0}" != "\${bef
 fi
 echo "bootdeck-endpoint $(keepalived --version 2>&1 | head -n 1) active"`;
 
+/**
+ * Read-only: the HTTP status of this master's own API server's /readyz ($1 = its port), asked from the
+ * master itself. Its API server uses only the local etcd member, so 200 also means that member serves.
+ */
+export const APISERVER_READYZ_SCRIPT = `curl -sk --max-time 5 -o /dev/null -w '%{http_code}\\n' "https://127.0.0.1:$1/readyz" || true`;
+
 /** Pulls images through the runtime (its registry mirror and credentials): an upgrade's images are on the node before it needs them. $@ = images. */
 export const PULL_IMAGES_SCRIPT = `for img in "$@"; do
   crictl pull "$img" >/dev/null 2>/tmp/bootdeck-pull.$$ || { echo "pulling $img failed: $(tail -n 3 /tmp/bootdeck-pull.$$)" >&2; rm -f /tmp/bootdeck-pull.$$; exit 1; }

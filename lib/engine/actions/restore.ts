@@ -9,12 +9,12 @@ import type { ExecResult } from "../../ssh";
 import type { EngineHost } from "../targets";
 import { apiMessage } from "../cluster-api";
 import { failure, installCheckpoint, runLocked, runPlanned } from "./bootstrap";
+import { textOf } from "./day2-kube";
 import { parseEtcdHealth } from "./dr-scripts";
 import { isMirrorPod, nodeReady, podLine, podReady, type NodeLike, type PodLike } from "./kube";
 import { needHost, plannedExec, type Action, type ActionContext } from "./types";
 
 /** The stdout of a planned command, as text (locked ones through runLocked: a finished run's lock is taken over). */
-const textOf = (r: ExecResult) => r.stdout.toString("utf8");
 
 /** The planned commands of this step with `id`, one per host, in the planned order. */
 const planned = (ctx: ActionContext, id: string) => (ctx.planned.exec ?? []).filter((e) => e.id === id);

@@ -14,6 +14,7 @@ import type { ActionContext } from "./types";
 
 let def: ClusterDefinition;
 let step: PlannedStep;
+let masterStep: PlannedStep;
 let files: Map<string, string>;
 
 beforeAll(async () => {
@@ -26,23 +27,33 @@ beforeAll(async () => {
   const index = new Map(after.map((a) => [a.path, { sha256: createHash("sha256").update(a.content).digest("hex"), size: a.content.length }]));
   const plan = buildUpgradePlan(def, "run_AAAAAAAAAAAAAAAA", index, { to: "v1.37.2" });
   step = plan.phases.flatMap((p) => p.steps).find((s) => s.key === "kubelet/worker-1")!;
+  masterStep = plan.phases.flatMap((p) => p.steps).find((s) => s.key === "kubelet/master-1")!;
 }, 60_000);
 
 type Node = { version: string; ready: boolean; unschedulable: boolean };
 
-/** A fake context: `node(n)` answers the n-th read of the Node; every command and API write is recorded. */
-function fakeContext(opts: { node: (reads: number) => Node; written?: number }) {
+/**
+ * A fake context for worker-1 (or master-1): `node(n)` answers the n-th read of the Node, `readyz(n)`
+ * the n-th /readyz of the master's own API server; every command and API write is recorded.
+ */
+function fakeContext(opts: { node: (reads: number) => Node; written?: number; master?: boolean; readyz?: (n: number) => string }) {
   const sent: string[] = [];
   let reads = 0;
+  let readyz = 0;
   let unschedulable = opts.node(0).unschedulable;
-  const host = { id: "host_w1", name: "worker-1", role: "worker" as const, address: "192.0.2.14", target: { id: "worker-1", address: "192.0.2.14", user: "root", auth: { kind: "agent" as const }, hostKey: {} } };
+  const name = opts.master ? "master-1" : "worker-1";
+  const step_ = opts.master ? masterStep : step;
+  const host = { id: "host_1", name, role: opts.master ? ("master" as const) : ("worker" as const), address: "192.0.2.14", target: { id: name, address: "192.0.2.14", user: "root", auth: { kind: "agent" as const }, hostKey: {} } };
   const api = {
     endpoint: "api:6443",
     async getJson(path: string) {
       if (path.startsWith("/api/v1/nodes/")) {
         const n = opts.node(reads++);
-        return { metadata: { name: "worker-1" }, spec: { unschedulable }, status: { nodeInfo: { kubeletVersion: n.version }, conditions: [{ type: "Ready", status: n.ready ? "True" : "False", reason: "KubeletNotReady" }] } };
+        return { metadata: { name }, spec: { unschedulable }, status: { nodeInfo: { kubeletVersion: n.version }, conditions: [{ type: "Ready", status: n.ready ? "True" : "False", reason: "KubeletNotReady" }] } };
       }
+      if (path === "/api/v1/nodes") return { items: [{ metadata: { name: "master-1" } }] };
+      if (path.startsWith("/api/v1/namespaces/kube-system/pods?labelSelector=k8s-app%3Dkube-apiserver"))
+        return { items: [{ metadata: { name: "kube-apiserver-x" }, spec: { nodeName: "master-1", containers: [{}] }, status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } }] };
       if (path.startsWith("/api/v1/pods")) return { items: [] };
       throw new Error(`unexpected GET ${path}`);
     },
@@ -58,23 +69,24 @@ function fakeContext(opts: { node: (reads: number) => Node; written?: number }) 
   const ctx = {
     runId: "run_AAAAAAAAAAAAAAAA",
     runType: "upgrade",
-    planned: step,
+    planned: step_,
     host,
     hosts: [host],
     signal: new AbortController().signal,
     emit: async () => undefined,
     executor: {
       async run(_t: unknown, argv: string[]) {
-        const e = step.exec?.find((x) => x.argv === argv || JSON.stringify(x.argv) === JSON.stringify(argv));
+        const e = step_.exec?.find((x) => x.argv === argv || JSON.stringify(x.argv) === JSON.stringify(argv));
         sent.push(`exec ${e?.id ?? argv.join(" ").slice(0, 40)}`);
-        return { host: "worker-1", step: step.key, exitCode: 0, stdout: Buffer.from(e?.id === "rollback" ? "bootdeck-rolled-back to abc\n" : ""), stderrTail: [], durationMs: 1 };
+        const out = e?.id === "rollback" ? "bootdeck-rolled-back to abc\n" : e?.id === "apiserver-ready" ? `${opts.readyz?.(readyz++) ?? "200"}\n` : "";
+        return { host: name, step: step_.key, exitCode: 0, stdout: Buffer.from(out), stderrTail: [], durationMs: 1 };
       },
       async upload(_t: unknown, specs: unknown[]) {
         sent.push(`upload ${specs.length}`);
         return { written: opts.written ?? specs.length, unchanged: 0 };
       },
     },
-    resources: { api: () => api, asset: (p: string) => files.get(p) ?? "" },
+    resources: { api: () => api, asset: (p: string) => files.get(p) ?? "", masters: [{ name: "master-1" }] },
     wait: async <T,>(what: string, o: { timeoutMs: number }, check: () => Promise<{ ok: true; value: T } | { ok: false; why: string }>) => {
       for (let i = 0; i < 5; i++) {
         const r = await check();
@@ -103,6 +115,21 @@ describe("a node's kubelet upgrade", () => {
     expect(r.data?.rolledBack).toBe(true);
     // ("exec true": every 10 s the wait checks the host still answers.)
     expect(sent.filter((x) => x !== "exec true").slice(-4)).toEqual(["exec start", "exec journal", "exec rollback", "api uncordon"]);
+  });
+
+  it("moves on from a master only once its own API server answers /readyz three times in a row and every master's API server is Ready", async () => {
+    const codes = ["000", "200", "503", "200", "200", "200"];
+    const { ctx, sent } = fakeContext({ master: true, readyz: (n) => codes[n] ?? "200", node: (n) => (n < 2 ? { version: "v1.36.3", ready: true, unschedulable: false } : { version: "v1.37.2", ready: true, unschedulable: false }) });
+    // The fake wait gives up after five polls: three in a row must come after the 503.
+    const r = await upgradeActions["kubelet-upgrade"]!(ctx);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error).toMatch(/^timed out after 4 min waiting for master-1's API server ready \(its \/readyz, with its etcd member, three times in a row\); /);
+    const again = fakeContext({ master: true, readyz: (n) => ["000", "200", "200", "200"][n] ?? "200", node: (n) => (n < 2 ? { version: "v1.36.3", ready: true, unschedulable: false } : { version: "v1.37.2", ready: true, unschedulable: false }) });
+    expect(await upgradeActions["kubelet-upgrade"]!(again.ctx)).toMatchObject({ ok: true });
+    expect(again.sent.filter((x) => x === "exec apiserver-ready")).toHaveLength(4);
+    expect(again.sent.slice(-2)).toEqual(["exec apiserver-ready", "api uncordon"]);
+    expect(sent).toContain("exec rollback");
   });
 
   it("does nothing but uncordon a node already on the new version (a resumed run)", async () => {

@@ -8,9 +8,10 @@ import { capabilitiesFor } from "../../assets/capabilities";
 import { membershipProblem, memberStates, type ExpectedMember } from "../day2/etcd";
 import { runningSkewProblem } from "../day2/skew";
 import { failure } from "./bootstrap";
-import { assertAnswers, drainNode, param, plannedExec, pushPlannedFiles, readNode, runPlanned, setUnschedulable } from "./day2-kube";
+import { assertAnswers, drainNode, param, plannedExec, pushPlannedFiles, readNode, runPlanned, setUnschedulable, textOf } from "./day2-kube";
 import { podLine, podReady, type NodeLike, type PodLike } from "./kube";
-import { etcdView, neededLines } from "./membership";
+import { etcdView, neededLines, waitApiServers } from "./membership";
+import type { EngineHost } from "../targets";
 import { needHost, type Action, type ActionContext, type ActionOutcome } from "./types";
 
 /** Minimum free space for the new kubelet and kubectl, staged and installed (kB). */
@@ -161,6 +162,9 @@ async function kubeletUpgrade(ctx: ActionContext): Promise<ActionOutcome> {
         if (n.kubeletVersion !== to) return { ok: false, why: `${host.name} reports kubelet ${n.kubeletVersion}` };
         return n.ready ? { ok: true, value: undefined } : { ok: false, why: `${host.name} ${n.why}` };
       });
+      // A master's kubelet may restart its static and self-hosted control-plane containers: the next
+      // node waits until this master serves again, so the API address never lands on a half-started one.
+      if (host.role === "master") await controlPlaneBack(ctx, host);
     } catch (err) {
       reason = err instanceof Error ? err.message : String(err);
     }
@@ -168,6 +172,17 @@ async function kubeletUpgrade(ctx: ActionContext): Promise<ActionOutcome> {
   if (reason) return rollback(ctx, reason, from);
   await setUnschedulable(ctx, host.name, false);
   return { ok: true, summary: `${from} → ${to} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${drained}; kubelet swapped and Ready; uncordoned`, data: { upgradeS: (Date.now() - started) / 1000 } };
+}
+
+/** This master's API server answers /readyz three polls in a row (its etcd member with it), then every master's API server is Ready. */
+async function controlPlaneBack(ctx: ActionContext, host: EngineHost): Promise<void> {
+  let streak = 0;
+  await ctx.wait(`${host.name}'s API server ready (its /readyz, with its etcd member, three times in a row)`, { timeoutMs: 4 * 60_000, intervalMs: 2_000 }, async () => {
+    const code = textOf(await runPlanned(ctx, plannedExec(ctx, "apiserver-ready"), { quiet: true, timeoutMs: 20_000 })).trim().split("\n")[0] ?? "";
+    streak = code === "200" ? streak + 1 : 0;
+    return streak >= 3 ? { ok: true, value: undefined } : { ok: false, why: code === "200" ? `answered ${streak} time${streak === 1 ? "" : "s"} in a row` : `/readyz answers ${code === "000" ? "nothing" : `HTTP ${code}`}` };
+  });
+  await waitApiServers(ctx, undefined, 4 * 60_000);
 }
 
 async function rollback(ctx: ActionContext, reason: string, from: string): Promise<ActionOutcome> {
