@@ -85,6 +85,8 @@ describe("removing hosts", () => {
     expect(plan.phases.map((p) => p.id)).toEqual(["guard", "etcd", "drain", "remove-node", "reset", "record", "verify"]);
     expect(stepOf(plan, "etcd/master-3").exec?.find((x) => x.id === "etcd-remove")?.argv.slice(-2)).toEqual(["remove", "https://192.0.2.13:2380"]);
     expect(stepOf(plan, "etcd/master-3").exec?.filter((x) => x.id === "etcd-remove").map((x) => x.host)).toEqual(["master-1", "master-2"]);
+    // The master gives up the API address (on itself) before its member goes.
+    expect(stepOf(plan, "etcd/master-3").exec?.map((x) => `${x.id}${x.host ? ` on ${x.host}` : ""}`).slice(0, 2)).toEqual(["release-address", "etcd-remove on master-1"]);
     expect(stepOf(plan, "remove-node/worker-2").dependsOn).toEqual(["drain/worker-2"]);
     expect(stepOf(plan, "drain/worker-2").params?.timeoutMs).toBe("120000");
     expect(JSON.parse(stepOf(plan, "record/cluster").params!.hosts!)).toEqual(["master-3", "worker-2"]);

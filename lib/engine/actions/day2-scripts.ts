@@ -58,6 +58,18 @@ case "$act" in
 esac`;
 
 /**
+ * Before a master's etcd member is removed: stops and disables Bootdeck's keepalived there, so the API
+ * address is on another master before this master's API server (which uses only its own member) loses
+ * etcd and would hang the requests sent to the address. keepalived gives the address up as it stops.
+ */
+export const RELEASE_ADDRESS_SCRIPT = `${LOCK}if systemctl cat ${ENDPOINT_UNIT} >/dev/null 2>&1; then
+  systemctl disable --now ${ENDPOINT_UNIT} >/dev/null 2>&1 || systemctl stop ${ENDPOINT_UNIT}
+  echo "bootdeck-address released ($(systemctl is-active ${ENDPOINT_UNIT} 2>/dev/null || true))"
+else
+  echo "bootdeck-address none here"
+fi`;
+
+/**
  * Before a host leaves the cluster: stops and disables its kubelet (so it cannot register its Node
  * again once that is deleted) and Bootdeck's keepalived (the API address moves to another master).
  */

@@ -16,7 +16,7 @@ import { learnerLag, membershipProblem, memberStates, parseEtcdStatusOutput, quo
 import type { PlannedExec } from "../plan";
 import { definitionSha } from "../plans-day2";
 import { failure } from "./bootstrap";
-import { applyObject, deleteNode, drainNode, execHost, hostNamed, objectPath, param, plannedExec, plannedExecs, pushPlannedFiles, readNode, runPlanned, waitRollout } from "./day2-kube";
+import { applyObject, deleteNode, drainNode, execHost, hostNamed, objectPath, param, plannedExec, plannedExecs, pushPlannedFiles, readNode, runPlanned, textOf, waitRollout } from "./day2-kube";
 import { isMirrorPod, nodeReady, podLine, podReady, type NodeLike, type PodLike } from "./kube";
 import { needHost, type Action, type ActionContext } from "./types";
 
@@ -149,9 +149,16 @@ async function etcdLeave(ctx: ActionContext) {
   const after = json<ExpectedMember[]>(ctx, "after");
   let { view, on } = await etcdView(ctx);
   let removed = "already removed";
+  let released = "";
   if (view.members.some((m) => m.peerUrls.includes(peerUrl))) {
     const refusal = removalRefusal(view, [name]);
     if (refusal) return { ok: false as const, error: `quorum guard: ${refusal}` };
+    // Best effort: a host that is gone holds no address either.
+    try {
+      released = textOf(await runPlanned(ctx, plannedExec(ctx, "release-address"), { timeoutMs: 30_000 })).trim().replace(/^bootdeck-/, "");
+    } catch (err) {
+      released = `address not released (${err instanceof Error ? err.message : String(err)})`;
+    }
     removed = (await etcdCommand(ctx, "etcd-remove", on)).replace(/^bootdeck-etcd /, "");
   }
   await ctx.wait(`every etcd member healthy without ${name}`, { timeoutMs: 2 * 60_000, intervalMs: 2_000 }, async () => {
@@ -166,7 +173,7 @@ async function etcdLeave(ctx: ActionContext) {
   } catch (err) {
     stopped = `its etcd pod not stopped (${err instanceof Error ? err.message : String(err)}); the reset removes it`;
   }
-  return { ok: true as const, summary: `${name} ${removed}; ${stopped}; ${healthLine(view)} on ${after.map((m) => m.name).join(", ")}`, data: { host: host.name } };
+  return { ok: true as const, summary: `${released ? `${released}; ` : ""}${name} ${removed}; ${stopped}; ${healthLine(view)} on ${after.map((m) => m.name).join(", ")}`, data: { host: host.name } };
 }
 
 // ---- nodes ----
