@@ -18,6 +18,7 @@ import { isStaticControlPlane, type ClusterDefinition } from "../cluster/definit
 import { deriveCluster, type EffectiveHost } from "../cluster/derive";
 import { certFilesArgv, liveCertificatesArgv } from "../certs/files";
 import { shellScript } from "../ssh/quote";
+import { ADDRESS_SCRIPT } from "./actions/day2-scripts";
 import { ETCD_STATUS_SCRIPT, KUBELET_CERTS_SCRIPT, RESTART_CONTAINERS_SCRIPT, TEMP_APISERVER_READY_SCRIPT } from "./actions/dr-scripts";
 import { REMOVE_SCRIPT } from "./actions/host-scripts";
 import { CONTROL_PLANE_COMPONENTS } from "./actions/kube";
@@ -118,6 +119,8 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
   };
 
   const apps = selfHosted ? ["kube-apiserver"] : CONTROL_PLANE_COMPONENTS.map((c) => c as string);
+  // On the master that holds a VIP, clients would meet the API server that stops: the address moves first.
+  const vip = def.spec.apiEndpoint.type === "vip";
   const temp = tempApiserverFiles(paths);
   const restart: PlannedPhase = {
     id: "restart",
@@ -135,10 +138,14 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
           files: files(temp),
           exec: [
             exec("temp-ready", shellScript(TEMP_APISERVER_READY_SCRIPT, [], "bootdeck-temp")),
+            ...(vip ? [exec("release-address", locked(runId, ADDRESS_SCRIPT, ["release"]))] : []),
             exec("restart", locked(runId, RESTART_CONTAINERS_SCRIPT, apps)),
             exec("remove", locked(runId, REMOVE_SCRIPT, temp.map((f) => f.path).filter((p) => p.endsWith(".yaml")).concat([BOOTSTRAP_SECRETS_HOST_DIR]))),
+            ...(vip ? [exec("rejoin-address", locked(runId, ADDRESS_SCRIPT, ["rejoin"]))] : []),
           ],
-          describe: [`the files start the temporary API server; once it is ready, restart ${apps.join(", ")}; then remove it (the API probed meanwhile)`],
+          describe: [
+            `the files start the temporary API server; once it is ready${vip ? ", the master gives up the API address" : ""}, restart ${apps.join(", ")}; then remove it${vip ? " and take part in the address again" : ""} (the API probed meanwhile)`,
+          ],
           timeoutMs: (3 + 6 * apps.length) * MIN, // each restart may wait out the kubelet's back-off (5.5 min)
         }),
     ),

@@ -8,7 +8,7 @@ import { KUBELET_PATHS } from "../assets/kubelet-unit";
 import type { ClusterDefinition } from "../cluster/definition";
 import { deriveCluster, effectiveHost, type EffectiveHost } from "../cluster/derive";
 import { shellScript } from "../ssh/quote";
-import { APISERVER_READYZ_SCRIPT, ETCD_SCRIPT, KUBELET_ROLLBACK_SCRIPT, RELEASE_ADDRESS_SCRIPT, KUBELET_SAVE_SCRIPT, PULL_IMAGES_SCRIPT, STAGE_DIR, STOP_NODE_SCRIPT, UPGRADE_PREFLIGHT_SCRIPT } from "./actions/day2-scripts";
+import { ADDRESS_SCRIPT, APISERVER_READYZ_SCRIPT, ETCD_SCRIPT, KUBELET_ROLLBACK_SCRIPT, KUBELET_SAVE_SCRIPT, PULL_IMAGES_SCRIPT, STAGE_DIR, STOP_NODE_SCRIPT, UPGRADE_PREFLIGHT_SCRIPT } from "./actions/day2-scripts";
 import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./actions/host-scripts";
 import { DEFAULT_BATCHES, intoBatches } from "./day2/batches";
 import { upgradeRefusal } from "./day2/skew";
@@ -259,7 +259,7 @@ export function buildRemovePlan(def: ClusterDefinition, runId: string, assets: A
           title: `Remove etcd member ${m.name}`,
           host: m.name,
           exec: [
-            exec("release-address", locked(runId, RELEASE_ADDRESS_SCRIPT, [])),
+            exec("release-address", locked(runId, ADDRESS_SCRIPT, ["leave"])),
             ...remainingMasters.map((r) => exec("etcd-remove", etcdctl(["remove", member.peerUrl]), { host: r.name })),
             ...etcdStatusOn(remainingMasters),
             exec("stop-etcd", locked(runId, REMOVE_SCRIPT, [ETCD_MANIFEST]), { when: "needed" }),

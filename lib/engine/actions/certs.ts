@@ -173,12 +173,17 @@ export const certActions: Record<string, Action> = {
         const out = textOf(await runPlanned(ctx, plannedExec(ctx, "temp-ready"), { quiet: true, timeoutMs: 20_000 })).trim();
         return out === "ready" ? { ok: true, value: undefined } : { ok: false, why: "its pod is not ready yet" };
       });
+      const address = (id: string) => ctx.planned.exec?.find((e) => e.id === id);
+      const released = address("release-address");
+      if (released) await runLocked(ctx, released);
       const restarted = textOf(await runLocked(ctx, plannedExec(ctx, "restart"))).trim().split("\n").filter(Boolean);
       await runLocked(ctx, plannedExec(ctx, "remove"));
       await ctx.wait(`the temporary API server gone from ${host.name}`, { timeoutMs: 2 * 60_000, intervalMs: 2_000 }, async () => {
         const out = textOf(await runPlanned(ctx, plannedExec(ctx, "temp-ready"), { quiet: true, timeoutMs: 20_000 })).trim();
         return out === "waiting" ? { ok: true, value: undefined } : { ok: false, why: "it still runs" };
       });
+      const rejoin = address("rejoin-address");
+      if (rejoin) await runLocked(ctx, rejoin);
       const p = await probe.stop();
       return { ok: true, summary: `${restarted.join("; ")}; ${gapText(p)}`, data: { apiGapS: p.longestGapS, failedProbes: p.failed } };
     } catch (err) {

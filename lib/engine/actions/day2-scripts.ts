@@ -58,16 +58,21 @@ case "$act" in
 esac`;
 
 /**
- * Before a master's etcd member is removed: stops and disables Bootdeck's keepalived there, so the API
- * address is on another master before this master's API server (which uses only its own member) loses
- * etcd and would hang the requests sent to the address. keepalived gives the address up as it stops.
+ * Bootdeck's keepalived on a master, when the cluster's API address is a VIP ($1): `release` stops it
+ * (keepalived gives the address up as it stops, and another master takes it at once), `rejoin` starts it
+ * again (at equal priority it does not take the address back), `leave` stops and disables it for good.
+ * A master releases the address before its API server restarts or its etcd member is removed: its API
+ * server uses only that member, and requests sent to the address meanwhile would hang or be reset.
  */
-export const RELEASE_ADDRESS_SCRIPT = `${LOCK}if systemctl cat ${ENDPOINT_UNIT} >/dev/null 2>&1; then
-  systemctl disable --now ${ENDPOINT_UNIT} >/dev/null 2>&1 || systemctl stop ${ENDPOINT_UNIT}
-  echo "bootdeck-address released ($(systemctl is-active ${ENDPOINT_UNIT} 2>/dev/null || true))"
-else
-  echo "bootdeck-address none here"
-fi`;
+export const ADDRESS_SCRIPT = `${LOCK}act=$1
+if ! systemctl cat ${ENDPOINT_UNIT} >/dev/null 2>&1; then echo "bootdeck-address none here"; exit 0; fi
+case "$act" in
+  release) systemctl stop ${ENDPOINT_UNIT} ;;
+  rejoin) systemctl start ${ENDPOINT_UNIT} ;;
+  leave) systemctl disable --now ${ENDPOINT_UNIT} >/dev/null 2>&1 || systemctl stop ${ENDPOINT_UNIT} ;;
+  *) echo "unknown address action $act" >&2; exit 2 ;;
+esac
+echo "bootdeck-address $act: keepalived $(systemctl is-active ${ENDPOINT_UNIT} 2>/dev/null || true)"`;
 
 /**
  * Before a host leaves the cluster: stops and disables its kubelet (so it cannot register its Node
