@@ -18,7 +18,7 @@ import { definitionSha } from "../plans-day2";
 import { failure } from "./bootstrap";
 import { applyObject, deleteNode, drainNode, execHost, hostNamed, objectPath, param, plannedExec, plannedExecs, pushPlannedFiles, readNode, runPlanned, textOf, waitRollout } from "./day2-kube";
 import { isMirrorPod, nodeReady, podLine, podReady, type NodeLike, type PodLike } from "./kube";
-import { needHost, type Action, type ActionContext } from "./types";
+import { needHost, WaitAbandoned, type Action, type ActionContext } from "./types";
 
 const json = <T>(ctx: ActionContext, name: string): T => JSON.parse(param(ctx, name)) as T;
 
@@ -159,7 +159,17 @@ async function etcdLeave(ctx: ActionContext) {
     } catch (err) {
       released = `address not released (${err instanceof Error ? err.message : String(err)})`;
     }
-    removed = (await etcdCommand(ctx, "etcd-remove", on)).replace(/^bootdeck-etcd /, "");
+    // etcd refuses a removal while a remaining member has been connected for less than 5 s ("unhealthy
+    // cluster", its strict reconfiguration check): a member that just came back is asked again shortly.
+    removed = await ctx.wait(`etcd to accept the removal of ${name}`, { timeoutMs: 2 * 60_000, intervalMs: 2_000 }, async () => {
+      try {
+        return { ok: true, value: (await etcdCommand(ctx, "etcd-remove", on)).replace(/^bootdeck-etcd /, "") };
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        if (/unhealthy cluster/.test(message)) return { ok: false, why: "etcd refuses for now: a remaining member reconnected less than 5 s ago (unhealthy cluster)" };
+        throw new WaitAbandoned(message);
+      }
+    });
   }
   await ctx.wait(`every etcd member healthy without ${name}`, { timeoutMs: 2 * 60_000, intervalMs: 2_000 }, async () => {
     ({ view, on } = await etcdView(ctx));
