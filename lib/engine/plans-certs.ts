@@ -137,14 +137,14 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
           dependsOn: after,
           files: files(temp),
           exec: [
-            exec("temp-ready", shellScript(TEMP_APISERVER_READY_SCRIPT, [], "bootdeck-temp")),
             ...(vip ? [exec("release-address", locked(runId, ADDRESS_SCRIPT, ["release"]))] : []),
+            exec("temp-ready", shellScript(TEMP_APISERVER_READY_SCRIPT, [], "bootdeck-temp")),
             exec("restart", locked(runId, RESTART_CONTAINERS_SCRIPT, apps)),
             exec("remove", locked(runId, REMOVE_SCRIPT, temp.map((f) => f.path).filter((p) => p.endsWith(".yaml")).concat([BOOTSTRAP_SECRETS_HOST_DIR]))),
             ...(vip ? [exec("rejoin-address", locked(runId, ADDRESS_SCRIPT, ["rejoin"]))] : []),
           ],
           describe: [
-            `the files start the temporary API server; once it is ready${vip ? ", the master gives up the API address" : ""}, restart ${apps.join(", ")}; then remove it${vip ? " and take part in the address again" : ""} (the API probed meanwhile)`,
+            `${vip ? "the master gives up the API address; " : ""}the files start the temporary API server; once it is ready, restart ${apps.join(", ")}; then remove it${vip ? " and take part in the address again" : ""} (the API probed meanwhile)`,
           ],
           timeoutMs: (3 + 6 * apps.length) * MIN, // each restart may wait out the kubelet's back-off (5.5 min)
         }),

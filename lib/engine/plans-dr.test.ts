@@ -159,7 +159,7 @@ describe("certificate rotation plan", async () => {
     // Behind a VIP, the master gives up the address while its API server restarts, and takes part again after.
     const vip = { ...def(), spec: { ...def().spec, apiEndpoint: { type: "vip" as const, host: "192.0.2.100", port: 6443, keepalived: { interface: "eth0", virtualRouterId: 51 } } } };
     const behindVip = buildRotationPlan(vip, "run_CCCCCCCCCCCCCCCC", { assets: index, serials: { apiserver: "AB12", etcd: { "master-1": "E1", "master-2": "E2", "master-3": "E3" } } });
-    expect(behindVip.phases.find((p) => p.id === "restart")!.steps[0]!.exec!.map((e) => e.id)).toEqual(["temp-ready", "release-address", "restart", "remove", "rejoin-address"]);
+    expect(behindVip.phases.find((p) => p.id === "restart")!.steps[0]!.exec!.map((e) => e.id)).toEqual(["release-address", "temp-ready", "restart", "remove", "rejoin-address"]);
     const workers = plan.phases.find((p) => p.id === "kubelets")!.steps.filter((s) => s.host?.startsWith("worker"));
     expect(workers.every((s) => s.exec![0]!.argv.at(-1) === "client" && s.files.length === 0)).toBe(true);
     expect(workers.every((s) => s.exec!.some((e) => e.id === "client-cert"))).toBe(true);

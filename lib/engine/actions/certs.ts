@@ -168,14 +168,16 @@ export const certActions: Record<string, Action> = {
     const host = needHost(ctx);
     const probe = probeApi(ctx);
     try {
+      // The address leaves first: connections reaching the shared port go to either API server, and
+      // the temporary one accepts some before it can answer them.
+      const address = (id: string) => ctx.planned.exec?.find((e) => e.id === id);
+      const released = address("release-address");
+      if (released) await runLocked(ctx, released);
       await uploadPlanned(ctx, host);
       await ctx.wait(`the temporary API server ready on ${host.name}`, { timeoutMs: 4 * 60_000, intervalMs: 2_000 }, async () => {
         const out = textOf(await runPlanned(ctx, plannedExec(ctx, "temp-ready"), { quiet: true, timeoutMs: 20_000 })).trim();
         return out === "ready" ? { ok: true, value: undefined } : { ok: false, why: "its pod is not ready yet" };
       });
-      const address = (id: string) => ctx.planned.exec?.find((e) => e.id === id);
-      const released = address("release-address");
-      if (released) await runLocked(ctx, released);
       const restarted = textOf(await runLocked(ctx, plannedExec(ctx, "restart"))).trim().split("\n").filter(Boolean);
       await runLocked(ctx, plannedExec(ctx, "remove"));
       await ctx.wait(`the temporary API server gone from ${host.name}`, { timeoutMs: 2 * 60_000, intervalMs: 2_000 }, async () => {
