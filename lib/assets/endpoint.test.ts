@@ -49,6 +49,6 @@ describe("the API address Bootdeck provisions", () => {
     const parsed = Object.entries(day2)
       .filter(([, script]) => typeof script === "string" && script.includes("\n"))
       .map(([name, script]) => (execFileSync("sh", ["-n", "-c", script as string], { stdio: "pipe" }), name));
-    expect(parsed.sort()).toEqual(["ENDPOINT_START_SCRIPT", "ETCD_SCRIPT", "KUBELET_ROLLBACK_SCRIPT", "KUBELET_SAVE_SCRIPT", "PULL_IMAGES_SCRIPT", "STOP_NODE_SCRIPT", "UPGRADE_PREFLIGHT_SCRIPT"]);
+    expect(parsed.sort()).toEqual(["ADDRESS_SCRIPT", "ENDPOINT_START_SCRIPT", "ETCD_SCRIPT", "KUBELET_ROLLBACK_SCRIPT", "KUBELET_SAVE_SCRIPT", "PULL_IMAGES_SCRIPT", "STOP_NODE_SCRIPT", "UPGRADE_PREFLIGHT_SCRIPT"]);
   });
 });
