@@ -14,7 +14,6 @@ import { parseEtcdHealth } from "./dr-scripts";
 import { nodeReady, type NodeLike } from "./kube";
 import { needHost, plannedExec, type Action, type ActionContext } from "./types";
 
-
 const serialOf = (pem: string | Buffer) => new X509Certificate(pem).serialNumber;
 
 /** Probes the API every 250 ms until stopped: how many probes failed and the longest run of failures. */

@@ -14,8 +14,6 @@ import { parseEtcdHealth } from "./dr-scripts";
 import { isMirrorPod, nodeReady, podLine, podReady, type NodeLike, type PodLike } from "./kube";
 import { needHost, plannedExec, type Action, type ActionContext } from "./types";
 
-/** The stdout of a planned command, as text (locked ones through runLocked: a finished run's lock is taken over). */
-
 /** The planned commands of this step with `id`, one per host, in the planned order. */
 const planned = (ctx: ActionContext, id: string) => (ctx.planned.exec ?? []).filter((e) => e.id === id);
 
