@@ -50,8 +50,10 @@ function createClient(): PrismaClient {
     const client = new PostgresPrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }), transactionOptions: { maxWait: 10_000 } });
     return client as unknown as PrismaClient;
   }
+  // Transactions take the write lock at BEGIN (sqlite-adapter.ts), waiting up to the busy timeout for
+  // another process's writer: Prisma must wait as long before it gives up on starting one.
   const adapter = sqliteAdapter({ url, timeout: 10_000 });
-  return new PrismaClient({ adapter });
+  return new PrismaClient({ adapter, transactionOptions: { maxWait: 10_000 } });
 }
 
 export function getDb(): PrismaClient {

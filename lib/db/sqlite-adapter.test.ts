@@ -1,7 +1,9 @@
 // The database connection never wedges and never loses a write to someone else's rollback: a
 // transaction whose COMMIT fails (here a deferred foreign-key violation; a full disk does the same)
 // leaves the next transaction free to run, and a plain write made while transactions are open and
-// queued waits for them instead of landing inside one and being rolled back with it.
+// queued waits for them instead of landing inside one and being rolled back with it. A transaction that
+// reads, then writes, is not refused because another process wrote in between.
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTempDb, onPostgres, type TempDb } from "../../test/temp-db";
 import { getDb } from "./client";
@@ -58,5 +60,30 @@ describe.skipIf(onPostgres)("the SQLite connection", () => {
     await Promise.all(queued);
     expect((await getDb().user.findUniqueOrThrow({ where: { id: user.id } })).displayName).toBe("plain.write");
     expect(await getDb().auditEvent.count({ where: { action: "inside.rolled.back" } })).toBe(0);
+  });
+
+  it("keeps a transaction that reads, then writes, whole when another process writes meanwhile", async () => {
+    // Another process on the same file (the CLI, a worker): it must wait for the transaction, not slip in.
+    const other = new Database(db.dbFile, { timeout: 0 });
+    const otherInsert = () => other.prepare(`INSERT INTO "AuditEvent" ("action", "at") VALUES ('other.process', 0)`).run();
+    try {
+      let otherWrite: string | undefined;
+      await getDb().$transaction(async (tx) => {
+        await tx.auditEvent.count();
+        try {
+          otherInsert();
+          otherWrite = "written";
+        } catch (err) {
+          otherWrite = (err as { code?: string }).code;
+        }
+        await tx.auditEvent.create({ data: { action: "read.then.write" } });
+      });
+      expect(otherWrite, "the other process found the file locked (it would wait its busy timeout)").toBe("SQLITE_BUSY");
+      expect(await getDb().auditEvent.count({ where: { action: "read.then.write" } })).toBe(1);
+      otherInsert();
+      expect(await getDb().auditEvent.count({ where: { action: "other.process" } })).toBe(1);
+    } finally {
+      other.close();
+    }
   });
 });

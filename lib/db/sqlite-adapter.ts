@@ -13,6 +13,10 @@ import "server-only";
 //    open joins it — and is undone with it when it rolls back (an audit row or a DROP vanished that
 //    way). Here plain queries wait for an open transaction to end. Code inside a `$transaction`
 //    callback must use its `tx`: a plain query there waits for the transaction's own timeout.
+// 3. Its BEGIN is deferred: a transaction that reads, then writes, while another process (the CLI, a
+//    worker, a seed script) committed in between, fails with SQLITE_BUSY_SNAPSHOT, which no busy timeout
+//    waits out. Here transactions begin IMMEDIATE: they take the write lock first, waiting for it as any
+//    writer does (the busy timeout).
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 
 type Adapter = Awaited<ReturnType<PrismaBetterSQLite3["connect"]>>;
@@ -62,10 +66,10 @@ function serialize(inner: Adapter): Adapter {
     if (isolationLevel && isolationLevel !== "SERIALIZABLE") return inner.startTransaction(isolationLevel);
     const release = await mutex.acquire();
     try {
-      await inner.executeRaw(q("BEGIN")).catch(async (err: unknown) => {
+      await inner.executeRaw(q("BEGIN IMMEDIATE")).catch(async (err: unknown) => {
         // "cannot start a transaction within a transaction": one was left open; end it and begin again.
         await rollbackQuietly();
-        await inner.executeRaw(q("BEGIN")).catch(() => {
+        await inner.executeRaw(q("BEGIN IMMEDIATE")).catch(() => {
           throw err;
         });
       });
