@@ -1,12 +1,37 @@
-// Key generation. Every key is requested at once through Node's asynchronous generateKeyPair, so
-// the libuv thread pool generates them in parallel (RSA-2048 costs ~200 ms a key on these machines)
-// while certificates are signed as their keys arrive.
+// Key generation through Node's asynchronous generateKeyPair: libuv's thread pool generates keys in
+// parallel (RSA-2048 costs ~200 ms a key on these machines) while certificates are signed as their keys
+// arrive. At most as many keys at once as there are cores, leaving two of the pool's threads free: the
+// pool also does every file read and async crypto of the process, and with all of them on keys a
+// render stalled the whole dashboard (a file read waited 1.6 s during a 16-key render).
 import { createPrivateKey, createPublicKey, generateKeyPair, type KeyObject } from "node:crypto";
+import { availableParallelism } from "node:os";
 import type { KeyType } from "./types";
 
 export type KeyPair = { privateKey: KeyObject; publicKey: KeyObject };
 
+const THREAD_POOL = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+const KEYS_AT_ONCE = Math.max(1, Math.min(availableParallelism(), THREAD_POOL - 2));
+let generating = 0;
+const waiting: (() => void)[] = [];
+
+/** Runs `fn` when fewer than KEYS_AT_ONCE key generations are under way in this process. */
+async function inTurn<T>(fn: () => Promise<T>): Promise<T> {
+  if (generating >= KEYS_AT_ONCE) await new Promise<void>((r) => waiting.push(r));
+  else generating++;
+  try {
+    return await fn();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else generating--;
+  }
+}
+
 function generate(type: KeyType): Promise<KeyPair> {
+  return inTurn(() => generateOne(type));
+}
+
+function generateOne(type: KeyType): Promise<KeyPair> {
   return new Promise((resolve, reject) => {
     const done = (err: Error | null, publicKey: KeyObject, privateKey: KeyObject) =>
       err ? reject(err) : resolve({ publicKey, privateKey });
@@ -21,7 +46,7 @@ export function keyPairFrom(source: KeyObject | string): KeyPair {
 }
 
 /**
- * Starts generating every named key concurrently and returns one promise per name. Injected keys
+ * Starts generating every named key (KEYS_AT_ONCE at a time) and returns one promise per name. Injected keys
  * (golden tests, an imported CA) resolve at once. `onKey` fires as each key becomes available.
  */
 export function startKeyGeneration(
