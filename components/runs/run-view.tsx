@@ -23,7 +23,7 @@ import { useNotifyOptIn, useRunNotice } from "./run-notice";
 import { runTypeTitle, StatusBadge } from "./run-status";
 import { RunTimeline } from "./run-timeline";
 import { StepDetails, WaitingLines } from "./step-details";
-import { carryLiveOutput, useRunEvents } from "./use-run-events";
+import { freshRunSnapshot, useRunEvents } from "./use-run-events";
 import type { StreamState } from "../reconnecting-event-source";
 import { LiveTables } from "../clusters/live-tables";
 
@@ -35,7 +35,7 @@ export function RunView({ runId, initialCell }: { runId: string; initialCell?: C
   // After a failed refetch the page keeps its data and tries again every 5 s until the dashboard answers.
   const q = useQuery({
     queryKey: key,
-    queryFn: async () => carryLiveOutput(queryClient.getQueryData<Run>(key), await api<Run>(`/api/runs/${runId}`)),
+    queryFn: () => freshRunSnapshot(() => api<Run>(`/api/runs/${runId}`), () => queryClient.getQueryData<Run>(key)),
     refetchInterval: (query) => (query.state.status === "error" && query.state.data !== undefined ? 5_000 : false),
   });
   const canStart = useCan("run:start");

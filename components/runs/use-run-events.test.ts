@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import type { RunView, StepView } from "@/lib/engine/queries";
 import { runQueryKeys } from "@/lib/engine/schemas";
 import { FakeEventSource, fakeImpl } from "@/test/fake-event-source";
-import { applyEvent, carryLiveOutput, followRunEvents, MAX_LIVE_LINES, type RunEvent } from "./use-run-events";
+import { applyEvent, carryLiveOutput, followRunEvents, freshRunSnapshot, MAX_LIVE_LINES, type RunEvent } from "./use-run-events";
 
 const step: StepView = {
   id: "step_1",
@@ -94,6 +94,23 @@ describe("applyEvent: live output", () => {
       ["done", 0],
     ]);
     expect(carryLiveOutput(undefined, fresh)).toBe(fresh);
+  });
+
+  test("a snapshot older than what the page applied is read again, so the page never goes back in time", async () => {
+    const applied = { ...run, lastSeq: 12 } as RunView;
+    const served = [{ ...run, lastSeq: 10 }, { ...run, lastSeq: 13 }] as RunView[];
+    const fetchRun = vi.fn(async () => served.shift()!);
+    expect((await freshRunSnapshot(fetchRun, () => applied)).lastSeq).toBe(13);
+    expect(fetchRun).toHaveBeenCalledTimes(2);
+    // A first load, or a snapshot as new as the page's, is taken at once.
+    const once = vi.fn(async () => ({ ...run, lastSeq: 12 }) as RunView);
+    expect((await freshRunSnapshot(once, () => applied)).lastSeq).toBe(12);
+    expect((await freshRunSnapshot(once, () => undefined)).lastSeq).toBe(12);
+    expect(once).toHaveBeenCalledTimes(2);
+    // A server that stays behind (it should not) is believed after three reads rather than asked for ever.
+    const behind = vi.fn(async () => ({ ...run, lastSeq: 3 }) as RunView);
+    expect((await freshRunSnapshot(behind, () => applied)).lastSeq).toBe(3);
+    expect(behind).toHaveBeenCalledTimes(3);
   });
 });
 

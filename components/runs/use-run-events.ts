@@ -39,6 +39,20 @@ export function carryLiveOutput(prev: RunView | undefined, next: RunView): RunVi
   return { ...next, steps: next.steps.map((s) => (live.has(s.id) ? { ...s, liveOutput: live.get(s.id) } : s)) };
 }
 
+/**
+ * The run's snapshot, never older than what the page has applied. A snapshot read before events that
+ * the stream delivered while it was in flight would put the page back in time, and the next event would
+ * look like a gap (a needless refetch of everything, open log viewers included): such a snapshot is
+ * read again, a few times at most — the server has those events by then.
+ */
+export async function freshRunSnapshot(fetchRun: () => Promise<RunView>, cached: () => RunView | undefined, attempts = 3): Promise<RunView> {
+  for (let i = 1; ; i++) {
+    const next = await fetchRun();
+    const prev = cached();
+    if (!prev || next.lastSeq >= prev.lastSeq || i >= attempts) return carryLiveOutput(prev, next);
+  }
+}
+
 export type RunEvent = { seq: number; type: string; stepId: string | null; data: Record<string, unknown>; at: string };
 
 /** The snapshot after one event; exported for tests. A step is found by the event's stepId, else by data.key. */
