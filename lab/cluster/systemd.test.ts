@@ -85,4 +85,17 @@ describe("systemctl and journalctl stand-ins", () => {
     expect(r.code).toBe(5);
     expect(r.out).toContain("Unit nope.service not found.");
   }, 30_000);
+
+  it("prints a unit with its drop-ins (systemctl cat), and fails for one that does not exist", async () => {
+    unit("shown.service", "[Service]\nExecStart=/bin/true\n");
+    fs.mkdirSync(path.join(env.BOOTDECK_LAB_UNIT_DIR, "shown.service.d"), { recursive: true });
+    fs.writeFileSync(path.join(env.BOOTDECK_LAB_UNIT_DIR, "shown.service.d", "10-x.conf"), "[Service]\nEnvironment=A=1\n");
+    const shown = await run("systemctl", "cat", "shown");
+    expect(shown.code).toBe(0);
+    expect(shown.out).toContain(`# ${path.join(env.BOOTDECK_LAB_UNIT_DIR, "shown.service")}\n[Service]\nExecStart=/bin/true`);
+    expect(shown.out).toContain("10-x.conf\n[Service]\nEnvironment=A=1");
+    const missing = await run("systemctl", "cat", "nope");
+    expect(missing.code).toBe(1);
+    expect(missing.out).toContain("No files found for nope.service.");
+  }, 30_000);
 });

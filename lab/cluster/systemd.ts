@@ -482,6 +482,16 @@ export async function runSystemctl(argv: string[]): Promise<number> {
         }
       }
       return code;
+    case "cat":
+      for (const u of units) {
+        const unit = loadUnit(u);
+        if (!unit) {
+          process.stderr.write(`No files found for ${u}.\n`);
+          return 1;
+        }
+        for (const f of [unit.path, ...unit.dropIns]) process.stdout.write(`# ${f}\n${fs.readFileSync(f, "utf8")}\n`);
+      }
+      return 0;
     case "is-enabled":
       for (const u of units) {
         const on = fs.existsSync(path.join(UNIT_DIR, "multi-user.target.wants", u));

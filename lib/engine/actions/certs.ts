@@ -169,9 +169,12 @@ export const certActions: Record<string, Action> = {
     try {
       // The address leaves first: connections reaching the shared port go to either API server, and
       // the temporary one accepts some before it can answer them.
-      const address = (id: string) => ctx.planned.exec?.find((e) => e.id === id);
-      const released = address("release-address");
-      if (released) await runLocked(ctx, released);
+      // Behind a VIP only (planned there): "address release: keepalived inactive" and the like.
+      const address = async (id: string) => {
+        const e = (ctx.planned.exec ?? []).find((x) => x.id === id);
+        return e ? textOf(await runLocked(ctx, e)).trim().replace(/^bootdeck-/, "") : undefined;
+      };
+      const released = await address("release-address");
       await uploadPlanned(ctx, host);
       await ctx.wait(`the temporary API server ready on ${host.name}`, { timeoutMs: 4 * 60_000, intervalMs: 2_000 }, async () => {
         const out = textOf(await runPlanned(ctx, plannedExec(ctx, "temp-ready"), { quiet: true, timeoutMs: 20_000 })).trim();
@@ -183,10 +186,10 @@ export const certActions: Record<string, Action> = {
         const out = textOf(await runPlanned(ctx, plannedExec(ctx, "temp-ready"), { quiet: true, timeoutMs: 20_000 })).trim();
         return out === "waiting" ? { ok: true, value: undefined } : { ok: false, why: "it still runs" };
       });
-      const rejoin = address("rejoin-address");
-      if (rejoin) await runLocked(ctx, rejoin);
+      const rejoined = await address("rejoin-address");
       const p = await probe.stop();
-      return { ok: true, summary: `${restarted.join("; ")}; ${gapText(p)}`, data: { apiGapS: p.longestGapS, failedProbes: p.failed } };
+      const summary = [released, ...restarted, rejoined, gapText(p)].filter(Boolean).join("; ");
+      return { ok: true, summary, data: { apiGapS: p.longestGapS, failedProbes: p.failed } };
     } catch (err) {
       await probe.stop();
       return fail(err);

@@ -2,7 +2,7 @@
 // host-scripts.ts: constant text, data as positional parameters, changing scripts behind the host-side
 // run lock ($1 = this run; see host-scripts.ts).
 import { LOCK } from "./host-scripts";
-import { ENDPOINT_UNIT } from "../../assets/endpoint";
+import { ENDPOINT_PATHS, ENDPOINT_UNIT } from "../../assets/endpoint";
 
 
 /** Where the kubelet's previous binary and files wait while a node is upgraded (rollback). */
@@ -65,7 +65,7 @@ esac`;
  * server uses only that member, and requests sent to the address meanwhile would hang or be reset.
  */
 export const ADDRESS_SCRIPT = `${LOCK}act=$1
-if ! systemctl cat ${ENDPOINT_UNIT} >/dev/null 2>&1; then echo "bootdeck-address none here"; exit 0; fi
+if [ ! -f ${ENDPOINT_PATHS.unit} ]; then echo "bootdeck-address none here"; exit 0; fi
 case "$act" in
   release) systemctl stop ${ENDPOINT_UNIT} ;;
   rejoin) systemctl start ${ENDPOINT_UNIT} ;;
