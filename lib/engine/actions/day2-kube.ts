@@ -12,24 +12,10 @@ import type { PlannedExec } from "../plan";
 import type { EngineHost } from "../targets";
 import { LOCKED_EXIT } from "./host-scripts";
 import { nodeReady, type NodeLike } from "./kube";
-import { type ActionContext, WaitAbandoned } from "./types";
-
-/** The planned command `id` of this step (for `host`, the one that runs there). */
-export function plannedExec(ctx: Pick<ActionContext, "planned">, id: string, host?: string): PlannedExec {
-  const e = (ctx.planned.exec ?? []).find((x) => x.id === id && (host === undefined || (x.host ?? ctx.planned.host) === host));
-  if (!e) throw new Error(`the plan of ${ctx.planned.key} has no "${id}" command${host ? ` for ${host}` : ""}: it was made by another version of Bootdeck; plan the run again`);
-  return e;
-}
+import { type ActionContext, execHost, WaitAbandoned } from "./types";
 
 /** Every planned command `id` of this step, in plan order (one per candidate host). */
 export const plannedExecs = (ctx: Pick<ActionContext, "planned">, id: string): PlannedExec[] => (ctx.planned.exec ?? []).filter((x) => x.id === id);
-
-export function execHost(ctx: Pick<ActionContext, "planned" | "hosts">, e: PlannedExec): EngineHost {
-  const name = e.host ?? ctx.planned.host;
-  const h = ctx.hosts.find((x) => x.name === name);
-  if (!h) throw new Error(`${ctx.planned.key}: command "${e.id}" names host ${name ?? "(none)"}, which is not in the run`);
-  return h;
-}
 
 /** A locked script's argv: sh -c SCRIPT NAME RUN TAKEOVER …; the takeover slot names a finished run whose lock may be taken. */
 const TAKEOVER_SLOT = 5;

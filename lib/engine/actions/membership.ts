@@ -16,9 +16,9 @@ import { learnerLag, membershipProblem, memberStates, parseEtcdStatusOutput, quo
 import type { PlannedExec } from "../plan";
 import { definitionSha } from "../plans-day2";
 import { failure } from "./bootstrap";
-import { applyObject, deleteNode, drainNode, execHost, hostNamed, objectPath, param, plannedExec, plannedExecs, pushPlannedFiles, readNode, runPlanned, textOf, waitRollout } from "./day2-kube";
+import { applyObject, deleteNode, drainNode, hostNamed, objectPath, param, plannedExecs, pushPlannedFiles, readNode, runPlanned, textOf, waitRollout } from "./day2-kube";
 import { isMirrorPod, nodeReady, podLine, podReady, type NodeLike, type PodLike } from "./kube";
-import { needHost, WaitAbandoned, type Action, type ActionContext } from "./types";
+import { execHost, needHost, plannedExec, WaitAbandoned, type Action, type ActionContext } from "./types";
 
 const json = <T>(ctx: ActionContext, name: string): T => JSON.parse(param(ctx, name)) as T;
 

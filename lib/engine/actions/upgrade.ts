@@ -8,11 +8,11 @@ import { capabilitiesFor } from "../../assets/capabilities";
 import { membershipProblem, memberStates, type ExpectedMember } from "../day2/etcd";
 import { runningSkewProblem } from "../day2/skew";
 import { failure } from "./bootstrap";
-import { assertAnswers, drainNode, param, plannedExec, pushPlannedFiles, readNode, runPlanned, setUnschedulable, textOf } from "./day2-kube";
+import { assertAnswers, drainNode, param, pushPlannedFiles, readNode, runPlanned, setUnschedulable, textOf } from "./day2-kube";
 import { podLine, podReady, type NodeLike, type PodLike } from "./kube";
 import { etcdView, neededLines, waitApiServers } from "./membership";
 import type { EngineHost } from "../targets";
-import { needHost, type Action, type ActionContext, type ActionOutcome } from "./types";
+import { needHost, plannedExec, type Action, type ActionContext, type ActionOutcome } from "./types";
 
 /** Minimum free space for the new kubelet and kubectl, staged and installed (kB). */
 const MIN_FREE_KB = 400 * 1024;
