@@ -41,9 +41,10 @@ export function runPlanned(ctx: ActionContext, e: PlannedExec, opts: SendOptions
  * Sends one of the planned locked host scripts. A host locked by a run this dashboard knows to be over
  * is taken over: that run's own release is sent (the plan's release command with its id), recorded as
  * `host.lock-taken-over`, and the planned command is sent again unchanged. Any other holder is refused
- * with what to do about it.
+ * with what to do about it. Any other non-zero exit throws with the last lines of stderr, unless
+ * `allowFailure`.
  */
-export async function runLocked(ctx: ActionContext, e: PlannedExec, opts: SendOptions = {}): Promise<ExecResult> {
+export async function runLocked(ctx: ActionContext, e: PlannedExec, opts: SendOptions & { allowFailure?: boolean } = {}): Promise<ExecResult> {
   const host = execHost(ctx, e);
   const exec = () => runPlanned(ctx, e, { ...opts, allowFailure: true });
   let r = await exec();
@@ -64,7 +65,7 @@ export async function runLocked(ctx: ActionContext, e: PlannedExec, opts: SendOp
       );
     }
   }
-  if (r.exitCode !== 0) {
+  if (r.exitCode !== 0 && !opts.allowFailure) {
     const tail = r.stderrTail.filter((l) => !l.startsWith("journal: ")).slice(-6).join("; ");
     const err = new Error(`${ctx.planned.title} failed on ${host.name} (exit ${r.exitCode})${tail ? `: ${tail}` : ""}`);
     (err as Error & { exitCode?: number; journal?: string[] }).exitCode = r.exitCode;

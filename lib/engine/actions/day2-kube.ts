@@ -4,46 +4,31 @@ import "server-only";
 // (create what is missing, replace what changed, wait for rollouts).
 import { createHash } from "node:crypto";
 import type { K8sObject } from "../../assets/yaml-out";
-import { getDb } from "../../db/client";
 import { isSshError, shellCommand, type ExecResult } from "../../ssh";
 import { apiMessage } from "../cluster-api";
 import { chooseEvictions, evictionRefusal, podName, unmanaged, type DrainPod } from "../day2/drain";
 import type { PlannedExec } from "../plan";
 import type { EngineHost } from "../targets";
-import { LOCKED_EXIT } from "./host-scripts";
+import { runLocked, runPlanned as sendPlanned } from "./bootstrap";
 import { nodeReady, type NodeLike } from "./kube";
 import { type ActionContext, execHost, WaitAbandoned } from "./types";
 
 /** Every planned command `id` of this step, in plan order (one per candidate host). */
 export const plannedExecs = (ctx: Pick<ActionContext, "planned">, id: string): PlannedExec[] => (ctx.planned.exec ?? []).filter((x) => x.id === id);
 
-/** A locked script's argv: sh -c SCRIPT NAME RUN TAKEOVER …; the takeover slot names a finished run whose lock may be taken. */
-const TAKEOVER_SLOT = 5;
 const isLocked = (argv: readonly string[]) => argv[0] === "sh" && argv[1] === "-c" && (argv[2] ?? "").startsWith("lock=");
 
 /**
- * Runs a planned command as it was planned. A locked script that finds the host locked by a run this
- * dashboard knows to be over takes the lock over (the takeover slot gets that run's id); any other
- * holder is refused. A non-zero exit throws with the last lines of stderr, unless `allowFailure`.
+ * Runs a planned command as it was planned: a locked host script through runLocked (a lock left by a
+ * run that is over is taken over), any other command as is. A non-zero exit throws with the last lines
+ * of stderr, unless `allowFailure`.
  */
 export async function runPlanned(ctx: ActionContext, e: PlannedExec, opts: { timeoutMs?: number; allowFailure?: boolean; quiet?: boolean } = {}): Promise<ExecResult> {
-  const host = execHost(ctx, e);
-  const exec = (argv: string[]) => ctx.executor.run(host.target, argv, { step: ctx.planned.key, signal: ctx.signal, timeoutMs: opts.timeoutMs ?? ctx.planned.timeoutMs, quiet: opts.quiet, allowFailure: true });
-  let r = await exec(e.argv);
-  if (r.exitCode === LOCKED_EXIT && isLocked(e.argv)) {
-    const holder = r.stderrTail.join("\n").match(/bootdeck-locked-by (\S+)/)?.[1] ?? "";
-    const other = holder ? await getDb().run.findUnique({ where: { id: holder }, select: { status: true } }) : null;
-    if (other && !["running", "planned"].includes(other.status)) r = await exec(e.argv.map((a, i) => (i === TAKEOVER_SLOT ? holder : a)));
-    else
-      throw new Error(
-        other
-          ? `${host.name} is locked by run ${holder}, which is ${other.status}: wait for it or cancel it`
-          : `${host.name} is locked by run ${holder || "(unknown)"}, which this dashboard does not know (another Bootdeck?); if nothing else manages the host, remove /var/lib/bootdeck/run.lock on it`,
-      );
-  }
+  if (isLocked(e.argv)) return runLocked(ctx, e, opts);
+  const r = await sendPlanned(ctx, e, { ...opts, allowFailure: true });
   if (r.exitCode !== 0 && !opts.allowFailure) {
     const tail = r.stderrTail.filter((l) => !l.startsWith("journal: ")).slice(-6).join("; ");
-    const err = new Error(`${e.id} on ${host.name} failed (exit ${r.exitCode})${tail ? `: ${tail}` : ""}`) as Error & { journal?: string[] };
+    const err = new Error(`${e.id} on ${execHost(ctx, e).name} failed (exit ${r.exitCode})${tail ? `: ${tail}` : ""}`) as Error & { journal?: string[] };
     err.journal = r.stderrTail.filter((l) => l.startsWith("journal: ")).map((l) => l.slice(9));
     throw err;
   }
