@@ -9,6 +9,7 @@ import { exampleDefinition } from "../lib/cluster/example";
 import { importClusterYaml } from "../lib/clusters/import";
 import { createCluster, getClusterOrThrow, getExportableDefinition, updateCluster } from "../lib/clusters/repository";
 import { toClusterYaml } from "../lib/cluster/yaml";
+import { awaitRunningRender } from "../lib/assets/render-jobs";
 import { getAssetSet, renderAndSaveAssetSet } from "../lib/assets/store";
 import { getDb } from "../lib/db/client";
 import { rotateMasterKey } from "../lib/secrets/rotate";
@@ -18,6 +19,7 @@ import { call, createActor, signIn, type Handler } from "./http-helpers";
 import { testKeyPair } from "./ssh-key";
 
 let db: TempDb;
+let renderingAhead: string | undefined;
 const secrets: string[] = [];
 const keep = <T extends string>(s: T): T => (secrets.push(s), s);
 
@@ -143,6 +145,8 @@ beforeAll(async () => {
     }),
   });
   expect(res.status).toBe(201);
+  // The route started a render ahead in the background: it must end before the database goes.
+  renderingAhead = ((await res.json()) as { id: string }).id;
   // 5. Rendered assets: private keys and tokens (ECDSA keeps the render quick).
   const set = await renderAndSaveAssetSet({ clusterId: a.id, options: { keyType: "ecdsa" } });
   const rendered = await getAssetSet({ id: set.id, includeSecrets: true });
@@ -150,7 +154,10 @@ beforeAll(async () => {
   expect(sensitive.length).toBeGreaterThan(3);
   for (const x of sensitive) keep(x.content!);
 }, 120_000);
-afterAll(async () => db?.cleanup());
+afterAll(async () => {
+  if (renderingAhead) await awaitRunningRender(renderingAhead);
+  await db?.cleanup();
+});
 
 describe("secrets at rest", () => {
   test("the known secrets are many and distinctive", () => {

@@ -47,6 +47,10 @@ describe("asset sets in the database", () => {
     expect((await saveAssetSet({ clusterId, assets: first, options })).version).toBe(2);
   });
 
+  it("says the cluster is gone when it was deleted while its assets rendered", async () => {
+    await expect(saveAssetSet({ clusterId: "cl_deletedmeanwhile", assets: first, options })).rejects.toMatchObject({ status: 404, message: expect.stringMatching(/Cluster/) });
+  });
+
   it("hides sensitive contents unless secrets are asked for", async () => {
     const hidden = await getAssetSet({ id: v1 });
     expect(hidden.assets.find((a) => a.path === "tls/ca.key")?.content).toBeUndefined();

@@ -104,7 +104,10 @@ export async function saveAssetSet(input: { clusterId: string; assets: readonly 
       });
       return created;
     } catch (err) {
-      if ((err as { code?: string }).code !== "P2002" || attempt >= 4) throw err;
+      const code = (err as { code?: string }).code;
+      // The cluster was deleted while its assets rendered (a render ahead outlives a quick delete).
+      if (code === "P2003" && !(await db.cluster.findUnique({ where: { id: input.clusterId }, select: { id: true } }))) throw notFound("Cluster");
+      if (code !== "P2002" || attempt >= 4) throw err;
     }
   }
 }
