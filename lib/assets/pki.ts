@@ -5,30 +5,16 @@
 // render stalled the whole dashboard (a file read waited 1.6 s during a 16-key render).
 import { createPrivateKey, createPublicKey, generateKeyPair, type KeyObject } from "node:crypto";
 import { availableParallelism } from "node:os";
+import { Semaphore } from "../ssh/semaphore";
 import type { KeyType } from "./types";
 
 export type KeyPair = { privateKey: KeyObject; publicKey: KeyObject };
 
 const THREAD_POOL = Number(process.env.UV_THREADPOOL_SIZE) || 4;
-const KEYS_AT_ONCE = Math.max(1, Math.min(availableParallelism(), THREAD_POOL - 2));
-let generating = 0;
-const waiting: (() => void)[] = [];
-
-/** Runs `fn` when fewer than KEYS_AT_ONCE key generations are under way in this process. */
-async function inTurn<T>(fn: () => Promise<T>): Promise<T> {
-  if (generating >= KEYS_AT_ONCE) await new Promise<void>((r) => waiting.push(r));
-  else generating++;
-  try {
-    return await fn();
-  } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else generating--;
-  }
-}
+const keySlots = new Semaphore(Math.max(1, Math.min(availableParallelism(), THREAD_POOL - 2)));
 
 function generate(type: KeyType): Promise<KeyPair> {
-  return inTurn(() => generateOne(type));
+  return keySlots.use(() => generateOne(type));
 }
 
 function generateOne(type: KeyType): Promise<KeyPair> {
@@ -46,7 +32,7 @@ export function keyPairFrom(source: KeyObject | string): KeyPair {
 }
 
 /**
- * Starts generating every named key (KEYS_AT_ONCE at a time) and returns one promise per name. Injected keys
+ * Starts generating every named key (as many at a time as `keySlots` allows) and returns one promise per name. Injected keys
  * (golden tests, an imported CA) resolve at once. `onKey` fires as each key becomes available.
  */
 export function startKeyGeneration(
