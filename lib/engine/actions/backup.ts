@@ -7,14 +7,14 @@ import { openSealedWriter, type SealedWriter } from "../../backups/sealed-file";
 import { getDb } from "../../db/client";
 import { parseSnapshotReport } from "./dr-scripts";
 import { runPlanned } from "./bootstrap";
-import { plannedExec, type Action, type ActionContext, type ActionOutcome } from "./types";
+import { plannedExec, plannedExecs, type Action, type ActionContext, type ActionOutcome } from "./types";
 
 const MiB = 1024 * 1024;
 export const formatBytes = (n: number) => (n >= MiB ? `${(n / MiB).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`);
 
 /** The masters named by the step's "save" commands, in the planned order. */
 function plannedMembers(ctx: ActionContext): string[] {
-  return (ctx.planned.exec ?? []).filter((e) => e.id === "save").map((e) => e.host ?? "");
+  return plannedExecs(ctx, "save").map((e) => e.host ?? "");
 }
 
 async function snapshotFrom(ctx: ActionContext, member: string, clusterId: string, backupId: string): Promise<{ summary: string; data: Record<string, unknown> }> {

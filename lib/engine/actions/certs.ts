@@ -12,7 +12,7 @@ import { failure as fail, plannedFiles, runLocked, runPlanned } from "./bootstra
 import { textOf } from "./day2-kube";
 import { parseEtcdHealth } from "./dr-scripts";
 import { nodeReady, type NodeLike } from "./kube";
-import { needHost, plannedExec, type Action, type ActionContext } from "./types";
+import { needHost, plannedExec, plannedExecs, type Action, type ActionContext } from "./types";
 
 const serialOf = (pem: string | Buffer) => new X509Certificate(pem).serialNumber;
 
@@ -168,10 +168,10 @@ export const certActions: Record<string, Action> = {
     const probe = probeApi(ctx);
     try {
       // The address leaves first: connections reaching the shared port go to either API server, and
-      // the temporary one accepts some before it can answer them.
-      // Behind a VIP only (planned there): "address release: keepalived inactive" and the like.
+      // the temporary one accepts some before it can answer them. Planned behind a VIP only; says
+      // "address release: keepalived inactive" and the like.
       const address = async (id: string) => {
-        const e = (ctx.planned.exec ?? []).find((x) => x.id === id);
+        const e = plannedExecs(ctx, id)[0];
         return e ? textOf(await runLocked(ctx, e)).trim().replace(/^bootdeck-/, "") : undefined;
       };
       const released = await address("release-address");

@@ -13,9 +13,6 @@ import { runLocked, runPlanned as sendPlanned } from "./bootstrap";
 import { nodeReady, type NodeLike } from "./kube";
 import { type ActionContext, execHost, WaitAbandoned } from "./types";
 
-/** Every planned command `id` of this step, in plan order (one per candidate host). */
-export const plannedExecs = (ctx: Pick<ActionContext, "planned">, id: string): PlannedExec[] => (ctx.planned.exec ?? []).filter((x) => x.id === id);
-
 const isLocked = (argv: readonly string[]) => argv[0] === "sh" && argv[1] === "-c" && (argv[2] ?? "").startsWith("lock=");
 
 /**

@@ -16,9 +16,9 @@ import { learnerLag, membershipProblem, memberStates, parseEtcdStatusOutput, quo
 import type { PlannedExec } from "../plan";
 import { definitionSha } from "../plans-day2";
 import { failure } from "./bootstrap";
-import { applyObject, deleteNode, drainNode, hostNamed, objectPath, param, plannedExecs, pushPlannedFiles, readNode, runPlanned, textOf, waitRollout } from "./day2-kube";
+import { applyObject, deleteNode, drainNode, hostNamed, objectPath, param, pushPlannedFiles, readNode, runPlanned, textOf, waitRollout } from "./day2-kube";
 import { isMirrorPod, nodeReady, podLine, podReady, type NodeLike, type PodLike } from "./kube";
-import { execHost, needHost, plannedExec, WaitAbandoned, type Action, type ActionContext } from "./types";
+import { execHost, needHost, plannedExec, plannedExecs, WaitAbandoned, type Action, type ActionContext } from "./types";
 
 const json = <T>(ctx: ActionContext, name: string): T => JSON.parse(param(ctx, name)) as T;
 
@@ -372,7 +372,7 @@ async function pushAndRun(ctx: ActionContext) {
 
 /** A read-only command planned as "needed" (the kubelet's journal), run for a failure's record; [] when absent or failing. */
 export async function neededLines(ctx: ActionContext, id: string): Promise<string[]> {
-  const e: PlannedExec | undefined = (ctx.planned.exec ?? []).find((x) => x.id === id);
+  const e: PlannedExec | undefined = plannedExecs(ctx, id)[0];
   if (!e) return [];
   try {
     const r = await runPlanned(ctx, e, { allowFailure: true, quiet: true, timeoutMs: 15_000 });

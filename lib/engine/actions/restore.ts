@@ -12,10 +12,8 @@ import { failure, installCheckpoint, runLocked, runPlanned } from "./bootstrap";
 import { textOf } from "./day2-kube";
 import { parseEtcdHealth } from "./dr-scripts";
 import { isMirrorPod, nodeReady, podLine, podReady, type NodeLike, type PodLike } from "./kube";
-import { needHost, plannedExec, type Action, type ActionContext } from "./types";
+import { needHost, plannedExec, plannedExecs, type Action, type ActionContext } from "./types";
 
-/** The planned commands of this step with `id`, one per host, in the planned order. */
-const planned = (ctx: ActionContext, id: string) => (ctx.planned.exec ?? []).filter((e) => e.id === id);
 
 const lastLine = (text: string) => text.trim().split("\n").at(-1) ?? "";
 
@@ -69,7 +67,7 @@ export const restoreActions: Record<string, Action> = {
     try {
       await ctx.wait(`${want} healthy etcd member${want === 1 ? "" : "s"}${minRevision ? ` at revision ${minRevision} or later` : ""}`, { timeoutMs: 8 * 60_000, intervalMs: 3_000 }, async () => {
         const why: string[] = [];
-        for (const e of planned(ctx, "status")) {
+        for (const e of plannedExecs(ctx, "status")) {
           let text: string;
           try {
             text = textOf(await runPlanned(ctx, e, { quiet: true, timeoutMs: 30_000 }));
@@ -105,7 +103,7 @@ export const restoreActions: Record<string, Action> = {
     try {
       await ctx.wait("the self-hosted kube-apiserver on every master, a kube-controller-manager and a kube-scheduler", { timeoutMs: 10 * 60_000, intervalMs: 3_000 }, async () => {
         const counts = await Promise.all(
-          planned(ctx, "running").map(async (e) => {
+          plannedExecs(ctx, "running").map(async (e) => {
             const text = await runPlanned(ctx, e, { quiet: true, timeoutMs: 30_000 }).then(textOf, () => "");
             return { host: e.host ?? "", n: Object.fromEntries(text.split("\n").filter((l) => l.includes("=")).map((l) => [l.split("=")[0], Number(l.split("=")[1])])) as Record<string, number> };
           }),

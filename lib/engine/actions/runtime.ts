@@ -9,7 +9,7 @@ import { recordSecretUse } from "../../audit/record";
 import { getDb } from "../../db/client";
 import { decryptSecret } from "../../secrets/cipher";
 import { failure, plannedFiles, runLocked } from "./bootstrap";
-import { needHost, plannedExec, type Action, type ActionContext } from "./types";
+import { needHost, plannedExec, plannedExecs, type Action, type ActionContext } from "./types";
 
 /** The registry credentials drop-in's content for each planned file that comes from a credential (decrypted for this run only). */
 async function credentialFiles(ctx: ActionContext): Promise<Record<string, string>> {
@@ -33,7 +33,7 @@ export const runtimeActions: Record<string, Action> = {
     const host = needHost(ctx);
     try {
       const notes: string[] = [];
-      const packages = (ctx.planned.exec ?? []).find((e) => e.id === "packages");
+      const packages = plannedExecs(ctx, "packages")[0];
       if (packages) {
         const r = await runLocked(ctx, packages);
         notes.push(r.stdout.toString("utf8").includes("present") ? "containerd and runc present" : "installed containerd and runc from packages");

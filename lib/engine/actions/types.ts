@@ -50,6 +50,9 @@ export function plannedExec(ctx: Pick<ActionContext, "planned">, id: string, hos
   return e;
 }
 
+/** Every planned command `id` of this step, in plan order (one per host where it runs on several). */
+export const plannedExecs = (ctx: Pick<ActionContext, "planned">, id: string): PlannedExec[] => (ctx.planned.exec ?? []).filter((x) => x.id === id);
+
 /** The host a planned command runs on: its own `host`, or the step's. */
 export function execHost(ctx: Pick<ActionContext, "planned" | "hosts">, e: PlannedExec): EngineHost {
   const name = e.host ?? ctx.planned.host;
