@@ -6,7 +6,7 @@ set -euo pipefail
 version=$(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -1)
 [ -n "$version" ] || { echo "postgres: PostgreSQL is not installed (apt-get install -y postgresql)" >&2; exit 1; }
 pg_lsclusters -h | awk -v v="$version" '$1 == v && $2 == "main"' | grep -q . || pg_createcluster "$version" main >/dev/null
-pg_lsclusters -h | awk -v v="$version" '$1 == v && $2 == "main" { print $4 }' | grep -q online || pg_ctlcluster "$version" main start
+pg_lsclusters -h | awk -v v="$version" '$1 == v && $2 == "main" { print $4 }' | grep -q online || pg_ctlcluster "$version" main start >&2  # its notes (e.g. "Removed stale pid file.") must not join the URL
 for _ in $(seq 1 50); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 0.2; done
 psql_() { runuser -u postgres -- psql -v ON_ERROR_STOP=1 -qtAX "$@"; }
 [ "$(psql_ -c "SELECT 1 FROM pg_roles WHERE rolname = 'bootdeck'")" = 1 ] || psql_ -c "CREATE ROLE bootdeck LOGIN CREATEDB PASSWORD 'bootdeck'"
