@@ -2,7 +2,7 @@
 // machine with the cluster's admin kubeconfig, and probes of the API address — from this machine and
 // from inside each host's network namespace — that time when it stops and starts answering.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -23,7 +23,8 @@ export function kubectlWith(kubeconfigYaml: string): (args: string[], input?: st
   return (args, input) => execFileSync("kubectl", ["--kubeconfig", file, "--request-timeout=10s", ...args], { encoding: "utf8", input, timeout: 30_000 });
 }
 
-export type Probe = { at: number; ok: boolean; status: number };
+/** `ms`: how long the probe took to answer or give up, where known. */
+export type Probe = { at: number; ok: boolean; status: number; ms?: number };
 
 /**
  * GETs https://HOST:PORT`path` every `intervalMs` from this machine, each on a new connection (so a
@@ -40,13 +41,13 @@ export function probeApi(host: string, port: number, intervalMs: number, opts: {
       const req = https.get({ host, port, path: opts.path ?? "/readyz", rejectUnauthorized: false, agent: false, timeout: Math.max(500, intervalMs * 8), ...(opts.client ? { cert: opts.client.certPem, key: opts.client.keyPem } : {}) }, (res) => {
         res.resume();
         res.on("end", () => {
-          probes.push({ at, ok: res.statusCode === 200, status: res.statusCode ?? 0 });
+          probes.push({ at, ok: res.statusCode === 200, status: res.statusCode ?? 0, ms: Date.now() - at });
           resolve();
         });
       });
       req.on("timeout", () => req.destroy(new Error("timeout")));
       req.on("error", () => {
-        probes.push({ at, ok: false, status: 0 });
+        probes.push({ at, ok: false, status: 0, ms: Date.now() - at });
         resolve();
       });
     });
@@ -67,26 +68,41 @@ export function probeApi(host: string, port: number, intervalMs: number, opts: {
 }
 
 /**
- * The same probe from inside a lab host's network namespace (curl every `intervalMs`): what that node
- * meets when it opens a connection to the API address. Lines are "epoch-ms http-code".
+ * The same probe from inside a lab host's network namespace (curl, in processes of their own, so the
+ * caller's event loop cannot delay it): what that node meets when it opens a connection to the API
+ * address. Each probe gives up after `maxTimeS` (default 1 s); `ms` is how long it took. By default a
+ * probe starts `intervalMs` after the previous one ended (one curl at a time, light on the machine);
+ * with `fixedCadence`, one starts every `intervalMs` whatever the others do. With `client`, it sends
+ * the admin credentials (the files live until `stop`).
  */
-export function probeFromHost(lab: LabState, host: string, url: string, intervalMs: number): { stop: () => Promise<Probe[]> } {
-  const script = `while :; do t=$(date +%s%3N); c=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 1 "$1"); echo "$t $c"; sleep ${intervalMs / 1000}; done`;
-  const child: ChildProcess = spawn("ip", ["netns", "exec", netnsName(lab.name, host), "sh", "-c", script, "probe", url], { stdio: ["ignore", "pipe", "ignore"] });
+export function probeFromHost(lab: LabState, host: string, url: string, intervalMs: number, opts: { client?: { certPem: string; keyPem: string }; maxTimeS?: number; fixedCadence?: boolean } = {}): { stop: () => Promise<Probe[]> } {
+  const dir = mkdtempSync(path.join(tmpdir(), "bootdeck-probe-"));
+  const auth: string[] = [];
+  if (opts.client) {
+    writeFileSync(path.join(dir, "client.crt"), opts.client.certPem, { mode: 0o600 });
+    writeFileSync(path.join(dir, "client.key"), opts.client.keyPem, { mode: 0o600 });
+    auth.push(path.join(dir, "client.crt"), path.join(dir, "client.key"));
+  }
+  const credentials = opts.client ? `--cert "$2" --key "$3"` : "";
+  const one = `t=$(date +%s%3N); r=$(curl -sk ${credentials} -o /dev/null -w '%{http_code} %{time_total}' --max-time ${opts.maxTimeS ?? 1} "$1"); echo "$t $r"`;
+  const script = `while :; do ${opts.fixedCadence ? `( ${one} ) &` : `${one};`} sleep ${intervalMs / 1000}; done`;
+  const child: ChildProcess = spawn("ip", ["netns", "exec", netnsName(lab.name, host), "sh", "-c", script, "probe", url, ...auth], { stdio: ["ignore", "pipe", "ignore"] });
   let out = "";
   child.stdout?.on("data", (b: Buffer) => (out += b.toString()));
   return {
     stop: () =>
       new Promise((resolve) => {
-        child.once("exit", () =>
+        child.once("exit", () => {
+          rmSync(dir, { recursive: true, force: true });
           resolve(
             out
               .split("\n")
               .map((l) => l.trim().split(" "))
-              .filter((p) => p.length === 2 && /^\d+$/.test(p[0] ?? ""))
-              .map(([t, c]) => ({ at: Number(t), ok: c === "200", status: Number(c) || 0 })),
-          ),
-        );
+              .filter((p) => p.length === 3 && /^\d+$/.test(p[0] ?? ""))
+              .map(([t, c, secs]) => ({ at: Number(t), ok: c === "200", status: Number(c) || 0, ms: Math.round(Number(secs) * 1000) }))
+              .sort((a, b) => a.at - b.at),
+          );
+        });
         child.kill("SIGTERM");
       }),
   };

@@ -3,7 +3,9 @@
 // killed with SIGKILL in the middle of the kubelet, pivot and join phases and replaced; one worker has
 // swap on, so preflight stops it, and it joins after the fault is fixed and the host retried. Then
 // what the cluster is made of is checked as a user would (RBAC, admission, pod traffic, DNS, exec,
-// logs, restarts), every host is reset, and the oldest profile is bootstrapped on the same hosts.
+// logs, restarts); it is backed up, survives every master rebooting at once, is restored from the
+// backup, and keeps its API address when the master holding it is cut off. Then every host is reset,
+// and the oldest profile is bootstrapped on the same hosts with a static control plane.
 // Brings up its own lab ("boot"), since the bootstrap leaves kubelets running.
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync } from "node:fs";
@@ -20,6 +22,8 @@ import { realVersions } from "../../lab/upstream";
 import { runHostDiagnostics } from "./diagnostics";
 import { labCut, labDown, labHeal, labSwap, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
+import { kubectlWith } from "../../test/lab-api";
+import { adminKubeconfigOf, backupOnDemandChecked, checkpointsHandedOver, controlPlaneUp, outcome, rebootMastersChecked, restoreChecked, untilTrue, vipFailoverChecked, type RecoveryCluster } from "../../test/lab-recovery";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { execFileSync } from "node:child_process";
 import { validateClusterDefinition } from "../cluster/definition";
@@ -36,6 +40,7 @@ import { loadRunResources } from "./run-resources";
 import { loadEngineHosts } from "./targets";
 
 const LAB = "boot";
+const MASTERS = ["master-1", "master-2", "master-3"];
 /** The newest and the oldest profile that run real upstream components. */
 const NEWEST = realVersions().at(-1)!;
 const OLDEST = realVersions()[0]!;
@@ -93,13 +98,6 @@ async function killDuring(runId: string, phase: string): Promise<string[]> {
   return inFlight;
 }
 
-/** The run's status, with every failed step's error and output tail attached when it is not the expected one. */
-async function outcome(runId: string, status: string): Promise<string> {
-  if (status === "succeeded") return status;
-  const failed = await getDb().step.findMany({ where: { runId, status: "failed" }, select: { key: true, error: true, output: true } });
-  return `${status}: ${failed.map((f) => `${f.key}: ${f.error}\n${(f.output ?? "").split("\n").slice(-15).join("\n")}`).join("\n---\n")}`;
-}
-
 async function finished(runId: string, ms: number): Promise<string> {
   return until("the run to finish", async () => {
     const r = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } });
@@ -127,6 +125,8 @@ afterAll(async () => {
 describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEWEST}, then ${OLDEST})`, () => {
   let runId: string;
   let oldest: string;
+  let backupId: string;
+  const recovery = (): RecoveryCluster => ({ lab, kube, clusterId, masters: MASTERS, nodes: 6 });
 
   it("survives SIGKILL of its worker in phases 5, 8 and 9, and stops only the worker with swap on", async () => {
     labSwap(LAB, "worker-3", true);
@@ -265,9 +265,33 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     kube.kubectl("delete service web");
   }, 8 * 60_000);
 
-  it(`resets every host, runtime included, then bootstraps ${OLDEST} on them; a cancel stops it, refuses a second run meanwhile, and a retry finishes it`, async () => {
+  // Day two on the cluster just made, so CI proves them on real components without another bootstrap
+  // (the day-2 and disaster-recovery suites go further, on clusters of their own).
+  it("takes an etcd snapshot on demand: streamed back, stored encrypted, its checksum and revision what etcd says", async () => {
+    // The engine runs here from now on.
     await kill9(worker);
     worker = undefined;
+    backupId = await backupOnDemandChecked(recovery(), db.dir, "deleted-after-backup");
+  }, 5 * 60_000);
+
+  it("comes back by itself after every master reboots at once (the API server checkpoints)", async () => {
+    const seconds = await rebootMastersChecked(recovery(), { deleted: "deleted-after-backup", created: "created-after-backup" });
+    await checkpointsHandedOver(recovery());
+    console.log(`every master rebooted at once: the control plane was back after ${seconds.toFixed(0)} s`);
+  }, 20 * 60_000);
+
+  it("restores the backup: the object deleted after it is back, the one created after it is gone, every node re-registers", async () => {
+    const { seconds } = await restoreChecked(recovery(), backupId, { deleted: "deleted-after-backup", created: "created-after-backup" });
+    console.log(`restore: ${seconds.toFixed(0)} s`);
+  }, 20 * 60_000);
+
+  it("keeps the API at the VIP when its holder is cut off: kubectl and every node reach it again within 10 s", async () => {
+    const kubectl = kubectlWith(await adminKubeconfigOf(runId));
+    await vipFailoverChecked(lab, kubectl, MASTERS, lab.hosts.map((h) => h.name));
+    await untilTrue("every node Ready again after the heal", () => controlPlaneUp(recovery()), 3 * 60_000);
+  }, 6 * 60_000);
+
+  it(`resets every host, runtime included, then bootstraps ${OLDEST} with a static control plane on them; a cancel stops it, refuses a second run meanwhile, and a retry finishes it`, async () => {
     const hosts = lab.hosts.map((h) => h.name);
     const reset = await planRun({ clusterId, body: { type: "reset", hosts, confirm: true } });
     await startRun({ runId: reset });
@@ -280,7 +304,10 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     expect(ssh("worker-1", "pgrep -x containerd >/dev/null && echo running; pgrep -f '[c]ontainerd-shim' >/dev/null && echo shims; ls -A /var/lib/containerd | wc -l; ip -o link show | grep -c 'cni0\\|flannel' || true").trim().split("\n")).toEqual(["0", "0"]);
     expect(ssh("worker-1", "ls /usr/local/bin/containerd /usr/local/sbin/runc /opt/cni/bin/bridge 2>&1 || true")).toMatch(/No such file/);
 
-    const v = validateClusterDefinition(labClusterDefinition(lab, "boot-oldest", OLDEST).definition);
+    // The second cluster's control plane is static pods (the other mode), so CI bootstraps both.
+    const input = labClusterDefinition(lab, "boot-oldest", OLDEST).definition;
+    input.spec.kubernetes.controlPlane = "static";
+    const v = validateClusterDefinition(input);
     if (!v.ok) throw new Error(JSON.stringify(v.errors));
     ({ id: oldest } = await createCluster({ definition: v.definition, secrets: labClusterSecrets(lab) }));
     const runId = await planRun({ clusterId: oldest, body: { type: "bootstrap", acceptWarnings: true }, by: "test" });
@@ -300,6 +327,7 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     const events = await listRunEvents({ runId, limit: 100_000 });
     expect(events.filter((e) => e.type === "step.finished" && e.data.key === "verify/cluster").at(-1)?.data.summary).toMatch(/^6 nodes Ready/);
     expect(kube.kubectl("version -o json")).toContain(`"gitVersion": "${OLDEST}"`);
+    for (const m of MASTERS) expect(kube.ssh(m, "ls /etc/kubernetes/manifests").trim().split("\n").sort()).toEqual(["etcd.yaml", "kube-apiserver.yaml", "kube-controller-manager.yaml", "kube-scheduler.yaml"]);
     // No checksum is pinned in the lab's definition: the kubelet is the file whose published checksum was checked.
     const published = execFileSync("curl", ["-sf", `${lab.mirrorUrl}/dl.k8s.io/release/${OLDEST}/bin/linux/amd64/kubelet.sha256`], { encoding: "utf8" }).trim();
     expect(ssh("worker-1", "sha256sum /usr/local/bin/kubelet").split(" ")[0]).toBe(published);

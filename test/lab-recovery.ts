@@ -1,0 +1,210 @@
+// Day-two checks on a bootstrapped lab cluster, shared by the suites that run them: an etcd backup
+// on demand, every master rebooted at once, a restore from the backup, and the API address failing
+// over when its holder is cut off. Each runs the product's runs in this process (worker id "test") and
+// checks what a user would. Test code only.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { expect } from "vitest";
+import { labVip } from "../lab/cluster-yaml";
+import { labCut, labHeal, labReboot } from "../lab/lab";
+import type { LabState } from "../lab/state";
+import { startBackupRun } from "../lib/backups/runs";
+import { listBackups, openVerifiedBackup } from "../lib/backups/store";
+import type { ClusterDefinition } from "../lib/cluster/definition";
+import { profileOf } from "../lib/cluster/versions";
+import { getDb } from "../lib/db/client";
+import { listRunEvents } from "../lib/engine/events";
+import { planRun } from "../lib/engine/plan-run";
+import { executeRun } from "../lib/engine/runner";
+import { startRun } from "../lib/engine/runs";
+import type { CreateRunBody } from "../lib/engine/schemas";
+import { decryptSecret } from "../lib/secrets/cipher";
+import { outage, probeApi, probeFromHost, sshTo } from "./lab-api";
+import type { LabKube } from "./lab-kube";
+
+/** The run's status, with every failed step's error and output tail attached when it did not succeed. */
+export async function outcome(runId: string, status: string): Promise<string> {
+  if (status === "succeeded") return status;
+  const failed = await getDb().step.findMany({ where: { runId, status: "failed" }, select: { key: true, error: true, output: true } });
+  return `${status}: ${failed.map((f) => `${f.key}: ${f.error}\n${(f.output ?? "").split("\n").slice(-15).join("\n")}`).join("\n---\n")}`;
+}
+
+/** Plans, starts and executes a run in this process; its status as `outcome` gives it. */
+export async function runHere(clusterId: string, body: CreateRunBody): Promise<{ runId: string; status: string }> {
+  const runId = await planRun({ clusterId, body, by: "test" });
+  await startRun({ runId });
+  return { runId, status: await outcome(runId, await executeRun(runId, { workerId: "test" })) };
+}
+
+/** The admin kubeconfig of the asset set the run executed (decrypted). */
+export async function adminKubeconfigOf(runId: string): Promise<string> {
+  const set = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { assetSet: { select: { assets: { where: { path: "auth/kubeconfig" } } } } } });
+  return decryptSecret(set.assetSet!.assets[0]!.content);
+}
+
+/** The summary the step last finished with. */
+export async function summaryOf(runId: string, key: string): Promise<string> {
+  const events = await listRunEvents({ runId, limit: 100_000 });
+  return String(events.filter((e) => e.type === "step.finished" && e.data.key === key).at(-1)?.data.summary ?? "");
+}
+
+/** Polls until fn returns a value other than a reason (a string); the last reason is in the timeout's message. */
+export async function untilTrue<T>(what: string, fn: () => T | string, ms: number, everyMs = 5_000): Promise<T> {
+  const end = Date.now() + ms;
+  let why = "";
+  for (;;) {
+    const v = fn();
+    if (typeof v !== "string") return v;
+    why = v;
+    if (Date.now() > end) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}: ${why}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export type RecoveryCluster = { lab: LabState; kube: LabKube; clusterId: string; masters: string[]; nodes: number };
+
+/** The control plane answers and every control-plane pod and node is Running/Ready, judged with kubectl on the masters. */
+export function controlPlaneUp({ kube, masters, nodes }: RecoveryCluster): true | string {
+  for (const host of masters) {
+    const ready = kube.tryKubectl("get --raw /readyz", { host });
+    if (ready.code !== 0) continue;
+    const listed = kube.tryKubectl("get nodes --no-headers", { host });
+    if (listed.code !== 0) return `nodes: ${listed.out.slice(0, 200)}`;
+    const lines = listed.out.trim().split("\n");
+    const notReady = lines.filter((l) => !/\sReady\s/.test(l));
+    if (lines.length < nodes || notReady.length) return `nodes not Ready: ${notReady.join("; ") || `${lines.length} of ${nodes} listed`}`;
+    const pods = kube.tryKubectl("-n kube-system get pods --no-headers", { host });
+    const bad = pods.out.trim().split("\n").filter((l) => /^(kube-apiserver|kube-controller-manager|kube-scheduler|etcd)/.test(l) && !/\s(\d+)\/\1\s+Running\s/.test(l));
+    if (pods.code !== 0 || bad.length) return `control-plane pods not Ready: ${bad.join("; ") || pods.out.slice(0, 200)}`;
+    return true;
+  }
+  return "no master's API server answers /readyz";
+}
+
+export const configMap = (name: string) => JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" }, data: { at: new Date().toISOString() } });
+
+const etcdctl = "crictl exec $(crictl ps -q --name '^etcd$' | head -n1) etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/etcd/ca.crt --cert=/etc/kubernetes/etcd/server.crt --key=/etc/kubernetes/etcd/server.key";
+
+/**
+ * Creates the ConfigMap `marker`, then takes a backup on demand and checks it: streamed back, stored
+ * encrypted in `dataDir`, its checksum and revision what etcd says, nothing left on the master.
+ * Returns the backup's id.
+ */
+export async function backupOnDemandChecked(c: RecoveryCluster, dataDir: string, marker: string): Promise<string> {
+  c.kube.kubectl("apply -f -", { input: configMap(marker) });
+  const revisionBefore = BigInt(JSON.parse(c.kube.ssh(c.masters[0]!, `${etcdctl} endpoint status -w json`))[0].Status.header.revision as number);
+  const runId = await startBackupRun({ clusterId: c.clusterId, trigger: "manual" });
+  expect(await outcome(runId, await executeRun(runId, { workerId: "test" }))).toBe("succeeded");
+  const [b] = await listBackups({ clusterId: c.clusterId });
+  // The etcd the cluster's profile pins ("3.6.8-0" is the image of etcd 3.6.8).
+  const { definition } = await getDb().cluster.findUniqueOrThrow({ where: { id: c.clusterId }, select: { definition: true } });
+  const etcdVersion = profileOf((JSON.parse(definition) as ClusterDefinition).spec.kubernetes.version).pins.etcd.replace(/-\d+$/, "");
+  expect(b).toMatchObject({ trigger: "manual", member: c.masters[0], runId, etcdVersion });
+  expect(BigInt(b!.revision)).toBeGreaterThanOrEqual(revisionBefore);
+  // The stored bytes are the snapshot: its checksum checks out and the marker is in it, but not in the file at rest.
+  const row = await getDb().backup.findUniqueOrThrow({ where: { id: b!.id } });
+  const chunks: Buffer[] = [];
+  for await (const chunk of (await openVerifiedBackup(row)).stream()) chunks.push(chunk as Buffer);
+  const plain = Buffer.concat(chunks);
+  expect(plain.length).toBe(b!.size);
+  expect(createHash("sha256").update(plain).digest("hex")).toBe(b!.sha256);
+  expect(plain.includes(Buffer.from(marker))).toBe(true);
+  expect(readFileSync(`${dataDir}/${row.file}`).includes(Buffer.from(marker))).toBe(false);
+  expect(c.kube.ssh(c.masters[0]!, "ls /var/lib/etcd").trim()).toBe("member");
+  expect(await summaryOf(runId, "snapshot/cluster")).toMatch(new RegExp(`^backup bk_\\S+ from ${c.masters[0]}: etcd revision \\d+, \\d+ keys, [\\d.]+ (KiB|MiB) \\(sha256 [0-9a-f]{12}…\\), streamed in`));
+  return b!.id;
+}
+
+/**
+ * Deletes `deleted` and creates `created` (ConfigMaps), reboots every master at once and waits for the
+ * control plane to come back with no one's help. Returns the seconds that took.
+ */
+export async function rebootMastersChecked(c: RecoveryCluster, marks: { deleted: string; created: string }): Promise<number> {
+  c.kube.kubectl(`delete configmap ${marks.deleted}`);
+  c.kube.kubectl("apply -f -", { input: configMap(marks.created) });
+  const started = Date.now();
+  await labReboot(c.lab.name, c.masters, () => undefined);
+  expect(c.kube.tryKubectl("get --raw /readyz", { host: c.masters[0] }).code).not.toBe(0);
+  await untilTrue("the control plane back after the reboot", () => controlPlaneUp(c), 15 * 60_000);
+  const seconds = (Date.now() - started) / 1000;
+  expect(c.kube.kubectl(`get configmap ${marks.created} -o name`).trim()).toBe(`configmap/${marks.created}`);
+  return seconds;
+}
+
+/** What a self-hosted control plane's reboot must show: the checkpoints started it, and handed over to the self-hosted API server. */
+export async function checkpointsHandedOver(c: RecoveryCluster): Promise<void> {
+  const journal = () => c.kube.ssh(c.masters[0]!, "journalctl -u bootdeck-checkpoint --no-pager");
+  expect(journal()).toMatch(/checkpoint started/);
+  await untilTrue("the checkpoint to hand over to the self-hosted API server", () => (/checkpoint stopped/.test(journal()) ? true : "still running"), 5 * 60_000);
+}
+
+/**
+ * Restores `backupId` and checks the cluster is as it was then: `deleted` back, `created` gone, every
+ * node re-registered, each member restored with its data kept beside. Returns the run and its seconds.
+ */
+export async function restoreChecked(c: RecoveryCluster, backupId: string, marks: { deleted: string; created?: string }): Promise<{ runId: string; seconds: number }> {
+  const started = Date.now();
+  const r = await runHere(c.clusterId, { type: "restore", backup: backupId, confirm: true });
+  expect(r.status).toBe("succeeded");
+  const seconds = (Date.now() - started) / 1000;
+  expect(c.kube.kubectl(`get configmap ${marks.deleted} -o name`).trim()).toBe(`configmap/${marks.deleted}`);
+  if (marks.created) expect(c.kube.tryKubectl(`get configmap ${marks.created}`).out).toMatch(/NotFound/);
+  expect(await summaryOf(r.runId, "verify/cluster")).toMatch(new RegExp(`^${c.nodes} nodes Ready with their leases renewed`));
+  for (const m of c.masters) expect(c.kube.ssh(m, `ls -d /var/lib/etcd.before-${r.runId}`).trim()).toBe(`/var/lib/etcd.before-${r.runId}`);
+  const members = JSON.parse(c.kube.ssh(c.masters[1] ?? c.masters[0]!, `${etcdctl} member list -w json`)).members as { name: string }[];
+  expect(members.map((m) => m.name).sort()).toEqual([...c.masters].sort());
+  return { runId: r.runId, seconds };
+}
+
+/**
+ * Cuts the master holding the VIP off while kubectl (through the VIP, a new client each time), this
+ * machine and every other host probe the address; each must reach the API again within 10 s, and every
+ * other kubelet renews its Lease. `hosts` are the cluster's hosts. Returns the figures as one line.
+ */
+export async function vipFailoverChecked(lab: LabState, kubectl: (args: string[]) => string, masters: string[], hosts: string[]): Promise<string> {
+  const vip = labVip(lab);
+  const holder = masters.find((m) => sshTo(lab, m, "ip -o addr show dev eth0").includes(`${vip}/32`));
+  expect(holder).toBeDefined();
+  const others = hosts.filter((h) => h !== holder);
+  // /livez: the address answers (an API server serves there); /readyz: and that API server has etcd.
+  const here = probeApi(vip, 6443, 100, { path: "/livez" });
+  const ready = probeApi(vip, 6443, 100, { path: "/readyz" });
+  const nodes = others.map((h) => ({ h, p: probeFromHost(lab, h, `https://${vip}:6443/livez`, 100) }));
+  await new Promise((r) => setTimeout(r, 2_000));
+  const cutAt = Date.now();
+  labCut(lab.name, holder!);
+  let line: string;
+  try {
+    let kubectlBackMs: number | undefined;
+    while (kubectlBackMs === undefined && Date.now() - cutAt < 30_000) {
+      try {
+        if (kubectl(["--request-timeout=2s", "get", "nodes", "-o", "name"]).includes("node/")) kubectlBackMs = Date.now() - cutAt;
+      } catch {
+        // not yet
+      }
+    }
+    await new Promise((r) => setTimeout(r, Math.max(0, 20_000 - (Date.now() - cutAt))));
+    const fromHere = outage(here.stop(), cutAt);
+    const readyz = outage(ready.stop(), cutAt);
+    const fromNodes = await Promise.all(nodes.map(async ({ h, p }) => ({ h, o: outage(await p.stop(), cutAt) })));
+    line = [`kubectl ${kubectlBackMs} ms`, `this machine ${fromHere.backMs} ms`, ...fromNodes.map(({ h, o }) => `${h} ${o.backMs} ms`), `(/readyz from this machine: ${readyz.backMs} ms)`].join(", ");
+    console.log(`failover of ${vip} after cutting ${holder}: the API answers again after ${line}`);
+    expect(kubectlBackMs).toBeLessThan(10_000);
+    expect(fromHere.backMs).toBeLessThan(10_000);
+    for (const { h, o } of fromNodes) expect(o.backMs, h).toBeLessThan(10_000);
+  } finally {
+    labHeal(lab.name, holder!);
+  }
+  // Every other node's kubelet reaches the API again (its Lease renewed after the cut).
+  await untilTrue(
+    "every kubelet's Lease renewed after the cut",
+    () => {
+      const leases = JSON.parse(kubectl(["-n", "kube-node-lease", "get", "leases", "-o", "json"])) as { items: { metadata: { name: string }; spec: { renewTime: string } }[] };
+      const stale = leases.items.filter((l) => l.metadata.name !== holder && Date.parse(l.spec.renewTime) < cutAt);
+      return stale.length === 0 ? true : `stale: ${stale.map((l) => l.metadata.name).join(", ")}`;
+    },
+    60_000,
+    250,
+  );
+  return line;
+}
