@@ -143,6 +143,8 @@ export async function checkpointsHandedOver(c: RecoveryCluster): Promise<void> {
  * node re-registered, each member restored with its data kept beside. Returns the run and its seconds.
  */
 export async function restoreChecked(c: RecoveryCluster, backupId: string, marks: { deleted: string; created?: string }): Promise<{ runId: string; seconds: number }> {
+  // Set by the backup test before; a failed backup must not let a restore of some other backup pass.
+  expect(backupId).toMatch(/^bk_/);
   const started = Date.now();
   const r = await runHere(c.clusterId, { type: "restore", backup: backupId, confirm: true });
   expect(r.status).toBe("succeeded");
