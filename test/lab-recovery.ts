@@ -9,7 +9,7 @@ import { labVip } from "../lab/cluster-yaml";
 import { labCut, labHeal, labReboot } from "../lab/lab";
 import type { LabState } from "../lab/state";
 import { startBackupRun } from "../lib/backups/runs";
-import { listBackups, openVerifiedBackup } from "../lib/backups/store";
+import { getBackupOrThrow, listBackups, openVerifiedBackup } from "../lib/backups/store";
 import type { ClusterDefinition } from "../lib/cluster/definition";
 import { profileOf } from "../lib/cluster/versions";
 import { getDb } from "../lib/db/client";
@@ -102,7 +102,7 @@ export async function backupOnDemandChecked(c: RecoveryCluster, dataDir: string,
   expect(b).toMatchObject({ trigger: "manual", member: c.masters[0], runId, etcdVersion });
   expect(BigInt(b!.revision)).toBeGreaterThanOrEqual(revisionBefore);
   // The stored bytes are the snapshot: its checksum checks out and the marker is in it, but not in the file at rest.
-  const row = await getDb().backup.findUniqueOrThrow({ where: { id: b!.id } });
+  const row = await getBackupOrThrow({ clusterId: c.clusterId, backupId: b!.id });
   const chunks: Buffer[] = [];
   for await (const chunk of (await openVerifiedBackup(row)).stream()) chunks.push(chunk as Buffer);
   const plain = Buffer.concat(chunks);

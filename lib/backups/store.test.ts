@@ -1,5 +1,5 @@
 // Stored backups, retention, the schedule and its outcome, against a real SQLite file and data directory.
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTempDb, type TempDb } from "../../test/temp-db";
@@ -9,7 +9,7 @@ import { getDb } from "../db/client";
 import { newId } from "../ids";
 import { reconcileScheduledRuns, SKIP_RETRY_MS, startDueBackups } from "./schedule";
 import { openSealedWriter } from "./sealed-file";
-import { applyRetention, backupRelPath, dataPath, getBackupPolicy, listBackups, openVerifiedBackup, recordBackup, setBackupPolicy, sweepOrphanBackupFiles } from "./store";
+import { applyRetention, backupRelPath, dataPath, getBackupOrThrow, getBackupPolicy, listBackups, openVerifiedBackup, recordBackup, setBackupPolicy, sweepOrphanBackupFiles } from "./store";
 import { testKeyPair } from "../../test/ssh-key";
 
 let db: TempDb;
@@ -56,13 +56,25 @@ describe("retention", () => {
 
   it("hands out a backup only after it authenticates and matches its checksum", async () => {
     const id = await storeBackup(clusterId, new Date(), "the plain snapshot");
-    const row = await getDb().backup.findUniqueOrThrow({ where: { id } });
+    const row = await getBackupOrThrow({ clusterId, backupId: id });
     const opened = await openVerifiedBackup(row);
     const chunks: Buffer[] = [];
     for await (const c of opened.stream()) chunks.push(c as Buffer);
     expect(Buffer.concat(chunks).toString()).toBe("the plain snapshot");
     await expect(openVerifiedBackup({ ...row, sha256: "0".repeat(64) })).rejects.toThrow(/is not what was stored/);
     await expect(openVerifiedBackup({ ...row, file: "backups/nope.snapshot" })).rejects.toThrow(/missing from the data directory/);
+  });
+
+  it("records a snapshot past 2 GiB with its exact size (etcd databases grow to 8 GiB)", async () => {
+    const id = newId("bk");
+    const w = openSealedWriter(dataPath(backupRelPath(clusterId, id)));
+    const sealed = await w.finish();
+    const size = 6 * 2 ** 30 + 12_345;
+    await recordBackup({ id, clusterId, runId: null, trigger: "manual", sealed: { ...sealed, size, storedSize: size + 16 }, facts: { member: "master-1", revision: "42", totalKeys: 1, etcdVersion: "3.6.8" } });
+    expect((await listBackups({ clusterId })).find((b) => b.id === id)).toMatchObject({ size, storedSize: size + 16 });
+    expect(await getBackupOrThrow({ clusterId, backupId: id })).toMatchObject({ size, storedSize: size + 16 });
+    await getDb().backup.delete({ where: { id } });
+    rmSync(dataPath(backupRelPath(clusterId, id)));
   });
 
   it("sweeps files no backup refers to: a deleted cluster's directory, and old leftovers (not files being written)", async () => {

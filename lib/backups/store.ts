@@ -53,7 +53,10 @@ export async function recordBackup(input: { id: string; clusterId: string; runId
   await db.backup.upsert({ where: { id: input.id }, create: { id: input.id, ...data }, update: data });
 }
 
-type BackupRow = Awaited<ReturnType<ReturnType<typeof getDb>["backup"]["findFirstOrThrow"]>>;
+type DbBackupRow = Awaited<ReturnType<ReturnType<typeof getDb>["backup"]["findFirstOrThrow"]>>;
+/** A stored backup with its sizes as numbers: 64-bit in the database, exact as numbers below 8 PiB. */
+export type BackupRow = Omit<DbBackupRow, "size" | "storedSize"> & { size: number; storedSize: number };
+const fromDb = (b: DbBackupRow): BackupRow => ({ ...b, size: Number(b.size), storedSize: Number(b.storedSize) });
 
 function view(b: BackupRow, users: Map<string, string>): BackupView {
   return {
@@ -76,13 +79,13 @@ export async function listBackups({ clusterId }: { clusterId: string }): Promise
   const rows = await getDb().backup.findMany({ where: { clusterId }, orderBy: { createdAt: "desc" } });
   const ids = [...new Set(rows.map((r) => r.createdById).filter((x): x is string => !!x))];
   const users = new Map((await getDb().user.findMany({ where: { id: { in: ids } }, select: { id: true, username: true } })).map((u) => [u.id, u.username]));
-  return rows.map((r) => view(r, users));
+  return rows.map((r) => view(fromDb(r), users));
 }
 
 export async function getBackupOrThrow({ clusterId, backupId }: { clusterId: string; backupId: string }): Promise<BackupRow> {
   const b = await getDb().backup.findFirst({ where: { id: backupId, clusterId } });
   if (!b) throw notFound("Backup");
-  return b;
+  return fromDb(b);
 }
 
 export const sealedRef = (b: Pick<BackupRow, "file" | "keyCipher" | "nonce" | "tag">): SealedRef => ({ path: dataPath(b.file), keyCipher: b.keyCipher, nonce: b.nonce, tag: b.tag });
@@ -91,7 +94,7 @@ export const sealedRef = (b: Pick<BackupRow, "file" | "keyCipher" | "nonce" | "t
  * The plain snapshot after checking it whole: the file authenticates under its key and its content has
  * the checksum and size recorded when it was taken. Throws (nothing is handed out) otherwise.
  */
-export async function openVerifiedBackup(b: BackupRow): Promise<{ stream: () => ReturnType<typeof openSealedReader>; size: number }> {
+export async function openVerifiedBackup(b: Pick<BackupRow, "id" | "file" | "keyCipher" | "nonce" | "tag" | "sha256" | "size">): Promise<{ stream: () => ReturnType<typeof openSealedReader>; size: number }> {
   const ref = sealedRef(b);
   const unusable = (message: string) => new AppError(409, "backup_unusable", message);
   if (!existsSync(ref.path)) throw unusable(`the file of backup ${b.id} is missing from the data directory (${b.file})`);
