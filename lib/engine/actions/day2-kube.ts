@@ -79,9 +79,9 @@ export async function readNode(ctx: ActionContext, name: string): Promise<NodeVi
   return { name, ready: r.ready, why: r.why, kubeletVersion: node.status?.nodeInfo?.kubeletVersion ?? "", unschedulable: node.spec?.unschedulable === true };
 }
 
-/** Marks a node (un)schedulable; returns whether it changed. */
-export async function setUnschedulable(ctx: ActionContext, name: string, value: boolean): Promise<boolean> {
-  const node = await readNode(ctx, name);
+/** Marks a node (un)schedulable (`read`: the node as just read); returns whether it changed. */
+export async function setUnschedulable(ctx: ActionContext, name: string, value: boolean, read?: NodeView): Promise<boolean> {
+  const node = read ?? (await readNode(ctx, name));
   if (!node) throw new Error(`node ${name} is not registered`);
   if (node.unschedulable === value) return false;
   const r = await ctx.resources.api().request(`/api/v1/nodes/${encodeURIComponent(name)}`, { method: "PATCH", body: { spec: { unschedulable: value ? true : null } }, contentType: "application/merge-patch+json", signal: ctx.signal });
@@ -96,13 +96,19 @@ export async function setUnschedulable(ctx: ActionContext, name: string, value: 
  */
 export async function drainNode(ctx: ActionContext, name: string, timeoutMs: number): Promise<string> {
   const api = ctx.resources.api();
-  await setUnschedulable(ctx, name, true);
   const list = async () => ((await api.getJson<{ items: DrainPod[] }>(`/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${name}`)}`, ctx.signal))?.items ?? []);
-  const first = chooseEvictions(await list(), name);
-  const lost = unmanaged(first.evict);
+  // The cordon and the first listing happen inside the wait too: an API blip (a VIP moving, an API
+  // server restarting) is waited out like any other, not a failed drain.
+  let first: ReturnType<typeof chooseEvictions> | undefined;
   const evicted = new Set<string>();
   const blocked = new Map<string, string>();
   await ctx.wait(`${name} drained (pods evicted, disruption budgets respected)`, { timeoutMs, intervalMs: 2_000 }, async () => {
+    if (!first) {
+      const node = await readNode(ctx, name);
+      if (!node) throw new WaitAbandoned(`node ${name} is not registered`);
+      await setUnschedulable(ctx, name, true, node);
+      first = chooseEvictions(await list(), name);
+    }
     const { evict } = chooseEvictions(await list(), name);
     for (const p of evict) {
       const ns = p.metadata?.namespace ?? "default";
@@ -126,7 +132,8 @@ export async function drainNode(ctx: ActionContext, name: string, timeoutMs: num
     const why = [...blocked.entries()].map(([pod, reason]) => `${pod}: ${reason}`);
     return { ok: false, why: why.length ? `blocked: ${why.join("; ")}` : `${left.length + terminating.length} pods still leaving: ${[...left, ...terminating].slice(0, 6).map(podName).join(", ")}` };
   });
-  return `${name} drained: ${evicted.size} pod${evicted.size === 1 ? "" : "s"} evicted${first.stay.length ? `, ${first.stay.length} left in place (DaemonSet and static pods)` : ""}${lost.length ? `; ${lost.length} unmanaged pod${lost.length === 1 ? "" : "s"} not recreated elsewhere: ${lost.join(", ")}` : ""}`;
+  const lost = unmanaged(first!.evict);
+  return `${name} drained: ${evicted.size} pod${evicted.size === 1 ? "" : "s"} evicted${first!.stay.length ? `, ${first!.stay.length} left in place (DaemonSet and static pods)` : ""}${lost.length ? `; ${lost.length} unmanaged pod${lost.length === 1 ? "" : "s"} not recreated elsewhere: ${lost.join(", ")}` : ""}`;
 }
 
 /** Deletes a Node object and waits until it is gone (its kubelet must be stopped first, or it registers again). */

@@ -10,7 +10,7 @@ import { exampleDefinition } from "../../cluster/example";
 import type { PlannedStep } from "../plan";
 import { buildUpgradePlan } from "../plans-day2";
 import { upgradeActions } from "./upgrade";
-import type { ActionContext } from "./types";
+import { WaitAbandoned, type ActionContext } from "./types";
 
 let def: ClusterDefinition;
 let step: PlannedStep;
@@ -36,7 +36,8 @@ type Node = { version: string; ready: boolean; unschedulable: boolean };
  * A fake context for worker-1 (or master-1): `node(n)` answers the n-th read of the Node, `readyz(n)`
  * the n-th /readyz of the master's own API server; every command and API write is recorded.
  */
-function fakeContext(opts: { node: (reads: number) => Node; written?: number; master?: boolean; readyz?: (n: number) => string }) {
+function fakeContext(opts: { node: (reads: number) => Node; written?: number; master?: boolean; readyz?: (n: number) => string; cordonFailures?: number }) {
+  let cordonFailures = opts.cordonFailures ?? 0;
   const sent: string[] = [];
   let reads = 0;
   let readyz = 0;
@@ -59,6 +60,7 @@ function fakeContext(opts: { node: (reads: number) => Node; written?: number; ma
     },
     async request(path: string, o: { method?: string; body?: unknown }) {
       if (o.method === "PATCH") {
+        if (cordonFailures-- > 0) throw new Error("no answer from the API at api:6443 within 10 s");
         unschedulable = (o.body as { spec: { unschedulable: boolean | null } }).spec.unschedulable === true;
         sent.push(`api ${unschedulable ? "cordon" : "uncordon"}`);
         return { status: 200, body: "{}" };
@@ -87,10 +89,15 @@ function fakeContext(opts: { node: (reads: number) => Node; written?: number; ma
       },
     },
     resources: { api: () => api, asset: (p: string) => files.get(p) ?? "", masters: [{ name: "master-1" }] },
+    // As the engine's wait: a check that throws is not done yet, unless it abandons the wait.
     wait: async <T,>(what: string, o: { timeoutMs: number }, check: () => Promise<{ ok: true; value: T } | { ok: false; why: string }>) => {
       for (let i = 0; i < 5; i++) {
-        const r = await check();
-        if (r.ok) return r.value;
+        try {
+          const r = await check();
+          if (r.ok) return r.value;
+        } catch (err) {
+          if (err instanceof WaitAbandoned) throw err;
+        }
       }
       throw new Error(`timed out after ${o.timeoutMs / 60_000} min waiting for ${what}`);
     },
@@ -101,6 +108,13 @@ function fakeContext(opts: { node: (reads: number) => Node; written?: number; ma
 describe("a node's kubelet upgrade", () => {
   it("cordons, keeps the old kubelet, swaps, restarts, waits for Ready with the new version, uncordons", async () => {
     const { ctx, sent } = fakeContext({ node: (n) => (n < 2 ? { version: "v1.36.3", ready: true, unschedulable: false } : { version: "v1.37.2", ready: true, unschedulable: false }) });
+    const r = await upgradeActions["kubelet-upgrade"]!(ctx);
+    expect(r.ok, JSON.stringify(r)).toBe(true);
+    expect(sent).toEqual(["api cordon", "exec save", "exec swap kubelet", "exec swap kubectl", `upload ${step.files.length}`, "exec start", "api uncordon"]);
+  });
+
+  it("waits out an API that does not answer the cordon at first (a VIP moving), then drains and upgrades", async () => {
+    const { ctx, sent } = fakeContext({ cordonFailures: 2, node: (n) => (n < 2 ? { version: "v1.36.3", ready: true, unschedulable: false } : { version: "v1.37.2", ready: true, unschedulable: false }) });
     const r = await upgradeActions["kubelet-upgrade"]!(ctx);
     expect(r.ok, JSON.stringify(r)).toBe(true);
     expect(sent).toEqual(["api cordon", "exec save", "exec swap kubelet", "exec swap kubectl", `upload ${step.files.length}`, "exec start", "api uncordon"]);
