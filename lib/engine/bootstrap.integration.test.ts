@@ -3,9 +3,9 @@
 // killed with SIGKILL in the middle of the kubelet, pivot and join phases and replaced; one worker has
 // swap on, so preflight stops it, and it joins after the fault is fixed and the host retried. Then
 // what the cluster is made of is checked as a user would (RBAC, admission, pod traffic, DNS, exec,
-// logs, restarts); it is backed up, survives every master rebooting at once, is restored from the
-// backup, and keeps its API address when the master holding it is cut off. Then every host is reset,
-// and the oldest profile is bootstrapped on the same hosts with a static control plane.
+// logs, restarts); it is backed up, survives every master rebooting at once, and keeps its API
+// address when the master holding it is cut off. Then every host is reset, and the oldest profile is
+// bootstrapped on the same hosts with a static control plane.
 // Brings up its own lab ("boot"), since the bootstrap leaves kubelets running.
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync } from "node:fs";
@@ -23,7 +23,7 @@ import { runHostDiagnostics } from "./diagnostics";
 import { labCut, labDown, labHeal, labSwap, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
 import { kubectlWith } from "../../test/lab-api";
-import { adminKubeconfigOf, backupOnDemandChecked, checkpointsHandedOver, controlPlaneUp, outcome, rebootMastersChecked, restoreChecked, untilTrue, vipFailoverChecked, type RecoveryCluster } from "../../test/lab-recovery";
+import { adminKubeconfigOf, backupOnDemandChecked, checkpointsHandedOver, controlPlaneUp, outcome, rebootMastersChecked, untilTrue, vipFailoverChecked, type RecoveryCluster } from "../../test/lab-recovery";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { execFileSync } from "node:child_process";
 import { validateClusterDefinition } from "../cluster/definition";
@@ -125,7 +125,6 @@ afterAll(async () => {
 describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEWEST}, then ${OLDEST})`, () => {
   let runId: string;
   let oldest: string;
-  let backupId: string;
   const recovery = (): RecoveryCluster => ({ lab, kube, clusterId, masters: MASTERS, nodes: 6 });
 
   it("survives SIGKILL of its worker in phases 5, 8 and 9, and stops only the worker with swap on", async () => {
@@ -266,23 +265,19 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
   }, 8 * 60_000);
 
   // Day two on the cluster just made, so CI proves them on real components without another bootstrap
-  // (the day-2 and disaster-recovery suites go further, on clusters of their own).
+  // (the day-2 and disaster-recovery suites go further, on clusters of their own: a restore from this
+  // backup costs two minutes more than CI's budget has).
   it("takes an etcd snapshot on demand: streamed back, stored encrypted, its checksum and revision what etcd says", async () => {
     // The engine runs here from now on.
     await kill9(worker);
     worker = undefined;
-    backupId = await backupOnDemandChecked(recovery(), db.dir, "deleted-after-backup");
+    await backupOnDemandChecked(recovery(), db.dir, "deleted-after-backup");
   }, 5 * 60_000);
 
   it("comes back by itself after every master reboots at once (the API server checkpoints)", async () => {
     const seconds = await rebootMastersChecked(recovery(), { deleted: "deleted-after-backup", created: "created-after-backup" });
     await checkpointsHandedOver(recovery());
     console.log(`every master rebooted at once: the control plane was back after ${seconds.toFixed(0)} s`);
-  }, 20 * 60_000);
-
-  it("restores the backup: the object deleted after it is back, the one created after it is gone, every node re-registers", async () => {
-    const { seconds } = await restoreChecked(recovery(), backupId, { deleted: "deleted-after-backup", created: "created-after-backup" });
-    console.log(`restore: ${seconds.toFixed(0)} s`);
   }, 20 * 60_000);
 
   it("keeps the API at the VIP when its holder is cut off: kubectl and every node reach it again within 10 s", async () => {
