@@ -23,6 +23,9 @@ describe("the API address Bootdeck provisions", () => {
     expect(conf).toContain("  weight -30");
     expect(conf).toContain("  priority 100");
     expect(conf).not.toContain("nopreempt");
+    // Two backups may both take over at once: the winner repeats its ARP once the election settles.
+    expect(conf).toContain("  vrrp_garp_master_delay 1");
+    expect(conf).toContain("  vrrp_garp_lower_prio_repeat 3");
     expect(keepalivedUnit()).toContain("ExecStart=/usr/sbin/keepalived --dont-fork --log-console --vrrp --use-file=/etc/bootdeck/keepalived.conf");
     const files = (await renderAssets(v.definition, { keyType: "ecdsa" })).map((a) => a.path);
     expect(files).toContain("endpoint/keepalived.conf");

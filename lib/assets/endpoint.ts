@@ -40,6 +40,13 @@ export function keepalivedConfig(def: ClusterDefinition): string {
     // Repeat the gratuitous ARP a few times: a neighbour that missed the first still learns the new holder.
     "  vrrp_garp_master_repeat 3",
     "  vrrp_garp_master_refresh 30",
+    // Equal priorities mean two backups can both take over when the holder goes; the election settles
+    // within one advertisement, but the neighbours may have believed the loser's ARP last. The winner
+    // announces itself again once that is settled (1 s after taking over, and on hearing the loser's
+    // advertisement) instead of keepalived's 5 s, which left clients on a dead MAC for ~7 s.
+    "  vrrp_garp_master_delay 1",
+    "  vrrp_garp_lower_prio_repeat 3",
+    "  vrrp_garp_lower_prio_delay 1",
     "}",
     "",
     // /readyz answers without credentials (the authentication configuration allows it on health paths);
