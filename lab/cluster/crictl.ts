@@ -17,7 +17,9 @@ function load(): ContainerRecord[] {
 const pad = (s: string, n: number) => (s.length >= n ? `${s} ` : s.padEnd(n));
 
 export async function runCrictl(argv: string[]): Promise<number> {
-  const args = argv.filter((a) => !a.startsWith("--runtime-endpoint") && !a.startsWith("-r="));
+  // Global options before the command, as the real crictl takes them: the endpoint (ignored) and the deadline (nothing here waits).
+  const args = argv.filter((a) => !a.startsWith("--runtime-endpoint") && !a.startsWith("-r=") && !a.startsWith("--timeout="));
+  while (args[0] === "--timeout" || args[0] === "-t") args.splice(0, 2);
   const cmd = args[0];
   const all = load();
   const running = (c: ContainerRecord) => c.exitCode === undefined;

@@ -81,7 +81,7 @@ chmod 0600 "$f.part" && mv -f "$f.part" "$f" && echo "bootdeck-snapshot uploaded
 export const STOP_CONTROL_PLANE_SCRIPT = `${LOCK}systemctl stop bootdeck-checkpoint 2>/dev/null || true
 systemctl stop kubelet
 for f in "$@"; do rm -f -- "$f"; done
-crictl rmp --all --force >/dev/null 2>&1 || crictl rmp --all --force >/dev/null
+crictl --timeout 60s rmp --all --force >/dev/null 2>&1 || crictl --timeout 60s rmp --all --force >/dev/null
 left=$(crictl ps -q 2>/dev/null | wc -l)
 [ "$left" = 0 ] || { echo "$left containers still run on $(hostname) after crictl rmp" >&2; exit 1; }
 echo "bootdeck-stopped kubelet and every pod"`;

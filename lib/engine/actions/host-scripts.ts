@@ -201,6 +201,21 @@ exit 0`;
 export const JOURNAL_SCRIPT = `journalctl -u kubelet -n "$1" --no-pager 2>&1 || true`;
 
 /**
+ * A container the runtime did not remove outlives containerd and its shim (it would keep etcd's or the
+ * API server's port, and the next bootstrap's preflight would refuse the host): kills what is left in
+ * the pods' cgroups (kubepods, or kubepods.slice with the systemd driver) and waits until it is gone.
+ */
+export const KILL_POD_LEFTOVERS = `left=$(find /sys/fs/cgroup -path '*kubepods*' -name cgroup.procs -exec cat {} + 2>/dev/null | sort -un | tr '\\n' ' ')
+if [ -n "$left" ]; then
+  kill -9 $left 2>/dev/null || true
+  for _ in $(seq 1 50); do
+    alive=""; for p in $left; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
+    [ -z "$alive" ] && break; sleep 0.2
+  done
+  echo "bootdeck-reset killed $(echo $left | wc -w) container processes the runtime left behind\${alive:+ (still alive:$alive)}"
+fi`;
+
+/**
  * Reset: $@ = paths Bootdeck installed. Stops and disables the kubelet, removes every pod (they belong
  * to the container runtime and outlive the kubelet), stops containerd and what it left (shims, mounts,
  * the pod network's interfaces and rules), then removes the files, the kubelet's and containerd's state
@@ -212,11 +227,13 @@ systemctl stop bootdeck-checkpoint 2>/dev/null || true
 systemctl disable bootdeck-checkpoint 2>/dev/null || true
 systemctl stop kubelet 2>/dev/null || true
 systemctl disable kubelet 2>/dev/null || true
-if command -v crictl >/dev/null 2>&1; then crictl rmp --all --force >/dev/null 2>&1 || true; fi
+# crictl's default deadline is 2 s a call, which a busy host's etcd or API server can outlast.
+if command -v crictl >/dev/null 2>&1; then crictl --timeout 60s rmp --all --force >/dev/null 2>&1 || true; fi
 systemctl stop containerd 2>/dev/null || true
 systemctl disable containerd 2>/dev/null || true
 # "[c]" so the pattern does not match this script's own command line (it contains the pattern's text).
 pkill -f '[c]ontainerd-shim' 2>/dev/null || true
+${KILL_POD_LEFTOVERS}
 awk '$2 ~ "^/(var/lib/kubelet|run/containerd|var/lib/containerd|run/netns)/" { print $2 }' /proc/mounts | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
 for i in cni0 flannel.1; do ip link del "$i" 2>/dev/null || true; done
 if command -v iptables-save >/dev/null 2>&1; then iptables-save | grep -v -e KUBE- -e FLANNEL -e CNI- | iptables-restore 2>/dev/null || true; fi
