@@ -26,4 +26,9 @@ describe("the run summary", () => {
     const s = summarizeRun({ status: "succeeded", runHosts: 2, steps: [step("a", "done", "h1"), step("b", "done", "h2")] });
     expect(s).toMatchObject({ steps: 2, done: 2, failed: 0, message: "all 2 hosts done" });
   });
+
+  it("counts steps, not '0 hosts', for a run of cluster-wide steps only (a backup)", () => {
+    expect(summarizeRun({ status: "succeeded", runHosts: 0, steps: [step("snapshot/cluster", "done", null)] }).message).toBe("1 step done");
+    expect(summarizeRun({ status: "succeeded", runHosts: 0, steps: [step("a/cluster", "done", null), step("b/cluster", "done", null)] }).message).toBe("all 2 steps done");
+  });
 });

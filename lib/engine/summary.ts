@@ -28,9 +28,14 @@ export function summarizeRun({ status, runHosts, steps }: { status: FinishedStat
   for (const s of clusterWide) parts.push(`${parts.length ? "" : "failed: "}${s.title} (${s.key}): ${firstLine(s.error) || "no error recorded"}`);
   const message =
     status === "succeeded"
-      ? runHosts === 1
-        ? "1 host done"
-        : `all ${runHosts} hosts done`
+      ? runHosts === 0
+        ? // Only cluster-wide steps (a backup): there are no hosts to count.
+          steps.length === 1
+          ? "1 step done"
+          : `all ${steps.length} steps done`
+        : runHosts === 1
+          ? "1 host done"
+          : `all ${runHosts} hosts done`
       : status === "cancelled"
         ? "cancelled by a user"
         : status === "needs-decision"
