@@ -63,6 +63,8 @@ export async function executeRun(runId: string, options: RunnerOptions): Promise
     // Anything that escaped the steps (a credential that cannot be decrypted, a plan that does not
     // parse, a host missing from the database) ends the run, with the reason, and frees the cluster.
     const reason = err instanceof Error ? err.message : String(err);
+    // In the worker's log too, with the stack: such a failure has no step to show it.
+    console.error(`[bootdeck engine] run ${runId} could not run:`, err);
     try {
       await failRun(lease, `could not run: ${reason}`);
       return "failed";
