@@ -26,10 +26,12 @@ import type { LabKube } from "./lab-kube";
 export async function outcome(runId: string, status: string): Promise<string> {
   if (status === "succeeded") return status;
   const failed = await getDb().step.findMany({ where: { runId, status: "failed" }, select: { key: true, error: true, output: true } });
-  // A run can also end with no step failed (it could not run at all): its summary says why.
-  const { summary } = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { summary: true } });
-  const message = summary ? String((JSON.parse(summary) as { message?: unknown }).message ?? "") : "";
-  return `${status}: ${message}${failed.map((f) => `\n${f.key}: ${f.error}\n${(f.output ?? "").split("\n").slice(-15).join("\n")}`).join("\n---")}`;
+  if (!failed.length) {
+    // No step failed (the run could not run at all): its summary says why.
+    const { summary } = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { summary: true } });
+    return `${status}: ${summary ? String((JSON.parse(summary) as { message?: unknown }).message ?? "") : "no summary"}`;
+  }
+  return `${status}: ${failed.map((f) => `${f.key}: ${f.error}\n${(f.output ?? "").split("\n").slice(-15).join("\n")}`).join("\n---\n")}`;
 }
 
 /** Plans, starts and executes a run in this process; its status as `outcome` gives it. */

@@ -217,12 +217,14 @@ describe("day two on lab hosts", () => {
     ] }));
     await until("the held pod Running on worker-2", async () => (/Running .* worker-2 /.test(kubectl(["get", "pods", "-l", "app=held", "--no-headers", "-o", "wide"])) ? true : undefined), 3 * 60_000);
 
-    const first = await run({ type: "remove", hosts: ["master-1", "worker-2"], confirm: true, drainTimeoutSeconds: 20 });
+    // A drain deadline short enough that the budget's block shows quickly, but longer than a pod's own
+    // 30 s grace period: master-1's controller-manager and scheduler must be able to leave in time.
+    const first = await run({ type: "remove", hosts: ["master-1", "worker-2"], confirm: true, drainTimeoutSeconds: 45 });
     expect(first.status).toBe("failed");
     // Only the drain failed (the whole outcome shows when something else did).
     expect(await outcome(first.runId, first.status)).toMatch(/^failed: drain\/worker-2: /);
     const drain = await getDb().step.findFirstOrThrow({ where: { runId: first.runId, key: "drain/worker-2" } });
-    expect(drain.error).toMatch(/timed out after 20 s waiting for worker-2 drained .*blocked: default\/held-[a-z0-9-]+: Cannot evict pod as it would violate the pod's disruption budget/);
+    expect(drain.error).toMatch(/timed out after 45 s waiting for worker-2 drained .*blocked: default\/held-[a-z0-9-]+: Cannot evict pod as it would violate the pod's disruption budget/);
     expect(drain.hint).toMatch(/PodDisruptionBudget keeps these pods/);
     expect((await getDb().step.findFirstOrThrow({ where: { runId: first.runId, key: "etcd/master-1" } })).status).toBe("done");
     // master-1 gave the API address up before its member went: the drains after it reached the API.
