@@ -26,16 +26,13 @@ export function summarizeRun({ status, runHosts, steps }: { status: FinishedStat
   const parts: string[] = [];
   if (failedHosts.length) parts.push(`failed on ${failedHosts.length} of ${runHosts} hosts: ${failedHosts.join(", ")}`);
   for (const s of clusterWide) parts.push(`${parts.length ? "" : "failed: "}${s.title} (${s.key}): ${firstLine(s.error) || "no error recorded"}`);
+  // A run of cluster-wide steps only (a backup) has no hosts to count: its steps are counted.
+  const [count, unit] = runHosts > 0 ? [runHosts, "host"] : [steps.length, "step"];
   const message =
     status === "succeeded"
-      ? runHosts === 0
-        ? // Only cluster-wide steps (a backup): there are no hosts to count.
-          steps.length === 1
-          ? "1 step done"
-          : `all ${steps.length} steps done`
-        : runHosts === 1
-          ? "1 host done"
-          : `all ${runHosts} hosts done`
+      ? count === 1
+        ? `1 ${unit} done`
+        : `all ${count} ${unit}s done`
       : status === "cancelled"
         ? "cancelled by a user"
         : status === "needs-decision"

@@ -4,7 +4,7 @@
 // etcdctl of its own: the tools come from the etcd image the master already runs — `crictl exec` into
 // the running etcd container while etcd runs, `ctr run` of the same image while it is stopped (both
 // ship with the container runtime Bootdeck installs).
-import { LOCK } from "./host-scripts";
+import { CRICTL_REMOVE_ALL_PODS, LOCK } from "./host-scripts";
 
 /** etcd's certificates on a master and the data directory, as the etcd static pod mounts them. */
 export const ETCD_DIRS = { certs: "/etc/kubernetes/etcd", data: "/var/lib/etcd" } as const;
@@ -81,7 +81,7 @@ chmod 0600 "$f.part" && mv -f "$f.part" "$f" && echo "bootdeck-snapshot uploaded
 export const STOP_CONTROL_PLANE_SCRIPT = `${LOCK}systemctl stop bootdeck-checkpoint 2>/dev/null || true
 systemctl stop kubelet
 for f in "$@"; do rm -f -- "$f"; done
-crictl --timeout 60s rmp --all --force >/dev/null 2>&1 || crictl --timeout 60s rmp --all --force >/dev/null
+${CRICTL_REMOVE_ALL_PODS} >/dev/null 2>&1 || ${CRICTL_REMOVE_ALL_PODS} >/dev/null
 left=$(crictl ps -q 2>/dev/null | wc -l)
 [ "$left" = 0 ] || { echo "$left containers still run on $(hostname) after crictl rmp" >&2; exit 1; }
 echo "bootdeck-stopped kubelet and every pod"`;

@@ -200,6 +200,9 @@ exit 0`;
 /** The kubelet's recent journal, for failures. $1 = lines. */
 export const JOURNAL_SCRIPT = `journalctl -u kubelet -n "$1" --no-pager 2>&1 || true`;
 
+/** Removes every pod; crictl's default deadline is 2 s a call, which a busy host's etcd or API server can outlast. */
+export const CRICTL_REMOVE_ALL_PODS = "crictl --timeout 60s rmp --all --force";
+
 /**
  * A container the runtime did not remove outlives containerd and its shim (it would keep etcd's or the
  * API server's port, and the next bootstrap's preflight would refuse the host): kills what is left in
@@ -227,8 +230,7 @@ systemctl stop bootdeck-checkpoint 2>/dev/null || true
 systemctl disable bootdeck-checkpoint 2>/dev/null || true
 systemctl stop kubelet 2>/dev/null || true
 systemctl disable kubelet 2>/dev/null || true
-# crictl's default deadline is 2 s a call, which a busy host's etcd or API server can outlast.
-if command -v crictl >/dev/null 2>&1; then crictl --timeout 60s rmp --all --force >/dev/null 2>&1 || true; fi
+if command -v crictl >/dev/null 2>&1; then ${CRICTL_REMOVE_ALL_PODS} >/dev/null 2>&1 || true; fi
 systemctl stop containerd 2>/dev/null || true
 systemctl disable containerd 2>/dev/null || true
 # "[c]" so the pattern does not match this script's own command line (it contains the pattern's text).
