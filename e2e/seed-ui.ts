@@ -21,6 +21,7 @@ import type { PlannedStep, RunPlan } from "../lib/engine/plan";
 import { planRun } from "../lib/engine/plan-run";
 import { createRun } from "../lib/engine/runs";
 import { WARNINGS_NEED_DECISION } from "../lib/engine/schemas";
+import { newId } from "../lib/ids";
 
 import { seededPasswords } from "./seed-users";
 import { testKeyPair } from "../test/ssh-key";
@@ -169,7 +170,7 @@ async function running(): Promise<void> {
   console.log(JSON.stringify({ clusterId, runId: runningRunId }));
 }
 
-/** `count` clusters with what the fleet list shows: nodes seen, a last run, an asset set's expiry. */
+/** `count` clusters with what the fleet list shows: nodes seen, a last run, an asset set's expiry, backups. */
 async function fleet(count: number): Promise<void> {
   const db = getDb();
   const key = privateKey();
@@ -187,12 +188,26 @@ async function fleet(count: number): Promise<void> {
     // Certificates: most a year out, a few within the month, one expired.
     const days = i === 7 ? -2 : i % 17 === 2 ? 12 : 300 - (i % 40);
     await db.assetSet.create({ data: { id: `as_${randomBytes(12).toString("base64url").slice(0, 16)}`, clusterId: id, version: 1, notAfter: new Date(t + days * 86_400_000) } });
-    if (i % 9 === 8) continue; // never run
+    if (i % 9 === 8) continue; // never run, never backed up
+    // Backups: a day's worth, the newest 1–5 h old; fleet-002's 30 h (over a day, no schedule), and
+    // fleet-003's 3 h against its hourly schedule. Rows only: the list reads no snapshot file.
+    const newestH = i === 1 ? 30 : 1 + (i % 5);
+    for (const h of [newestH, newestH + 12]) await backupRow(id, new Date(t - h * 3_600_000));
+    // The next scheduled backup is a day away: the server's schedule starts no run on these TEST-NET hosts.
+    if (i === 2) await db.backupPolicy.create({ data: { clusterId: id, enabled: true, intervalMinutes: 60, lastStatus: "succeeded", lastSuccessAt: new Date(t - newestH * 3_600_000), lastAttemptAt: new Date(t - newestH * 3_600_000), nextDueAt: new Date(t + 86_400_000), updatedBy: "seed" } });
     const status = statuses[i % statuses.length]!;
     const runId = await createRun({ clusterId: id, type: "bootstrap", plan: { runType: "bootstrap", phases: [] } });
     await db.run.update({ where: { id: runId }, data: { status, startedAt: new Date(t - 3_600_000), finishedAt: new Date(t - 3_500_000 + i * 1000), summary: JSON.stringify({ message: status === "succeeded" ? "all 6 hosts done" : status }) } });
   }
   console.log(JSON.stringify({ clusters: count }));
+}
+
+/** A stored backup's row as a backup run writes it, without its file (nothing here downloads it). */
+async function backupRow(clusterId: string, createdAt: Date): Promise<void> {
+  const id = newId("bk");
+  await getDb().backup.create({
+    data: { id, clusterId, trigger: "schedule", member: "master-1", file: `backups/${clusterId}/${id}.snapshot`, keyCipher: "-", nonce: "-", tag: "-", sha256: "0".repeat(64), size: 4096, storedSize: 4124, revision: "1000", totalKeys: 100, etcdVersion: "3.6.0", createdAt },
+  });
 }
 
 /**

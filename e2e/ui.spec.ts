@@ -1,8 +1,9 @@
 // The pages that need no lab, on data written straight into the test database (e2e/seed-ui.ts; nothing
-// reaches a host): deep links through sign-in, the fleet list at 200 clusters (measured), a host's page,
-// a run that needs a decision followed by two viewers while another worker takes it to success, the
-// ETA, planned and rendered files, the audit log's names, time zones, dark mode, copy buttons, arrow
-// keys in the grid, the plan's first render with progress, and the pods panel before any API exists.
+// reaches a host): deep links through sign-in, the fleet list at 200 clusters (measured; health down to
+// the last backup's age), a host's page, a run that needs a decision followed by two viewers while
+// another worker takes it to success, the ETA, planned and rendered files, the audit log's names, time
+// zones, dark mode, copy buttons, arrow keys in the grid, the plan's first render with progress, and the
+// pods panel before any API exists.
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { expect, test, type Browser, type Page } from "@playwright/test";
@@ -91,7 +92,7 @@ test(`the fleet list at ${FLEET} clusters: health per cluster, search and filter
     return performance.now() - t;
   });
   report(`GET /api/clusters, ${FLEET}+ clusters`, api);
-  await expect(fleet.table.locator("th")).toHaveText(["Name", "Kubernetes", "Hosts", "Nodes Ready", "Last run", "Certificates", "Alerts", "Updated"]);
+  await expect(fleet.table.locator("th")).toHaveText(["Name", "Kubernetes", "Hosts", "Nodes Ready", "Last run", "Certificates", "Last backup", "Alerts", "Updated"]);
 
   // Health: nodes as last seen (with when), the last run and its result, the certificates' expiry.
   const first = fleet.row("fleet-001");
@@ -103,6 +104,16 @@ test(`the fleet list at ${FLEET} clusters: health per cluster, search and filter
   await expect(fleet.row("fleet-005").getByTestId("fleet-last-run")).toContainText("needs a decision");
   await expect(fleet.row("fleet-006").getByTestId("fleet-nodes")).toContainText("5 of 6");
   await expect(fleet.row("fleet-009").getByTestId("fleet-last-run")).toHaveText("none");
+  // The newest etcd backup's age: amber past a day without a schedule, or past its schedule's interval.
+  await expect(first.getByTestId("fleet-backup")).toHaveText("1 h ago");
+  await expect(first.getByTestId("fleet-backup").locator("span")).toHaveAttribute("data-state", "ok");
+  await expect(fleet.row("fleet-002").getByTestId("fleet-backup")).toHaveText("30 h ago");
+  await expect(fleet.row("fleet-002").getByTestId("fleet-backup").locator("span")).toHaveAttribute("data-state", "old");
+  await expect(fleet.row("fleet-002").getByTestId("fleet-attention")).toContainText("no backup for over a day");
+  await expect(fleet.row("fleet-003").getByTestId("fleet-backup")).toHaveText("3 h ago");
+  await expect(fleet.row("fleet-003").getByTestId("fleet-backup").locator("span")).toHaveAttribute("title", /the schedule runs every 1 h$/);
+  await expect(fleet.row("fleet-003").getByTestId("fleet-attention")).toContainText("backup overdue");
+  await expect(fleet.row("fleet-009").getByTestId("fleet-backup")).toHaveText("never");
   await page.screenshot({ path: shot("40-fleet") });
 
   // Search, timed from the keystroke to the table showing the matches.

@@ -1,6 +1,6 @@
 "use client";
 // The fleet: every cluster with its health — nodes Ready as the live view last saw them, the last run and
-// its result, the earliest certificate expiry — searchable and filtered (rules in fleet-model.ts), and
+// its result, the earliest certificate expiry, the age of the newest etcd backup — searchable and filtered (rules in fleet-model.ts), and
 // its alerts: a failing backup schedule, a certificate close to its end (GET /api/clusters/alerts).
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -11,9 +11,9 @@ import { certQueryKeys, type ClusterAlerts } from "@/lib/certs/schemas";
 import { api } from "../api-client";
 import { useCan } from "../current-user";
 import { runTypeTitle, StatusBadge } from "../runs/run-status";
-import { Time } from "../time";
-import { relativeTime } from "../time-format";
-import { allClusters, attentionReasons, certState, daysLeft, filterFleet, type FleetFilter } from "./fleet-model";
+import { Time, useTimeZone } from "../time";
+import { formatTime, relativeTime } from "../time-format";
+import { allClusters, attentionReasons, backupState, certState, daysLeft, filterFleet, type FleetFilter } from "./fleet-model";
 
 const states: { value: FleetFilter["state"]; label: string }[] = [
   { value: "all", label: "All" },
@@ -108,6 +108,7 @@ export function ClusterList() {
                   <th className="p-2">Nodes Ready</th>
                   <th className="p-2">Last run</th>
                   <th className="p-2">Certificates</th>
+                  <th className="p-2">Last backup</th>
                   <th className="p-2">Alerts</th>
                   <th className="p-2">Updated</th>
                 </tr>
@@ -172,6 +173,9 @@ function FleetLine({ c, now, alerts }: { c: FleetRow; now: number; alerts?: Clus
       <td className="whitespace-nowrap p-2" data-testid="fleet-certs">
         {c.certificates ? <CertCell notAfter={c.certificates.notAfter} now={now} /> : <span className="text-xs text-slate-600">not rendered</span>}
       </td>
+      <td className="whitespace-nowrap p-2" data-testid="fleet-backup">
+        <BackupCell backup={c.backup} now={now} />
+      </td>
       <td className="p-2 text-xs" data-testid={`cluster-alerts-${c.name}`}>
         {[alerts?.backup, alerts?.certificates].filter(Boolean).map((a) => (
           <span key={a} className="mr-1 inline-block rounded bg-red-100 px-1.5 py-0.5 font-medium text-red-800">
@@ -193,6 +197,24 @@ function CertCell({ notAfter, now }: { notAfter: string; now: number }) {
   return (
     <span className={cls} data-state={state} title={`The earliest certificate of the latest asset set expires ${notAfter}`}>
       {state === "expired" ? `expired ${-left} d ago` : `first expires in ${left} d`}
+    </span>
+  );
+}
+
+function BackupCell({ backup, now }: { backup: FleetRow["backup"]; now: number }) {
+  const state = backupState(backup, now);
+  const zone = useTimeZone();
+  const every = backup.intervalMinutes === null ? null : backup.intervalMinutes % 60 === 0 ? `${backup.intervalMinutes / 60} h` : `${backup.intervalMinutes} min`;
+  const rule = every === null ? "no schedule: older than a day needs attention" : `the schedule runs every ${every}`;
+  if (backup.lastAt === null)
+    return (
+      <span className="text-xs text-slate-600" data-state={state} title={`No etcd backup is stored; ${rule}`}>
+        never
+      </span>
+    );
+  return (
+    <span className={state === "old" ? "font-medium text-amber-800" : "text-slate-700"} data-state={state} title={`The newest etcd backup was taken ${formatTime(backup.lastAt, zone)}; ${rule}`}>
+      {relativeTime(backup.lastAt, now)}
     </span>
   );
 }

@@ -1,9 +1,10 @@
 import { describe, expect, test } from "vitest";
 import type { FleetRow } from "@/lib/clusters/fleet";
-import { allClusters, attentionReasons, certState, filterFleet } from "./fleet-model";
+import { allClusters, attentionReasons, backupState, certState, filterFleet } from "./fleet-model";
 
 const now = Date.parse("2026-12-01T12:00:00Z");
 const days = (n: number) => new Date(now + n * 86_400_000).toISOString();
+const hours = (n: number) => new Date(now + n * 3_600_000).toISOString();
 const row = (name: string, extra: Partial<FleetRow> = {}): FleetRow => ({
   id: `cl_${name}`,
   name,
@@ -16,6 +17,7 @@ const row = (name: string, extra: Partial<FleetRow> = {}): FleetRow => ({
   nodes: { ready: 6, total: 6, seenAt: days(0) },
   lastRun: { id: `run_${name}`, type: "bootstrap", status: "succeeded", at: days(-1), outcome: "all 6 hosts done" },
   certificates: { notAfter: days(300), assetSetVersion: 1 },
+  backup: { lastAt: hours(-3), intervalMinutes: null },
   ...extra,
 });
 
@@ -33,6 +35,33 @@ describe("health", () => {
       "1 node not Ready",
       "certificates expire soon",
     ]);
+  });
+});
+
+describe("the last backup", () => {
+  test("without a schedule, a backup over a day old is old", () => {
+    expect(backupState({ lastAt: hours(-3), intervalMinutes: null }, now)).toBe("ok");
+    expect(backupState({ lastAt: hours(-23), intervalMinutes: null }, now)).toBe("ok");
+    expect(backupState({ lastAt: hours(-25), intervalMinutes: null }, now)).toBe("old");
+  });
+
+  test("with a schedule, a backup older than its interval (and the time the next one takes) is old", () => {
+    expect(backupState({ lastAt: hours(-3), intervalMinutes: 60 }, now)).toBe("old");
+    // Every hour: the next one is under way 80 minutes after the last.
+    expect(backupState({ lastAt: hours(-80 / 60), intervalMinutes: 60 }, now)).toBe("ok");
+    // Every two days: 30 hours is fine, though it would be old without a schedule.
+    expect(backupState({ lastAt: hours(-30), intervalMinutes: 2 * 24 * 60 }, now)).toBe("ok");
+  });
+
+  test("no backup at all is 'never', not old", () => {
+    expect(backupState({ lastAt: null, intervalMinutes: null }, now)).toBe("never");
+    expect(backupState({ lastAt: null, intervalMinutes: 60 }, now)).toBe("never");
+  });
+
+  test("an old backup needs attention; none at all does not (nothing may run there yet)", () => {
+    expect(attentionReasons(row("a", { backup: { lastAt: hours(-30), intervalMinutes: null } }), now)).toEqual(["no backup for over a day"]);
+    expect(attentionReasons(row("b", { backup: { lastAt: hours(-7), intervalMinutes: 360 } }), now)).toEqual(["backup overdue"]);
+    expect(attentionReasons(row("c", { backup: { lastAt: null, intervalMinutes: null } }), now)).toEqual([]);
   });
 });
 

@@ -16,6 +16,26 @@ export function daysLeft(notAfter: string, now: number): number {
   return Math.trunc((Date.parse(notAfter) - now) / DAY);
 }
 
+/** A scheduled backup starts within a tick of its due time and takes minutes: not overdue meanwhile. */
+export const BACKUP_GRACE_MINUTES = 30;
+const MINUTE = 60_000;
+
+export type BackupState = "never" | "old" | "ok";
+
+/**
+ * How old a cluster's newest backup may get: its schedule's interval (and the grace), or a day without
+ * a schedule. "never" is not "old": a cluster not bootstrapped yet has nothing to back up, and a
+ * schedule that takes none is its own alert (lib/backups/schemas.ts).
+ */
+export function backupMaxAgeMs(intervalMinutes: number | null): number {
+  return intervalMinutes === null ? DAY : (intervalMinutes + BACKUP_GRACE_MINUTES) * MINUTE;
+}
+
+export function backupState(b: FleetRow["backup"], now: number): BackupState {
+  if (b.lastAt === null) return "never";
+  return now - Date.parse(b.lastAt) > backupMaxAgeMs(b.intervalMinutes) ? "old" : "ok";
+}
+
 /** Why a cluster needs someone's attention; empty when it does not. */
 export function attentionReasons(c: FleetRow, now: number): string[] {
   const out: string[] = [];
@@ -26,6 +46,7 @@ export function attentionReasons(c: FleetRow, now: number): string[] {
     const s = certState(c.certificates.notAfter, now);
     if (s !== "ok") out.push(s === "expired" ? "a certificate has expired" : "certificates expire soon");
   }
+  if (backupState(c.backup, now) === "old") out.push(c.backup.intervalMinutes === null ? "no backup for over a day" : "backup overdue");
   return out;
 }
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { renderAndSaveAssetSet } from "../assets/store";
 import { exampleDefinition } from "../cluster/example";
@@ -7,6 +7,7 @@ import { createRun } from "../engine/runs";
 import { listFleet, recordNodesSeen } from "./fleet";
 import { createCluster } from "./repository";
 import { testKeyPair } from "../../test/ssh-key";
+import { newId } from "../ids";
 
 let db: TempDb;
 beforeAll(async () => {
@@ -47,4 +48,40 @@ test("a set saved before its expiry was recorded gets it on the first read", asy
   const gamma = (await listFleet()).find((r) => r.name === "gamma");
   expect(gamma?.certificates?.notAfter).toBeTruthy();
   expect((await getDb().assetSet.findUniqueOrThrow({ where: { id: set.id } })).notAfter).not.toBeNull();
+});
+
+/** A stored backup row as a backup run leaves it (the file itself is not read by the list). */
+async function backupAt(clusterId: string, createdAt: Date): Promise<void> {
+  const id = newId("bk");
+  await getDb().backup.create({
+    data: { id, clusterId, trigger: "schedule", member: "master-1", file: `backups/${clusterId}/${id}.snapshot`, keyCipher: "k", nonce: "n", tag: "t", sha256: "0".repeat(64), size: 1, storedSize: 1, revision: "1", totalKeys: 1, etcdVersion: "3.6.0", createdAt },
+  });
+}
+
+test("each cluster's newest etcd backup and the interval of its schedule when on, in one grouped query for every cluster", async () => {
+  const key = testKeyPair().private;
+  const make = async (name: string) => (await createCluster({ definition: exampleDefinition({ name, hosts: 3 }), secrets: { "admin-key": { privateKey: key } } })).id;
+  const [delta, epsilon, zeta] = [await make("delta"), await make("epsilon"), await make("zeta")];
+  const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000);
+  await backupAt(delta, hoursAgo(30));
+  await backupAt(delta, hoursAgo(3));
+  await backupAt(delta, hoursAgo(50));
+  await backupAt(epsilon, hoursAgo(1));
+  await getDb().backupPolicy.create({ data: { clusterId: delta, enabled: true, intervalMinutes: 120 } });
+  await getDb().backupPolicy.create({ data: { clusterId: zeta, enabled: false, intervalMinutes: 60 } });
+
+  const db = getDb();
+  const grouped = vi.spyOn(db.backup, "groupBy");
+  const perCluster = [vi.spyOn(db.backup, "findFirst"), vi.spyOn(db.backup, "findMany"), vi.spyOn(db.backupPolicy, "findUnique")];
+  const rows = new Map((await listFleet()).map((r) => [r.name, r]));
+  expect(grouped).toHaveBeenCalledTimes(1);
+  for (const spy of perCluster) expect(spy).not.toHaveBeenCalled();
+  vi.restoreAllMocks();
+
+  expect(Date.parse(rows.get("delta")!.backup.lastAt!)).toBeCloseTo(hoursAgo(3).getTime(), -4);
+  expect(rows.get("delta")!.backup.intervalMinutes).toBe(120);
+  expect(rows.get("epsilon")!.backup).toMatchObject({ intervalMinutes: null });
+  expect(rows.get("epsilon")!.backup.lastAt).not.toBeNull();
+  // Never backed up, its schedule off: "never", and no schedule to answer to.
+  expect(rows.get("zeta")!.backup).toEqual({ lastAt: null, intervalMinutes: null });
 });

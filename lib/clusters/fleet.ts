@@ -1,8 +1,9 @@
 import "server-only";
 // The fleet list: every cluster with what tells its health at a glance — nodes Ready as the live view
-// last saw them (with when), the last run and its result, and the earliest certificate expiry of its
-// latest asset set. A fixed number of queries whatever the cluster count (no query per cluster), so
-// the list stays fast at a few hundred clusters (e2e/fleet.spec.ts measures 200).
+// last saw them (with when), the last run and its result, the earliest certificate expiry of its
+// latest asset set, and its newest etcd backup with the schedule it answers to. A fixed number of
+// queries whatever the cluster count (no query per cluster), so the list stays fast at a few hundred
+// clusters (e2e/ui.spec.ts measures 200).
 import { getDb } from "../db/client";
 import { backfillNotAfter } from "../assets/store";
 import type { ClusterSummary } from "./repository";
@@ -15,6 +16,8 @@ export type FleetRow = ClusterSummary & {
   lastRun: { id: string; type: string; status: string; at: string; outcome: string | null } | null;
   /** The earliest certificate expiry in the latest asset set; null before the first render. */
   certificates: { notAfter: string; assetSetVersion: number } | null;
+  /** The newest stored etcd backup (null: none), and the interval of its backup schedule when that is on. */
+  backup: { lastAt: string | null; intervalMinutes: number | null };
 };
 
 export async function listFleet(): Promise<FleetRow[]> {
@@ -62,6 +65,10 @@ export async function listFleet(): Promise<FleetRow[]> {
     if (notAfter) certs.set(set.clusterId, { notAfter: notAfter.toISOString(), assetSetVersion: set.version });
   }
 
+  // The newest backup of each cluster (a stored snapshot is a successful one), and the schedules that are on.
+  const lastBackup = new Map((await db.backup.groupBy({ by: ["clusterId"], _max: { createdAt: true } })).map((g) => [g.clusterId, g._max.createdAt]));
+  const schedules = new Map((await db.backupPolicy.findMany({ where: { enabled: true }, select: { clusterId: true, intervalMinutes: true } })).map((p) => [p.clusterId, p.intervalMinutes]));
+
   return clusters.map((c) => {
     const m = masters.get(c.id) ?? 0;
     return {
@@ -76,6 +83,7 @@ export async function listFleet(): Promise<FleetRow[]> {
       nodes: c.nodesSeen ? { ready: c.nodesSeen.ready, total: c.nodesSeen.total, seenAt: c.nodesSeen.seenAt.toISOString() } : null,
       lastRun: lastRun.get(c.id) ?? null,
       certificates: certs.get(c.id) ?? null,
+      backup: { lastAt: lastBackup.get(c.id)?.toISOString() ?? null, intervalMinutes: schedules.get(c.id) ?? null },
     };
   });
 }
