@@ -1,6 +1,7 @@
 // The cluster page's backups and certificates, and the cluster list's alerts, with seeded data (no lab):
-// a failing schedule and certificates close to their end are plain to see; admins download and restore,
-// support engineers see the same facts without the buttons.
+// a failing schedule and certificates close to their end are plain to see, their times labelled with
+// the one zone the dashboard shows; admins download and restore, support engineers see the same facts
+// without the buttons.
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
@@ -15,6 +16,8 @@ let seeded: { clusterId: string; backupId: string };
 const supportPassword = "support-e2e-Password-7q";
 
 test.describe.configure({ mode: "serial" });
+// A zone other than the machine's, so that "local" is told apart from UTC.
+test.use({ timezoneId: "Asia/Kolkata" });
 
 test.beforeAll(() => {
   seeded = JSON.parse(node("e2e/seed-recovery.ts")) as typeof seeded;
@@ -32,6 +35,14 @@ test("an admin sees the failing schedule and expiring certificates, downloads a 
   const row = page.getByTestId(`backup-${seeded.backupId}`);
   await expect(row).toContainText("48213");
   await expect(row).toContainText("master-2");
+  // Times in the dashboard's one zone, labelled: UTC, or the browser's zone after the header's toggle.
+  const taken = row.getByTestId("backup-taken");
+  await expect(taken).toHaveText(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
+  await expect(page.getByTestId("asset-certs").locator("tbody tr").first()).toContainText(/\d{4}-\d{2}-\d{2} UTC \(expires in (19|20) days\)/);
+  await page.getByTestId("tz-toggle").click();
+  await expect(taken).toHaveText(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} GMT\+5:30$/);
+  await expect(page.getByTestId("asset-certs").locator("tbody tr").first()).toContainText(/\d{4}-\d{2}-\d{2} GMT\+5:30 \(expires in/);
+  await page.getByTestId("tz-toggle").click();
   const download = await page.request.get(`/api/clusters/${seeded.clusterId}/backups/${seeded.backupId}/download`);
   expect(download.status()).toBe(200);
   expect(await download.text()).toBe("etcd snapshot bytes for the browser test");

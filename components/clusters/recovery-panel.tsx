@@ -10,6 +10,7 @@ import { certQueryKeys, expiryText, EXPIRY_WARNING_DAYS, type AssetCertificates,
 import type { CreateRunBody } from "@/lib/engine/schemas";
 import { api } from "../api-client";
 import { useCan } from "../current-user";
+import { Time } from "../time";
 
 const size = (n: number) => (n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`);
 
@@ -120,7 +121,9 @@ export function BackupsPanel({ clusterId }: { clusterId: string }) {
           <tbody>
             {q.data.backups.map((b) => (
               <tr key={b.id} className="border-t border-slate-100" data-testid={`backup-${b.id}`}>
-                <td className="p-1">{new Date(b.createdAt).toLocaleString()}</td>
+                <td className="p-1">
+                  <Time iso={b.createdAt} testId="backup-taken" />
+                </td>
                 <td className="p-1">{b.trigger === "schedule" ? "scheduled" : `on demand${b.createdBy ? ` by ${b.createdBy}` : ""}`}</td>
                 <td className="p-1 font-mono">{b.revision}</td>
                 <td className="p-1 text-right tabular-nums">{size(b.size)}</td>
@@ -170,7 +173,7 @@ function CertTable({ rows, testId, live }: { rows: CertificateRow[]; testId: str
             </td>
             <td className="p-1">{r.subject}</td>
             <td className="p-1">
-              {new Date(r.notAfter).toLocaleDateString()} ({expiryText(r.daysLeft)})
+              <Time iso={r.notAfter} date /> ({expiryText(r.daysLeft)})
             </td>
             <td className="p-1 font-mono text-xs">{r.serial.slice(0, 16)}</td>
           </tr>
@@ -213,7 +216,9 @@ export function CertificatesPanel({ clusterId }: { clusterId: string }) {
       {live.isError && <p className="text-sm text-red-600">{live.error.message}</p>}
       {live.data ? (
         <>
-          <p className="mb-1 text-xs text-slate-500">Read from the hosts at {new Date(live.data.at).toLocaleString()}</p>
+          <p className="mb-1 text-xs text-slate-500">
+            Read from the hosts at <Time iso={live.data.at} />
+          </p>
           <CertTable rows={live.data.rows} testId="live-certs" live />
           {live.data.errors.map((e) => (
             <p key={`${e.host}${e.error}`} className="text-xs text-amber-700">

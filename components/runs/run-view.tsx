@@ -136,7 +136,14 @@ export function RunView({ runId, initialCell }: { runId: string; initialCell?: C
       {release.isError && <p className="text-sm text-red-600">Could not release: {release.error.message}</p>}
       {run.storage?.full && (
         <p className="rounded border border-red-200 bg-red-50 px-2 py-1 text-sm text-red-800" data-testid="run-disk-full">
-          The database disk is full (since {new Date(run.storage.since ?? Date.now()).toLocaleTimeString()}): the engine cannot record progress and waits. Free space on the disk of Bootdeck&apos;s data directory; the run goes on by itself.
+          The database disk is full
+          {run.storage.since && (
+            <>
+              {" "}
+              (since <Time iso={run.storage.since} />)
+            </>
+          )}
+          : the engine cannot record progress and waits. Free space on the disk of Bootdeck&apos;s data directory; the run goes on by itself.
         </p>
       )}
       {run.stale && (run.status === "planned" || run.status === "failed" || run.status === "cancelled") && (
