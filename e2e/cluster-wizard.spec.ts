@@ -1,9 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { stringify } from "yaml";
+import { exampleDefinition } from "../lib/cluster/example";
 import { defaultKubernetesVersion } from "../lib/cluster/versions";
+import { e2eEnv } from "./env";
 import { signIn } from "./pages/login-page";
 import { WizardPage } from "./pages/wizard-page";
 
@@ -339,6 +343,68 @@ test("an admin fills what a bootstrap needs beyond the hosts: cgroup v1, keepali
   await page.getByTestId("delete-confirm").fill("e2e-images");
   await page.getByTestId("delete-cluster").click();
   await page.waitForURL("**/clusters");
+});
+
+test("leaving an edited cluster asks first: a link, the browser's Back, closing the tab; unchanged, it leaves without asking", async ({ page }) => {
+  // A cluster of its own, imported with the command line (its key file next to the cluster.yaml).
+  const name = `e2e-edit-${randomBytes(3).toString("hex")}`;
+  const def = exampleDefinition({ name, hosts: 3 });
+  def.spec.credentials = [{ name: "admin-key", type: "privateKey", privateKeyFile: "id" }];
+  writeFileSync(path.join(keyDir, `${name}.yaml`), stringify(def));
+  execFileSync(path.resolve(__dirname, "../bin/bootdeck"), ["import", path.join(keyDir, `${name}.yaml`)], { env: { ...process.env, ...e2eEnv }, stdio: "ignore" });
+
+  const asked: string[] = [];
+  let answer: "leave" | "stay" = "stay";
+  page.on("dialog", (d) => {
+    asked.push(d.type() === "beforeunload" ? "(the browser's leave-page prompt)" : d.message());
+    void (answer === "leave" ? d.accept() : d.dismiss());
+  });
+  const question = "Leave without saving your changes to this cluster?";
+  await signIn(page);
+  await page.getByTestId(`cluster-row-${name}`).getByRole("link", { name, exact: true }).click();
+  await expect(page.getByTestId("cluster-name")).toHaveText(name);
+  const clusterUrl = page.url();
+  const editUrl = `${clusterUrl}/edit`;
+  const wizard = new WizardPage(page);
+
+  // Nothing changed: Back leaves without a question.
+  await page.getByTestId("edit-cluster").click();
+  await wizard.expectStep("basics");
+  await page.goBack();
+  await expect(page.getByTestId("cluster-name")).toHaveText(name);
+  expect(asked).toEqual([]);
+
+  // Changed: a link asks, and "Cancel" keeps the form and what was typed.
+  await page.getByTestId("edit-cluster").click();
+  await wizard.expectStep("basics");
+  await wizard.field("api-port").fill("7443");
+  await page.getByTestId("nav-clusters").click();
+  await wizard.expectStep("basics");
+  expect(page.url()).toBe(editUrl);
+  expect(asked).toEqual([question]);
+
+  // The browser's Back asks too; "Cancel" stays, the address back on the form.
+  await page.goBack();
+  await expect.poll(() => asked.length).toBe(2);
+  await expect(page).toHaveURL(editUrl);
+  await expect(wizard.field("api-port")).toHaveValue("7443");
+  expect(asked[1]).toBe(question);
+  // Still guarded after a cancelled Back: "OK" leaves, and the change is not saved.
+  answer = "leave";
+  await page.goBack();
+  await expect(page.getByTestId("cluster-name")).toHaveText(name);
+  await expect(page).toHaveURL(clusterUrl);
+  expect(asked).toEqual([question, question, question]);
+  await page.getByTestId("edit-cluster").click();
+  await expect(wizard.field("api-port")).toHaveValue("6443");
+
+  // Changed again, closing the tab (or reloading it) gets the browser's own prompt.
+  answer = "stay";
+  await wizard.field("api-port").fill("7443");
+  await page.close({ runBeforeUnload: true });
+  await expect.poll(() => asked.length).toBe(4);
+  expect(asked[3]).toBe("(the browser's leave-page prompt)");
+  expect(page.isClosed()).toBe(false);
 });
 
 test("signed-out visitors are sent to sign in, and a wrong password is refused", async ({ page }) => {

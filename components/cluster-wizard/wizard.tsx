@@ -7,6 +7,7 @@ import { defaultDnsServiceIp, deriveCluster } from "@/lib/cluster/derive";
 import { queryKeys } from "@/lib/clusters/schemas";
 import { versionChoiceLabel, versionProfiles } from "@/lib/cluster/versions";
 import { api, ApiError } from "../api-client";
+import { useLeaveGuard } from "../leave-guard";
 import { registryCredential, toDefinition, toSecrets, type Draft } from "./draft";
 import { BinariesStep } from "./binaries-step";
 import { versionFeatures } from "./features";
@@ -334,34 +335,4 @@ function Review({ draft, problems, warnings, onJump }: { draft: Draft; problems:
       <FieldErrors id="review" errors={undefined} />
     </section>
   );
-}
-
-/**
- * Asks before leaving a form with unsaved changes: closing or reloading the tab (the browser's own
- * prompt) and following a link inside the dashboard (a confirm dialog; the click is dropped on "Cancel").
- */
-function useLeaveGuard(active: boolean, question: string): void {
-  useEffect(() => {
-    if (!active) return;
-    const onBeforeUnload = (e: BeforeUnloadEvent) => {
-      e.preventDefault();
-      e.returnValue = "";
-    };
-    const onClick = (e: MouseEvent) => {
-      if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-      const a = (e.target as Element | null)?.closest?.("a[href]");
-      if (!a || a.getAttribute("target") === "_blank" || a.hasAttribute("download")) return;
-      if (!window.confirm(question)) {
-        e.preventDefault();
-        e.stopPropagation();
-      }
-    };
-    window.addEventListener("beforeunload", onBeforeUnload);
-    // Capture: before Next's Link handles the click.
-    document.addEventListener("click", onClick, true);
-    return () => {
-      window.removeEventListener("beforeunload", onBeforeUnload);
-      document.removeEventListener("click", onClick, true);
-    };
-  }, [active, question]);
 }
