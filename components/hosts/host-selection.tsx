@@ -1,6 +1,7 @@
 "use client";
 // Join or reset several hosts at once from the cluster page: both plan a run (reviewed on its page
-// before anything is sent). Removing hosts from a cluster arrives with membership operations.
+// before anything is sent). Masters join too (etcd adds them one at a time). Removing hosts from the
+// cluster — etcd member, drain, Node and definition — is the day-2 panel's (day2-panel.tsx).
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
@@ -18,7 +19,6 @@ export function HostSelectionBar({ clusterId, selected, roles, onClear }: { clus
   });
   if (!canStart || selected.length === 0) return null;
   const masters = selected.filter((h) => roles.get(h) === "master");
-  const hasMasters = masters.length > 0;
   return (
     <div className="flex flex-wrap items-center gap-2 rounded border border-indigo-200 bg-indigo-50 px-3 py-2 text-sm text-slate-800" data-testid="host-selection">
       <span data-testid="host-selection-count">
@@ -27,11 +27,11 @@ export function HostSelectionBar({ clusterId, selected, roles, onClear }: { clus
       <button
         className="btn"
         data-testid="join-selected"
-        disabled={plan.isPending || hasMasters}
-        title={hasMasters ? `Only workers can join: adding a master changes etcd's membership, which this version does not do (${masters.join(", ")})` : "Install and start their kubelets; they join with the bootstrap token"}
+        disabled={plan.isPending}
+        title={`Install and start their kubelets: workers join with the bootstrap token${masters.length ? `; masters (${masters.join(", ")}) join etcd one at a time` : ""}`}
         onClick={() => plan.mutate({ type: "join", hosts: selected })}
       >
-        Join {selected.length === 1 ? selected[0] : `${selected.length} workers`}
+        Join {selected.length === 1 ? selected[0] : `${selected.length} hosts`}
       </button>
       {confirming ? (
         <span className="flex flex-wrap items-center gap-2 rounded bg-red-50 px-2 py-1 text-red-800">
