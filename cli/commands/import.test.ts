@@ -20,7 +20,8 @@ beforeAll(async () => {
   await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", path.join(dir, "id")]);
 });
 
-// Each case starts the CLI a few times (tsx compiles on start): generous deadlines for a busy machine.
+// Each case starts the CLI (the compiled bundle, bin/bootdeck) a few times, and the first start after a
+// source edit builds the bundle: generous deadlines for a busy machine.
 describe("bootdeck import and export", { timeout: 120_000 }, () => {
   it("imports a cluster.yaml whose credential names a key file, and exports it without the key", async () => {
     const def = exampleDefinition({ name: "from-cli" });

@@ -37,7 +37,8 @@ function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? [path.join(dir, e.name), ...walk(path.join(dir, e.name))] : [path.join(dir, e.name)]));
 }
 
-// Each case starts the CLI (tsx) once or twice: generous timeouts for a busy 2-core machine.
+// Each case starts the CLI (the compiled bundle, bin/bootdeck) once or twice, and the first start after a
+// source edit builds the bundle: generous timeouts for a busy 2-core machine.
 describe("bootdeck render", { timeout: 120_000 }, () => {
   it("writes the asset tree with 0600 files and 0700 directories and prints one line per file", async () => {
     const { dir, config } = workspace();

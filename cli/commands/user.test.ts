@@ -21,7 +21,8 @@ beforeAll(async () => {
   await run(bin, ["setup"], { env });
 });
 
-// Each case starts the CLI (tsx compiles on start): generous deadlines for a busy machine.
+// Each case starts the CLI (the compiled bundle, bin/bootdeck) a few times, and the first start after a
+// source edit builds the bundle: generous deadlines for a busy machine.
 describe("bootdeck user", { timeout: 120_000 }, () => {
   it("refuses a common or trivial password from BOOTDECK_USER_PASSWORD", async () => {
     const r = await bootdeck(["user", "add", "weak", "--role", "lead"], { BOOTDECK_USER_PASSWORD: "aaaaaaaaaa" });
