@@ -44,3 +44,11 @@ export const drRunRefusal: Record<DrRunType, string> = {
   recover: "recover a control plane",
   "rotate-certs": "rotate certificates",
 };
+
+/** Each as a thing done, for "Your role may not retry …". */
+export const drRunNoun: Record<DrRunType, string> = {
+  backup: "a backup",
+  restore: "a restore from a backup",
+  recover: "a control plane recovery",
+  "rotate-certs": "a certificate rotation",
+};

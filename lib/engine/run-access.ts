@@ -3,8 +3,7 @@ import "server-only";
 import { can } from "../auth/roles";
 import { getDb } from "../db/client";
 import { forbidden, notFound } from "../http/errors";
-import { permissionsToRun, retryRefusal } from "./run-rules";
-import { drRunRefusal, isDrRunType } from "./dr-schemas";
+import { permissionsToRun, retryRefusal, runRefusal } from "./run-rules";
 
 async function runTypeAndStatus(runId: string): Promise<{ type: string; status: string }> {
   const run = await getDb().run.findUnique({ where: { id: runId }, select: { type: true, status: true } });
@@ -14,7 +13,7 @@ async function runTypeAndStatus(runId: string): Promise<{ type: string; status: 
 
 /** Planning (or starting) a run of this type. */
 export function assertMayRun(role: string, type: string): void {
-  if (!permissionsToRun(type).every((p) => can(role, p))) throw forbidden(type === "reset" ? "reset hosts" : type === "remove" ? "remove hosts" : isDrRunType(type) ? drRunRefusal[type] : "start runs");
+  if (!permissionsToRun(type).every((p) => can(role, p))) throw forbidden(runRefusal(type));
 }
 
 export async function assertMayStart({ runId, role }: { runId: string; role: string }): Promise<void> {

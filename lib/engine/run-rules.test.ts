@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { permissionsToRun, retryRefusal, finishedStatus } from "./run-rules";
+import { forbidden } from "../http/errors";
+import { permissionsToRun, retryRefusal, finishedStatus, runRefusal } from "./run-rules";
 import { WARNINGS_NEED_DECISION } from "./schemas";
 
 describe("run rules", () => {
@@ -39,5 +40,32 @@ describe("how a stopped run ends", () => {
   test("support may not retry a run that waits for a decision; admins and leads may", () => {
     expect(retryRefusal("support", { type: "bootstrap", status: "needs-decision" })).toMatch(/decision/);
     expect(retryRefusal("lead", { type: "bootstrap", status: "needs-decision" })).toBeUndefined();
+  });
+});
+
+describe("what a refused role is told, as a sentence", () => {
+  test.each([
+    ["bootstrap", "Your role may not start runs"],
+    ["join", "Your role may not start runs"],
+    ["reset", "Your role may not reset hosts"],
+    ["remove", "Your role may not remove hosts"],
+    ["backup", "Your role may not take backups"],
+    ["restore", "Your role may not restore a cluster from a backup"],
+    ["recover", "Your role may not recover a control plane"],
+    ["rotate-certs", "Your role may not rotate certificates"],
+  ])("planning a %s run: %s", (type, message) => {
+    expect(forbidden(runRefusal(type)).message).toBe(message);
+  });
+
+  test.each([
+    ["support", "backup", "Your role may not retry a backup"],
+    ["support", "restore", "Your role may not retry a restore from a backup"],
+    ["lead", "recover", "Your role may not retry a control plane recovery"],
+    ["lead", "rotate-certs", "Your role may not retry a certificate rotation"],
+    ["lead", "reset", "Your role may not retry a host reset"],
+    ["support", "remove", "Your role may not retry a host removal"],
+    ["support", "check", "Your role may not retry a cancelled run"],
+  ])("%s retrying a %s run: %s", (role, type, message) => {
+    expect(forbidden(retryRefusal(role, { type, status: "cancelled" })!).message).toBe(message);
   });
 });

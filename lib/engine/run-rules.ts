@@ -2,7 +2,7 @@
 // run's type and status, or on the request body. Browser-safe: the run page hides what these refuse,
 // and the routes enforce them (lib/engine/run-access.ts).
 import { can, type Permission } from "../auth/roles";
-import { drRunPermission, drRunRefusal, isDrRunType } from "./dr-schemas";
+import { drRunNoun, drRunPermission, drRunRefusal, isDrRunType } from "./dr-schemas";
 import { WARNINGS_NEED_DECISION } from "./schemas";
 
 /** Run types that take hosts apart: a reset deletes etcd's data, a removal takes masters out of etcd. Admins only. */
@@ -17,6 +17,13 @@ export function permissionsToRun(type: string): Permission[] {
   return DESTRUCTIVE_RUNS.includes(type) ? ["run:start", "host:reset"] : ["run:start"];
 }
 
+/** What a role that may not plan or start a run of `type` may not do, for "Your role may not …". */
+export function runRefusal(type: string): string {
+  if (type === "reset") return "reset hosts";
+  if (type === "remove") return "remove hosts";
+  return isDrRunType(type) ? drRunRefusal[type] : "start runs";
+}
+
 /**
  * Why `role` may not retry a run of `type` in `status`, or undefined when it may. Admins and leads
  * retry any failed, stopped or cancelled run they could start. Support (`run:retry` only) retries failed
@@ -26,7 +33,7 @@ export function permissionsToRun(type: string): Permission[] {
 export function retryRefusal(role: string, run: { type: string; status: string }): string | undefined {
   if (DESTRUCTIVE_RUNS.includes(run.type) && !can(role, "host:reset")) return run.type === "reset" ? "retry a host reset" : "retry a host removal";
   // Support only reads backups and recoveries: retrying one needs what starting it needs.
-  if (isDrRunType(run.type) && !permissionsToRun(run.type).every((p) => can(role, p))) return `retry ${drRunRefusal[run.type]}`;
+  if (isDrRunType(run.type) && !permissionsToRun(run.type).every((p) => can(role, p))) return `retry ${drRunNoun[run.type]}`;
   if (!can(role, "run:retry")) return "retry runs";
   if (can(role, "run:start")) return undefined;
   if (run.status === "cancelled") return "retry a cancelled run";
