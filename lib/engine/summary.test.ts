@@ -27,6 +27,11 @@ describe("the run summary", () => {
     expect(s).toMatchObject({ steps: 2, done: 2, failed: 0, message: "all 2 hosts done" });
   });
 
+  it("says '1 host done' for a run of one host, not 'all 1 hosts done'", () => {
+    const s = summarizeRun({ status: "succeeded", runHosts: 1, steps: [step("facts/worker-1", "done", "worker-1"), step("join/worker-1", "done", "worker-1")] });
+    expect(s.message).toBe("1 host done");
+  });
+
   it("counts steps, not '0 hosts', for a run of cluster-wide steps only (a backup)", () => {
     expect(summarizeRun({ status: "succeeded", runHosts: 0, steps: [step("snapshot/cluster", "done", null)] }).message).toBe("1 step done");
     expect(summarizeRun({ status: "succeeded", runHosts: 0, steps: [step("a/cluster", "done", null), step("b/cluster", "done", null)] }).message).toBe("all 2 steps done");
