@@ -11,6 +11,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/prisma/client";
 import { PrismaClient as PostgresPrismaClient } from "../generated/prisma-pg/client";
 import { getEnv } from "../env";
+import { POSTGRES_SESSION_OPTIONS } from "./postgres-session";
 import { sqliteAdapter } from "./sqlite-adapter";
 
 export type { PrismaClient };
@@ -47,7 +48,7 @@ function createClient(): PrismaClient {
     // A worker runs up to 16 runs, each with a step per host at once, over 10 connections: a transaction
     // waits up to 10 s for one (as SQLite's writers wait 10 s for the file), not Prisma's default 2 s,
     // after which a step failed with "Unable to start a transaction in the given time".
-    const client = new PostgresPrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }), transactionOptions: { maxWait: 10_000 } });
+    const client = new PostgresPrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 10, options: POSTGRES_SESSION_OPTIONS }), transactionOptions: { maxWait: 10_000 } });
     return client as unknown as PrismaClient;
   }
   // Transactions take the write lock at BEGIN (sqlite-adapter.ts), waiting up to the busy timeout for

@@ -6,6 +6,7 @@ import "server-only";
 // lost session is opened again (after 1 s, then up to every 10 s) and every listener is woken once,
 // since notifications sent meanwhile are lost.
 import pg from "pg";
+import { POSTGRES_SESSION_OPTIONS } from "../db/postgres-session";
 
 export const RUN_EVENT_CHANNEL = "bootdeck_run_event";
 
@@ -30,7 +31,7 @@ export class RunEventListener {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, application_name: "bootdeck events" });
+    const client = new pg.Client({ connectionString: this.url, application_name: "bootdeck events", options: POSTGRES_SESSION_OPTIONS });
     client.on("notification", (n) => {
       if (n.channel !== RUN_EVENT_CHANNEL || !n.payload) return;
       const at = n.payload.lastIndexOf(":");

@@ -8,8 +8,9 @@ import "server-only";
 // - fetches jobs (every 0.5 s, up to `concurrency` runs at once) and, before executing a run, takes
 //   the run's PostgreSQL advisory lock on a session of its own. The lock is what "this worker is
 //   alive and holds the run" means: it is released by the server the moment the worker's connection
-//   ends — a kill -9, a crash, a lost network — with no lease to wait out. A delivery whose run is
-//   locked by another live worker is a duplicate and is completed without running anything.
+//   ends — a kill -9 or a crash at once, a machine that went silent (powered off, cut off) within
+//   about 5 s (POSTGRES_SESSION_OPTIONS) — with no lease to wait out. A delivery whose run is locked
+//   by another live worker is a duplicate and is completed without running anything.
 // - executes the run as runner.ts does on SQLite, with claim "job": it takes Run.workerId, and every
 //   write it makes is guarded by it (lease.ts), so a worker that was cut off and replaced writes
 //   nothing more.
@@ -23,6 +24,7 @@ import "server-only";
 import PgBoss from "pg-boss";
 import pg from "pg";
 import { getDb } from "../db/client";
+import { POSTGRES_SESSION_OPTIONS } from "../db/postgres-session";
 import { localWorkerId, releaseRun } from "./runs";
 import type { RunQueue } from "./queue";
 import { executeRun, type RunnerOptions } from "./runner";
@@ -76,12 +78,14 @@ export class PgBossRunQueue implements RunQueue {
 
   private getBoss(): Promise<PgBoss> {
     this.boss ??= (async () => {
-      const boss = new PgBoss({ connectionString: this.options.url, max: 4, application_name: `bootdeck ${this.workerId}` });
+      // pg-boss hands its options to pg.Pool as they are; its types leave out the session's `options`.
+      const session = { options: POSTGRES_SESSION_OPTIONS };
+      const boss = new PgBoss({ connectionString: this.options.url, max: 4, application_name: `bootdeck ${this.workerId}`, ...session });
       boss.on("error", (err) => console.error("[bootdeck engine] pg-boss:", err));
       // One process at a time: workers starting together on a new database deadlocked in
       // pgboss.create_queue (one waiting for the other's new queue row, the other for a table lock the
       // first held), and the losers exited. Under this lock the next one finds the queue made.
-      const setup = new pg.Client({ connectionString: this.options.url, application_name: `bootdeck setup ${this.workerId}` });
+      const setup = new pg.Client({ connectionString: this.options.url, application_name: `bootdeck setup ${this.workerId}`, options: POSTGRES_SESSION_OPTIONS });
       await setup.connect();
       try {
         await setup.query("SELECT pg_advisory_lock($1)", [SETUP_LOCK]);
@@ -101,7 +105,7 @@ export class PgBossRunQueue implements RunQueue {
   /** The session that holds this worker's run locks; when it ends, every lock it held is free. */
   private getLockClient(): Promise<pg.Client> {
     const session: Promise<pg.Client> = (this.lockClient ??= (async () => {
-      const client = new pg.Client({ connectionString: this.options.url, application_name: `bootdeck locks ${this.workerId}` });
+      const client = new pg.Client({ connectionString: this.options.url, application_name: `bootdeck locks ${this.workerId}`, options: POSTGRES_SESSION_OPTIONS });
       client.on("error", (err) => {
         // Its locks are gone: other workers take these runs over (this one's writes are then refused);
         // the next delivery opens a new session.
