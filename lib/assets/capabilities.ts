@@ -58,6 +58,8 @@ export type Capabilities = {
    * master activates when no API server answers; see docs/assets.md).
    */
   checkpoint: "pod-checkpointer" | "host";
+  /** Kubelets renew a Lease in kube-node-lease as their heartbeat from 1.14; before, the node status's Ready heartbeat. */
+  nodeLeases: boolean;
   /** The node runs a CRI runtime Bootdeck installs (containerd); 1.5 ran Docker's dockershim. */
   criRuntime: boolean;
   /**
@@ -112,6 +114,7 @@ export function capabilitiesFor(version: string): Capabilities {
     failCgroupV1Field: minor >= 31,
     anonymousEndpoints: minor >= 34,
     checkpoint: minor >= 24 ? "host" : "pod-checkpointer",
+    nodeLeases: minor >= 14,
     criRuntime: minor >= 24,
     portSharing: minor >= 19,
     cgroupV1Refused: minor >= 35,

@@ -294,6 +294,32 @@ describe("kubelet flags across versions", () => {
   });
 });
 
+describe("flannel's network settings", () => {
+  /** The flannel ConfigMap's net-conf.json and the flanneld container's args, from a render's manifests. */
+  const flannelOf = (assets: RenderedAsset[]) => {
+    const objects = assets.filter((a) => a.path.startsWith("manifests/")).flatMap((a) => parseManifest(a.content));
+    const config = objects.find((o) => o.kind === "ConfigMap" && o.metadata?.name === "kube-flannel-cfg") as { data: Record<string, string> } | undefined;
+    const daemonSet = objects.find((o) => o.kind === "DaemonSet" && o.metadata?.name === "kube-flannel-ds") as
+      | { spec: { template: { spec: { containers: { name: string; args?: string[] }[] } } } }
+      | undefined;
+    if (!config || !daemonSet) throw new Error("no flannel ConfigMap or DaemonSet rendered");
+    return {
+      backend: (JSON.parse(config.data["net-conf.json"]!) as { Backend: Record<string, unknown> }).Backend,
+      args: daemonSet.spec.template.spec.containers.find((c) => c.name === "kube-flannel")?.args ?? [],
+    };
+  };
+
+  it("runs VXLAN over the chosen interface and UDP port; without them flannel keeps its own defaults (the default route's interface, 8472)", async () => {
+    const chosen = definition("v1.36.3", 4);
+    chosen.spec.network.flannel = { iface: "eth1", vxlanPort: 4790 };
+    const [withChoice, withDefaults] = await Promise.all([renderAssets(chosen, { keyType: "ecdsa" }), renderAssets(definition("v1.36.3", 4), { keyType: "ecdsa" })]);
+    expect(flannelOf(withChoice).backend).toEqual({ Type: "vxlan", Port: 4790 });
+    expect(flannelOf(withChoice).args).toContain("--iface=eth1");
+    expect(flannelOf(withDefaults).backend).toEqual({ Type: "vxlan" });
+    expect(flannelOf(withDefaults).args.some((a) => a.startsWith("--iface"))).toBe(false);
+  });
+});
+
 describe("render inputs", () => {
   it("differs between two real renders in keys, serials and tokens", async () => {
     const [a, b] = await Promise.all([renderAssets(definition("v1.36.3", 4), { keyType: "ecdsa" }), renderAssets(definition("v1.36.3", 4), { keyType: "ecdsa" })]);

@@ -204,7 +204,7 @@ export async function ensureObject(api: Pick<ClusterApiClient, "getJson">, clien
  */
 async function livenessMark(ctx: ActionContext, node: string): Promise<string | undefined> {
   const api = ctx.resources.api();
-  if (ctx.resources.caps.minor >= 14) {
+  if (ctx.resources.caps.nodeLeases) {
     const lease = await api.getJson<{ spec?: { renewTime?: string } }>(`/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${encodeURIComponent(node)}`, ctx.signal);
     return lease?.spec?.renewTime;
   }
@@ -213,7 +213,7 @@ async function livenessMark(ctx: ActionContext, node: string): Promise<string | 
   return hb === undefined || hb === null ? undefined : String(hb);
 }
 
-const heartbeatName = (ctx: ActionContext) => (ctx.resources.caps.minor >= 14 ? "kubelet Lease" : "node status heartbeat");
+const heartbeatName = (ctx: ActionContext) => (ctx.resources.caps.nodeLeases ? "kubelet Lease" : "node status heartbeat");
 
 /** How long a join or verification waits for kubelets to renew their Lease (they do every 10 s). */
 const RENEWAL_WAIT_MS = 90_000;
