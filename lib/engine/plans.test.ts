@@ -120,8 +120,8 @@ describe("join and reset plans", () => {
     expect(new Set(plan.phases.flatMap((p) => p.steps.map((s) => s.host)))).toEqual(new Set(["worker-2", null]));
   });
 
-  it("refuses to join a master to a running cluster, saying why", () => {
-    expect(() => buildJoinPlan(def, RUN, assets, ["master-2"])).toThrow(/etcd's membership/);
+  it("leaves masters to the plan that adds etcd members, saying so", () => {
+    expect(() => buildJoinPlan(def, RUN, assets, ["master-2"])).toThrow(/master-2 is a master: a worker join cannot add etcd members/);
   });
 
   it("refuses hosts that are not in the cluster", () => {

@@ -424,7 +424,8 @@ export function buildJoinPlan(def: ClusterDefinition, runId: string, assets: Ass
   const hosts = selectHosts(all, names);
   const masters = hosts.filter((h) => h.role === "master");
   if (masters.length)
-    throw new PlanError(`${masters.map((m) => m.name).join(", ")} ${masters.length > 1 ? "are masters" : "is a master"}: adding masters to a running cluster changes etcd's membership, which this version does not do; bootstrap the cluster with all its masters`);
+    // Masters join through buildAddNodesPlan (plans-day2.ts), which adds their etcd members one at a time.
+    throw new PlanError(`${masters.map((m) => m.name).join(", ")} ${masters.length > 1 ? "are masters" : "is a master"}: a worker join cannot add etcd members; plan a join of these hosts, which adds masters one at a time`);
   if (!first) throw new PlanError("the cluster has no master to join");
   checkAssets(def, assets, hosts, false);
   return {
