@@ -7,11 +7,13 @@
 // (their DaemonSet pods too) is Running, the API servers' and the virtual nodes' memory, `kubectl get
 // nodes`, and the dashboard's live watcher (its first full snapshot through the SSH tunnel). With
 // --browser (needs `npx next build`), the cluster page's pods and nodes tables in Chromium as well.
-// Needs root. The lab runs real upstream Kubernetes (docs/lab-cluster.md); its processes (containerd,
+// The machine's CPU over the run and each phase (/proc/stat, every process): whether the cores were the
+// limit, and how many CPU-seconds the bootstrap's work took. Needs root. The lab runs real upstream Kubernetes (docs/lab-cluster.md); its processes (containerd,
 // kubelets, the control plane) are not counted in the engine's memory, and each host's are reported.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { labClusterDefinition, labClusterSecrets } from "../lab/cluster-yaml";
 import { firstMasterKubeconfigs, labDown, labUp, labVirtualNodes } from "../lab/lab";
@@ -29,6 +31,7 @@ import { listRunEvents } from "../lib/engine/events";
 import { planRun } from "../lib/engine/plan-run";
 import { executeRun } from "../lib/engine/runner";
 import { startRun } from "../lib/engine/runs";
+import { cpuByProcess, cpuTicks, TICKS_PER_S, topCpu } from "./cpu";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -61,24 +64,48 @@ async function main(): Promise<void> {
     await startRun({ runId });
     let peak = process.memoryUsage().rss;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
+    const cpuSamples = [{ at: Date.now(), ...cpuTicks() }];
+    const cpuSampler = setInterval(() => cpuSamples.push({ at: Date.now(), ...cpuTicks() }), 1_000);
+    const byProcess0 = cpuByProcess();
     const start = Date.now();
     const status = await executeRun(runId, { workerId: "bench" });
     const total = Date.now() - start;
     clearInterval(sampler);
+    clearInterval(cpuSampler);
+    cpuSamples.push({ at: Date.now(), ...cpuTicks() });
+    const byProcess1 = cpuByProcess();
+    /** Busy CPU-seconds and the busy share of every core between the samples nearest to from and to. */
+    const cpuBetween = (from: number, to: number) => {
+      const a = cpuSamples.reduce((best, x) => (Math.abs(x.at - from) < Math.abs(best.at - from) ? x : best));
+      const b = cpuSamples.reduce((best, x) => (Math.abs(x.at - to) < Math.abs(best.at - to) ? x : best));
+      return { busyS: (b.busy - a.busy) / TICKS_PER_S, share: b.total > a.total ? (b.busy - a.busy) / (b.total - a.total) : 0 };
+    };
 
     const events = await listRunEvents({ runId, limit: 1_000_000 });
     const started = new Map<string, number>();
-    const rows: [string, string][] = [];
+    const rows: [string, string, string][] = [];
     for (const e of events) {
       if (e.type === "phase.started") started.set(String(e.data.phase), Date.parse(e.at));
-      if (e.type === "phase.finished") rows.push([String(e.data.phase), `${((Date.parse(e.at) - (started.get(String(e.data.phase)) ?? Date.parse(e.at))) / 1000).toFixed(1)} s`]);
+      if (e.type === "phase.finished") {
+        const [from, to] = [started.get(String(e.data.phase)) ?? Date.parse(e.at), Date.parse(e.at)];
+        const cpu = cpuBetween(from, to);
+        rows.push([String(e.data.phase), `${((to - from) / 1000).toFixed(1)} s`, to - from >= 2_000 ? `${(cpu.share * 100).toFixed(0)} %` : "(under 2 s)"]);
+      }
     }
     const failed = await getDb().step.findMany({ where: { runId, status: "failed" }, select: { key: true, error: true } });
     console.log(`\nplan (render assets, RSA keys): ${(planMs / 1000).toFixed(1)} s`);
-    console.log("phase            wall time");
-    for (const [p, t] of rows) console.log(`${p.padEnd(16)} ${t}`);
+    console.log("phase            wall time  CPU busy (every core)");
+    for (const [p, t, c] of rows) console.log(`${p.padEnd(16)} ${t.padEnd(10)} ${c}`);
     console.log(`total            ${(total / 1000).toFixed(1)} s (${status}; goal: under 90 s for 3 + 5 on real components)`);
     console.log(`engine peak RSS  ${mib(peak)}`);
+    // If the cores were busy throughout, the same work cannot finish sooner without more of them.
+    const run = cpuBetween(start, start + total);
+    const cores = os.cpus().length;
+    console.log(
+      `machine CPU      ${(run.share * 100).toFixed(0)} % busy of ${cores} cores over the run: ${run.busyS.toFixed(0)} CPU-seconds (every process on the machine), ` +
+        `${(run.busyS / 90).toFixed(1)} cores' worth for 90 s`,
+    );
+    console.log(`CPU by command   (processes alive at the end) ${topCpu(byProcess0, byProcess1, 10)}`);
     for (const f of failed) console.log(`failed: ${f.key}: ${f.error}`);
     if (status !== "succeeded") process.exitCode = 1;
 

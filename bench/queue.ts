@@ -34,12 +34,13 @@
 // PostgreSQL: BOOTDECK_BENCH_DATABASE_URL, else what scripts/postgres.sh prints (needs root). --lab
 // needs root too (it starts the lab).
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { testKeyPair } from "../test/ssh-key";
 import type { LabState } from "../lab/state";
+import { machineMemoryUsed } from "../lab/memory";
+import { cpuByProcess, cpuTicks, processCpuS, topCpu } from "./cpu";
 
 const root = path.resolve(__dirname, "..");
 
@@ -140,7 +141,6 @@ async function labMode(state: LabState): Promise<Mode> {
 async function ensureLab(): Promise<{ state: LabState; created?: { ms: number; memBefore: number } }> {
   const { labDown, labUp } = await import("../lab/lab");
   const { readState } = await import("../lab/state");
-  const { machineMemoryUsed } = await import("../lab/memory");
   const s = readState(labName);
   if (s && s.hosts.length >= labHosts) {
     console.log(`[lab] reusing lab "${labName}" (${s.hosts.length} hosts)`);
@@ -167,62 +167,6 @@ async function dbStats(url: string): Promise<Stats> {
   }
 }
 
-/** The machine's CPU time, busy and total, in clock ticks (every core, every process). */
-function cpuTicks(): { busy: number; total: number } {
-  const f = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const total = f.reduce((a, b) => a + b, 0);
-  return { busy: total - (f[3] ?? 0) - (f[4] ?? 0), total }; // idle, iowait
-}
-/** A process's CPU time (user + system) in seconds. */
-function processCpuS(pid: number | undefined): number {
-  try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime (USER_HZ 100)
-  } catch {
-    return 0;
-  }
-}
-type ProcessCpu = { comm: string; start: string; s: number };
-/** Every live process on the machine: its command name (kernel workers as "kworker"), start time and CPU time (user + system, seconds), by pid. */
-function cpuByProcess(): Map<number, ProcessCpu> {
-  const by = new Map<number, ProcessCpu>();
-  for (const pid of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      const comm = text.slice(text.indexOf("(") + 1, text.lastIndexOf(")")).replace(/^kworker\/.*/, "kworker").replace(/\/\d+$/, "/N");
-      const f = text.slice(text.lastIndexOf(")") + 2).split(" ");
-      by.set(Number(pid), { comm, start: f[19] ?? "", s: (Number(f[11]) + Number(f[12])) / 100 });
-    } catch {
-      // exited while we looked
-    }
-  }
-  return by;
-}
-/**
- * The largest consumers of CPU between two cpuByProcess() snapshots, summed by command name: each
- * process's difference (its whole time if it started in between). Processes that exited in between
- * (an SSH session, a script on a host) are not counted.
- */
-function topCpu(a: Map<number, ProcessCpu>, b: Map<number, ProcessCpu>, n = 8): string {
-  const by = new Map<string, number>();
-  for (const [pid, p] of b) {
-    const before = a.get(pid);
-    const d = before && before.start === p.start ? p.s - before.s : p.s;
-    by.set(p.comm, (by.get(p.comm) ?? 0) + d);
-  }
-  return [...by]
-    .filter(([, d]) => d > 0)
-    .sort((x, y) => y[1] - x[1])
-    .slice(0, n)
-    .map(([comm, d]) => `${comm} ${d.toFixed(1)} s`)
-    .join(", ");
-}
-function memUsed(): number {
-  const kb = (field: string, text: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? 0) * 1024;
-  const t = fs.readFileSync("/proc/meminfo", "utf8");
-  return kb("MemTotal", t) - kb("MemAvailable", t);
-}
 const MiB = 1024 * 1024;
 
 const pct = (xs: number[], p: number) => {
@@ -257,9 +201,9 @@ async function once(workers: number, mode: Mode) {
     const cpu0 = cpuTicks();
     const workerCpu0 = ws.map((w) => processCpuS(w.pid));
     const byProcess0 = cpuByProcess();
-    const mem0 = memUsed();
+    const mem0 = machineMemoryUsed();
     let memPeak = mem0;
-    const memSampler = setInterval(() => (memPeak = Math.max(memPeak, memUsed())), 500);
+    const memSampler = setInterval(() => (memPeak = Math.max(memPeak, machineMemoryUsed())), 500);
     const queuedAt = Date.now();
     // As the dashboard does on "Start": the run is started, then queued (a worker that saw it started
     // before its job was sent would queue one itself within 5 s).
@@ -345,7 +289,7 @@ async function main() {
     if (lab.created) {
       const { labHostMemory } = await import("../lab/memory");
       const pss = labHostMemory(lab.state.hosts).reduce((s, m) => s + m.pssBytes, 0);
-      const grew = memUsed() - lab.created.memBefore;
+      const grew = machineMemoryUsed() - lab.created.memBefore;
       console.log(
         `[lab] up: ${lab.state.hosts.length} hosts in ${(lab.created.ms / 1000).toFixed(1)} s; hosts' PSS ${(pss / MiB).toFixed(0)} MiB (${(pss / MiB / lab.state.hosts.length).toFixed(1)} MiB per host); machine memory in use grew ${(grew / MiB).toFixed(0)} MiB (${(grew / MiB / lab.state.hosts.length).toFixed(1)} MiB per host)`,
       );
