@@ -1,5 +1,6 @@
-// Two dashboard instances on one PostgreSQL database: a browser connected to instance A sees live (the
-// median within 1 s of the commit) the events of a run executed by a worker attached to instance B. On PostgreSQL a worker attaches
+// Two dashboard instances on one PostgreSQL database: a session and CSRF token issued by instance A are
+// accepted by instance B, and a browser connected to instance A sees live (the median within 1 s of the
+// commit) the events of a run executed by a worker attached to instance B. On PostgreSQL a worker attaches
 // to the database, not to a dashboard: B queues the run it starts as a pg-boss job and the worker
 // (test/pg-fake-worker.ts: the real queue and runner, test-double hosts whose every command takes
 // STEP_DELAY_MS) takes it; A hears each committed event only through LISTEN/NOTIFY, since its stream
@@ -131,22 +132,20 @@ test.afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-test("a browser on instance A follows live, each event woken by NOTIFY (median under 1 s after its commit), a run started on instance B and executed by its worker", async ({ page, browser }) => {
-  // Both instances are on 127.0.0.1, where cookies ignore the port: B's session lives in a context of its own.
-  const contextB = await browser.newContext();
-  const onB = new RunPage(await contextB.newPage());
-  await signIn(onB.page, "admin", e2eAdminPassword, B);
-  await onB.page.goto(`${B}/clusters/${clusterId}`);
-  await onB.page.getByTestId("plan-check").click();
-  await expect(onB.status).toHaveText("planned");
-  const runId = onB.runId;
-
-  // A follows the planned run live before it starts, so that every event of the run reaches it live.
+test("one sign-in serves both instances (session and CSRF token from A accepted by B), and a browser on instance A follows live, each event woken by NOTIFY (median under 1 s after its commit), a run started on instance B and executed by its worker", async ({ page }) => {
+  // Signed in on A only. On 127.0.0.1 cookies ignore the port, so B receives A's session cookie.
   const onA = new RunPage(page);
   await recordEventSources(page);
   await signIn(page, "admin", e2eAdminPassword, A);
-  await page.goto(`${A}/clusters/${clusterId}/runs/${runId}`);
+  await page.goto(`${A}/clusters/${clusterId}`);
+  // A plans the run; the CSRF token A's page sends with it is kept for B.
+  const planned = page.waitForRequest((r) => r.url() === `${A}/api/clusters/${clusterId}/runs` && r.method() === "POST");
+  await page.getByTestId("plan-check").click();
+  const csrf = (await planned).headers()["x-csrf-token"];
+  expect(csrf, "A's page sends a CSRF token").toBeTruthy();
+  // A follows the planned run live before it starts, so that every event of the run reaches it live.
   await expect(onA.status).toHaveText("planned");
+  const runId = onA.runId;
   await expect(onA.live).toHaveAttribute("data-state", "open");
   const serverRun = async () => {
     const res = await page.request.get(`${A}/api/runs/${runId}`);
@@ -155,12 +154,16 @@ test("a browser on instance A follows live, each event woken by NOTIFY (median u
   };
   const plannedSeq = (await serverRun()).lastSeq;
 
-  // Confirmed on B's page, which holds the CSRF token B's API asks for: B queues the run (it runs no
-  // engine) and the worker takes it.
-  const started = onB.page.waitForResponse((r) => r.url() === `${B}/api/runs/${runId}/start` && r.request().method() === "POST");
-  await onB.start.click();
-  expect((await started).status()).toBe(200);
-  await contextB.close();
+  // B serves A's session: its page of the run opens without a sign-in.
+  const pageOnB = await page.context().newPage();
+  await pageOnB.goto(`${B}/clusters/${clusterId}/runs/${runId}`);
+  await expect(new RunPage(pageOnB).status).toHaveText("planned");
+  await pageOnB.close();
+  // B refuses a mutation without the token, and takes A's: sessions and their CSRF tokens live in the
+  // database, not in an instance. B queues the run (it runs no engine) and the worker takes it.
+  expect((await page.request.post(`${B}/api/runs/${runId}/start`)).status()).toBe(403);
+  const started = await page.request.post(`${B}/api/runs/${runId}/start`, { headers: { "x-csrf-token": csrf! } });
+  expect(started.status(), await started.text()).toBe(200);
 
   await expect(onA.status).toHaveText("succeeded", { timeout: 90_000 });
   await expect(onA.summary).toHaveText(`all ${HOSTS.length} hosts done`);
