@@ -3,8 +3,10 @@
 # `bootdeck render` of a 3-master + 3-worker cluster with RSA keys; peak RSS of each with GNU time. With
 # BEFORE (a checkout of an earlier version whose bin/bootdeck ran cli/main.ts through tsx) the same
 # commands run there too. Then the same-machine stand-in for bootkube's render (bench/bootkube-keys: its
-# RSA work in Go, 8 keys as bootkube v0.14 made them, and 17 as Bootdeck does), since bootkube itself
-# cannot be built here. Heavy: run it under `flock /tmp/bootdeck-heavy.lock`. Needs hyperfine and Go.
+# RSA work in Go, 8 keys as bootkube v0.14 made them, and 17 as Bootdeck does). With BOOTKUBE naming a
+# bootkube v0.14.0 binary built beside the project (docs/benchmarks.md says how one was), its render of
+# the same three masters runs side by side with Bootdeck's, in one hyperfine run. Heavy: run it under
+# `flock /tmp/bootdeck-heavy.lock`. Needs hyperfine and Go.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 before="${1:-}"
@@ -39,9 +41,21 @@ hyperfine --warmup 1 --runs "$runs" --prepare "rm -rf $work/out" "${render[@]}"
 (cd "$here/bench/bootkube-keys" && go build -o "$work/bootkube-keys" .)
 hyperfine --warmup 1 --runs "$runs" --prepare "rm -rf $work/bk" "$work/bootkube-keys -dir $work/bk" "$work/bootkube-keys -keys 17 -dir $work/bk"
 
-peak() { rm -rf "$work/out" "$work/bk"; /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -1; }
+# bootkube's flags for the cluster's three masters (the example's addresses; its etcd on each).
+masters="192.0.2.11 192.0.2.12 192.0.2.13"
+bootkube_render="${BOOTKUBE:-} render --asset-dir $work/bkr --api-servers=https://192.0.2.11:6443 --api-server-alt-names=$(printf 'IP=%s,' $masters | sed 's/,$//') --etcd-servers=$(printf 'https://%s:2379,' $masters | sed 's/,$//')"
+if [ -n "${BOOTKUBE:-}" ]; then
+  "$BOOTKUBE" version
+  hyperfine --warmup 1 --runs "$runs" --prepare "rm -rf $work/out $work/bkr" "${render[0]}" "$bootkube_render"
+fi
+
+peak() { rm -rf "$work/out" "$work/bk" "$work/bkr"; /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -1; }
 echo "peak RSS (KiB): --help $(peak "$here/bin/bootdeck" --help); render $(peak "$here/bin/bootdeck" render --config "$work/cluster.yaml" --asset-dir "$work/out")"
 if [ -n "$before" ]; then
   echo "peak RSS before (KiB): --help $(peak "$before/bin/bootdeck" --help); render $(peak "$before/bin/bootdeck" render --config "$work/cluster.yaml" --asset-dir "$work/out")"
 fi
 echo "peak RSS bootkube stand-in (KiB): 8 keys $(peak "$work/bootkube-keys" -dir "$work/bk"); 17 keys $(peak "$work/bootkube-keys" -keys 17 -dir "$work/bk")"
+if [ -n "${BOOTKUBE:-}" ]; then
+  # shellcheck disable=SC2086 # the flags are words
+  echo "peak RSS bootkube (KiB): render $(peak $bootkube_render)"
+fi
