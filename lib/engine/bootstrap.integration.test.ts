@@ -221,6 +221,13 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
       expect(c.status.conditions?.find((x) => x.type === "Approved")?.message).toMatch(/[Aa]uto approving/);
       expect(c.status.certificate?.length).toBeGreaterThan(100);
     }
+    // Anonymous requests: the health endpoints only (the authentication configuration Bootdeck renders).
+    const apiserver = `https://${lab.hosts.find((h) => h.name === "master-1")!.address}:6443`;
+    const anonymous = (p: string) => execFileSync("curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", `${apiserver}${p}`], { encoding: "utf8" });
+    expect(anonymous("/readyz")).toBe("200");
+    expect(anonymous("/livez")).toBe("200");
+    expect(anonymous("/api")).toBe("401");
+    expect(anonymous("/api/v1/namespaces/kube-system/secrets")).toBe("401");
     // Service-account tokens are issued by the API server with the cluster's issuer.
     const token = kube.kubectl("-n kube-system create token coredns --duration=10m").trim();
     const claims = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { iss: string; sub: string };
