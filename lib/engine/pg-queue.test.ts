@@ -140,6 +140,8 @@ describe.skipIf(!onPostgres)("runs as pg-boss jobs", () => {
     await q.enqueueRun(runId);
     expect(await finished(runId)).toBe("succeeded");
     expect(calls).toBe(2);
+    // The worker completes the job after the run has ended.
+    await until("the job completed", async () => (await jobs(runId))[0]?.state === "completed");
     const [job] = await jobs(runId);
     expect(job).toMatchObject({ state: "completed", retryCount: 1 });
     // The retry waited retryDelay (1 s) × 2^0 × [1, 2) before it was delivered again.
