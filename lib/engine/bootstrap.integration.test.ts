@@ -197,11 +197,14 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     expect(kube.ssh("master-1", "crictl pods -q --label k8s-app=bootstrap-kube-apiserver --state ready").trim()).toBe("");
     const apiservers = JSON.parse(kube.kubectl("-n kube-system get pods -l k8s-app=kube-apiserver -o json")) as { items: { spec: { nodeName: string } }[] };
     expect(apiservers.items.map((p) => p.spec.nodeName).sort()).toEqual(["master-1", "master-2", "master-3"]);
-    // NodeRestriction: a worker's kubelet identity cannot change another node.
-    const other = kube.tryKubectl("label node worker-2 bootdeck-test=forbidden", { host: "worker-1", kubeconfig: "/etc/kubernetes/kubelet.conf" });
-    expect(other.code).not.toBe(0);
-    // RBAC lets kubelets patch nodes; the admission plugin's own refusal, not an authorization one.
-    expect(other.out).toMatch(/node "worker-1" is not allowed to modify node "worker-2"/);
+    // A worker's kubelet identity cannot read another node (1.37's Node authorizer; kubectl label
+    // reads first) nor patch it (NodeRestriction's refusal; RBAC's system:node role lets kubelets patch nodes).
+    const read = kube.tryKubectl("label node worker-2 bootdeck-test=forbidden", { host: "worker-1", kubeconfig: "/etc/kubernetes/kubelet.conf" });
+    expect(read.code).not.toBe(0);
+    expect(read.out).toMatch(/node 'worker-1' cannot read 'worker-2', only its own Node object/);
+    const patch = kube.tryKubectl(`patch node worker-2 --type=merge -p '{"metadata":{"labels":{"bootdeck-test":"forbidden"}}}'`, { host: "worker-1", kubeconfig: "/etc/kubernetes/kubelet.conf" });
+    expect(patch.code).not.toBe(0);
+    expect(patch.out).toMatch(/node "worker-1" is not allowed to modify node "worker-2"|node 'worker-1' cannot (read|modify) 'worker-2'/);
     // Its own node, an unrestricted label: allowed.
     expect(kube.tryKubectl("label node worker-1 bootdeck-test=allowed --overwrite", { host: "worker-1", kubeconfig: "/etc/kubernetes/kubelet.conf" }).out).toMatch(/worker-1 labeled/);
     // The bootstrap token may create and read CSRs, nothing else.
