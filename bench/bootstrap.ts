@@ -8,8 +8,9 @@
 // nodes`, and the dashboard's live watcher (its first full snapshot through the SSH tunnel). With
 // --browser (needs `npx next build`), the cluster page's pods and nodes tables in Chromium as well.
 // The machine's CPU over the run and each phase (/proc/stat, every process): whether the cores were the
-// limit, and how many CPU-seconds the bootstrap's work took. Needs root. The lab runs real upstream Kubernetes (docs/lab-cluster.md); its processes (containerd,
-// kubelets, the control plane) are not counted in the engine's memory, and each host's are reported.
+// limit, and how many CPU-seconds the bootstrap's work took. Needs root. The lab runs real upstream
+// Kubernetes (docs/lab-cluster.md); its processes (containerd, kubelets, the control plane) are not
+// counted in the engine's memory, and each host's are reported.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";

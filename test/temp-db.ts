@@ -15,6 +15,7 @@ import { configureDb, disconnectDb, isPostgresUrl } from "../lib/db/client";
 import { migrateDatabase } from "../lib/db/migrate";
 import { resetEnvCache } from "../lib/env";
 import { resetMasterKeyCache } from "../lib/secrets/master-key";
+import { processGone } from "../lib/process-gone";
 
 export type TempDb = { dir: string; dbFile: string; databaseUrl: string; masterKey: string; cleanup(): Promise<void> };
 
@@ -59,15 +60,6 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-const gone = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ESRCH";
-  }
-};
-
 /**
  * A migrated template database for this test process, dropped when the process exits. Test runners
  * may end their workers without an exit event, so the databases of test processes that are gone are
@@ -76,7 +68,7 @@ const gone = (pid: number) => {
 async function migratePostgresTemplate(): Promise<string> {
   await admin(async (c) => {
     const { rows } = await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname ~ '^bootdeck_(tpl|test)_[0-9]+_'`);
-    for (const { datname } of rows) if (gone(Number(datname.split("_")[2]))) await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => undefined);
+    for (const { datname } of rows) if (processGone(Number(datname.split("_")[2]))) await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => undefined);
   });
   const name = `bootdeck_tpl_${process.pid}_${randomBytes(3).toString("hex")}`;
   await admin((c) => c.query(`CREATE DATABASE "${name}"`));

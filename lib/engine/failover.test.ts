@@ -18,6 +18,7 @@ import { sessionRecheck } from "../auth/session-recheck";
 import { exampleDefinition } from "../cluster/example";
 import { createCluster } from "../clusters/repository";
 import { getDb } from "../db/client";
+import { processGone } from "../process-gone";
 import { listRunEvents, stopListeningForRunEvents, type StoredRunEvent } from "./events";
 import { PgBossRunQueue } from "./pg-queue";
 import { planRun } from "./plan-run";
@@ -102,22 +103,14 @@ type Machine = { ns: string; databaseUrl: string; cut(): void; remove(): void };
  */
 function isolatedMachine(): Machine {
   const ip = (...args: string[]) => execFileSync("ip", args, { stdio: "pipe" });
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   // A namespace outlives its name while sockets of it linger (a killed worker's, retrying their FIN
   // over a cut link), and with it its veth: the outside end is deleted by name, which takes the pair.
   const outsideOf = (pid: number) => `bdl${pid}o`;
   for (const name of ip("netns", "list").toString().split("\n").map((l) => l.split(" ")[0] ?? "")) {
     const pid = Number(name.slice(NS_PREFIX.length));
-    if (name.startsWith(NS_PREFIX) && pid && !alive(pid)) ip("netns", "del", name);
+    if (name.startsWith(NS_PREFIX) && pid && processGone(pid)) ip("netns", "del", name);
   }
-  for (const [, pid] of ip("-br", "link").toString().matchAll(/^bdl(\d+)o\b/gm)) if (!alive(Number(pid))) ip("link", "del", outsideOf(Number(pid)));
+  for (const [, pid] of ip("-br", "link").toString().matchAll(/^bdl(\d+)o\b/gm)) if (processGone(Number(pid))) ip("link", "del", outsideOf(Number(pid)));
   const ns = `${NS_PREFIX}${process.pid}`;
   const [outside, inside] = [outsideOf(process.pid), `bdl${process.pid}i`];
   ip("netns", "add", ns);

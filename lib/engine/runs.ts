@@ -7,6 +7,7 @@ import { hostname } from "node:os";
 import { getDb } from "../db/client";
 import { conflict, notFound } from "../http/errors";
 import { newId } from "../ids";
+import { processGone } from "../process-gone";
 import { appendRunEvent, appendRunEventIn, publishRunEvent, type StoredRunEvent } from "./events";
 import { writeAsHolder, type Lease } from "./lease";
 import { runPlan, type RunPlan } from "./plan";
@@ -119,13 +120,7 @@ export function isLocalWorkerGone(workerId: string): boolean {
   const m = /^w_(.+)_(\d+)$/.exec(workerId);
   if (!m || m[1] !== hostname()) return false;
   const pid = Number(m[2]);
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ESRCH";
-  }
+  return pid !== process.pid && processGone(pid);
 }
 
 /**
