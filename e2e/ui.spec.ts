@@ -152,6 +152,10 @@ test("a host's page: its state, facts as of when, the last failure linked to the
   await expect(host.state).toBeVisible();
   await expect(page).toHaveURL(new RegExp(`/clusters/${s.clusterId}/hosts/worker-2$`));
 
+  // A master's page offers the join too: it adds the master as an etcd member.
+  await host.open(s.clusterId, "master-1");
+  await expect(page.getByTestId("join-master-1")).toHaveAttribute("title", /etcd member/);
+
   // Several hosts at once from the cluster page: masters join too (etcd adds them one at a time); a
   // reset is planned, not run.
   await page.goto(`/clusters/${s.clusterId}`);

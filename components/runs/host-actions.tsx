@@ -1,6 +1,7 @@
 "use client";
-// Per-host runs from the cluster page: join a worker to the running cluster, or reset a host (stop the
-// kubelet and remove what Bootdeck installed) after saying so twice — here, then on the plan.
+// Per-host runs from the cluster and host pages: join a host to the running cluster (a master as a new
+// etcd member), or reset a host (stop the kubelet and remove what Bootdeck installed) after saying so
+// twice — here, then on the plan.
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
@@ -20,11 +21,15 @@ export function HostActions({ clusterId, host, role }: { clusterId: string; host
   if (!canStart) return null;
   return (
     <div className="flex flex-wrap items-center gap-2">
-      {role === "worker" && (
-        <button className="btn text-xs" data-testid={`join-${host}`} disabled={plan.isPending} onClick={() => plan.mutate({ type: "join", hosts: [host] })} title="Install and start its kubelet; it joins with the bootstrap token">
-          Join
-        </button>
-      )}
+      <button
+        className="btn text-xs"
+        data-testid={`join-${host}`}
+        disabled={plan.isPending}
+        onClick={() => plan.mutate({ type: "join", hosts: [host] })}
+        title={role === "master" ? "Add it as an etcd member (a learner, promoted once caught up) and run the control plane on it" : "Install and start its kubelet; it joins with the bootstrap token"}
+      >
+        Join
+      </button>
       {!canReset ? null : confirming ? (
         <span className="flex items-center gap-2 rounded bg-red-50 px-2 py-1 text-xs text-red-800">
           Stop the kubelet and its pods on {host} and remove Bootdeck&apos;s files{role === "master" ? " and etcd's data" : ""}?
