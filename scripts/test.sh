@@ -19,8 +19,9 @@ pg="$(bash scripts/postgres.sh)"
 step "engine tests on PostgreSQL"; BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project unit lib/engine lib/audit lib/db lib/auth lib/backups \
   test/run-release.test.ts test/engine-off.test.ts test/shutdown-with-viewers.test.ts test/stream-session.test.ts
 # Integration against lab hosts (root). The whole bootstrap with its worker processes killed runs on
-# PostgreSQL (runs as pg-boss jobs); the crash-point bootstrap and the rest on SQLite.
-step "integration tests on PostgreSQL (lab hosts; needs root)"; BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project integration lib/engine/bootstrap.integration.test.ts
+# PostgreSQL (runs as pg-boss jobs); the crash-point bootstrap and the rest on SQLite. The first builds
+# labs of its own: no shared one.
+step "integration tests on PostgreSQL (lab hosts; needs root)"; BOOTDECK_TEST_LAB=none BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project integration lib/engine/bootstrap.integration.test.ts
 step "integration tests on SQLite (lab hosts; needs root)"; npx vitest run --project integration --exclude lib/engine/bootstrap.integration.test.ts
 step "production build"; npx next build >/tmp/bootdeck-build.log 2>&1 || { tail -50 /tmp/bootdeck-build.log; exit 1; }
 step "browser tests (Chromium)"; npx playwright test

@@ -1,5 +1,6 @@
 // vitest globalSetup for *.integration.test.ts: brings up the lab "test" (4 hosts) unless it is already
-// up, provides its state path to tests, and tears it down afterwards if this run created it.
+// up, provides its state path to tests, and tears it down afterwards if this run created it. With
+// BOOTDECK_TEST_LAB=none (a run of suites that build labs of their own) there is no shared lab.
 import type { TestProject } from "vitest/node";
 import { statePath } from "../lab/config";
 import { labDown, labStatus, labUp } from "../lab/lab";
@@ -17,6 +18,10 @@ declare module "vitest" {
 export default async function setup(project: TestProject): Promise<() => void> {
   if (process.getuid?.() !== 0) {
     throw new Error("integration tests need root (they start the lab: network namespaces, overlay mounts); run them as root");
+  }
+  if (LAB_NAME === "none") {
+    project.provide("labStatePath", "");
+    return () => undefined;
   }
   const log = (l: string) => console.log(`[lab] ${l}`);
   // Reuse a running lab only when every host answers: a lab left behind by a killed session (its

@@ -5,7 +5,9 @@ import type { HostTarget } from "../lib/ssh/types";
 import type { LabState } from "../lab/state";
 
 export function labState(): LabState {
-  return JSON.parse(fs.readFileSync(inject("labStatePath"), "utf8")) as LabState;
+  const file = inject("labStatePath");
+  if (!file) throw new Error("this run has no shared lab (BOOTDECK_TEST_LAB=none): run this file without it");
+  return JSON.parse(fs.readFileSync(file, "utf8")) as LabState;
 }
 
 export function labTarget(state: LabState, index: number, user = "root", extra: Partial<HostTarget> = {}): HostTarget {
