@@ -2,9 +2,10 @@
 // A minor upgrade of a fresh lab cluster (its own lab, "bupg"): bootstrapped at --from behind the VIP,
 // then upgraded to --to. Prints the wall time of each phase and in total, each node's kubelet upgrade
 // (cordon to uncordon), and the API's availability during the upgrade: GET /api/v1/namespaces/default
-// (a quorum read, admin credentials) on the VIP, a probe started every 100 ms, each a new curl process
-// (new connection) inside the last worker's network namespace, as a client of the cluster meets the
-// address; answered = HTTP 200 within 5 s. Also printed: the share answered within 1 s, answer times,
+// (a quorum read, admin credentials) on the VIP, a probe started every 100 ms, each on a new
+// connection, from one Node process inside the last worker's network namespace (a curl process per
+// probe cost the saturated machine more CPU than the API it measured), as a client of the cluster meets
+// the address; answered = HTTP 200 within 5 s. Also printed: the share answered within 1 s, answer times,
 // failures by kind and when each failure happened. The probe runs outside this process, which also runs
 // the engine: a probe in its event loop (as this benchmark had at first) counts the engine's busy
 // moments as outages. Needs root.

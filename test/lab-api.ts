@@ -68,12 +68,12 @@ export function probeApi(host: string, port: number, intervalMs: number, opts: {
 }
 
 /**
- * The same probe from inside a lab host's network namespace (curl, in processes of their own, so the
- * caller's event loop cannot delay it): what that node meets when it opens a connection to the API
- * address. Each probe gives up after `maxTimeS` (default 1 s); `ms` is how long it took. By default a
- * probe starts `intervalMs` after the previous one ended (one curl at a time, light on the machine);
- * with `fixedCadence`, one starts every `intervalMs` whatever the others do. With `client`, it sends
- * the admin credentials (the files live until `stop`).
+ * The same probe from inside a lab host's network namespace (`netns-probe.mjs`, a process of its own,
+ * so the caller's event loop cannot delay it): what that node meets when it opens a connection to the
+ * API address. Each probe gives up after `maxTimeS` (default 1 s); `ms` is how long it took. By default
+ * a probe starts `intervalMs` after the previous one started, or when it ended if it took longer (one
+ * at a time); with `fixedCadence`, one starts every `intervalMs` whatever the others do. With `client`,
+ * it sends the admin credentials (the files live until `stop`).
  */
 export function probeFromHost(lab: LabState, host: string, url: string, intervalMs: number, opts: { client?: { certPem: string; keyPem: string }; maxTimeS?: number; fixedCadence?: boolean } = {}): { stop: () => Promise<Probe[]> } {
   const dir = mkdtempSync(path.join(tmpdir(), "bootdeck-probe-"));
@@ -83,10 +83,8 @@ export function probeFromHost(lab: LabState, host: string, url: string, interval
     writeFileSync(path.join(dir, "client.key"), opts.client.keyPem, { mode: 0o600 });
     auth.push(path.join(dir, "client.crt"), path.join(dir, "client.key"));
   }
-  const credentials = opts.client ? `--cert "$2" --key "$3"` : "";
-  const one = `t=$(date +%s%3N); r=$(curl -sk ${credentials} -o /dev/null -w '%{http_code} %{time_total}' --max-time ${opts.maxTimeS ?? 1} "$1"); echo "$t $r"`;
-  const script = `while :; do ${opts.fixedCadence ? `( ${one} ) &` : `${one};`} sleep ${intervalMs / 1000}; done`;
-  const child: ChildProcess = spawn("ip", ["netns", "exec", netnsName(lab.name, host), "sh", "-c", script, "probe", url, ...auth], { stdio: ["ignore", "pipe", "ignore"] });
+  const args = [url, String(intervalMs), String(opts.maxTimeS ?? 1), opts.fixedCadence ? "fixed" : "sequential", ...auth];
+  const child: ChildProcess = spawn("ip", ["netns", "exec", netnsName(lab.name, host), process.execPath, path.join(__dirname, "netns-probe.mjs"), ...args], { stdio: ["ignore", "pipe", "ignore"] });
   let out = "";
   child.stdout?.on("data", (b: Buffer) => (out += b.toString()));
   return {
