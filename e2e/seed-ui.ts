@@ -9,6 +9,7 @@
 //   … e2e/seed-ui.ts running                                                   → a bootstrap under way (ids)
 //   … e2e/seed-ui.ts accept <runId> <by>                                       → as a separate worker would: warnings
 //                                                                                accepted, the run retried to success
+//   … e2e/seed-ui.ts retry <runId>                                             → the same for a failed run's retry
 import { randomBytes } from "node:crypto";
 import { utils } from "ssh2";
 import { renderAndSaveAssetSet } from "../lib/assets/store";
@@ -211,14 +212,15 @@ async function backupRow(clusterId: string, createdAt: Date): Promise<void> {
 }
 
 /**
- * What a separate `bootdeck worker` would write when someone accepts the warnings elsewhere: the event,
- * the retry, the preflight steps passing, the rest done, the run succeeded. Only the database is
- * written (the page hears it through its event stream); nothing reaches a host.
+ * What a separate `bootdeck worker` would write when someone retries a failed run elsewhere, or accepts
+ * its warnings (`acceptedBy`): the event, the retry, the steps not done passing, the run succeeded.
+ * Only the database is written (the page hears it through its event stream); nothing reaches a host.
  */
-async function accept(runId: string, by: string): Promise<void> {
+async function retryElsewhere(runId: string, acceptedBy?: string): Promise<void> {
   const db = getDb();
-  const steps = await db.step.findMany({ where: { runId }, orderBy: { ordinal: "asc" }, select: { id: true, key: true, status: true } });
-  await appendRunEvent({ runId, type: "run.warnings-accepted", data: { by } });
+  const steps = await db.step.findMany({ where: { runId }, orderBy: { ordinal: "asc" }, select: { id: true, key: true, status: true, hostId: true } });
+  const done = `all ${new Set(steps.flatMap((s) => (s.hostId ? [s.hostId] : []))).size} hosts done`;
+  if (acceptedBy) await appendRunEvent({ runId, type: "run.warnings-accepted", data: { by: acceptedBy } });
   const again = steps.filter((s) => s.status !== "done");
   await db.$transaction([
     db.step.updateMany({ where: { id: { in: again.map((s) => s.id) } }, data: { status: "pending", error: null, hint: null, finishedAt: null } }),
@@ -233,8 +235,8 @@ async function accept(runId: string, by: string): Promise<void> {
     await db.step.update({ where: { id: s.id }, data: { status: "done", finishedAt: new Date() } });
     await appendRunEvent({ runId, type: "step.finished", stepId: s.id, data: { key: s.key, durationMs: 150 } });
   }
-  await db.run.update({ where: { id: runId }, data: { status: "succeeded", finishedAt: new Date(), workerId: null, summary: JSON.stringify({ message: "all 3 hosts done" }) } });
-  await appendRunEvent({ runId, type: "run.finished", data: { status: "succeeded", summary: { message: "all 3 hosts done" } } });
+  await db.run.update({ where: { id: runId }, data: { status: "succeeded", finishedAt: new Date(), workerId: null, summary: JSON.stringify({ message: done }) } });
+  await appendRunEvent({ runId, type: "run.finished", data: { status: "succeeded", summary: { message: done } } });
 }
 
 async function main(cmd: string | undefined, args: string[]): Promise<void> {
@@ -242,8 +244,9 @@ async function main(cmd: string | undefined, args: string[]): Promise<void> {
     if (cmd === "seed") await seed();
     else if (cmd === "fleet") await fleet(Number(args[0] ?? 200));
     else if (cmd === "running") await running();
-    else if (cmd === "accept") await accept(args[0]!, args[1] ?? "lee");
-    else throw new Error(`unknown command ${cmd ?? "(none)"}: seed | fleet <count> | accept <runId> <by>`);
+    else if (cmd === "accept") await retryElsewhere(args[0]!, args[1] ?? "lee");
+    else if (cmd === "retry") await retryElsewhere(args[0]!);
+    else throw new Error(`unknown command ${cmd ?? "(none)"}: seed | fleet <count> | running | accept <runId> <by> | retry <runId>`);
   } finally {
     await disconnectDb();
   }

@@ -350,3 +350,24 @@ test("the first plan of a cluster that has no assets yet shows the render's prog
   await expect(run.planPhases().first()).toHaveText(/^1\. /);
   await expect(run.planStep("kubelet/worker-1")).toBeVisible();
 });
+
+test("every open view of a failed run follows its retry elsewhere to the end", async ({ page, browser }) => {
+  await signIn(page);
+  const admin = new RunPage(page);
+  await admin.open(s.clusterId, s.failedCheckId);
+  await expect(admin.status).toHaveText("failed");
+  const support = await signInAs(browser, "sam", seededPasswords.support);
+  const other = new RunPage(support);
+  await other.open(s.clusterId, s.failedCheckId);
+  await expect(other.status).toHaveText("failed");
+  for (const view of [admin, other]) await expect(view.live).toHaveAttribute("data-state", "open");
+
+  // A separate worker retries it (someone ran `bootdeck retry`, or pressed Retry on another dashboard).
+  seedUi("retry", s.failedCheckId);
+  for (const view of [admin, other]) {
+    await expect(view.status).toHaveText("succeeded", { timeout: 30_000 });
+    await expect(view.cell("worker-2", "preflight")).toHaveAttribute("data-status", "done");
+    await expect(view.summary).toHaveText("all 3 hosts done");
+  }
+  await support.context().close();
+});
