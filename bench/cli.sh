@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/cli.sh [BEFORE] — the command line as a whole process, with hyperfine: `bootdeck --help`, and
-# `bootdeck render` of a 3-master + 3-worker cluster with RSA keys; peak RSS of each with GNU time. With
-# BEFORE (a checkout of an earlier version whose bin/bootdeck ran cli/main.ts through tsx) the same
-# commands run there too. Then the same-machine stand-in for bootkube's render (bench/bootkube-keys: its
+# `bootdeck render` of a 3-master + 3-worker cluster with RSA keys (and with ECDSA keys); peak RSS of
+# each with GNU time. With BEFORE (a checkout of an earlier version whose bin/bootdeck ran cli/main.ts
+# through tsx) the same commands run there too. Then the same-machine stand-in for bootkube's render (bench/bootkube-keys: its
 # RSA work in Go, 8 keys as bootkube v0.14 made them, and 17 as Bootdeck does). With BOOTKUBE naming a
 # bootkube v0.14.0 binary built beside the project (docs/benchmarks.md says how one was), its render of
 # the same three masters runs side by side with Bootdeck's, in one hyperfine run. Heavy: run it under
@@ -37,6 +37,8 @@ if [ -n "$before" ]; then
 fi
 hyperfine -N --warmup 3 --runs "$((runs * 2))" "${help[@]}"
 hyperfine --warmup 1 --runs "$runs" --prepare "rm -rf $work/out" "${render[@]}"
+# The same cluster with ECDSA P-256 keys: what the render costs without RSA key generation.
+hyperfine --warmup 1 --runs "$runs" --prepare "rm -rf $work/out" "${render[0]} --key-type ecdsa"
 
 (cd "$here/bench/bootkube-keys" && go build -o "$work/bootkube-keys" .)
 hyperfine --warmup 1 --runs "$runs" --prepare "rm -rf $work/bk" "$work/bootkube-keys -dir $work/bk" "$work/bootkube-keys -keys 17 -dir $work/bk"
