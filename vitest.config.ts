@@ -25,6 +25,9 @@ export default defineConfig({
   test: {
     environment: "node",
     pool: "forks",
+    // Each file keeps its own process (vitest's default isolation). Sharing processes cut the unit stage
+    // from about 320 s to 185 s, but the engine keeps process-wide holders (its LISTEN session, worker,
+    // queue, storage) that then outlived a file and listened on an earlier file's database.
     // Generous: several suites spawn processes, hash passwords or generate RSA keys, and CI machines are
     // 2 cores; a deadline here only bounds how long a hung test takes to fail.
     testTimeout: 120_000,
