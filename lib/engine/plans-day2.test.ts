@@ -134,6 +134,20 @@ describe("a rolling upgrade", () => {
     expect(start).toContain("/var/lib/kubelet/config.yaml");
   });
 
+  it("behind a VIP, has each master give up the API address while its etcd member and its kubelet restart, and take part again after", () => {
+    const ids = (plan: RunPlan, key: string) => stepOf(plan, key).exec!.map((x) => x.id);
+    const vip = { ...def, spec: { ...def.spec, apiEndpoint: { type: "vip" as const, host: "192.0.2.100", port: 6443, keepalived: { interface: "eth0", virtualRouterId: 51 } } } };
+    const plan = buildUpgradePlan(vip, RUN, upgraded, { to: "v1.37.2" });
+    expect(ids(plan, "etcd/master-2")).toEqual(["release-address", "etcd-status", "etcd-status", "etcd-status", "rejoin-address"]);
+    expect(ids(plan, "kubelet/master-1").slice(0, 2)).toEqual(["release-address", "save"]);
+    expect(ids(plan, "kubelet/master-1").indexOf("rejoin-address")).toBe(ids(plan, "kubelet/master-1").indexOf("apiserver-ready") + 1);
+    expect(stepOf(plan, "kubelet/master-1").commands.join(" ")).toMatch(/master-1 gives up the API address.*master-1 takes part in the address again/);
+    // A worker holds no address; without a VIP no master moves one.
+    expect(ids(plan, "kubelet/worker-1")).not.toContain("release-address");
+    const plain = buildUpgradePlan(def, RUN, upgraded, { to: "v1.37.2" });
+    expect(steps(plain).flatMap((s) => s.exec ?? []).filter((x) => /-address$/.test(x.id))).toEqual([]);
+  });
+
   it("takes batch sizes as counts or percentages", () => {
     const plan = buildUpgradePlan(def, RUN, upgraded, { to: "v1.37.2", batches: { masters: "3", workers: "60%" } });
     const gates = steps(plan).filter((s) => s.action === "upgrade-gate");

@@ -382,6 +382,13 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
   const workerImages = [imagesT.proxy, imagesT.coredns, imagesT.pause].filter((x): x is string => !!x);
   const [factsPhase] = hostPhases(def);
   if (!factsPhase) throw new PlanError("no facts phase");
+  // Behind a VIP, a master gives the address up while its etcd member or kubelet restarts (its API
+  // server uses only that member, and requests reaching it meanwhile hang), and takes part again after.
+  const vip = def.spec.apiEndpoint.type === "vip";
+  const addressMove = (h: EffectiveHost) =>
+    vip && h.role === "master"
+      ? { release: [exec("release-address", locked(runId, ADDRESS_SCRIPT, ["release"]))], rejoin: [exec("rejoin-address", locked(runId, ADDRESS_SCRIPT, ["rejoin"]))], before: `${h.name} gives up the API address; `, after: `; ${h.name} takes part in the address again` }
+      : { release: [], rejoin: [], before: "", after: "" };
 
   const phases: PlannedPhase[] = [
     factsPhase,
@@ -446,8 +453,8 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
           title: `etcd on ${m.name}`,
           host: m.name,
           files: filesOf([{ asset: `etcd/etcd-${m.name}.yaml`, path: ETCD_MANIFEST, mode: 0o644 }], assets),
-          exec: etcdStatusOn([m, ...masters.filter((x) => x.name !== m.name)]),
-          describe: [`wait until ${m.name}'s etcd pod is Running and Ready with ${imagesT.etcd} and every member healthy`],
+          exec: [...addressMove(m).release, ...etcdStatusOn([m, ...masters.filter((x) => x.name !== m.name)]), ...addressMove(m).rejoin],
+          describe: [`${addressMove(m).before}wait until ${m.name}'s etcd pod is Running and Ready with ${imagesT.etcd} and every member healthy${addressMove(m).after}`],
           params: { member: m.name, image: imagesT.etcd, expected: JSON.stringify(members) },
           dependsOn: i > 0 ? [`etcd/${masters[i - 1]!.name}`] : [],
           timeoutMs: 10 * MIN,
@@ -495,6 +502,7 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
     steps.push(gate);
     for (const h of batch) {
       const files = kubeletFiles(capsT, h);
+      const address = addressMove(h);
       steps.push(
         step({
           key: `kubelet/${h.name}`,
@@ -504,16 +512,18 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
           host: h.name,
           files: filesOf(files, assets),
           exec: [
+            ...address.release,
             exec("save", locked(runId, KUBELET_SAVE_SCRIPT, [KUBELET_BIN, `${STAGE_DIR}/${to}/kubelet`, ...files.map((f) => f.path)])),
             ...downloads.map((x) => exec(`swap ${x.swap.name}`, locked(runId, DOWNLOAD_SCRIPT, downloadArgs(x.swap)))),
             kubeletStart(defT, runId, files),
             ...(h.role === "master" ? [exec("apiserver-ready", shellScript(APISERVER_READYZ_SCRIPT, [String(def.spec.apiEndpoint.port)], "bootdeck-readyz"))] : []),
+            ...address.rejoin,
             exec("rollback", locked(runId, KUBELET_ROLLBACK_SCRIPT, [KUBELET_BIN]), { when: "needed" }),
             journal(),
           ],
           describe: [
-            `before: cordon ${h.name} and drain it (disruption budgets respected, at most ${Math.round(drainTimeoutMs / 1000)} s)`,
-            `after: wait until ${h.name} is Ready with kubelet ${to} (at most ${KUBELET_READY_TIMEOUT_MS / 60_000} min)${h.role === "master" ? ", its own API server answers /readyz (with its etcd member) three times in a row and the API server on every master is Ready" : ""}, then uncordon it; otherwise roll it back to ${from} and stop the upgrade`,
+            `before: cordon ${h.name} and drain it (disruption budgets respected, at most ${Math.round(drainTimeoutMs / 1000)} s)${address.before ? `; then ${address.before.replace(/; $/, "")}` : ""}`,
+            `after: wait until ${h.name} is Ready with kubelet ${to} (at most ${KUBELET_READY_TIMEOUT_MS / 60_000} min)${h.role === "master" ? ", its own API server answers /readyz (with its etcd member) three times in a row and the API server on every master is Ready" : ""}${address.after}, then uncordon it; otherwise roll it back to ${from}${address.after ? " (taking part in the address again)" : ""} and stop the upgrade`,
           ],
           params: { from, to, drainTimeoutMs: String(drainTimeoutMs), readyTimeoutMs: String(KUBELET_READY_TIMEOUT_MS) },
           dependsOn: [gate.key],

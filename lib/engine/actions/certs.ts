@@ -9,10 +9,10 @@ import { parseCertFiles } from "../../certs/files";
 import { apiMessage } from "../cluster-api";
 import type { EngineHost } from "../targets";
 import { failure as fail, plannedFiles, runLocked, runPlanned } from "./bootstrap";
-import { textOf } from "./day2-kube";
+import { moveAddress, rejoinAfterFailure, textOf } from "./day2-kube";
 import { parseEtcdHealth } from "./dr-scripts";
 import { nodeReady, type NodeLike } from "./kube";
-import { needHost, plannedExec, plannedExecs, type Action, type ActionContext } from "./types";
+import { needHost, plannedExec, type Action, type ActionContext } from "./types";
 
 const serialOf = (pem: string | Buffer) => new X509Certificate(pem).serialNumber;
 
@@ -170,11 +170,7 @@ export const certActions: Record<string, Action> = {
       // The address leaves first: connections reaching the shared port go to either API server, and
       // the temporary one accepts some before it can answer them. Planned behind a VIP only; says
       // "address release: keepalived inactive" and the like.
-      const address = async (id: string) => {
-        const e = plannedExecs(ctx, id)[0];
-        return e ? textOf(await runLocked(ctx, e)).trim().replace(/^bootdeck-/, "") : undefined;
-      };
-      const released = await address("release-address");
+      const released = await moveAddress(ctx, "release-address");
       await uploadPlanned(ctx, host);
       await ctx.wait(`the temporary API server ready on ${host.name}`, { timeoutMs: 4 * 60_000, intervalMs: 2_000 }, async () => {
         const out = textOf(await runPlanned(ctx, plannedExec(ctx, "temp-ready"), { quiet: true, timeoutMs: 20_000 })).trim();
@@ -186,12 +182,13 @@ export const certActions: Record<string, Action> = {
         const out = textOf(await runPlanned(ctx, plannedExec(ctx, "temp-ready"), { quiet: true, timeoutMs: 20_000 })).trim();
         return out === "waiting" ? { ok: true, value: undefined } : { ok: false, why: "it still runs" };
       });
-      const rejoined = await address("rejoin-address");
+      const rejoined = await moveAddress(ctx, "rejoin-address");
       const p = await probe.stop();
       const summary = [released, ...restarted, rejoined, gapText(p)].filter(Boolean).join("; ");
       return { ok: true, summary, data: { apiGapS: p.longestGapS, failedProbes: p.failed } };
     } catch (err) {
       await probe.stop();
+      await rejoinAfterFailure(ctx);
       return fail(err);
     }
   },

@@ -11,7 +11,7 @@ import type { PlannedExec } from "../plan";
 import type { EngineHost } from "../targets";
 import { runLocked, runPlanned as sendPlanned } from "./bootstrap";
 import { nodeReady, type NodeLike } from "./kube";
-import { type ActionContext, execHost, WaitAbandoned } from "./types";
+import { type ActionContext, execHost, plannedExecs, WaitAbandoned } from "./types";
 
 const isLocked = (argv: readonly string[]) => argv[0] === "sh" && argv[1] === "-c" && (argv[2] ?? "").startsWith("lock=");
 
@@ -58,6 +58,25 @@ export const param = (ctx: Pick<ActionContext, "planned">, name: string): string
 
 /** What a command printed, as text. */
 export const textOf = (r: Pick<ExecResult, "stdout">): string => r.stdout.toString("utf8");
+
+/**
+ * The step's planned move of the API address, where one is planned (a master behind a VIP):
+ * `release-address` before something on this master stops serving, `rejoin-address` after. Returns the
+ * script's line without its prefix ("address release: keepalived inactive"), or undefined.
+ */
+export async function moveAddress(ctx: ActionContext, id: "release-address" | "rejoin-address"): Promise<string | undefined> {
+  const e = plannedExecs(ctx, id)[0];
+  return e ? textOf(await runPlanned(ctx, e, { timeoutMs: 60_000 })).trim().replace(/^bootdeck-/, "") : undefined;
+}
+
+/** rejoin-address after a step that did not finish: best effort (keepalived's API server check keeps the address from a master whose API server is not ready). */
+export async function rejoinAfterFailure(ctx: ActionContext): Promise<string | undefined> {
+  try {
+    return await moveAddress(ctx, "rejoin-address");
+  } catch (err) {
+    return `address not rejoined (${err instanceof Error ? err.message : String(err)})`;
+  }
+}
 
 /** Ends a wait at once when the host no longer answers over SSH (other errors: keep waiting). */
 export async function assertAnswers(ctx: ActionContext, host: EngineHost, what: string): Promise<void> {

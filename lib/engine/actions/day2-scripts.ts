@@ -61,8 +61,9 @@ esac`;
  * Bootdeck's keepalived on a master, when the cluster's API address is a VIP ($1): `release` stops it
  * (keepalived gives the address up as it stops, and another master takes it at once), `rejoin` starts it
  * again (at equal priority it does not take the address back), `leave` stops and disables it for good.
- * A master releases the address before its API server restarts or its etcd member is removed: its API
- * server uses only that member, and requests sent to the address meanwhile would hang or be reset.
+ * A master releases the address before its API server, its etcd member or its kubelet restarts, or its
+ * etcd member is removed: its API server uses only that member, and requests sent to the address
+ * meanwhile would hang or be reset.
  */
 export const ADDRESS_SCRIPT = `${LOCK}act=$1
 if [ ! -f ${ENDPOINT_PATHS.unit} ]; then echo "bootdeck-address none here"; exit 0; fi

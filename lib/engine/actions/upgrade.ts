@@ -8,7 +8,7 @@ import { capabilitiesFor } from "../../assets/capabilities";
 import { membershipProblem, memberStates, type ExpectedMember } from "../day2/etcd";
 import { runningSkewProblem } from "../day2/skew";
 import { failure } from "./bootstrap";
-import { assertAnswers, drainNode, param, pushPlannedFiles, readNode, runPlanned, setUnschedulable, textOf } from "./day2-kube";
+import { assertAnswers, drainNode, moveAddress, param, pushPlannedFiles, readNode, rejoinAfterFailure, runPlanned, setUnschedulable, textOf } from "./day2-kube";
 import { podLine, podReady, type NodeLike, type PodLike } from "./kube";
 import { etcdView, neededLines, waitApiServers } from "./membership";
 import type { EngineHost } from "../targets";
@@ -76,6 +76,8 @@ async function etcdUpgrade(ctx: ActionContext): Promise<ActionOutcome> {
   const wanted = tagOf(image).replace(/-\d+$/, "");
   const started = Date.now();
   try {
+    // This master's API server uses only its own member: the address leaves before the member restarts.
+    const released = await moveAddress(ctx, "release-address");
     const up = await pushPlannedFiles(ctx, host);
     await ctx.wait(`etcd on ${host.name} Running and Ready with ${image}`, { timeoutMs: 5 * 60_000, intervalMs: 2_000 }, async () => {
       const pod = await ctx.resources.api().getJson<PodLike & { spec?: { containers?: { image?: string }[] } }>(`/api/v1/namespaces/kube-system/pods/etcd-${encodeURIComponent(host.name)}`, ctx.signal);
@@ -94,8 +96,10 @@ async function etcdUpgrade(ctx: ActionContext): Promise<ActionOutcome> {
       line = view.statuses.map((s) => `${view.members.find((x) => x.id === s.memberId)?.name ?? s.endpoint} ${s.version}`).join(", ");
       return { ok: true, value: undefined };
     });
-    return { ok: true, summary: `${up.written ? "etcd pod replaced" : "etcd pod in place"}; healthy after ${((Date.now() - started) / 1000).toFixed(1)} s; members: ${line}` };
+    const rejoined = await moveAddress(ctx, "rejoin-address");
+    return { ok: true, summary: [released, `${up.written ? "etcd pod replaced" : "etcd pod in place"}; healthy after ${((Date.now() - started) / 1000).toFixed(1)} s; members: ${line}`, rejoined].filter(Boolean).join("; ") };
   } catch (err) {
+    await rejoinAfterFailure(ctx);
     return failure(err);
   }
 }
@@ -133,17 +137,23 @@ async function kubeletUpgrade(ctx: ActionContext): Promise<ActionOutcome> {
     const up = await pushPlannedFiles(ctx, host);
     if (up.written === 0) {
       const uncordoned = await setUnschedulable(ctx, host.name, false);
-      return { ok: true, summary: `${host.name} runs kubelet ${to} already${uncordoned ? "; uncordoned" : ""}` };
+      // An attempt stopped between releasing the address and taking part again.
+      const rejoined = await moveAddress(ctx, "rejoin-address");
+      return { ok: true, summary: [`${host.name} runs kubelet ${to} already${uncordoned ? "; uncordoned" : ""}`, rejoined].filter(Boolean).join("; ") };
     }
   }
   let drained = "";
+  let released: string | undefined;
   try {
     drained = await drainNode(ctx, host.name, Number(param(ctx, "drainTimeoutMs")));
+    // A master's kubelet restart may restart its API server and etcd: the address leaves first.
+    released = await moveAddress(ctx, "release-address");
     await runPlanned(ctx, plannedExec(ctx, "save"));
     for (const e of (ctx.planned.exec ?? []).filter((x) => x.id.startsWith("swap "))) await runPlanned(ctx, e);
     await pushPlannedFiles(ctx, host);
   } catch (err) {
     // Nothing is swapped yet, or the host stopped answering: the node stays cordoned for whoever looks at it.
+    await rejoinAfterFailure(ctx);
     return failure(err);
   }
   let reason: string | undefined;
@@ -170,8 +180,10 @@ async function kubeletUpgrade(ctx: ActionContext): Promise<ActionOutcome> {
     }
   }
   if (reason) return rollback(ctx, reason, from);
+  const rejoined = await moveAddress(ctx, "rejoin-address");
   await setUnschedulable(ctx, host.name, false);
-  return { ok: true, summary: `${from} → ${to} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${drained}; kubelet swapped and Ready; uncordoned`, data: { upgradeS: (Date.now() - started) / 1000 } };
+  const address = [released, rejoined].filter(Boolean).join(", ");
+  return { ok: true, summary: `${from} → ${to} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${drained}; kubelet swapped and Ready; uncordoned${address ? `; ${address}` : ""}`, data: { upgradeS: (Date.now() - started) / 1000 } };
 }
 
 /** This master's API server answers /readyz three polls in a row (its etcd member with it), then every master's API server is Ready. */
@@ -198,6 +210,7 @@ async function rollback(ctx: ActionContext, reason: string, from: string): Promi
       return { ok: true, value: undefined };
     });
     await setUnschedulable(ctx, host.name, false);
+    await rejoinAfterFailure(ctx);
     return {
       ok: false,
       error: `${reason}; rolled back (${r.stdout.toString("utf8").trim().split("\n").pop() ?? ""}): ${host.name} is Ready with kubelet ${version || from} and uncordoned; the upgrade stops here`,
@@ -205,6 +218,7 @@ async function rollback(ctx: ActionContext, reason: string, from: string): Promi
       data: { journal, rolledBack: true },
     };
   } catch (err) {
+    await rejoinAfterFailure(ctx);
     return { ok: false, error: `${reason}; the rollback failed too: ${err instanceof Error ? err.message : String(err)} (${host.name} stays cordoned)`, data: { journal } };
   }
 }
