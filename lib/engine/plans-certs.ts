@@ -18,13 +18,13 @@ import { isStaticControlPlane, type ClusterDefinition } from "../cluster/definit
 import { deriveCluster, type EffectiveHost } from "../cluster/derive";
 import { certFilesArgv, liveCertificatesArgv } from "../certs/files";
 import { shellScript } from "../ssh/quote";
-import { ADDRESS_SCRIPT } from "./actions/day2-scripts";
 import { ETCD_STATUS_SCRIPT, KUBELET_CERTS_SCRIPT, RESTART_CONTAINERS_SCRIPT, TEMP_APISERVER_READY_SCRIPT } from "./actions/dr-scripts";
 import { REMOVE_SCRIPT } from "./actions/host-scripts";
 import { CONTROL_PLANE_COMPONENTS } from "./actions/kube";
 import { staticControlPlaneFiles, type HostFile } from "./host-files";
 import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
 import { exec, filesOf, hostLock, locked, MIN, PlanError, step, tokenPhase, type AssetIndex } from "./plans";
+import { addressMoves } from "./plans-endpoint";
 const SECRET = 0o600;
 const KUBELET_CLIENT_CERT = "/var/lib/kubelet/pki/kubelet-client-current.pem";
 const SECRET_MANIFESTS = ["manifests/kube-apiserver-secret.yaml", "manifests/kube-controller-manager-secret.yaml"];
@@ -119,16 +119,16 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
   };
 
   const apps = selfHosted ? ["kube-apiserver"] : CONTROL_PLANE_COMPONENTS.map((c) => c as string);
-  // On the master that holds a VIP, clients would meet the API server that stops: the address moves first.
-  const vip = def.spec.apiEndpoint.type === "vip";
   const temp = tempApiserverFiles(paths);
   const restart: PlannedPhase = {
     id: "restart",
     title: "One master at a time: a temporary API server beside it while its control plane restarts onto the new client certificates",
     steps: chain(
       masters.map((m) => ({ key: `restart/${m.name}`, m })),
-      ({ key, m }, after) =>
-        step({
+      ({ key, m }, after) => {
+        // On the master that holds a VIP, clients would meet the API server that stops: the address moves first.
+        const address = addressMoves(def, runId, m);
+        return step({
           key,
           phase: "restart",
           action: "apiserver-restart",
@@ -137,17 +137,18 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
           dependsOn: after,
           files: files(temp),
           exec: [
-            ...(vip ? [exec("release-address", locked(runId, ADDRESS_SCRIPT, ["release"]))] : []),
+            ...address.release,
             exec("temp-ready", shellScript(TEMP_APISERVER_READY_SCRIPT, [], "bootdeck-temp")),
             exec("restart", locked(runId, RESTART_CONTAINERS_SCRIPT, apps)),
             exec("remove", locked(runId, REMOVE_SCRIPT, temp.map((f) => f.path).filter((p) => p.endsWith(".yaml")).concat([BOOTSTRAP_SECRETS_HOST_DIR]))),
-            ...(vip ? [exec("rejoin-address", locked(runId, ADDRESS_SCRIPT, ["rejoin"]))] : []),
+            ...address.rejoin,
           ],
           describe: [
-            `${vip ? "the master gives up the API address; " : ""}the files start the temporary API server; once it is ready, restart ${apps.join(", ")}; then remove it${vip ? " and take part in the address again" : ""} (the API probed meanwhile)`,
+            `${address.release.length ? "the master gives up the API address; " : ""}the files start the temporary API server; once it is ready, restart ${apps.join(", ")}; then remove it${address.rejoin.length ? " and take part in the address again" : ""} (the API probed meanwhile)`,
           ],
           timeoutMs: (3 + 6 * apps.length) * MIN, // each restart may wait out the kubelet's back-off (5.5 min)
-        }),
+        });
+      },
     ),
   };
 

@@ -15,6 +15,7 @@ import { upgradeRefusal } from "./day2/skew";
 import { binaryDownloads, checkpointFiles, downloadArgs, kubeletFiles, resetPaths, type Download } from "./host-files";
 import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
 import { exec, filesOf, hostLock, hostPhases, installPhases, journal, kubeletStart, locked, MIN, PlanError, selectHosts, step, tokenPhase, type AssetIndex } from "./plans";
+import { addressMoves } from "./plans-endpoint";
 
 /** How long a drain may take before it fails with what blocked it. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 5 * MIN;
@@ -382,13 +383,6 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
   const workerImages = [imagesT.proxy, imagesT.coredns, imagesT.pause].filter((x): x is string => !!x);
   const [factsPhase] = hostPhases(def);
   if (!factsPhase) throw new PlanError("no facts phase");
-  // Behind a VIP, a master gives the address up while its etcd member or kubelet restarts (its API
-  // server uses only that member, and requests reaching it meanwhile hang), and takes part again after.
-  const vip = def.spec.apiEndpoint.type === "vip";
-  const addressMove = (h: EffectiveHost) =>
-    vip && h.role === "master"
-      ? { release: [exec("release-address", locked(runId, ADDRESS_SCRIPT, ["release"]))], rejoin: [exec("rejoin-address", locked(runId, ADDRESS_SCRIPT, ["rejoin"]))], before: `${h.name} gives up the API address; `, after: `; ${h.name} takes part in the address again` }
-      : { release: [], rejoin: [], before: "", after: "" };
 
   const phases: PlannedPhase[] = [
     factsPhase,
@@ -445,21 +439,29 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
     {
       id: "etcd",
       title: "etcd: each master's member on the new version, one at a time; every member healthy after each",
-      steps: masters.map((m, i) =>
-        step({
+      steps: masters.map((m, i) => {
+        // Behind a VIP, a master gives the address up while its etcd member (here) or its kubelet (below)
+        // restarts: its API server uses only that member, and requests reaching it meanwhile hang.
+        const address = addressMoves(def, runId, m);
+        const moves = address.release.length > 0;
+        return step({
           key: `etcd/${m.name}`,
           phase: "etcd",
           action: "etcd-upgrade",
           title: `etcd on ${m.name}`,
           host: m.name,
           files: filesOf([{ asset: `etcd/etcd-${m.name}.yaml`, path: ETCD_MANIFEST, mode: 0o644 }], assets),
-          exec: [...addressMove(m).release, ...etcdStatusOn([m, ...masters.filter((x) => x.name !== m.name)]), ...addressMove(m).rejoin],
-          describe: [`${addressMove(m).before}wait until ${m.name}'s etcd pod is Running and Ready with ${imagesT.etcd} and every member healthy${addressMove(m).after}`],
+          exec: [...address.release, ...etcdStatusOn([m, ...masters.filter((x) => x.name !== m.name)]), ...address.rejoin],
+          describe: [
+            ...(moves ? [`before: ${m.name} gives up the API address`] : []),
+            `wait until ${m.name}'s etcd pod is Running and Ready with ${imagesT.etcd} and every member healthy`,
+            ...(moves ? [`after: ${m.name} takes part in the address again`] : []),
+          ],
           params: { member: m.name, image: imagesT.etcd, expected: JSON.stringify(members) },
           dependsOn: i > 0 ? [`etcd/${masters[i - 1]!.name}`] : [],
           timeoutMs: 10 * MIN,
-        }),
-      ),
+        });
+      }),
     },
   ];
   const manifests = manifestFiles(assets);
@@ -502,7 +504,8 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
     steps.push(gate);
     for (const h of batch) {
       const files = kubeletFiles(capsT, h);
-      const address = addressMove(h);
+      const address = addressMoves(def, runId, h);
+      const moves = address.release.length > 0;
       steps.push(
         step({
           key: `kubelet/${h.name}`,
@@ -522,8 +525,8 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
             journal(),
           ],
           describe: [
-            `before: cordon ${h.name} and drain it (disruption budgets respected, at most ${Math.round(drainTimeoutMs / 1000)} s)${address.before ? `; then ${address.before.replace(/; $/, "")}` : ""}`,
-            `after: wait until ${h.name} is Ready with kubelet ${to} (at most ${KUBELET_READY_TIMEOUT_MS / 60_000} min)${h.role === "master" ? ", its own API server answers /readyz (with its etcd member) three times in a row and the API server on every master is Ready" : ""}${address.after}, then uncordon it; otherwise roll it back to ${from}${address.after ? " (taking part in the address again)" : ""} and stop the upgrade`,
+            `before: cordon ${h.name} and drain it (disruption budgets respected, at most ${Math.round(drainTimeoutMs / 1000)} s)${moves ? `; then ${h.name} gives up the API address` : ""}`,
+            `after: wait until ${h.name} is Ready with kubelet ${to} (at most ${KUBELET_READY_TIMEOUT_MS / 60_000} min)${h.role === "master" ? ", its own API server answers /readyz (with its etcd member) three times in a row and the API server on every master is Ready" : ""}, then uncordon it; otherwise roll it back to ${from} and stop the upgrade${moves ? `; either way ${h.name} takes part in the address again` : ""}`,
           ],
           params: { from, to, drainTimeoutMs: String(drainTimeoutMs), readyTimeoutMs: String(KUBELET_READY_TIMEOUT_MS) },
           dependsOn: [gate.key],

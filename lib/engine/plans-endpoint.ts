@@ -4,7 +4,7 @@ import { ENDPOINT_PATHS, provisionsVip } from "../assets/endpoint";
 import type { ClusterDefinition } from "../cluster/definition";
 import type { EffectiveHost } from "../cluster/derive";
 import { shellCommand, shellScript } from "../ssh/quote";
-import { ENDPOINT_START_SCRIPT } from "./actions/day2-scripts";
+import { ADDRESS_SCRIPT, ENDPOINT_START_SCRIPT } from "./actions/day2-scripts";
 import { PACKAGES_SCRIPT } from "./actions/host-scripts";
 import type { PlannedExec, PlannedPhase, PlannedStep } from "./plan";
 
@@ -20,6 +20,17 @@ export function endpointFiles(def: ClusterDefinition): { asset: string; path: st
 }
 
 export const KEEPALIVED_PACKAGE = "keepalived=keepalived";
+
+/**
+ * A master's commands that give the API address up and take part in it again, around a step that stops
+ * its API server or its etcd member serving (actions/day2-kube.ts moveAddress runs them). None for a
+ * worker or where Bootdeck does not provision the VIP.
+ */
+export function addressMoves(def: ClusterDefinition, runId: string, host: Pick<EffectiveHost, "role">): { release: PlannedExec[]; rejoin: PlannedExec[] } {
+  if (!provisionsVip(def) || host.role !== "master") return { release: [], rejoin: [] };
+  const move = (id: string, act: string): PlannedExec => ({ id, argv: shellScript(ADDRESS_SCRIPT, [runId, act], "bootdeck"), when: "always" });
+  return { release: [move("release-address", "release")], rejoin: [move("rejoin-address", "rejoin")] };
+}
 
 /** keepalived from the host's packages when missing; then started, restarted only when its files changed. */
 export function endpointExecs(runId: string, files: readonly { path: string }[]): PlannedExec[] {
