@@ -1,8 +1,10 @@
 // Key generation shares libuv's thread pool with every file read and async crypto call of the
 // dashboard: a render must leave room for them.
+import { execFileSync } from "node:child_process";
+import { generatePrimeSync } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { startKeyGeneration } from "./pki";
+import { privateKeyPem, rsaKeyFromPrimes, startKeyGeneration } from "./pki";
 
 describe("key generation", () => {
   it("leaves the thread pool free for the rest of the process while a render's keys are generated", async () => {
@@ -19,5 +21,24 @@ describe("key generation", () => {
     const generated = await startKeyGeneration(["x"], "ecdsa").get("x")!;
     const injected = await startKeyGeneration(["y"], "ecdsa", { y: generated.privateKey }).get("y")!;
     expect(injected.privateKey).toBe(generated.privateKey);
+  });
+});
+
+describe("RSA keys", () => {
+  it("are 2048-bit keys with e = 65537 that OpenSSL's own consistency check accepts", async () => {
+    const { privateKey } = await startKeyGeneration(["k"], "rsa").get("k")!;
+    expect(privateKey.asymmetricKeyDetails).toEqual({ modulusLength: 2048, publicExponent: 65537n });
+    const check = execFileSync("openssl", ["rsa", "-check", "-noout"], { input: privateKeyPem(privateKey) }).toString();
+    expect(check).toContain("RSA key ok");
+  });
+
+  it("refuse a pair of primes FIPS 186 would not: equal, too close, too small, or with e dividing p − 1", () => {
+    const p = generatePrimeSync(1024, { bigint: true });
+    const q = generatePrimeSync(1024, { bigint: true });
+    expect(rsaKeyFromPrimes(p, q)).not.toBeNull();
+    expect(rsaKeyFromPrimes(p, p)).toBeNull();
+    expect(rsaKeyFromPrimes(p, p + 2n)).toBeNull(); // |p − q| must exceed 2^924
+    expect(rsaKeyFromPrimes(generatePrimeSync(1023, { bigint: true }), q)).toBeNull(); // n would have 2047 bits
+    expect(rsaKeyFromPrimes(generatePrimeSync(1024, { bigint: true, add: 65537n, rem: 1n }), q)).toBeNull();
   });
 });
