@@ -53,6 +53,17 @@ describe("render keeping a running cluster's PKI", () => {
     expect(after.get("manifests/kube-apiserver-secret.yaml")).toBe(before.get("manifests/kube-apiserver-secret.yaml"));
   });
 
+  it("keeps a key per certificate where the running cluster has one (a set rendered before keys were shared per holder)", async () => {
+    const own = new Map(before);
+    const separate = byPath(await renderAssets(base, { keyType: "ecdsa" }));
+    for (const stem of ["tls/etcd-client", "tls/etcd/peer-master-1"]) for (const p of [`${stem}.crt`, `${stem}.key`]) own.set(p, separate.get(p)!);
+    const after = byPath(await renderAssets(withMaster4(base), { keyType: "ecdsa", keep: keptPkiFrom(own), joiningMembers: ["master-4"] }));
+    for (const p of ["tls/etcd-client.key", "tls/etcd/peer-master-1.key", "tls/apiserver.key"]) expect(after.get(p)).toBe(own.get(p));
+    expect(after.get("tls/etcd-client.key")).not.toBe(after.get("tls/apiserver.key"));
+    // The added member's pair shares one new key.
+    expect(after.get("tls/etcd/peer-master-4.key")).toBe(after.get("tls/etcd/server-master-4.key"));
+  });
+
   it("changes no secret for another version, only what the version changes", async () => {
     const next = { ...base, spec: { ...base.spec, kubernetes: { ...base.spec.kubernetes, version: "v1.37.2" } } };
     const after = byPath(await renderAssets(next, { keyType: "ecdsa", keep: keptPkiFrom(before) }));

@@ -120,6 +120,17 @@ describe.each(cases)("a render for the $name", ({ version, keyType }) => {
     expect(new X509Certificate(content("tls/scheduler.crt")).subject).toBe("CN=system:kube-scheduler");
   });
 
+  it("uses one key per holder: the API server's client certificates share its key, a member's peer certificate its server key, nothing else shares", () => {
+    const keys = assets.filter((a) => a.path.endsWith(".key"));
+    const frontProxy = keys.some((k) => k.path === "tls/front-proxy-client.key");
+    const sameAs = (a: string, b: string) => expect(content(a), `${a} and ${b}`).toBe(content(b));
+    for (const client of ["tls/apiserver-kubelet-client.key", "tls/etcd-client.key", ...(frontProxy ? ["tls/front-proxy-client.key"] : [])]) sameAs(client, "tls/apiserver.key");
+    for (const m of ["master-1", "master-2", "master-3"]) sameAs(`tls/etcd/peer-${m}.key`, `tls/etcd/server-${m}.key`);
+    // 3 CAs (2 without the front proxy), the API server, admin, controller-manager, scheduler, service account, 3 members.
+    expect(new Set(keys.map((k) => k.content)).size).toBe(frontProxy ? 11 : 10);
+    expect(byPath(assets, "tls/etcd-client.key").purpose).toBe("private key of tls/etcd-client.crt (the same key as tls/apiserver.key)");
+  });
+
   it("gives each etcd member server and peer certificates for its own address", () => {
     for (const [i, m] of ["master-1", "master-2", "master-3"].entries()) {
       for (const kind of ["server", "peer"]) {

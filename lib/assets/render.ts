@@ -5,7 +5,7 @@ import { isStaticControlPlane, validateClusterDefinition } from "../cluster/defi
 import { deriveCluster } from "../cluster/derive";
 import { bootstrapManifests, etcdManifests, staticControlPlaneManifests } from "./bootstrap-manifests";
 import { capabilitiesFor, imagesFor } from "./capabilities";
-import { apiserverAltNames, CA, certificatePlan, isCertEntry, issueCertificates, type CertPlanEntry } from "./certificates";
+import { apiserverAltNames, CA, certificatePlan, isCertEntry, issueCertificates, keyNames, type CertPlanEntry } from "./certificates";
 import { ENDPOINT_PATHS, keepalivedConfig, keepalivedUnit, provisionsVip } from "./endpoint";
 import { keptCertificateFits } from "./keep";
 import type { ManifestFile, RenderContext } from "./context";
@@ -43,19 +43,20 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
   const derived = deriveCluster(def);
   const caps = capabilitiesFor(def.spec.kubernetes.version);
   const plan = certificatePlan(def, derived, caps);
-  const certCount = plan.filter(isCertEntry).length;
-  const total = plan.length + certCount + 1;
+  const kept = options.keep ? keptEntries(plan, options.keep, (entry) => (entry.name === "apiserver" ? apiserverAltNames(def, { ...derived, masters: [] }) : entry.altNames)) : undefined;
+  const keys = { ...options.keys, ...kept?.keys };
+  // A step per key (generated or given), per certificate, and for the files.
+  const total = keyNames(plan, keys).length + plan.filter(isCertEntry).length + 1;
   let done = 0;
   const step = (label: string) => options.onProgress?.(++done, total, label);
 
-  const kept = options.keep ? keptEntries(plan, options.keep, (entry) => (entry.name === "apiserver" ? apiserverAltNames(def, { ...derived, masters: [] }) : entry.altNames)) : undefined;
   const pki = await issueCertificates(plan, {
     keyType,
     caValidityDays,
     leafValidityDays,
     now,
     random,
-    keys: { ...options.keys, ...kept?.keys },
+    keys,
     importedCa: options.importedCa,
     kept: kept?.certs,
     onStep: step,
@@ -71,7 +72,9 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
     if (!c) throw new Error(`certificate ${entry.name} was not issued`);
     const imported = entry.name === CA && options.importedCa !== undefined;
     add(`${entry.stem}.crt`, c.certPem, false, imported ? "cluster CA (imported)" : entry.purpose);
-    add(`${entry.stem}.key`, c.keyPem, true, `private key of ${entry.stem}.crt`);
+    const holder = entry.keyOf ? plan.find((e) => e.name === entry.keyOf) : undefined;
+    const shared = holder && isCertEntry(holder) && c.keyPem === pki.certs.get(holder.name)?.keyPem ? ` (the same key as ${holder.stem}.key)` : "";
+    add(`${entry.stem}.key`, c.keyPem, true, `private key of ${entry.stem}.crt${shared}`);
   }
   add("tls/service-account.key", pki.serviceAccount.keyPem, true, "service-account token signing key (controller-manager; API server from 1.20)");
   add("tls/service-account.pub", pki.serviceAccount.pubPem, false, "service-account token verification key (API server)");
