@@ -1,16 +1,16 @@
 // npm run bench:render — median wall time and peak RSS of a full render for a 3-master, 5-worker
 // cluster, RSA-2048 and ECDSA P-256. Each key type runs in its own child process so its peak RSS
-// is its own. Where the time goes: the same keys generated alone (Node's generateKeyPair, all at once,
-// as the render does) and the render with those keys handed in (certificates, kubeconfigs, manifests:
+// is its own. Where the time goes: the same keys generated alone (lib/assets/pki.ts, all at once, as
+// the render does) and the render with those keys handed in (certificates, kubeconfigs, manifests:
 // Bootdeck's own code). Usage: npm run bench:render [-- --runs N]
 import { execFileSync } from "node:child_process";
-import { generateKeyPair, type KeyObject } from "node:crypto";
 import os from "node:os";
 import { validateClusterDefinition } from "../lib/cluster/definition";
 import { deriveCluster } from "../lib/cluster/derive";
 import { exampleDefinition } from "../lib/cluster/example";
 import { capabilitiesFor } from "../lib/assets/capabilities";
-import { certificatePlan, plannedKeyCount } from "../lib/assets/certificates";
+import { certificatePlan, keyNames, plannedKeyCount } from "../lib/assets/certificates";
+import { startKeyGeneration } from "../lib/assets/pki";
 import { renderAssets } from "../lib/assets/render";
 import type { KeyType } from "../lib/assets/types";
 
@@ -31,13 +31,6 @@ type Result = {
   withKeysMs: number;
   withKeysCpuMs: number;
 };
-
-const generate = (type: KeyType) =>
-  new Promise<KeyObject>((resolve, reject) =>
-    type === "rsa"
-      ? generateKeyPair("rsa", { modulusLength: 2048, publicExponent: 0x10001 }, (e, _p, k) => (e ? reject(e) : resolve(k)))
-      : generateKeyPair("ec", { namedCurve: "P-256" }, (e, _p, k) => (e ? reject(e) : resolve(k))),
-  );
 
 /** Wall and CPU (all threads) milliseconds of `f`. */
 async function timed<T>(f: () => Promise<T>): Promise<{ value: T; ms: number; cpuMs: number }> {
@@ -79,10 +72,13 @@ async function child(keyType: KeyType, runs: number): Promise<Result> {
   const withKeys: number[] = [];
   const withKeysCpu: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const k = await timed(() => Promise.all(plan.map(() => generate(keyType))));
+    const names = keyNames(plan);
+    const k = await timed(() => Promise.all(startKeyGeneration(names, keyType).values()));
     keygen.push(k.ms);
     keygenCpu.push(k.cpuMs);
-    const injected = Object.fromEntries(plan.map((e, j) => [e.name, k.value[j]!]));
+    const byHolder = new Map(names.map((n, j) => [n, k.value[j]!.privateKey]));
+    // Each entry gets its holder's key, as the render would have shared it.
+    const injected = Object.fromEntries(plan.map((e) => [e.name, byHolder.get("keyOf" in e && e.keyOf ? e.keyOf : e.name)!]));
     const r = await timed(() => renderAssets(input, { keyType, keys: injected }));
     withKeys.push(r.ms);
     withKeysCpu.push(r.cpuMs);
