@@ -70,6 +70,10 @@ export async function buildCli({ quiet = false } = {}) {
     bundle: true,
     platform: "node",
     target: "node20",
+    // cli/start.cjs runs the bundle as a vm.Script with a code cache, and on Node 20 a script compiled
+    // from a cache has no loader for import(): "A dynamic import callback was not specified". So
+    // import() becomes require(), which loads the ES modules among our packages too (Node ≥ 20.19).
+    supported: { "dynamic-import": false },
     format: "cjs",
     external,
     tsconfig: path.join(root, "tsconfig.json"),
