@@ -62,6 +62,22 @@ describe("shutdown", () => {
       { key: "facts/worker-1", attempt: 2, resumed: true },
     ]);
   });
+
+  it("gives the lease up for good: a heartbeat in flight at the shutdown does not take the run back", async () => {
+    for (let round = 0; round < 5; round++) {
+      const rec = new RecordingExecutor((call) => (call.step === "facts/worker-1" ? { delayMs: 60_000 } : undefined));
+      const runId = await startedCheck();
+      const shutdown = new AbortController();
+      // A heartbeat every millisecond: one is nearly always in flight when the shutdown comes.
+      const running = executeRun(runId, { workerId: "w-old", executor: rec, api: () => new FakeClusterApi(HOSTS), shutdown: shutdown.signal, heartbeatMs: 1 });
+      for (let i = 0; i < 200 && !(await getDb().step.findFirst({ where: { runId, key: "facts/worker-1", status: "running" } })); i++) await new Promise((r) => setTimeout(r, 20));
+      shutdown.abort();
+      expect(await running).toBe("handed-over");
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await getDb().run.findUniqueOrThrow({ where: { id: runId } })).toMatchObject({ status: "running", workerId: null });
+      expect(await executeRun(runId, { workerId: "w-new", executor: new RecordingExecutor(), api: () => new FakeClusterApi(HOSTS) })).toBe("succeeded");
+    }
+  });
 });
 
 describe("taking over from a process that is gone", () => {

@@ -169,13 +169,18 @@ async function executeClaimed(runId: string, lease: Lease, options: RunnerOption
   let resources: RunResources | undefined;
   const mutates = plan.lock !== undefined;
   // Timers start here, next to the try that stops them: nothing before it may leave them running.
+  // One heartbeat at a time, and the last one is awaited when the run stops: a claim still in flight
+  // after the lease was given up (a shutdown) would take the unheld run back for this worker.
+  let heartbeat: Promise<void> | undefined;
   const timer = setInterval(() => {
-    void (async () => {
+    heartbeat ??= (async () => {
       const r = await db.run.findUnique({ where: { id: runId }, select: { cancelRequested: true } });
       if (r?.cancelRequested) abort("cancel", "cancelled by a user");
       const held = options.claim === "job" ? await renewLease(lease) : await claimRun({ runId, workerId: options.workerId, staleMs });
       if (!held) abort("lease", "another worker took this run over, or it was released");
-    })().catch(() => undefined);
+    })()
+      .catch(() => undefined)
+      .finally(() => (heartbeat = undefined));
   }, options.heartbeatMs ?? 1_000);
   const outputTimer = setInterval(() => void flush().catch(() => undefined), OUTPUT_FLUSH_MS);
   const failedHosts = new Set<string>();
@@ -218,6 +223,7 @@ async function executeClaimed(runId: string, lease: Lease, options: RunnerOption
   } finally {
     clearInterval(timer);
     clearInterval(outputTimer);
+    await heartbeat;
     options.shutdown?.removeEventListener("abort", onShutdown);
     await flush().catch(() => undefined);
     // The worker that takes over holds the same host locks (they name the run, not the worker); a run
