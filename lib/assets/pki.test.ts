@@ -1,5 +1,5 @@
 // Key generation shares libuv's thread pool with every file read and async crypto call of the
-// dashboard: a render must leave room for them.
+// dashboard, and this thread with everything else: a render must leave room for both.
 import { execFileSync } from "node:child_process";
 import { generatePrimeSync } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -7,13 +7,15 @@ import { describe, expect, it } from "vitest";
 import { privateKeyPem, rsaKeyFromPrimes, startKeyGeneration } from "./pki";
 
 describe("key generation", () => {
-  it("leaves the thread pool free for the rest of the process while a render's keys are generated", async () => {
+  it("lets the rest of the process read files while a render's keys are generated", async () => {
     const order: string[] = [];
     const keys = startKeyGeneration(["a", "b", "c", "d", "e", "f", "g", "h"], "rsa", {}, (name) => order.push(`key ${name}`));
-    // Queued behind eight RSA keys (hundreds of ms each), a file read still gets a thread at once.
+    // Queued behind eight RSA keys (about 25 ms of CPU a key at best), a file read still gets a pool
+    // thread at once and this thread between two slices of the prime search: at most one key can be
+    // done before it. With every pool thread on a prime, it would wait 30 ms for one to finish.
     await readFile(__filename).then(() => order.push("file read"));
     await Promise.all(keys.values());
-    expect(order[0]).toBe("file read");
+    expect(order.indexOf("file read")).toBeLessThanOrEqual(1);
     expect(order).toHaveLength(9);
   });
 

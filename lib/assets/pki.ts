@@ -1,11 +1,12 @@
-// Key generation through Node's asynchronous crypto: libuv's thread pool generates keys in parallel
-// while certificates are signed as their keys arrive. At most as many at once as there are cores,
-// leaving two of the pool's threads free: the pool also does every file read and async crypto of the
-// process, and with all of them on keys a render stalled the whole dashboard (a file read waited 1.6 s
-// during a 16-key render).
+// Key generation off the request path. ECDSA keys, and RSA primes from OpenSSL, come from libuv's
+// thread pool: at most as many at once as there are cores, leaving two of the pool's threads free, since
+// the pool also does every file read and async crypto of the process (with all of them on keys a
+// render stalled the whole dashboard: a file read waited 1.6 s during a 16-key render). Certificates
+// are signed as their keys arrive.
 import { createPrivateKey, createPublicKey, generateKeyPair, generatePrime, sign, verify, type KeyObject } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { Semaphore } from "../ssh/semaphore";
+import { PrimeSearch } from "./primes";
 import type { KeyType } from "./types";
 
 export type KeyPair = { privateKey: KeyObject; publicKey: KeyObject };
@@ -23,27 +24,78 @@ function generateEc(): Promise<KeyPair> {
   );
 }
 
-// RSA-2048 from two of OpenSSL's 1024-bit probable primes, as OpenSSL 1.1 and Go build their keys.
-// OpenSSL 3 (Node 20's) builds a two-prime key of 2048 bits or more by SP 800-56B's method instead, with
-// auxiliary primes, at 2.3 times the CPU (about 145 against 60 ms a key here), and a render makes 17.
-// The primes still come from OpenSSL (its random source and Miller-Rabin rounds); what is checked here
-// is what FIPS 186 asks of the pair and of d, and every key passes a sign-and-verify test before use.
+// RSA-2048 from two 1024-bit probable primes, as OpenSSL 1.1 and Go build their keys. OpenSSL 3 (Node
+// 20's) builds a two-prime key of 2048 bits or more by SP 800-56B's method instead, with auxiliary
+// primes, at 2.3 times the CPU (about 145 against 60 ms a key here). What FIPS 186 asks of the pair and
+// of d is checked here, and every key passes a sign-and-verify test before use.
 const E = 65537n;
 const HALF = 1024;
 
 async function generateRsa(): Promise<KeyPair> {
   for (;;) {
-    const [p, q] = await Promise.all([rsaPrime(), rsaPrime()]);
+    const [p, q] = await Promise.all([primes.next(), primes.next()]);
     const privateKey = rsaKeyFromPrimes(p, q);
     if (privateKey) return keyPairFrom(privateKey);
   }
 }
 
-function rsaPrime(): Promise<bigint> {
-  return keySlots.use(
-    () => new Promise<bigint>((resolve, reject) => generatePrime(HALF, { bigint: true }, (err, prime) => (err ? reject(err) : resolve(prime as bigint)))),
-  );
+/**
+ * Primes for RSA keys, handed out in request order by two searches at once: a `PrimeSearch` on this
+ * thread, a slice per turn of the event loop, and OpenSSL's generatePrime on the thread pool (within
+ * `keySlots`), on the cores this thread leaves. Ours costs about half of OpenSSL's (5 Miller-Rabin rounds for the
+ * prime found, not 64: see primes.ts) but has only this thread; OpenSSL's adds the other cores. A
+ * prime that arrives when no key waits for one is dropped, never kept for a later key.
+ */
+class PrimeSupply {
+  private readonly waiting: { resolve: (p: bigint) => void; reject: (e: Error) => void }[] = [];
+  private inPool = 0;
+  private searchQueued = false;
+  private here: PrimeSearch | undefined;
+
+  constructor(private readonly poolSlots: number) {}
+
+  next(): Promise<bigint> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.inPool < Math.min(this.waiting.length, this.poolSlots)) {
+      this.inPool++;
+      keySlots
+        .use(() => new Promise<bigint>((resolve, reject) => generatePrime(HALF, { bigint: true }, (err, prime) => (err ? reject(err) : resolve(prime as bigint)))))
+        .then(
+          (prime) => this.waiting.shift()?.resolve(prime),
+          (err: Error) => this.waiting.shift()?.reject(err),
+        )
+        .finally(() => {
+          this.inPool--;
+          this.pump();
+        });
+    }
+    if (this.waiting.length && !this.searchQueued) {
+      this.searchQueued = true;
+      setImmediate(() => this.searchHere());
+    }
+  }
+
+  private searchHere(): void {
+    this.searchQueued = false;
+    if (!this.waiting.length) return;
+    try {
+      this.here ??= new PrimeSearch(HALF);
+      const prime = this.here.step(64); // about 2 ms: a turn short enough for the rest of the process
+      if (prime !== null) this.waiting.shift()?.resolve(prime);
+    } catch (err) {
+      this.waiting.shift()?.reject(err as Error);
+    }
+    this.pump();
+  }
 }
+
+const primes = new PrimeSupply(Math.max(1, Math.min(availableParallelism() - 1, THREAD_POOL - 2)));
 
 /** The RSA-2048 private key of primes p and q with e = 65537, or null where the pair is unfit. */
 export function rsaKeyFromPrimes(p: bigint, q: bigint): KeyObject | null {
