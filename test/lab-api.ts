@@ -106,11 +106,27 @@ export function probeFromHost(lab: LabState, host: string, url: string, interval
   };
 }
 
-/** From `since`: when probes first failed, and the first success after the last failure (ms after `since`). */
-export function outage(probes: Probe[], since: number): { firstFailMs: number | undefined; backMs: number | undefined; answered: number; total: number } {
+/**
+ * From `since` (ms after it): when probes first failed; `backMs`, the first answer after the last failure;
+ * `settledMs`, the first answer after which every probe answered for `holdMs` (the address works again
+ * and keeps working); and `laterFailures`, the failed probes after that.
+ */
+export function outage(
+  probes: Probe[],
+  since: number,
+  holdMs = 3_000,
+): { firstFailMs: number | undefined; backMs: number | undefined; settledMs: number | undefined; laterFailures: number[]; answered: number; total: number } {
   const after = probes.filter((p) => p.at >= since);
   const failed = after.filter((p) => !p.ok);
   const lastFail = failed.at(-1);
   const back = lastFail ? after.find((p) => p.ok && p.at > lastFail.at) : after.find((p) => p.ok);
-  return { firstFailMs: failed[0] ? failed[0].at - since : undefined, backMs: back ? back.at - since : undefined, answered: after.filter((p) => p.ok).length, total: after.length };
+  const settled = after.find((p, i) => p.ok && after.slice(i).every((q) => q.ok || q.at > p.at + holdMs) && after.at(-1)!.at >= p.at + holdMs);
+  return {
+    firstFailMs: failed[0] ? failed[0].at - since : undefined,
+    backMs: back ? back.at - since : undefined,
+    settledMs: settled ? settled.at - since : undefined,
+    laterFailures: settled ? failed.filter((p) => p.at > settled.at).map((p) => p.at - since) : [],
+    answered: after.filter((p) => p.ok).length,
+    total: after.length,
+  };
 }

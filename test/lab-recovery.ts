@@ -164,10 +164,24 @@ export async function restoreChecked(c: RecoveryCluster, backupId: string, marks
   return { runId: r.runId, seconds };
 }
 
+/** keepalived's log on each of `masters` since `since` (ms since the epoch), for a failover that blipped. */
+function keepalivedJournal(lab: LabState, masters: string[], since: number): string {
+  return masters
+    .map((m) => {
+      try {
+        return `${m}:\n${sshTo(lab, m, `journalctl -u bootdeck-keepalived --no-pager -o short-precise --since @${Math.floor(since / 1000)}`)}`;
+      } catch (err) {
+        return `${m}: journal not read (${(err as Error).message.split("\n")[0]})`;
+      }
+    })
+    .join("\n");
+}
+
 /**
  * Cuts the master holding the VIP off while kubectl (through the VIP, a new client each time), this
- * machine and every other host probe the address; each must reach the API again within 10 s, and every
- * other kubelet renews its Lease. `hosts` are the cluster's hosts. Returns the figures as one line.
+ * machine and every other host probe the address; each must reach the API again within 10 s and keep
+ * reaching it (at most 3 failed probes in the rest of the 20 s, each reported, with keepalived's log),
+ * and every other kubelet renews its Lease. `hosts` are the cluster's hosts. Returns the figures as one line.
  */
 export async function vipFailoverChecked(lab: LabState, kubectl: (args: string[]) => string, masters: string[], hosts: string[]): Promise<string> {
   const vip = labVip(lab);
@@ -195,11 +209,18 @@ export async function vipFailoverChecked(lab: LabState, kubectl: (args: string[]
     const fromHere = outage(here.stop(), cutAt);
     const readyz = outage(ready.stop(), cutAt);
     const fromNodes = await Promise.all(nodes.map(async ({ h, p }) => ({ h, o: outage(await p.stop(), cutAt) })));
-    line = [`kubectl ${kubectlBackMs} ms`, `this machine ${fromHere.backMs} ms`, ...fromNodes.map(({ h, o }) => `${h} ${o.backMs} ms`), `(/readyz from this machine: ${readyz.backMs} ms)`].join(", ");
+    // Back: the address answers again and keeps answering (3 s of answers); a failed probe after that,
+    // to the end of the 20 s, is a blip reported apart, not the failover's time.
+    const back = (o: ReturnType<typeof outage>) => `${o.settledMs} ms${o.laterFailures.length ? ` (then ${o.laterFailures.length} failed at ${o.laterFailures.join(", ")} ms)` : ""}`;
+    line = [`kubectl ${kubectlBackMs} ms`, `this machine ${back(fromHere)}`, ...fromNodes.map(({ h, o }) => `${h} ${back(o)}`), `(/readyz from this machine: ${back(readyz)})`].join(", ");
     console.log(`failover of ${vip} after cutting ${holder}: the API answers again after ${line}`);
+    const blips = [fromHere, readyz, ...fromNodes.map(({ o }) => o)].some((o) => o.laterFailures.length > 0);
+    if (blips) console.log(`keepalived on the other masters since the cut:\n${keepalivedJournal(lab, masters.filter((m) => m !== holder), cutAt)}`);
     expect(kubectlBackMs).toBeLessThan(10_000);
-    expect(fromHere.backMs).toBeLessThan(10_000);
-    for (const { h, o } of fromNodes) expect(o.backMs, h).toBeLessThan(10_000);
+    expect(fromHere.settledMs).toBeLessThan(10_000);
+    for (const { h, o } of fromNodes) expect(o.settledMs, h).toBeLessThan(10_000);
+    // A blip is one slow or refused probe, not an address that keeps moving: at most 3 of the ~170.
+    for (const { h, o } of [{ h: "this machine", o: fromHere }, ...fromNodes]) expect(o.laterFailures.length, h).toBeLessThanOrEqual(3);
   } finally {
     labHeal(lab.name, holder!);
   }
