@@ -3,7 +3,7 @@
 # `bootdeck render` of a 3-master + 3-worker cluster with RSA keys (and with ECDSA keys); peak RSS of
 # each with GNU time. With BEFORE (a checkout of an earlier version whose bin/bootdeck ran cli/main.ts
 # through tsx) the same commands run there too. Then the same-machine stand-in for bootkube's render (bench/bootkube-keys: its
-# RSA work in Go, 8 keys as bootkube v0.14 made them, and 17 as Bootdeck does). With BOOTKUBE naming a
+# RSA work in Go, 8 keys as bootkube v0.14 made them, and 17 as Bootdeck did before one key per holder). With BOOTKUBE naming a
 # bootkube v0.14.0 binary built beside the project (docs/benchmarks.md says how one was), its render of
 # the same three masters runs side by side with Bootdeck's, in one hyperfine run. Heavy: run it under
 # `flock /tmp/bootdeck-heavy.lock`. Needs hyperfine and Go.
