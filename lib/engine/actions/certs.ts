@@ -7,6 +7,7 @@ import YAML from "yaml";
 import { readHostCertificates, servedCertificate } from "../../certs/expiry";
 import { parseCertFiles } from "../../certs/files";
 import { apiMessage } from "../cluster-api";
+import { gapText, probeApi } from "./api-probe";
 import type { EngineHost } from "../targets";
 import { failure as fail, plannedFiles, runLocked, runPlanned } from "./bootstrap";
 import { moveAddress, rejoinAfterFailure, textOf } from "./day2-kube";
@@ -15,46 +16,6 @@ import { nodeReady, type NodeLike } from "./kube";
 import { needHost, plannedExec, type Action, type ActionContext } from "./types";
 
 const serialOf = (pem: string | Buffer) => new X509Certificate(pem).serialNumber;
-
-/** Probes the API every 250 ms until stopped: how many probes failed and the longest run of failures. */
-function probeApi(ctx: ActionContext): { stop: () => Promise<{ probes: number; failed: number; longestGapS: number }> } {
-  const api = ctx.resources.api();
-  let stopped = false;
-  let probes = 0;
-  let failed = 0;
-  let downSince: number | undefined;
-  let longest = 0;
-  const loop = (async () => {
-    while (!stopped && !ctx.signal.aborted) {
-      const at = Date.now();
-      let ok = false;
-      try {
-        ok = (await api.request("/readyz", { timeoutMs: 2_000 })).status === 200;
-      } catch {
-        ok = false;
-      }
-      probes++;
-      if (ok) {
-        if (downSince !== undefined) longest = Math.max(longest, at - downSince);
-        downSince = undefined;
-      } else {
-        failed++;
-        downSince ??= at;
-      }
-      await new Promise((r) => setTimeout(r, Math.max(0, 250 - (Date.now() - at))));
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await loop;
-      if (downSince !== undefined) longest = Math.max(longest, Date.now() - downSince);
-      return { probes, failed, longestGapS: longest / 1000 };
-    },
-  };
-}
-
-const gapText = (p: { probes: number; failed: number; longestGapS: number }) => `API probed ${p.probes} times, ${p.failed} failed, longest gap ${p.longestGapS.toFixed(1)} s`;
 
 /** The step's planned files onto its host, checked against the plan's checksums. */
 function uploadPlanned(ctx: ActionContext, host: EngineHost) {
@@ -146,7 +107,7 @@ export const certActions: Record<string, Action> = {
   /** Until every master's API port serves the renewed certificate; the API probed meanwhile. */
   async "apiserver-serial"(ctx) {
     const want = ctx.planned.params?.serial ?? "";
-    const probe = probeApi(ctx);
+    const probe = probeApi(ctx.resources.api(), ctx.signal);
     const started = Date.now();
     try {
       await ctx.wait(`every API server serving serial ${want}`, { timeoutMs: 5 * 60_000, intervalMs: 2_000 }, async () => {
@@ -165,7 +126,7 @@ export const certActions: Record<string, Action> = {
   /** A temporary API server beside the master's own while its control plane restarts; then it goes. */
   async "apiserver-restart"(ctx) {
     const host = needHost(ctx);
-    const probe = probeApi(ctx);
+    const probe = probeApi(ctx.resources.api(), ctx.signal);
     try {
       // The address leaves first: connections reaching the shared port go to either API server, and
       // the temporary one accepts some before it can answer them. Planned behind a VIP only; says
