@@ -138,6 +138,7 @@ async function main(): Promise<void> {
     const gaps = rotation.events.filter((e) => e.type === "step.finished" && typeof e.data.apiGapS === "number").map((e) => `${String(e.data.key)} ${Number(e.data.apiGapS).toFixed(1)} s (${String(e.data.failedProbes)} failed)`);
     console.log(`\nrotation: whole run ${s(rotation.ms)}; longest API gap seen by the run's probes: ${gaps.join(", ")}`);
     console.log(`  from master-2 (kubectl get --raw /readyz through the API endpoint, back to back): ${probes} probes, ${failures} failed, longest gap ${s(gap)}`);
+    for (const e of rotation.events.filter((e) => e.type === "step.finished" && Number(e.data.failedProbes) > 0)) console.log(`  ${String(e.data.key)}: ${String(e.data.summary)}`);
   } finally {
     await disconnectDb();
     await db.cleanup();
