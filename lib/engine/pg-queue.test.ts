@@ -158,6 +158,8 @@ describe.skipIf(!onPostgres)("runs as pg-boss jobs", () => {
     await q.startWorkerLoop();
     expect(await cancelRun({ runId, by: "alice" })).toBe("requested");
     expect(await finished(runId)).toBe("cancelled");
+    // The delivery that ended the run is completed by its worker after the run has ended.
+    await until("the ending delivery completed", async () => !(await jobs(runId)).some((j) => j.state === "active"));
     expect((await jobs(runId)).map((j) => j.state)).toEqual(["cancelled", "completed"]);
   });
 
