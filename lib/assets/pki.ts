@@ -6,7 +6,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPair, generatePrime, sign, verify, type KeyObject } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { Semaphore } from "../ssh/semaphore";
-import { PrimeSearch } from "./primes";
+import { PrimeSearch, toBytes } from "./primes";
 import type { KeyType } from "./types";
 
 export type KeyPair = { privateKey: KeyObject; publicKey: KeyObject };
@@ -42,9 +42,9 @@ async function generateRsa(): Promise<KeyPair> {
 /**
  * Primes for RSA keys, handed out in request order by two searches at once: a `PrimeSearch` on this
  * thread, a slice per turn of the event loop, and OpenSSL's generatePrime on the thread pool (within
- * `keySlots`), on the cores this thread leaves. Ours costs about half of OpenSSL's (5 Miller-Rabin rounds for the
- * prime found, not 64: see primes.ts) but has only this thread; OpenSSL's adds the other cores. A
- * prime that arrives when no key waits for one is dropped, never kept for a later key.
+ * `keySlots`), on the cores this thread leaves. Ours costs less than half of OpenSSL's CPU (5
+ * Miller-Rabin rounds for the prime found, not 64: see primes.ts) but has only this thread; OpenSSL's
+ * adds the other cores. A prime that arrives when no key waits for one is dropped, never kept.
  */
 class PrimeSupply {
   private readonly waiting: { resolve: (p: bigint) => void; reject: (e: Error) => void }[] = [];
@@ -133,8 +133,7 @@ function modInverse(a: bigint, m: bigint): bigint {
 }
 
 function b64u(x: bigint): string {
-  const hex = x.toString(16);
-  return Buffer.from(hex.length % 2 ? `0${hex}` : hex, "hex").toString("base64url");
+  return toBytes(x).toString("base64url");
 }
 
 export function keyPairFrom(source: KeyObject | string): KeyPair {

@@ -110,20 +110,21 @@ export function modPower(e: bigint, n: bigint): (b: bigint) => bigint {
   return (b) => fromBytes(publicEncrypt({ key, padding: constants.RSA_NO_PADDING }, toBytes(b % n, size)));
 }
 
-// The odd primes below TRIAL_LIMIT, and the same in groups whose product stays below 2^53: one BigInt
-// remainder per group gives a new start's residues.
-let groups: { product: bigint; primes: number[] }[] | undefined;
-let flat: Int32Array | undefined;
+// The odd primes below TRIAL_LIMIT, flat for the sieve and in groups whose product stays below 2^53
+// (one BigInt remainder per group gives a new start's residues). Built on first use.
+let trial: { primes: Int32Array; groups: { product: bigint; primes: number[] }[] } | undefined;
 
 function trialPrimes(): Int32Array {
-  flat ??= Int32Array.from(trialGroups().flatMap((g) => g.primes));
-  return flat;
+  return (trial ??= buildTrial()).primes;
 }
 
 function trialGroups(): { product: bigint; primes: number[] }[] {
-  if (groups) return groups;
+  return (trial ??= buildTrial()).groups;
+}
+
+function buildTrial(): NonNullable<typeof trial> {
   const composite = new Uint8Array(TRIAL_LIMIT);
-  groups = [];
+  const groups: { product: bigint; primes: number[] }[] = [];
   let product = 1;
   let primes: number[] = [];
   for (let i = 3; i < TRIAL_LIMIT; i += 2) {
@@ -137,7 +138,7 @@ function trialGroups(): { product: bigint; primes: number[] }[] {
     primes.push(i);
   }
   groups.push({ product: BigInt(product), primes });
-  return groups;
+  return { primes: Int32Array.from(groups.flatMap((g) => g.primes)), groups };
 }
 
 // Random bytes from a buffer filled 4 KiB at a time, each byte handed out once: a call to the CSPRNG
@@ -163,6 +164,7 @@ function fromBytes(bytes: Buffer): bigint {
   return BigInt(`0x${bytes.toString("hex")}`);
 }
 
-function toBytes(x: bigint, size = Math.ceil(bitLength(x) / 8)): Buffer {
+/** x big-endian in `size` bytes (by default as few as hold it, at least one). */
+export function toBytes(x: bigint, size = Math.max(1, Math.ceil(bitLength(x) / 8))): Buffer {
   return Buffer.from(x.toString(16).padStart(size * 2, "0"), "hex");
 }
