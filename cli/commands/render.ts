@@ -39,8 +39,9 @@ async function checkTarget(dir: string): Promise<string | undefined> {
 
 /**
  * Writes into a fresh sibling directory, then renames it into place: a failure leaves nothing half-written.
- * The files are written synchronously: one after another through the thread pool, 88 of them took 35 ms
- * of a 0.45 s command, with nothing else left for the process to do meanwhile.
+ * The files are written synchronously: awaited one after another through the thread pool, while the
+ * process had nothing else to do, the 88 of a render cost about 30 ms (the ECDSA render went from 212
+ * to 182 ms without them).
  */
 export async function writeAssetDir(dir: string, assets: readonly RenderedAsset[]): Promise<void> {
   const parent = path.dirname(path.resolve(dir));
