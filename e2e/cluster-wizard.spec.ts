@@ -6,7 +6,7 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { stringify } from "yaml";
 import { exampleDefinition } from "../lib/cluster/example";
-import { defaultKubernetesVersion } from "../lib/cluster/versions";
+import { defaultKubernetesVersion, versionProfiles } from "../lib/cluster/versions";
 import { e2eEnv } from "./env";
 import { signIn } from "./pages/login-page";
 import { WizardPage } from "./pages/wizard-page";
@@ -233,10 +233,11 @@ test("an admin fills what a bootstrap needs beyond the hosts: cgroup v1, keepali
   await page.getByTestId("new-cluster").click();
   const wizard = new WizardPage(page);
 
-  // Basics: the 1.5 profile has no cgroup v1 choice; the default version has.
+  // Basics: the supported versions are offered, each with the cgroup v1 choice.
   await wizard.field("name").fill("e2e-images");
-  await wizard.field("version").selectOption("v1.5.3");
-  await expect(wizard.field("allow-cgroup-v1")).toHaveCount(0);
+  expect(await wizard.field("version").locator("option").evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(versionProfiles.map((p) => p.defaultVersion));
+  await wizard.field("version").selectOption("v1.34.4");
+  await expect(wizard.field("allow-cgroup-v1")).toHaveCount(1);
   await wizard.field("version").selectOption(defaultKubernetesVersion);
   await wizard.field("allow-cgroup-v1").check();
   // keepalived's interface is asked for a VIP only.

@@ -42,7 +42,7 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
                                build the upstream components a cluster of Kubernetes V runs (kube-apiserver,
                                kubelet, etcd, containerd, runc, CNI plugins, flannel, CoreDNS, …) from Go
                                modules into /var/cache/bootdeck-lab/upstream; cached ones are used at once
-  ip-forward HOST on|off       IPv4 forwarding in the host's network namespace (a preflight warning when off)
+  ip-forward HOST on|off       IPv4 forwarding in the host's network namespace (preflight reports it off; the runtime phase sets it to 1)
   virtual-nodes N --kubeconfig FILE
                                N KWOK-style nodes (no host behind them) in a bootstrapped lab cluster, for scale
                                tests; 0 stops them (so does down)

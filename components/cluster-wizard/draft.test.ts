@@ -159,15 +159,14 @@ describe("the draft round-trips every field the wizard shows", () => {
     expect(draft.registryPassword.name).toBe("registry-2");
   });
 
-  test("a legacy version has no runtime, and no registry CA or login: only the registry prefix", () => {
-    const d: Draft = { ...emptyDraft(), version: "v1.5.3", allowCgroupV1: true, registry: "mirror.example.com", registryCa: CA, registryUsername: "u" };
+  test("the oldest supported version keeps the runtime, the registry's CA and login, and the cgroup v1 choice", () => {
+    const d: Draft = { ...emptyDraft(), version: "v1.34.4", allowCgroupV1: true, registry: "mirror.example.com", registryCa: CA, registryUsername: "u" };
     d.registryPassword = { ...d.registryPassword, password: "pw" };
     const def = toDefinition(d);
-    expect(def.spec.runtime).toBeUndefined();
-    expect(def.spec.images).toEqual({ registry: "mirror.example.com" });
-    expect(def.spec.kubernetes.allowCgroupV1).toBeUndefined();
-    expect(def.spec.credentials).toEqual([{ name: "admin-key", type: "privateKey" }]);
-    expect(toSecrets(d)).toEqual({});
+    expect(def.spec.runtime).toEqual({ source: d.runtimeSource, mirrorUrl: d.runtimeMirrorUrl, cgroupDriver: d.cgroupDriver });
+    expect(def.spec.images).toEqual({ registry: "mirror.example.com", ca: CA, auth: { username: "u", credential: d.registryPassword.name } });
+    expect(def.spec.kubernetes.allowCgroupV1).toBe(true);
+    expect(def.spec.credentials).toContainEqual({ name: d.registryPassword.name, type: "password" });
   });
 });
 
@@ -253,10 +252,10 @@ describe("the review", () => {
     expect(text).not.toContain("BEGIN CERTIFICATE");
   });
 
-  test("a legacy version shows no runtime and no cgroup v1 choice", () => {
-    const rows = reviewRows({ ...emptyDraft(), version: "v1.5.3" }, undefined).map((r) => r.id);
-    expect(rows).not.toContain("container-runtime");
-    expect(rows).not.toContain("cgroup-v1-hosts");
+  test("the oldest supported version shows the runtime and the cgroup v1 choice", () => {
+    const rows = reviewRows({ ...emptyDraft(), version: "v1.34.4" }, undefined).map((r) => r.id);
+    expect(rows).toContain("container-runtime");
+    expect(rows).toContain("cgroup-v1-hosts");
     expect(rows).toContain("images");
   });
 });

@@ -4,7 +4,6 @@ import { API_VERSION, type ClusterDefinition, type ClusterDefinitionInput, type 
 import { defaultKubernetesVersion } from "@/lib/cluster/versions";
 import type { CredentialSecrets } from "@/lib/clusters/schemas";
 import { splitLabelPairs } from "@/lib/cluster/host-lines";
-import { versionFeatures } from "./features";
 
 export type DraftHost = {
   key: string;
@@ -172,7 +171,7 @@ export function sharedRegistryCredential(d: Pick<Draft, "credentials" | "registr
 
 /** The registry's own password credential, when the definition gets one: auth asked for, not shared. */
 export function registryCredential(d: Draft): DraftCredential | undefined {
-  return versionFeatures(d.version).criRuntime && registryAuthOn(d) && !sharedRegistryCredential(d) ? d.registryPassword : undefined;
+  return registryAuthOn(d) && !sharedRegistryCredential(d) ? d.registryPassword : undefined;
 }
 
 function flannelOf(d: Draft) {
@@ -191,14 +190,9 @@ function apiEndpointOf(d: Draft): ClusterDefinitionInput["spec"]["apiEndpoint"] 
   };
 }
 
-/**
- * Runtime and images as the version uses them: legacy profiles run the hosts' Docker, so there is no
- * runtime to install and no containerd to give the registry's CA and credentials; only the registry
- * prefix still renames their images.
- */
+/** The container runtime Bootdeck installs, and where its images come from. */
 function runtimeAndImagesOf(d: Draft): Pick<ClusterDefinitionInput["spec"], "runtime" | "images"> {
   const registry = opt(d.registry);
-  if (!versionFeatures(d.version).criRuntime) return { images: registry ? { registry } : {} };
   const mirrorUrl = opt(d.runtimeMirrorUrl);
   return {
     runtime: { source: d.runtimeSource, ...(mirrorUrl ? { mirrorUrl } : {}), cgroupDriver: d.cgroupDriver },
@@ -212,7 +206,6 @@ function runtimeAndImagesOf(d: Draft): Pick<ClusterDefinitionInput["spec"], "run
 }
 
 export function toDefinition(d: Draft): ClusterDefinitionInput {
-  const features = versionFeatures(d.version);
   const flannel = flannelOf(d);
   const registryCred = registryCredential(d);
   return {
@@ -220,7 +213,7 @@ export function toDefinition(d: Draft): ClusterDefinitionInput {
     kind: "Cluster",
     metadata: { name: d.name.trim() },
     spec: {
-      kubernetes: { version: d.version, controlPlane: d.controlPlane, ...(features.cgroupV1Choice ? { allowCgroupV1: d.allowCgroupV1 } : {}) },
+      kubernetes: { version: d.version, controlPlane: d.controlPlane, allowCgroupV1: d.allowCgroupV1 },
       apiEndpoint: apiEndpointOf(d),
       network: {
         podCidr: d.podCidr.trim(),

@@ -40,10 +40,9 @@ function runtimeText(d: Draft): string {
   return `${from}; ${d.cgroupDriver} cgroup driver`;
 }
 
-function imagesText(d: Draft, criRuntime: boolean): string {
+function imagesText(d: Draft): string {
   const registry = d.registry.trim();
   if (!registry) return "the upstream registries";
-  if (!criRuntime) return `through ${registry}`;
   const parts = [`through ${registry}`];
   if (d.registryCa.trim()) parts.push("its CA given");
   if (registryAuthOn(d)) {
@@ -61,7 +60,7 @@ export function reviewRows(d: Draft, derived: Derived | undefined): ReviewRow[] 
   const rows: [string, string | undefined][] = [
     ["Name", d.name],
     ["Kubernetes", `${d.version}, ${d.controlPlane === "static" ? "control plane as static pods on every master" : "self-hosted control plane"}`],
-    ["cgroup v1 hosts", features.cgroupV1Choice ? cgroupV1Text(d.allowCgroupV1, features.cgroupV1Refused) : undefined],
+    ["cgroup v1 hosts", cgroupV1Text(d.allowCgroupV1, features.cgroupV1Refused)],
     ["API endpoint", derived ? derived.apiServerUrl : "—"],
     ["API address held by", apiEndpointHolder(d)],
     ["Pod CIDR", d.podCidr],
@@ -74,9 +73,9 @@ export function reviewRows(d: Draft, derived: Derived | undefined): ReviewRow[] 
     ["Hosts", `${d.hosts.filter((h) => h.role === "master").length} masters, ${d.hosts.filter((h) => h.role === "worker").length} workers`],
     ["etcd members (derived)", derived ? derived.etcdMembers.map((m) => `${m.name} (${m.address})`).join(", ") : "—"],
     ["Binaries", d.baseUrl],
-    ["Checksums", `${pinText(features.hyperkube ? "hyperkube" : "kubelet", d.kubeletSha256)}; ${pinText("kubectl", d.kubectlSha256)}`],
-    ["Container runtime", features.criRuntime ? runtimeText(d) : undefined],
-    ["Images", imagesText(d, features.criRuntime)],
+    ["Checksums", `${pinText("kubelet", d.kubeletSha256)}; ${pinText("kubectl", d.kubectlSha256)}`],
+    ["Container runtime", runtimeText(d)],
+    ["Images", imagesText(d)],
     ["Credentials", [...d.credentials, ...(registryCred ? [registryCred] : [])].map((c) => `${c.name} (${c.type}${secretState(c)})`).join(", ")],
   ];
   return rows.flatMap(([label, value]) => (value === undefined ? [] : [{ label, value, id: idOf(label) }]));

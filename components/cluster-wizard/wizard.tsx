@@ -148,22 +148,18 @@ export function ClusterWizard({ initial, clusterId }: Props) {
               <option value="static">Static pods on every master</option>
             </select>
           </Field>
-          {features.cgroupV1Choice ? (
-            <CheckField
-              label="Allow cgroup v1 hosts"
-              id="allow-cgroup-v1"
-              checked={draft.allowCgroupV1}
-              onChange={(allowCgroupV1) => update({ allowCgroupV1 })}
-              errors={errorsAt("spec.kubernetes.allowCgroupV1")}
-              hint={
-                <>
-                  cgroup v1 is deprecated upstream; from 1.35 the kubelet refuses cgroup v1 hosts unless allowed. Checked: the kubelet runs on them (<code>failCgroupV1: false</code>) and preflight warns. Unchecked: the kubelet does not start on them (<code>failCgroupV1: true</code>){features.cgroupV1Refused ? " and preflight refuses them" : ""}. cgroup v2 hosts are not affected.
-                </>
-              }
-            />
-          ) : (
-            <div />
-          )}
+          <CheckField
+            label="Allow cgroup v1 hosts"
+            id="allow-cgroup-v1"
+            checked={draft.allowCgroupV1}
+            onChange={(allowCgroupV1) => update({ allowCgroupV1 })}
+            errors={errorsAt("spec.kubernetes.allowCgroupV1")}
+            hint={
+              <>
+                cgroup v1 is deprecated upstream; from 1.35 the kubelet refuses cgroup v1 hosts unless allowed. Checked: the kubelet runs on them (<code>failCgroupV1: false</code>) and preflight warns. Unchecked: the kubelet does not start on them (<code>failCgroupV1: true</code>){features.cgroupV1Refused ? " and preflight refuses them" : ""}. cgroup v2 hosts are not affected.
+              </>
+            }
+          />
           <Field label="API endpoint" htmlFor="api-type" errors={errorsAt("spec.apiEndpoint.type")}>
             <select id="api-type" data-testid="field-api-type" className="input" value={draft.apiType} onChange={(e) => update({ apiType: e.target.value as Draft["apiType"] })}>
               <option value="first-master">The first master</option>

@@ -10,7 +10,7 @@ export function bootstrapSecretFiles(assetPaths: readonly string[]): Record<stri
   const out: Record<string, string> = {};
   for (const p of assetPaths) {
     if (p.startsWith("tls/")) out[p] = p.slice("tls/".length);
-    else if (p === "auth/kubeconfig-controller-manager" || p === "auth/kubeconfig-scheduler" || p === "auth/known-tokens.csv" || p === "apiserver/authentication-config.yaml")
+    else if (p === "auth/kubeconfig-controller-manager" || p === "auth/kubeconfig-scheduler" || p === "apiserver/authentication-config.yaml")
       out[p] = p.slice(p.indexOf("/") + 1);
   }
   return out;
@@ -20,14 +20,14 @@ export function bootstrapSecretFiles(assetPaths: readonly string[]): Record<stri
 export const STATIC_SECRETS_HOST_DIR = "/etc/kubernetes/control-plane-secrets";
 
 /** A control-plane component as a static pod: the bootstrap's (`bootstrap-` prefix) or a static control plane's. */
-function staticPod(ctx: RenderContext, name: string, image: string, command: string[], probes: Record<string, unknown>, opts: { prefix: string; secretsHostDir: string; priorityClass: string }): K8sObject {
+function staticPod(name: string, image: string, command: string[], probes: Record<string, unknown>, opts: { prefix: string; secretsHostDir: string; priorityClass: string }): K8sObject {
   return {
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name: `${opts.prefix}${name}`, namespace: "kube-system", labels: { "k8s-app": `${opts.prefix}${name}`, tier: "control-plane" } },
     spec: {
       hostNetwork: true,
-      priorityClassName: ctx.caps.priorityClasses ? opts.priorityClass : undefined,
+      priorityClassName: opts.priorityClass,
       containers: [
         {
           name,
@@ -52,9 +52,9 @@ function staticPod(ctx: RenderContext, name: string, image: string, command: str
 function controlPlanePods(ctx: RenderContext, opts: { prefix: string; secretsHostDir: string; priorityClass: string }): [K8sObject, K8sObject, K8sObject] {
   const { images } = ctx;
   return [
-    staticPod(ctx, "kube-apiserver", images.apiserver, apiserverCommand(ctx), apiserverProbes(ctx), opts),
-    staticPod(ctx, "kube-controller-manager", images.controllerManager, controllerManagerCommand(ctx, `${SECRETS_DIR}/kubeconfig-controller-manager`), componentProbe(ctx, CONTROLLER_MANAGER_PORT), opts),
-    staticPod(ctx, "kube-scheduler", images.scheduler, schedulerCommand(ctx, `${SECRETS_DIR}/kubeconfig-scheduler`), componentProbe(ctx, SCHEDULER_PORT), opts),
+    staticPod("kube-apiserver", images.apiserver, apiserverCommand(ctx), apiserverProbes(ctx), opts),
+    staticPod("kube-controller-manager", images.controllerManager, controllerManagerCommand(ctx, `${SECRETS_DIR}/kubeconfig-controller-manager`), componentProbe(CONTROLLER_MANAGER_PORT), opts),
+    staticPod("kube-scheduler", images.scheduler, schedulerCommand(`${SECRETS_DIR}/kubeconfig-scheduler`), componentProbe(SCHEDULER_PORT), opts),
   ];
 }
 
@@ -133,7 +133,7 @@ export function etcdManifests(ctx: RenderContext, joining: readonly string[] = [
           metadata: { name: "etcd", namespace: "kube-system", labels: { "k8s-app": "etcd", tier: "control-plane" } },
           spec: {
             hostNetwork: true,
-            priorityClassName: ctx.caps.priorityClasses ? "system-node-critical" : undefined,
+            priorityClassName: "system-node-critical",
             containers: [
               {
                 name: "etcd",
@@ -157,9 +157,9 @@ export function etcdManifests(ctx: RenderContext, joining: readonly string[] = [
                   `--peer-key-file=${d}/peer.key`,
                   `--peer-trusted-ca-file=${d}/ca.crt`,
                   "--peer-client-cert-auth=true",
-                  ...(ctx.caps.etcdHealthEndpoints ? [`--listen-metrics-urls=http://127.0.0.1:${ETCD_METRICS_PORT}`] : []),
+                  `--listen-metrics-urls=http://127.0.0.1:${ETCD_METRICS_PORT}`,
                 ],
-                ...(ctx.caps.etcdHealthEndpoints ? etcdProbes() : {}),
+                ...etcdProbes(),
                 volumeMounts: [
                   { name: "etcd-data", mountPath: "/var/lib/etcd" },
                   { name: "etcd-certs", mountPath: d, readOnly: true },
@@ -167,7 +167,7 @@ export function etcdManifests(ctx: RenderContext, joining: readonly string[] = [
               },
             ],
             volumes: [
-              { name: "etcd-data", hostPath: { path: "/var/lib/etcd", type: ctx.caps.hostPathTypes ? "DirectoryOrCreate" : undefined } },
+              { name: "etcd-data", hostPath: { path: "/var/lib/etcd", type: "DirectoryOrCreate" } },
               { name: "etcd-certs", hostPath: { path: d } },
             ],
           },

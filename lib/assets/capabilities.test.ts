@@ -1,33 +1,30 @@
-// Pins the kubelet's flag history (docs/assets.md) and the API removals at their boundaries.
+// What differs between the supported Kubernetes versions, and the images each one runs.
 import { describe, expect, it } from "vitest";
+import { versionProfiles } from "../cluster/versions";
 import { capabilitiesFor, clusterImages, imagesFor, mirroredImage } from "./capabilities";
 
-const at = (minor: number) => capabilitiesFor(`v1.${minor}.0`);
-
 describe("capabilities by Kubernetes minor version", () => {
-  it.each([
-    ["requireKubeconfigFlag", 9, true, 10, false],
-    ["allowPrivilegedFlag", 14, true, 15, false],
-    ["networkPluginFlag", 23, true, 24, false],
-    ["selfLabelRole", 15, true, 16, false],
-    ["kubeletConfigFile", 9, false, 10, true],
-    ["hyperkube", 18, true, 19, false],
-    ["serviceAccountIssuer", 19, false, 20, true],
-    ["rbac", 7, false, 8, true],
-    ["bootstrapTokens", 5, false, 6, true],
-  ] as const)("%s flips between 1.%i and 1.%i", (key, before, was, after, is) => {
-    expect(at(before)[key]).toBe(was);
-    expect(at(after)[key]).toBe(is);
+  it("refuses cgroup v1 hosts from 1.35", () => {
+    expect(versionProfiles.map((p) => [p.minor, capabilitiesFor(p.defaultVersion).cgroupV1Refused])).toEqual([
+      ["1.34", false],
+      ["1.35", true],
+      ["1.36", true],
+      ["1.37", true],
+    ]);
   });
 
-  it("serves workloads from apps/v1 from 1.9 and budgets from policy/v1 from 1.21", () => {
-    expect([at(8).workloadsApi, at(9).workloadsApi]).toEqual(["extensions/v1beta1", "apps/v1"]);
-    expect([at(20).pdbApi, at(21).pdbApi]).toEqual(["policy/v1beta1", "policy/v1"]);
+  it("runs one upstream image per component, of the cluster's own version", () => {
+    for (const p of versionProfiles) {
+      const images = imagesFor(capabilitiesFor(p.defaultVersion));
+      expect(images.apiserver).toBe(`registry.k8s.io/kube-apiserver:${p.defaultVersion}`);
+      expect(images.proxy).toBe(`registry.k8s.io/kube-proxy:${p.defaultVersion}`);
+      expect(images.etcd).toBe(`registry.k8s.io/etcd:${p.pins.etcd}`);
+      expect(images.pause).toBe(`registry.k8s.io/pause:${p.pins.pause}`);
+    }
   });
 
-  it("uses per-component images from 1.19 and hyperkube before", () => {
-    expect(imagesFor(capabilitiesFor("v1.36.3")).apiserver).toBe("registry.k8s.io/kube-apiserver:v1.36.3");
-    expect(imagesFor(capabilitiesFor("v1.5.3")).apiserver).toBe("quay.io/coreos/hyperkube:v1.5.3_coreos.0");
+  it("refuses a string that is not a version", () => {
+    expect(() => capabilitiesFor("1.5")).toThrow(/not a Kubernetes version: 1\.5/);
   });
 });
 

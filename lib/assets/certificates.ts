@@ -88,11 +88,10 @@ export function certificatePlan(def: ClusterDefinition, derived: Derived, caps: 
     );
   }
   plan.push({ name: "etcd-client", stem: "tls/etcd-client", issuer: ETCD_CA, keyOf: "apiserver", isCa: false, subject: [o("etcd"), cn("kube-apiserver-etcd-client")], usages: ["clientAuth"], altNames: [], purpose: "API server's client certificate towards etcd" });
-  if (caps.frontProxy)
-    plan.push(
-      { name: FRONT_PROXY_CA, stem: "tls/front-proxy-ca", isCa: true, subject: [cn("front-proxy-ca")], usages: [], altNames: [], purpose: "front-proxy CA: the aggregation layer trusts only what it signs" },
-      { name: "front-proxy-client", stem: "tls/front-proxy-client", issuer: FRONT_PROXY_CA, keyOf: "apiserver", isCa: false, subject: [cn("front-proxy-client")], usages: ["clientAuth"], altNames: [], purpose: "API server's client certificate towards aggregated API servers" },
-    );
+  plan.push(
+    { name: FRONT_PROXY_CA, stem: "tls/front-proxy-ca", isCa: true, subject: [cn("front-proxy-ca")], usages: [], altNames: [], purpose: "front-proxy CA: the aggregation layer trusts only what it signs" },
+    { name: "front-proxy-client", stem: "tls/front-proxy-client", issuer: FRONT_PROXY_CA, keyOf: "apiserver", isCa: false, subject: [cn("front-proxy-client")], usages: ["clientAuth"], altNames: [], purpose: "API server's client certificate towards aggregated API servers" },
+  );
   return plan;
 }
 

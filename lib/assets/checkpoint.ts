@@ -64,8 +64,8 @@ export function checkpointManifest(ctx: RenderContext): ManifestFile {
 }
 
 /** Asset path → host path of the certificates the checkpoint reads (the self-hosted API server's Secret, on disk). */
-export function checkpointSecretFiles(ctx: Pick<RenderContext, "caps">): Record<string, string> {
-  return Object.fromEntries(Object.entries(apiserverSecretFiles(ctx)).map(([rel, asset]) => [asset, `${CHECKPOINT_PATHS.secrets}/${rel}`]));
+export function checkpointSecretFiles(): Record<string, string> {
+  return Object.fromEntries(Object.entries(apiserverSecretFiles()).map(([rel, asset]) => [asset, `${CHECKPOINT_PATHS.secrets}/${rel}`]));
 }
 
 export function checkpointScript(ctx: RenderContext): string {

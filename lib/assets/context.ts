@@ -42,15 +42,13 @@ export const securePort = (ctx: RenderContext): number => ctx.def.spec.apiEndpoi
  */
 export const ETCD_LOCAL_CLIENT_URL = "https://127.0.0.1:2379";
 
-/** Master-only scheduling. The role label is set through the API by the engine (kubelets may not self-set it from 1.16). */
-export function masterSelector(ctx: RenderContext): Record<string, string> {
-  return ctx.caps.selfLabelRole ? { master: "true" } : { "node-role.kubernetes.io/control-plane": "" };
+/** Master-only scheduling. The role label is set through the API by the engine (kubelets may not self-set it). */
+export function masterSelector(): Record<string, string> {
+  return { "node-role.kubernetes.io/control-plane": "" };
 }
 
-export function masterTolerations(ctx: RenderContext): Record<string, string>[] {
-  return ctx.caps.selfLabelRole
-    ? [{ key: "node-role.kubernetes.io/master", operator: "Exists", effect: "NoSchedule" }]
-    : [{ key: "node-role.kubernetes.io/control-plane", operator: "Exists", effect: "NoSchedule" }];
+export function masterTolerations(): Record<string, string>[] {
+  return [{ key: "node-role.kubernetes.io/control-plane", operator: "Exists", effect: "NoSchedule" }];
 }
 
 export const tolerateAll = [{ operator: "Exists" }];

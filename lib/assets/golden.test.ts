@@ -25,7 +25,6 @@ function goldenRender(version: string) {
 
 describe.each([
   { profile: "v1.36", version: "v1.36.3" },
-  { profile: "v1.5", version: "v1.5.3" },
 ])("the $profile templates", ({ profile, version }) => {
   it("render byte for byte the same given the same keys, time and randomness", async () => {
     const [a, b] = await Promise.all([goldenRender(version), goldenRender(version)]);

@@ -1,6 +1,6 @@
-// The kubelet's systemd unit, drop-in, per-host environment and (1.10+) KubeletConfiguration.
+// The kubelet's systemd unit, drop-in, per-host environment and KubeletConfiguration.
 // The kubelet runs as a host binary under systemd, never in a container (acs-engine moved it out).
-// Flags follow the kubelet's flag history (docs/assets.md) through the capabilities.
+// Flags follow the kubelet's flag history (docs/assets.md).
 import type { ClusterDefinition } from "../cluster/definition";
 import type { Derived, EffectiveHost } from "../cluster/derive";
 import type { Capabilities } from "./capabilities";
@@ -14,49 +14,42 @@ export const KUBELET_PATHS = {
   config: "/var/lib/kubelet/config.yaml",
   bootstrapKubeconfig: "/etc/kubernetes/bootstrap-kubelet.conf",
   kubeconfig: "/etc/kubernetes/kubelet.conf",
-  legacyKubeconfig: "/etc/kubernetes/kubeconfig",
   clientCa: "/etc/kubernetes/pki/ca.crt",
   staticPods: "/etc/kubernetes/manifests",
 } as const;
 
-export function kubeletBinary(caps: Capabilities): string {
-  return caps.hyperkube ? "/usr/bin/hyperkube kubelet" : "/usr/local/bin/kubelet";
+export function kubeletBinary(): string {
+  return "/usr/local/bin/kubelet";
 }
 
 /** Cluster-wide kubelet flags (host-specific ones come from the host's environment file). */
-export function kubeletFlags(caps: Capabilities, def: ClusterDefinition, derived: Derived): string[] {
-  const flags: string[] = [];
-  if (caps.bootstrapTokens) flags.push(`--bootstrap-kubeconfig=${KUBELET_PATHS.bootstrapKubeconfig}`, `--kubeconfig=${KUBELET_PATHS.kubeconfig}`);
-  else flags.push(`--kubeconfig=${KUBELET_PATHS.legacyKubeconfig}`);
-  if (caps.requireKubeconfigFlag) flags.push("--require-kubeconfig");
-  if (caps.kubeletConfigFile) flags.push(`--config=${KUBELET_PATHS.config}`);
-  if (caps.networkPluginFlag) flags.push("--cni-conf-dir=/etc/kubernetes/cni/net.d", "--network-plugin=cni");
-  // Command line only, still valid: a second kubelet on the host exits instead of fighting the first.
-  flags.push("--lock-file=/var/run/lock/kubelet.lock", "--exit-on-lock-contention");
-  if (!caps.kubeletConfigFile) flags.push(`--pod-manifest-path=${KUBELET_PATHS.staticPods}`);
-  if (caps.allowPrivilegedFlag) flags.push("--allow-privileged");
-  if (!caps.kubeletConfigFile)
-    flags.push("--minimum-container-ttl-duration=6m0s", `--cluster_dns=${derived.dnsServiceIp}`, `--cluster_domain=${def.spec.network.clusterDomain}`);
-  return flags;
+export function kubeletFlags(): string[] {
+  return [
+    `--bootstrap-kubeconfig=${KUBELET_PATHS.bootstrapKubeconfig}`,
+    `--kubeconfig=${KUBELET_PATHS.kubeconfig}`,
+    `--config=${KUBELET_PATHS.config}`,
+    // Command line only, still valid: a second kubelet on the host exits instead of fighting the first.
+    "--lock-file=/var/run/lock/kubelet.lock",
+    "--exit-on-lock-contention",
+  ];
 }
 
 const ALLOWED_SELF_LABEL = /^(kubelet\.kubernetes\.io|node\.kubernetes\.io)\//;
 const K8S_NAMESPACE = /(^|\.)(kubernetes\.io|k8s\.io)\//;
 
-/** Labels a kubelet may set on itself: from 1.16 nothing under kubernetes.io/k8s.io but kubelet./node.kubernetes.io. */
-export function selfLabels(caps: Capabilities, host: EffectiveHost): Record<string, string> {
+/** Labels a kubelet may set on itself: nothing under kubernetes.io/k8s.io but kubelet./node.kubernetes.io. */
+export function selfLabels(host: EffectiveHost): Record<string, string> {
   const labels: Record<string, string> = {};
-  if (caps.selfLabelRole && host.role === "master") labels.master = "true";
   for (const [k, v] of Object.entries(host.labels ?? {}))
-    if (caps.selfLabelRole || !K8S_NAMESPACE.test(k) || ALLOWED_SELF_LABEL.test(k)) labels[k] = v;
+    if (!K8S_NAMESPACE.test(k) || ALLOWED_SELF_LABEL.test(k)) labels[k] = v;
   return labels;
 }
 
 /** The host's /etc/default/kubelet: node name, node IP and self-set labels. */
-export function kubeletHostEnv(caps: Capabilities, host: EffectiveHost): string {
+export function kubeletHostEnv(host: EffectiveHost): string {
   const args = [`--hostname-override=${host.name}`];
   if (/^[0-9.]+$/.test(host.address) || host.address.includes(":")) args.push(`--node-ip=${host.address}`);
-  const labels = Object.entries(selfLabels(caps, host)).map(([k, v]) => `${k}=${v}`);
+  const labels = Object.entries(selfLabels(host)).map(([k, v]) => `${k}=${v}`);
   if (labels.length > 0) args.push(`--node-labels=${labels.join(",")}`);
   return `# Bootdeck: kubelet settings for ${host.name} (${host.role})\nKUBELET_EXTRA_ARGS="${args.join(" ")}"\n`;
 }
@@ -70,7 +63,7 @@ export function kubeletUnit(caps: Capabilities): string {
     "After=network-online.target",
     "",
     "[Service]",
-    `ExecStart=${kubeletBinary(caps)}`,
+    `ExecStart=${kubeletBinary()}`,
     "Restart=always",
     "RestartSec=10",
     "",
@@ -80,8 +73,8 @@ export function kubeletUnit(caps: Capabilities): string {
   ].join("\n");
 }
 
-export function kubeletDropIn(caps: Capabilities, def: ClusterDefinition, derived: Derived): string {
-  const flags = kubeletFlags(caps, def, derived);
+export function kubeletDropIn(): string {
+  const flags = kubeletFlags();
   return [
     "# Bootdeck: cluster-wide kubelet flags; host-specific ones come from /etc/default/kubelet.",
     "[Unit]",
@@ -92,7 +85,7 @@ export function kubeletDropIn(caps: Capabilities, def: ClusterDefinition, derive
     `EnvironmentFile=-${KUBELET_PATHS.env}`,
     `ExecStartPre=/bin/mkdir -p ${KUBELET_PATHS.staticPods}`,
     "ExecStart=",
-    `ExecStart=${kubeletBinary(caps)} \\`,
+    `ExecStart=${kubeletBinary()} \\`,
     ...flags.map((f) => `  ${f} \\`),
     "  $KUBELET_EXTRA_ARGS",
     "",
@@ -116,7 +109,7 @@ export function kubeletConfiguration(caps: Capabilities, def: ClusterDefinition,
     containerRuntimeEndpoint: RUNTIME_ENDPOINT,
     // From 1.35 the kubelet refuses cgroup v1 unless the definition allows it (preflight refuses it
     // then too); before, upstream's default (false) stands and preflight only warns.
-    ...(caps.failCgroupV1Field ? { failCgroupV1: caps.cgroupV1Refused && !def.spec.kubernetes.allowCgroupV1 } : {}),
+    failCgroupV1: caps.cgroupV1Refused && !def.spec.kubernetes.allowCgroupV1,
     failSwapOn: true,
     readOnlyPort: 0,
     rotateCertificates: true,

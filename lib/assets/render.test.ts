@@ -38,7 +38,6 @@ const byPath = (assets: RenderedAsset[], path: string): RenderedAsset => {
 const cases: { name: string; version: string; keyType: KeyType }[] = [
   { name: "modern profile, RSA-2048", version: "v1.36.3", keyType: "rsa" },
   { name: "oldest modern profile, ECDSA P-256", version: "v1.34.4", keyType: "ecdsa" },
-  { name: "legacy 1.5 profile", version: "v1.5.3", keyType: "ecdsa" },
 ];
 
 describe.each(cases)("a render for the $name", ({ version, keyType }) => {
@@ -192,27 +191,20 @@ describe.each(cases)("a render for the $name", ({ version, keyType }) => {
       expect(Object.keys(secret.data).sort()).toEqual(Object.keys(files).map(secretKey).sort());
       for (const [rel, assetPath] of Object.entries(files)) expect(Buffer.from(secret.data[secretKey(rel)] ?? "", "base64").toString(), rel).toBe(content(assetPath));
     };
-    const v = validateClusterDefinition(input);
-    if (!v.ok) throw new Error("invalid");
-    const caps = capabilitiesFor(version);
-    check("manifests/kube-apiserver-secret.yaml", apiserverSecretFiles({ caps } as never));
+    check("manifests/kube-apiserver-secret.yaml", apiserverSecretFiles());
     check("manifests/kube-controller-manager-secret.yaml", controllerManagerSecretFiles());
   });
 
-  it("puts the same bootstrap token in the kubelet kubeconfig and, where supported, the token Secret", () => {
+  it("puts the same bootstrap token in the kubelet kubeconfig and the token Secret", () => {
     const kc = parseYaml(content("auth/kubeconfig-kubelet")) as { users: { user: { token: string } }[] };
     const token = kc.users[0]?.user.token ?? "";
     expect(token).toMatch(TOKEN_PATTERN);
-    if (capabilitiesFor(version).bootstrapTokens) {
-      const [id, secret] = token.split(".");
-      const s = parseManifest(content("manifests/kubelet-bootstrap-token.yaml"))[0] as ParsedObject & { type: string; stringData: Record<string, string> };
-      expect(s.metadata).toEqual({ name: `bootstrap-token-${id}`, namespace: "kube-system" });
-      expect(s.type).toBe("bootstrap.kubernetes.io/token");
-      expect(s.stringData["token-id"]).toBe(id);
-      expect(s.stringData["token-secret"]).toBe(secret);
-    } else {
-      expect(content("auth/known-tokens.csv").startsWith(`${token},`)).toBe(true);
-    }
+    const [id, secret] = token.split(".");
+    const s = parseManifest(content("manifests/kubelet-bootstrap-token.yaml"))[0] as ParsedObject & { type: string; stringData: Record<string, string> };
+    expect(s.metadata).toEqual({ name: `bootstrap-token-${id}`, namespace: "kube-system" });
+    expect(s.type).toBe("bootstrap.kubernetes.io/token");
+    expect(s.stringData["token-id"]).toBe(id);
+    expect(s.stringData["token-secret"]).toBe(secret);
   });
 
   it("marks keys, tokens and kubeconfigs sensitive and nothing public", () => {
@@ -233,38 +225,13 @@ describe.each(cases)("a render for the $name", ({ version, keyType }) => {
   });
 });
 
-describe("kubelet flags across versions", () => {
+describe("kubelet flags", () => {
   let modern: RenderedAsset[];
-  let legacy: RenderedAsset[];
   beforeAll(async () => {
-    [modern, legacy] = await Promise.all([
-      renderAssets(definition("v1.36.3", 4), { keyType: "ecdsa" }),
-      renderAssets(definition("v1.5.3", 4), { keyType: "ecdsa" }),
-    ]);
+    modern = await renderAssets(definition("v1.36.3", 4), { keyType: "ecdsa" });
   });
 
-  it("reproduces the Topsail guide's kubelet flags on the legacy profile", () => {
-    const dropIn = byPath(legacy, "kubelet/10-bootdeck.conf").content;
-    for (const f of [
-      "/usr/bin/hyperkube kubelet",
-      "--kubeconfig=/etc/kubernetes/kubeconfig",
-      "--require-kubeconfig",
-      "--cni-conf-dir=/etc/kubernetes/cni/net.d",
-      "--network-plugin=cni",
-      "--lock-file=/var/run/lock/kubelet.lock",
-      "--exit-on-lock-contention",
-      "--pod-manifest-path=/etc/kubernetes/manifests",
-      "--allow-privileged",
-      "--cluster_dns=10.3.0.10",
-      "--cluster_domain=cluster.local",
-    ])
-      expect(dropIn).toContain(f);
-    expect(byPath(legacy, "kubelet/hosts/master-1.env").content).toContain("--node-labels=master=true");
-    expect(byPath(legacy, "kubelet/hosts/worker-1.env").content).not.toContain("--node-labels");
-    expect(legacy.some((a) => a.path.startsWith("kubelet/config-"))).toBe(false);
-  });
-
-  it("drops removed flags and self-set roles on modern profiles and uses a KubeletConfiguration", () => {
+  it("sets no removed flag and no self-set role, and uses a KubeletConfiguration", () => {
     const dropIn = byPath(modern, "kubelet/10-bootdeck.conf").content;
     for (const f of ["--require-kubeconfig", "--allow-privileged", "--network-plugin", "--cni-conf-dir", "--pod-manifest-path", "--cluster_dns", "--cluster-dns", "hyperkube"])
       expect(dropIn).not.toContain(f);
@@ -285,23 +252,20 @@ describe("kubelet flags across versions", () => {
   });
 
   it("runs the kubelet as a host binary that systemd always restarts", () => {
-    for (const assets of [modern, legacy]) {
-      const unit = byPath(assets, "kubelet/kubelet.service").content;
-      expect(unit).toContain("Restart=always");
-      expect(unit).not.toMatch(/docker|rkt|podman/);
-    }
+    const unit = byPath(modern, "kubelet/kubelet.service").content;
+    expect(unit).toContain("ExecStart=/usr/local/bin/kubelet");
+    expect(unit).toContain("Restart=always");
+    expect(unit).not.toMatch(/docker|rkt|podman/);
   });
 
-  it("uses the API versions each version serves and per-component images from 1.19", () => {
+  it("uses the API versions upstream serves and one image per component", () => {
     const all = (assets: RenderedAsset[]) => assets.filter((a) => a.path.startsWith("manifests/")).map((a) => a.content).join("\n");
     expect(all(modern)).not.toMatch(/policy\/v1beta1|apiextensions\.k8s\.io\/v1beta1|extensions\/v1beta1|hyperkube/);
     // The example pulls through a mirror: the registry host is replaced, the repository path kept.
     expect(all(modern)).toContain("image: registry.example.internal/k8s/kube-apiserver:v1.36.3");
     expect(all(modern)).toContain("image: registry.example.internal/k8s/flannel-io/flannel:v0.28.10");
-    expect(all(legacy)).toContain("apiVersion: extensions/v1beta1");
-    expect(all(legacy)).toContain("apiVersion: policy/v1beta1");
-    expect(all(legacy)).toContain("registry.example.internal/k8s/coreos/hyperkube:v1.5.3_coreos.0");
-    expect(all(legacy)).not.toContain("rbac.authorization.k8s.io");
+    expect(all(modern)).toContain("apiVersion: apps/v1");
+    expect(all(modern)).toContain("apiVersion: policy/v1");
   });
 });
 

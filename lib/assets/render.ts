@@ -76,7 +76,7 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
     const shared = holder && isCertEntry(holder) && c.keyPem === pki.certs.get(holder.name)?.keyPem ? ` (the same key as ${holder.stem}.key)` : "";
     add(`${entry.stem}.key`, c.keyPem, true, `private key of ${entry.stem}.crt${shared}`);
   }
-  add("tls/service-account.key", pki.serviceAccount.keyPem, true, "service-account token signing key (controller-manager; API server from 1.20)");
+  add("tls/service-account.key", pki.serviceAccount.keyPem, true, "service-account token signing key (controller-manager and API server)");
   add("tls/service-account.pub", pki.serviceAccount.pubPem, false, "service-account token verification key (API server)");
 
   const ca = pki.certs.get(CA);
@@ -95,19 +95,17 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
   add("auth/kubeconfig", kc("admin", cert("admin")), true, "administrator kubeconfig (system:masters)");
   add(
     "auth/kubeconfig-kubelet",
-    kc(caps.bootstrapTokens ? "kubelet-bootstrap" : "kubelet", { token: token.token }),
+    kc("kubelet-bootstrap", { token: token.token }),
     true,
-    caps.bootstrapTokens ? "kubelet bootstrap kubeconfig: bootstrap-token user that requests the node's client certificate" : "kubelet kubeconfig (static token user)",
+    "kubelet bootstrap kubeconfig: bootstrap-token user that requests the node's client certificate",
   );
   add("auth/kubeconfig-controller-manager", kc("system:kube-controller-manager", cert("controller-manager"), loopbackUrl), true, "controller-manager kubeconfig for the bootstrap control plane (API server on loopback)");
   add("auth/kubeconfig-scheduler", kc("system:kube-scheduler", cert("scheduler"), loopbackUrl), true, "scheduler kubeconfig for the bootstrap control plane (API server on loopback)");
-  // 1.5 has no bootstrap tokens: the API server knows the kubelets' token from a static file.
-  if (caps.anonymousEndpoints) add("apiserver/authentication-config.yaml", authenticationConfig(), false, "API server authentication configuration: anonymous requests only on /livez, /readyz and /healthz");
-  if (!caps.bootstrapTokens) add("auth/known-tokens.csv", `${token.token},kubelet,kubelet,"system:nodes"\n`, true, "API server token file with the kubelets' token (1.5 has no bootstrap tokens)");
+  add("apiserver/authentication-config.yaml", authenticationConfig(), false, "API server authentication configuration: anonymous requests only on /livez, /readyz and /healthz");
 
   const ctx: RenderContext = { def, derived, caps, images: imagesFor(caps, def.spec.images.registry), pki, token, files: new Map(drafts.map((d) => [d.path, d.content])) };
   // A static control plane needs no checkpoint: the kubelets start it from their manifests after any reboot.
-  const hostCheckpoint = caps.checkpoint === "host" && !isStaticControlPlane(def);
+  const hostCheckpoint = !isStaticControlPlane(def);
   const manifestFiles: ManifestFile[] = [
     ...bootstrapManifests(ctx),
     ...etcdManifests(ctx, options.joiningMembers ?? []),
@@ -118,33 +116,29 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
   for (const f of manifestFiles) add(f.path, toYamlDocuments(f.objects), f.sensitive === true, f.purpose);
 
   add("kubelet/kubelet.service", kubeletUnit(caps), false, "kubelet systemd unit (/etc/systemd/system/kubelet.service), Restart=always");
-  add("kubelet/10-bootdeck.conf", kubeletDropIn(caps, def, derived), false, "kubelet unit drop-in with the flags valid for this version (kubelet.service.d/10-bootdeck.conf)");
-  if (caps.kubeletConfigFile) {
-    add("kubelet/config-master.yaml", kubeletConfiguration(caps, def, derived, "master"), false, "KubeletConfiguration for masters (/var/lib/kubelet/config.yaml; registers with the control-plane taint)");
-    if (derived.workers.length > 0) add("kubelet/config-worker.yaml", kubeletConfiguration(caps, def, derived, "worker"), false, "KubeletConfiguration for workers (/var/lib/kubelet/config.yaml)");
-  }
+  add("kubelet/10-bootdeck.conf", kubeletDropIn(), false, "kubelet unit drop-in with the flags valid for this version (kubelet.service.d/10-bootdeck.conf)");
+  add("kubelet/config-master.yaml", kubeletConfiguration(caps, def, derived, "master"), false, "KubeletConfiguration for masters (/var/lib/kubelet/config.yaml; registers with the control-plane taint)");
+  if (derived.workers.length > 0) add("kubelet/config-worker.yaml", kubeletConfiguration(caps, def, derived, "worker"), false, "KubeletConfiguration for workers (/var/lib/kubelet/config.yaml)");
   if (hostCheckpoint) {
     add("checkpoint/bootdeck-checkpoint", checkpointScript(ctx), false, `the checkpoint watchdog on masters (${CHECKPOINT_PATHS.script})`);
     add("checkpoint/bootdeck-checkpoint.service", checkpointUnit(), false, `its systemd unit (${CHECKPOINT_PATHS.unit})`);
   }
-  if (caps.criRuntime) {
-    const registry = def.spec.images.registry;
-    add("runtime/containerd-config.toml", containerdConfig(def, ctx.images), false, `containerd configuration (${RUNTIME_PATHS.config}): CRI, ${def.spec.runtime.cgroupDriver} cgroups, sandbox ${ctx.images.pause}`);
-    if (def.spec.runtime.source === "mirror") add("runtime/containerd.service", containerdUnit(), false, `containerd systemd unit (${RUNTIME_PATHS.unit}) for the containerd Bootdeck installs`);
-    add("runtime/crictl.yaml", crictlConfig(), false, `crictl's configuration (${RUNTIME_PATHS.crictl}): containerd's socket`);
-    add("runtime/modules.conf", modulesConf(), false, `kernel modules loaded at boot (${RUNTIME_PATHS.modules})`);
-    add("runtime/sysctl.conf", sysctlConf(), false, `sysctls for pod networking (${RUNTIME_PATHS.sysctl})`);
-    if (registry) {
-      add("runtime/registry-hosts.toml", registryHostsToml(registry, def.spec.images.ca !== undefined), false, `how containerd reaches the image mirror ${registryHost(registry)}`);
-      if (def.spec.images.ca) add("runtime/registry-ca.crt", def.spec.images.ca, false, `the image mirror's CA certificate (trusted for ${registryHost(registry)} only)`);
-    }
+  const registry = def.spec.images.registry;
+  add("runtime/containerd-config.toml", containerdConfig(def, ctx.images), false, `containerd configuration (${RUNTIME_PATHS.config}): CRI, ${def.spec.runtime.cgroupDriver} cgroups, sandbox ${ctx.images.pause}`);
+  if (def.spec.runtime.source === "mirror") add("runtime/containerd.service", containerdUnit(), false, `containerd systemd unit (${RUNTIME_PATHS.unit}) for the containerd Bootdeck installs`);
+  add("runtime/crictl.yaml", crictlConfig(), false, `crictl's configuration (${RUNTIME_PATHS.crictl}): containerd's socket`);
+  add("runtime/modules.conf", modulesConf(), false, `kernel modules loaded at boot (${RUNTIME_PATHS.modules})`);
+  add("runtime/sysctl.conf", sysctlConf(), false, `sysctls for pod networking (${RUNTIME_PATHS.sysctl})`);
+  if (registry) {
+    add("runtime/registry-hosts.toml", registryHostsToml(registry, def.spec.images.ca !== undefined), false, `how containerd reaches the image mirror ${registryHost(registry)}`);
+    if (def.spec.images.ca) add("runtime/registry-ca.crt", def.spec.images.ca, false, `the image mirror's CA certificate (trusted for ${registryHost(registry)} only)`);
   }
   if (provisionsVip(def)) {
     add("endpoint/keepalived.conf", keepalivedConfig(def), false, `keepalived on the masters: holds the API address ${derived.apiEndpointHost} where an API server answers (${ENDPOINT_PATHS.config})`);
     add("endpoint/bootdeck-keepalived.service", keepalivedUnit(), false, `its systemd unit (${ENDPOINT_PATHS.unit})`);
   }
   for (const h of [...derived.masters, ...derived.workers])
-    add(`kubelet/hosts/${h.name}.env`, kubeletHostEnv(caps, h), false, `kubelet settings for ${h.name} (/etc/default/kubelet: node name, IP, labels)`);
+    add(`kubelet/hosts/${h.name}.env`, kubeletHostEnv(h), false, `kubelet settings for ${h.name} (/etc/default/kubelet: node name, IP, labels)`);
   step("manifests");
 
   const seen = new Set<string>();

@@ -41,7 +41,7 @@ export function containerdConfig(def: ClusterDefinition, images: Images): string
     `imports = [${toml(`${RUNTIME_PATHS.confD}/*.toml`)}]`,
     "",
     `[${cri}]`,
-    `  sandbox_image = ${toml(images.pause ?? "")}`,
+    `  sandbox_image = ${toml(images.pause)}`,
     // Never ask the kernel for a lower OOM score than containerd's own (-999 under its unit): no change
     // where containerd holds CAP_SYS_RESOURCE, and pods still start on hosts without it (LXC, some VMs).
     "  restrict_oom_score_adj = true",

@@ -3,7 +3,6 @@
 // plane, reading the same files from their own host directory.
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { validateClusterDefinition } from "../cluster/definition";
 import { exampleDefinition } from "../cluster/example";
 import { renderAssets } from "./render";
 import { validateObject } from "./test-helpers";
@@ -38,14 +37,5 @@ describe("a static control plane's render", async () => {
       expect(p.spec.containers[0]!.image).toBe(b.spec.containers[0]!.image);
       expect(p.spec.volumes.find((v) => v.name === "secrets")?.hostPath?.path).toBe("/etc/kubernetes/control-plane-secrets");
     }
-  });
-
-  it("is refused for the 1.5 legacy profile", () => {
-    const legacy = exampleDefinition({ hosts: 2 });
-    legacy.spec.kubernetes.version = "v1.5.3";
-    legacy.spec.kubernetes.controlPlane = "static";
-    const v = validateClusterDefinition(legacy);
-    expect(v.ok).toBe(false);
-    expect(!v.ok && v.errors).toContainEqual({ path: "spec.kubernetes.controlPlane", message: "static needs Kubernetes 1.24 or later; v1.5.3 runs the legacy self-hosted control plane only" });
   });
 });

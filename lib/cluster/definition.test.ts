@@ -130,10 +130,18 @@ describe("a cluster definition", () => {
 
   describe("other fields", () => {
     it("rejects an unknown Kubernetes version and names the supported ones", () => {
-      expect(messageAt(withSpec((s) => (s.kubernetes.version = "v1.20.0")), "spec.kubernetes.version")).toMatch(/supported: v1\.5\.x, v1\.34\.x, v1\.35\.x, v1\.36\.x, v1\.37\.x/);
+      expect(messageAt(withSpec((s) => (s.kubernetes.version = "v1.20.0")), "spec.kubernetes.version")).toBe("is not a supported Kubernetes version; supported: v1.34.x, v1.35.x, v1.36.x, v1.37.x");
       // A profile that was dropped says why.
       expect(messageAt(withSpec((s) => (s.kubernetes.version = "v1.32.9")), "spec.kubernetes.version")).toMatch(/^v1\.32 is no longer supported \(out of upstream support\)/);
-      expect(validateClusterDefinition(withSpec((s) => (s.kubernetes.version = "v1.5.3"))).ok).toBe(true);
+      expect(messageAt(withSpec((s) => (s.kubernetes.version = "v1.29.0")), "spec.kubernetes.version")).toBe("v1.29 is no longer supported (out of upstream support); supported: v1.34.x, v1.35.x, v1.36.x, v1.37.x");
+    });
+    it("rejects the retired 1.5 legacy profile, however it is written, and names the supported versions", () => {
+      expect(messageAt(withSpec((s) => (s.kubernetes.version = "v1.5.3")), "spec.kubernetes.version")).toBe("v1.5 is no longer supported (the legacy hyperkube profile was retired); supported: v1.34.x, v1.35.x, v1.36.x, v1.37.x");
+      expect(messageAt(withSpec((s) => (s.kubernetes.version = "1.5")), "spec.kubernetes.version")).toBe("must look like v1.36.3; supported: v1.34.x, v1.35.x, v1.36.x, v1.37.x");
+      const v = validateClusterDefinition(withSpec((s) => ((s.kubernetes.version = "v1.5.3"), (s.kubernetes.controlPlane = "static"))));
+      expect(v.ok).toBe(false);
+      // Only the version is wrong: no error about what the version would have allowed.
+      expect(!v.ok && v.errors).toEqual([{ path: "spec.kubernetes.version", message: expect.stringMatching(/^v1\.5 is no longer supported/) }]);
     });
     it("rejects a malformed SHA-256", () => {
       expect(messageAt(withSpec((s) => (s.binaries.kubectl = { sha256: "G".repeat(64) })), "spec.binaries.kubectl.sha256")).toMatch(/SHA-256/);

@@ -330,12 +330,6 @@ function crossCheck(input: unknown): { errors: Problem[]; warnings: Problem[] } 
   if (svc && 2 ** (32 - svc.prefix) < 16 && dnsIp === undefined)
     errors.push({ path: "spec.network.serviceCidr", message: "is too small: it needs at least 16 addresses (the DNS service IP is its 10th)" });
 
-  // A static control plane: the profiles Bootdeck installs a container runtime for (1.24 and later).
-  const kube = obj(spec.kubernetes);
-  const profile = str(kube?.version) ? findVersionProfile(str(kube?.version)!) : undefined;
-  if (str(kube?.controlPlane) === "static" && profile?.hyperkube)
-    errors.push({ path: "spec.kubernetes.controlPlane", message: `static needs Kubernetes 1.24 or later; ${str(kube?.version)} runs the legacy self-hosted control plane only` });
-
   // API endpoint: what `host` must be depends on the type.
   const images = obj(spec.images);
   if (images && (images.ca !== undefined || images.auth !== undefined) && !str(images.registry))

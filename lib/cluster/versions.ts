@@ -12,10 +12,6 @@ export type VersionProfile = {
   label: string;
   /** Said after the version, e.g. "recommended"; never in parentheses of its own. */
   note?: string;
-  /** 1.5-era: one hyperkube binary, kubelet configured by flags only. */
-  hyperkube: boolean;
-  /** Still supported by upstream (security fixes); the wizard marks the others. */
-  upstreamSupported: boolean;
   /** Components the release pins. */
   pins: ReleasePins;
 };
@@ -30,19 +26,10 @@ export type ReleasePins = {
 };
 
 export const versionProfiles: readonly VersionProfile[] = [
-  {
-    minor: "1.5",
-    defaultVersion: "v1.5.3",
-    label: "1.5",
-    note: "legacy: hyperkube, as in the Topsail guide",
-    hyperkube: true,
-    upstreamSupported: false,
-    pins: { etcd: "v3.1.8", coredns: "1.0.6", pause: "3.0" },
-  },
-  { minor: "1.34", defaultVersion: "v1.34.4", label: "1.34", hyperkube: false, upstreamSupported: true, pins: { etcd: "3.6.5-0", coredns: "v1.12.1", pause: "3.10.1" } },
-  { minor: "1.35", defaultVersion: "v1.35.4", label: "1.35", hyperkube: false, upstreamSupported: true, pins: { etcd: "3.6.6-0", coredns: "v1.13.1", pause: "3.10.1" } },
-  { minor: "1.36", defaultVersion: "v1.36.3", label: "1.36", note: "recommended", hyperkube: false, upstreamSupported: true, pins: { etcd: "3.6.8-0", coredns: "v1.14.2", pause: "3.10.2" } },
-  { minor: "1.37", defaultVersion: "v1.37.2", label: "1.37", hyperkube: false, upstreamSupported: true, pins: { etcd: "3.7.0-0", coredns: "v1.14.6", pause: "3.10.2" } },
+  { minor: "1.34", defaultVersion: "v1.34.4", label: "1.34", pins: { etcd: "3.6.5-0", coredns: "v1.12.1", pause: "3.10.1" } },
+  { minor: "1.35", defaultVersion: "v1.35.4", label: "1.35", pins: { etcd: "3.6.6-0", coredns: "v1.13.1", pause: "3.10.1" } },
+  { minor: "1.36", defaultVersion: "v1.36.3", label: "1.36", note: "recommended", pins: { etcd: "3.6.8-0", coredns: "v1.14.2", pause: "3.10.2" } },
+  { minor: "1.37", defaultVersion: "v1.37.2", label: "1.37", pins: { etcd: "3.7.0-0", coredns: "v1.14.6", pause: "3.10.2" } },
 ];
 
 /**
@@ -54,6 +41,7 @@ export const defaultKubernetesVersion = "v1.36.3";
 
 /** Profiles that were dropped, with why, so a definition naming one gets a useful message. */
 export const droppedProfiles: Readonly<Record<string, string>> = {
+  "1.5": "the legacy hyperkube profile was retired",
   "1.29": "out of upstream support",
   "1.30": "out of upstream support",
   "1.31": "out of upstream support",
@@ -72,11 +60,11 @@ export function findVersionProfile(version: string): VersionProfile | undefined 
 
 /** The profile for a version, or an error naming why there is none. */
 export function versionProblem(version: string): string | undefined {
+  const supported = versionProfiles.map((p) => `v${p.minor}.x`).join(", ");
   const m = versionPattern.exec(version);
-  if (!m) return "must look like v1.36.3";
+  if (!m) return `must look like v1.36.3; supported: ${supported}`;
   const minor = `${m[1]}.${m[2]}`;
   if (versionProfiles.some((p) => p.minor === minor)) return undefined;
-  const supported = versionProfiles.map((p) => `v${p.minor}.x`).join(", ");
   const dropped = droppedProfiles[minor];
   return dropped ? `v${minor} is no longer supported (${dropped}); supported: ${supported}` : `is not a supported Kubernetes version; supported: ${supported}`;
 }
@@ -94,7 +82,7 @@ export function profileOf(version: string): VersionProfile {
   return p;
 }
 
-/** "v1.36.3 (recommended)", "v1.5.3 (legacy: hyperkube, as in the Topsail guide)", "v1.34.4". */
+/** "v1.36.3 (recommended)", "v1.34.4". */
 export function describeVersion(version: string): string {
   const note = findVersionProfile(version)?.note;
   return note ? `${version} (${note})` : version;

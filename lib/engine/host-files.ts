@@ -23,14 +23,13 @@ export function kubeletFiles(caps: Capabilities, host: HostRole): HostFile[] {
     { asset: "kubelet/10-bootdeck.conf", path: KUBELET_PATHS.dropIn, mode: PUBLIC },
     { asset: `kubelet/hosts/${host.name}.env`, path: KUBELET_PATHS.env, mode: PUBLIC },
     { asset: "tls/ca.crt", path: KUBELET_PATHS.clientCa, mode: PUBLIC },
+    { asset: `kubelet/config-${host.role}.yaml`, path: KUBELET_PATHS.config, mode: PUBLIC },
   ];
-  if (caps.kubeletConfigFile) files.push({ asset: `kubelet/config-${host.role}.yaml`, path: KUBELET_PATHS.config, mode: PUBLIC });
-  const kubeconfigPath = caps.bootstrapTokens ? KUBELET_PATHS.kubeconfig : KUBELET_PATHS.legacyKubeconfig;
   // A kubelet that bootstraps its certificate blocks until an API server signs it, and starts no static
   // pod meanwhile. Masters run etcd as static pods, and etcd needs a quorum of masters before any API
   // server can start: so masters get a ready kubeconfig (bootkube's way), workers join with the token.
-  if (host.role === "master") files.push({ asset: "auth/kubeconfig", path: kubeconfigPath, mode: SECRET });
-  else files.push({ asset: "auth/kubeconfig-kubelet", path: caps.bootstrapTokens ? KUBELET_PATHS.bootstrapKubeconfig : kubeconfigPath, mode: SECRET });
+  if (host.role === "master") files.push({ asset: "auth/kubeconfig", path: KUBELET_PATHS.kubeconfig, mode: SECRET });
+  else files.push({ asset: "auth/kubeconfig-kubelet", path: KUBELET_PATHS.bootstrapKubeconfig, mode: SECRET });
   if (host.role === "master") {
     for (const [asset, path] of Object.entries(etcdMemberFiles(host.name))) files.push({ asset, path, mode: SECRET });
     files.push({ asset: `etcd/etcd-${host.name}.yaml`, path: `${KUBELET_PATHS.staticPods}/etcd.yaml`, mode: PUBLIC });
@@ -67,9 +66,8 @@ export type Download = { name: string; url: string; sha256: string | null; sumsU
 /** The platform Bootdeck installs for (preflight refuses other architectures). */
 export const ARCH = "amd64";
 
-/** Phase 4's downloads: kubelet (hyperkube up to 1.18) and kubectl, in Kubernetes' release layout. */
+/** Phase 4's downloads: kubelet and kubectl, in Kubernetes' release layout. */
 export function binaryDownloads(def: ClusterDefinition): Download[] {
-  const caps = capabilitiesFor(def.spec.kubernetes.version);
   const base = `${def.spec.binaries.baseUrl.replace(/\/+$/, "")}/${def.spec.kubernetes.version}/bin/linux/${ARCH}`;
   const file = (name: string, dest: string, pinned: { sha256: string } | undefined): Download => ({
     name,
@@ -80,7 +78,7 @@ export function binaryDownloads(def: ClusterDefinition): Download[] {
     unpack: "file",
   });
   const { kubelet, kubectl } = def.spec.binaries;
-  return [caps.hyperkube ? file("hyperkube", "/usr/bin/hyperkube", kubelet) : file("kubelet", "/usr/local/bin/kubelet", kubelet), file("kubectl", "/usr/local/bin/kubectl", kubectl)];
+  return [file("kubelet", "/usr/local/bin/kubelet", kubelet), file("kubectl", "/usr/local/bin/kubectl", kubectl)];
 }
 
 /**
@@ -109,14 +107,13 @@ export function runtimeDownloads(def: ClusterDefinition): Download[] {
   ];
 }
 
-/** The API server's checkpoint on a master (host checkpoint profiles): its static pod, certificates, watchdog. */
+/** The API server's checkpoint on a master: its static pod, certificates, watchdog. */
 export function checkpointFiles(caps: Capabilities): HostFile[] {
-  if (caps.checkpoint !== "host") return [];
   return [
     { asset: "checkpoint/kube-apiserver.yaml", path: CHECKPOINT_PATHS.manifest, mode: PUBLIC },
     { asset: "checkpoint/bootdeck-checkpoint", path: CHECKPOINT_PATHS.script, mode: 0o755 },
     { asset: "checkpoint/bootdeck-checkpoint.service", path: CHECKPOINT_PATHS.unit, mode: PUBLIC },
-    ...Object.entries(checkpointSecretFiles({ caps })).map(([asset, path]) => ({ asset, path, mode: SECRET })),
+    ...Object.entries(checkpointSecretFiles()).map(([asset, path]) => ({ asset, path, mode: SECRET })),
   ];
 }
 
@@ -159,22 +156,21 @@ export function resetPaths(def: ClusterDefinition, host: HostRole, assetPaths: r
     ...(host.role === "master" ? ["/var/lib/etcd"] : []),
     ...binaryDownloads(def).map(downloadLeftover),
   ]);
-  if (caps.criRuntime)
-    for (const p of [
-      ...runtimeFiles(def, assetPaths).map((f) => f.path),
-      ...runtimeDownloads(def).map(downloadLeftover),
-      RUNTIME_PATHS.confD,
-      RUNTIME_PATHS.certsD,
-      "/var/lib/containerd",
-      "/run/containerd",
-      "/var/lib/cni",
-      "/run/flannel",
-      "/etc/systemd/system/multi-user.target.wants/containerd.service",
-      RUNTIME_STAMP_FILE,
-    ])
-      paths.add(p);
+  for (const p of [
+    ...runtimeFiles(def, assetPaths).map((f) => f.path),
+    ...runtimeDownloads(def).map(downloadLeftover),
+    RUNTIME_PATHS.confD,
+    RUNTIME_PATHS.certsD,
+    "/var/lib/containerd",
+    "/run/containerd",
+    "/var/lib/cni",
+    "/run/flannel",
+    "/etc/systemd/system/multi-user.target.wants/containerd.service",
+    RUNTIME_STAMP_FILE,
+  ])
+    paths.add(p);
   // containerd from the mirror is Bootdeck's own, its configuration directory too; a package's stays.
-  if (caps.criRuntime && def.spec.runtime.source === "mirror") paths.add("/etc/containerd");
+  if (def.spec.runtime.source === "mirror") paths.add("/etc/containerd");
   if (host.role === "master" && provisionsVip(def))
     for (const p of [ENDPOINT_PATHS.config, ENDPOINT_PATHS.unit, "/etc/bootdeck", "/etc/systemd/system/multi-user.target.wants/bootdeck-keepalived.service"]) paths.add(p);
   if (host.role === "master")

@@ -67,7 +67,7 @@ export async function planDay2Run({ clusterId, body, id, createdById, by }: { cl
       const needed = def.spec.hosts
         .filter((h) => body.hosts.includes(h.name))
         .flatMap((h) => kubeletFiles(caps, { name: h.name, role: effectiveHost(def, h).role }));
-      if (caps.criRuntime) needed.push(...runtimeFiles(def, [...index.keys()]));
+      needed.push(...runtimeFiles(def, [...index.keys()]));
       // Masters always get a render of their own: their etcd pods join the running cluster.
       if (masters.length || missingAssets([...needed, ...endpointFiles(def)], new Set(index.keys())).length) target = { definition: def, joining: masters };
       else {

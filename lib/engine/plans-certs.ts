@@ -11,7 +11,6 @@
 //      client certificate through a CSR (the bootstrap token it is asked with made valid first);
 //   6. everything read again from the hosts and compared with the renewed set.
 import { checkpointSecretFiles } from "../assets/checkpoint";
-import { capabilitiesFor } from "../assets/capabilities";
 import { BOOTSTRAP_SECRETS_HOST_DIR } from "../assets/context";
 import { bootstrapSecretFiles, etcdMemberFiles, KUBELET_PATHS } from "../assets/render";
 import { isStaticControlPlane, type ClusterDefinition } from "../cluster/definition";
@@ -44,8 +43,6 @@ export function tempApiserverFiles(assetPaths: readonly string[]): HostFile[] {
 }
 
 export function buildRotationPlan(def: ClusterDefinition, runId: string, input: RotationInput): RunPlan {
-  const caps = capabilitiesFor(def.spec.kubernetes.version);
-  if (!caps.criRuntime || caps.checkpoint !== "host") throw new PlanError(`certificate rotation needs a profile with a container runtime (1.24 and later); ${def.spec.kubernetes.version} is not one`);
   const derived = deriveCluster(def);
   const masters = derived.masters;
   const hosts: EffectiveHost[] = [...masters, ...derived.workers];
@@ -77,7 +74,7 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
   };
 
   const secretsFiles: HostFile[] = selfHosted
-    ? Object.entries(checkpointSecretFiles({ caps })).map(([asset, path]) => ({ asset, path, mode: SECRET }))
+    ? Object.entries(checkpointSecretFiles()).map(([asset, path]) => ({ asset, path, mode: SECRET }))
     : staticControlPlaneFiles(paths).filter((f) => !f.asset.startsWith("static-manifests/"));
   const secrets: PlannedPhase = {
     id: "secrets",

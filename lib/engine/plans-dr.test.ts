@@ -72,7 +72,7 @@ describe("restore, recover and the static bootstrap", async () => {
     const restore = plan.phases[2]!.steps[1]!;
     expect(restore.exec![0]!.argv).toEqual([
       "sh", "-c", ETCD_RESTORE_SCRIPT, "bootdeck", "run_RRRRRRRRRRRRRRRR",
-      "registry.example.internal/k8s/etcd:3.6.8-0", "master-2", initialCluster(selfHosted), "bootdeck-restore-rrrrrrrrrrrrrrrr", "https://192.0.2.12:2380", "bump",
+      "registry.example.internal/k8s/etcd:3.6.8-0", "master-2", initialCluster(selfHosted), "bootdeck-restore-rrrrrrrrrrrrrrrr", "https://192.0.2.12:2380",
     ]);
     expect(initialCluster(selfHosted)).toBe("master-1=https://192.0.2.11:2380,master-2=https://192.0.2.12:2380,master-3=https://192.0.2.13:2380");
     expect(plan.phases[4]!.steps[0]!.params).toEqual({ members: "3", minRevision: "1234" });
@@ -99,14 +99,9 @@ describe("restore, recover and the static bootstrap", async () => {
     expect(plan.phases.at(-1)!.steps[0]!.params).toEqual({ restartedHosts: "" });
   });
 
-  it("refuses an asset set without the temporary control plane, and the legacy profile", () => {
+  it("refuses an asset set without the temporary control plane", () => {
     const partial = new Map([...selfHostedAssets].filter(([p]) => !p.startsWith("bootstrap-manifests/")));
     expect(() => buildRecoverPlan(selfHosted, "run_RRRRRRRRRRRRRRRR", { assets: partial })).toThrow(/lacks bootstrap-manifests\/bootstrap-apiserver.yaml/);
-    const legacy = exampleDefinition({ name: "dr", hosts: 2 });
-    legacy.spec.kubernetes.version = "v1.5.3";
-    const v = validateClusterDefinition(legacy);
-    if (!v.ok) throw new Error("legacy example must be valid");
-    expect(() => buildRecoverPlan(v.definition, "run_RRRRRRRRRRRRRRRR", { assets: selfHostedAssets })).toThrow(/needs a profile with a container runtime/);
   });
 
   it("static bootstrap: the same flow, the pivot puts the control plane on every master before the temporary one goes", () => {

@@ -74,12 +74,6 @@ export function buildBackupPlan(def: ClusterDefinition, runId: string, input: Ba
   };
 }
 
-/** The profiles these runs work on: a container runtime Bootdeck installs (the etcd tools come from the etcd image) and the host checkpoint. */
-function checkProfile(def: ClusterDefinition, what: string): void {
-  const caps = capabilitiesFor(def.spec.kubernetes.version);
-  if (!caps.criRuntime || caps.checkpoint !== "host") throw new PlanError(`${what} needs a profile with a container runtime (1.24 and later); ${def.spec.kubernetes.version} runs etcd and the control plane another way`);
-}
-
 function needAssets(def: ClusterDefinition, assets: AssetIndex, selfHosted: boolean): void {
   const caps = capabilitiesFor(def.spec.kubernetes.version);
   const needed: HostFile[] = [{ asset: "auth/kubeconfig", path: "", mode: 0 }];
@@ -196,7 +190,6 @@ export type RestoreInput = { backup: { id: string; sha256: string; size: number;
  * of the old cluster can never join it), etcd starts with the kubelets, and the control plane comes back.
  */
 export function buildRestorePlan(def: ClusterDefinition, runId: string, input: RestoreInput): RunPlan {
-  checkProfile(def, "a restore");
   const selfHosted = !isStaticControlPlane(def);
   needAssets(def, input.assets, selfHosted);
   const caps = capabilitiesFor(def.spec.kubernetes.version);
@@ -241,7 +234,7 @@ export function buildRestorePlan(def: ClusterDefinition, runId: string, input: R
           action: "host-script",
           title: `Restore etcd on ${em.name}`,
           host: em.name,
-          exec: [exec("restore", locked(runId, ETCD_RESTORE_SCRIPT, [image, em.name, cluster, token, em.peerUrl, caps.etcdRestoreBumpsRevision ? "bump" : ""]))],
+          exec: [exec("restore", locked(runId, ETCD_RESTORE_SCRIPT, [image, em.name, cluster, token, em.peerUrl]))],
           timeoutMs: 10 * MIN,
         }),
       ),
@@ -275,7 +268,6 @@ function apiBackPhase(): PlannedPhase {
  * helps), then a temporary control plane from etcd's current state and the pivot again.
  */
 export function buildRecoverPlan(def: ClusterDefinition, runId: string, input: { assets: AssetIndex }): RunPlan {
-  checkProfile(def, "a recovery");
   const selfHosted = !isStaticControlPlane(def);
   needAssets(def, input.assets, selfHosted);
   const masters = deriveCluster(def).masters;

@@ -23,7 +23,7 @@ export const KUBELET_WATCH_S = 5;
 
 export const exec = (id: string, argv: string[], opts: { host?: string; when?: PlannedExec["when"] } = {}): PlannedExec => ({ id, argv, when: opts.when ?? "always", ...(opts.host ? { host: opts.host } : {}) });
 /**
- * Starts the kubelet, and restarts it when its binary (the first download: kubelet or hyperkube) or one
+ * Starts the kubelet, and restarts it when its binary (the first download: the kubelet) or one
  * of its files differs from what it last ran steadily with: an upgrade swaps the binary and may leave
  * every file as it was.
  */
@@ -142,7 +142,7 @@ export function installPhases(def: ClusterDefinition, runId: string, hosts: Effe
         step({ key: `binaries/${h.name}`, phase: "binaries", action: "binaries", title: `Binaries on ${h.name}`, host: h.name, exec: binaryDownloads(def).map((b) => exec(`download ${b.dest}`, locked(runId, DOWNLOAD_SCRIPT, downloadArgs(b)))), timeoutMs: 10 * MIN, retries: 2 }),
       ),
     },
-    ...(caps.criRuntime ? [runtimePhase(def, runId, hosts, assets)] : []),
+    runtimePhase(def, runId, hosts, assets),
     ...endpointPhase(def, runId, hosts, assets),
     {
       id: "kubelet",
@@ -208,7 +208,7 @@ export function checkpointEnable(runId: string, caps: ReturnType<typeof capabili
 export function checkAssets(def: ClusterDefinition, assets: AssetIndex, hosts: EffectiveHost[], withControlPlane: boolean): void {
   const caps = capabilitiesFor(def.spec.kubernetes.version);
   const needed = hosts.flatMap((h) => kubeletFiles(caps, { name: h.name, role: h.role }));
-  if (caps.criRuntime) needed.push(...runtimeFiles(def, [...assets.keys()]));
+  needed.push(...runtimeFiles(def, [...assets.keys()]));
   if (hosts.some((h) => h.role === "master")) needed.push(...endpointFiles(def));
   if (withControlPlane) needed.push(...controlPlaneFiles([...assets.keys()]), ...checkpointFiles(caps), { asset: "auth/kubeconfig", path: "", mode: 0 });
   const missing = missingAssets(needed, new Set(assets.keys()));
@@ -255,7 +255,7 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
   const joinKey = (h: EffectiveHost) => `join/${h.name}`;
   const lastMaster = masters[masters.length - 1] ?? first;
   const caps = capabilitiesFor(def.spec.kubernetes.version);
-  const checkpoint = caps.checkpoint === "host" && !staticCp;
+  const checkpoint = !staticCp;
   return {
     runType: "bootstrap",
     phases: [
@@ -393,11 +393,10 @@ export function joinSends(host: string, more: PlannedExec[] = []): Pick<StepInpu
 
 /**
  * Before workers join a running cluster: the kubelet bootstrap token they authenticate with is valid
- * (it expires a day after it was applied; see lib/assets/token.ts). None when no worker joins or the
- * profile's kubelets use no token.
+ * (it expires a day after it was applied; see lib/assets/token.ts). None when no worker joins.
  */
 export function tokenPhase(def: ClusterDefinition, hosts: readonly EffectiveHost[]): PlannedPhase[] {
-  if (!hosts.some((h) => h.role === "worker") || !capabilitiesFor(def.spec.kubernetes.version).bootstrapTokens) return [];
+  if (!hosts.some((h) => h.role === "worker")) return [];
   return [
     {
       id: "token",

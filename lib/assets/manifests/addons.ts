@@ -1,90 +1,35 @@
-// The rest of the self-hosted cluster: pod-checkpointer, kube-proxy, CoreDNS and flannel.
-import { IN_CLUSTER_KUBECONFIG_DIR, masterSelector, masterTolerations, tolerateAll, type ManifestFile, type RenderContext } from "../context";
+// The rest of the self-hosted cluster: kube-proxy, CoreDNS and flannel.
+import { IN_CLUSTER_KUBECONFIG_DIR, masterTolerations, tolerateAll, type ManifestFile, type RenderContext } from "../context";
 import type { K8sObject } from "../yaml-out";
 import { NS, clusterRoleBinding, inClusterKubeconfigVolume, meta, serviceAccount, spreadAcrossNodes, workload } from "./common";
 import { nodeNameEnv } from "./flags";
 
 const rbacV1 = "rbac.authorization.k8s.io/v1";
-const critical = (ctx: RenderContext, cls: string) => (ctx.caps.priorityClasses ? { priorityClassName: cls } : {});
+const critical = (cls: string) => ({ priorityClassName: cls });
 const podMeta = [
   { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
   { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
 ];
 
-/** bootkube's pod-checkpointer, for the profiles that use it (the others keep a host checkpoint). */
-export function checkpointerManifests(ctx: RenderContext): ManifestFile[] {
-  if (ctx.caps.checkpoint !== "pod-checkpointer") return [];
-  const checkpointer = ctx.images.checkpointer;
-  if (!checkpointer) throw new Error("render: this profile has no pod-checkpointer image");
-  const labels = { "k8s-app": "pod-checkpointer", tier: "control-plane" };
-  const ds = workload(ctx, "DaemonSet", "pod-checkpointer", NS, labels, {
-    hostNetwork: true,
-    nodeSelector: masterSelector(ctx),
-    tolerations: masterTolerations(ctx),
-    ...critical(ctx, "system-node-critical"),
-    ...(ctx.caps.rbac ? { serviceAccountName: "pod-checkpointer" } : {}),
-    containers: [
-      {
-        name: "pod-checkpointer",
-        image: checkpointer,
-        command: ["/checkpoint", "--lock-file=/var/run/lock/pod-checkpointer.lock", `--kubeconfig=${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`, "--checkpoint-grace-period=5m"],
-        env: [...nodeNameEnv, ...podMeta],
-        volumeMounts: [
-          { name: "kubeconfig", mountPath: IN_CLUSTER_KUBECONFIG_DIR, readOnly: true },
-          { name: "etc-kubernetes", mountPath: "/etc/kubernetes" },
-          { name: "var-run", mountPath: "/var/run" },
-        ],
-      },
-    ],
-    volumes: [inClusterKubeconfigVolume, { name: "etc-kubernetes", hostPath: { path: "/etc/kubernetes" } }, { name: "var-run", hostPath: { path: "/var/run" } }],
-  }, { annotations: { "checkpointer.alpha.coreos.com/checkpoint": "true" } });
-  const out: ManifestFile[] = [{ path: "manifests/pod-checkpointer.yaml", purpose: "pod-checkpointer DaemonSet: keeps local copies of checkpointed control-plane pods on masters", objects: [ds] }];
-  if (ctx.caps.rbac)
-    out.push({
-      path: "manifests/pod-checkpointer-rbac.yaml",
-      purpose: "pod-checkpointer's service account and read access to pods, secrets and config maps in kube-system",
-      objects: [
-        serviceAccount("pod-checkpointer"),
-        {
-          apiVersion: rbacV1,
-          kind: "Role",
-          metadata: meta("pod-checkpointer", NS),
-          rules: [
-            { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "watch"] },
-            { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["get"] },
-          ],
-        },
-        {
-          apiVersion: rbacV1,
-          kind: "RoleBinding",
-          metadata: meta("pod-checkpointer", NS),
-          roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "pod-checkpointer" },
-          subjects: [{ kind: "ServiceAccount", name: "pod-checkpointer", namespace: NS }],
-        },
-      ],
-    });
-  return out;
-}
-
 export function kubeProxyManifests(ctx: RenderContext): ManifestFile[] {
   const labels = { "k8s-app": "kube-proxy", tier: "node" };
-  const ds = workload(ctx, "DaemonSet", "kube-proxy", NS, labels, {
+  const ds = workload("DaemonSet", "kube-proxy", NS, labels, {
     hostNetwork: true,
     tolerations: tolerateAll,
-    ...critical(ctx, "system-node-critical"),
-    ...(ctx.caps.rbac ? { serviceAccountName: "kube-proxy" } : {}),
+    ...critical("system-node-critical"),
+    serviceAccountName: "kube-proxy",
     containers: [
       {
         name: "kube-proxy",
         image: ctx.images.proxy,
         command: [
-          ...(ctx.caps.hyperkube ? ["/hyperkube", "proxy"] : ["kube-proxy"]),
+          "kube-proxy",
           `--cluster-cidr=${ctx.def.spec.network.podCidr}`,
           "--hostname-override=$(NODE_NAME)",
           `--kubeconfig=${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`,
           "--proxy-mode=iptables",
           // Leave nf_conntrack_max (kernel-wide) to the host: preflight checks it is large enough.
-          ...(ctx.caps.criRuntime ? ["--conntrack-max-per-core=0"] : []),
+          "--conntrack-max-per-core=0",
         ],
         env: nodeNameEnv,
         securityContext: { privileged: true },
@@ -100,34 +45,32 @@ export function kubeProxyManifests(ctx: RenderContext): ManifestFile[] {
       inClusterKubeconfigVolume,
       { name: "lib-modules", hostPath: { path: "/lib/modules" } },
       { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } },
-      { name: "xtables-lock", hostPath: { path: "/run/xtables.lock", ...(ctx.caps.hostPathTypes ? { type: "FileOrCreate" } : {}) } },
+      { name: "xtables-lock", hostPath: { path: "/run/xtables.lock", type: "FileOrCreate" } },
     ],
   });
-  const out: ManifestFile[] = [{ path: "manifests/kube-proxy.yaml", purpose: "kube-proxy DaemonSet on every node (service routing)", objects: [ds] }];
-  if (ctx.caps.rbac)
-    out.push({
+  return [
+    { path: "manifests/kube-proxy.yaml", purpose: "kube-proxy DaemonSet on every node (service routing)", objects: [ds] },
+    {
       path: "manifests/kube-proxy-rbac.yaml",
       purpose: "kube-proxy's service account bound to system:node-proxier",
       objects: [serviceAccount("kube-proxy"), clusterRoleBinding("bootdeck:kube-proxy", "system:node-proxier", [{ kind: "ServiceAccount", name: "kube-proxy" }])],
-    });
-  return out;
+    },
+  ];
 }
 
 export function corednsManifests(ctx: RenderContext): ManifestFile[] {
   const domain = ctx.def.spec.network.clusterDomain;
-  const modern = ctx.caps.modernCoredns;
-  // CoreDNS 1.0 (legacy profile) has no `ready` plugin and forwards with `proxy`.
   const corefile = [
     ".:53 {",
     "    errors",
     "    health",
-    ...(modern ? ["    ready"] : []),
+    "    ready",
     `    kubernetes ${domain} in-addr.arpa ip6.arpa {`,
     "      pods insecure",
     "      fallthrough in-addr.arpa ip6.arpa",
     "    }",
     "    prometheus :9153",
-    modern ? "    forward . /etc/resolv.conf" : "    proxy . /etc/resolv.conf",
+    "    forward . /etc/resolv.conf",
     "    cache 30",
     "    loop",
     "    reload",
@@ -136,11 +79,11 @@ export function corednsManifests(ctx: RenderContext): ManifestFile[] {
     "",
   ].join("\n");
   const labels = { "k8s-app": "kube-dns" };
-  const deploy = workload(ctx, "Deployment", "coredns", NS, labels, {
+  const deploy = workload("Deployment", "coredns", NS, labels, {
     affinity: spreadAcrossNodes(labels),
-    tolerations: masterTolerations(ctx),
-    ...critical(ctx, "system-cluster-critical"),
-    ...(ctx.caps.rbac ? { serviceAccountName: "coredns" } : {}),
+    tolerations: masterTolerations(),
+    ...critical("system-cluster-critical"),
+    serviceAccountName: "coredns",
     dnsPolicy: "Default",
     containers: [
       {
@@ -155,7 +98,7 @@ export function corednsManifests(ctx: RenderContext): ManifestFile[] {
         resources: { limits: { memory: "170Mi" }, requests: { cpu: "100m", memory: "70Mi" } },
         securityContext: { allowPrivilegeEscalation: false, capabilities: { add: ["NET_BIND_SERVICE"], drop: ["ALL"] }, readOnlyRootFilesystem: true },
         livenessProbe: { httpGet: { path: "/health", port: 8080, scheme: "HTTP" }, initialDelaySeconds: 60, timeoutSeconds: 5 },
-        ...(modern ? { readinessProbe: { httpGet: { path: "/ready", port: 8181, scheme: "HTTP" } } } : {}),
+        readinessProbe: { httpGet: { path: "/ready", port: 8181, scheme: "HTTP" } },
         volumeMounts: [{ name: "config", mountPath: "/etc/coredns", readOnly: true }],
       },
     ],
@@ -175,13 +118,11 @@ export function corednsManifests(ctx: RenderContext): ManifestFile[] {
       ],
     },
   };
-  const out: ManifestFile[] = [
+  return [
     { path: "manifests/coredns-config.yaml", purpose: `CoreDNS configuration (serves ${domain})`, objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: meta("coredns", NS), data: { Corefile: corefile } }] },
     { path: "manifests/coredns.yaml", purpose: "CoreDNS Deployment (2 replicas)", objects: [deploy] },
     { path: "manifests/coredns-service.yaml", purpose: `cluster DNS Service at ${ctx.derived.dnsServiceIp}`, objects: [service] },
-  ];
-  if (ctx.caps.rbac)
-    out.push({
+    {
       path: "manifests/coredns-rbac.yaml",
       purpose: "CoreDNS service account and read access to services, endpoints, pods and namespaces",
       objects: [
@@ -197,24 +138,20 @@ export function corednsManifests(ctx: RenderContext): ManifestFile[] {
         },
         clusterRoleBinding("system:coredns", "system:coredns", [{ kind: "ServiceAccount", name: "coredns" }]),
       ],
-    });
-  return out;
+    },
+  ];
 }
 
 export function flannelManifests(ctx: RenderContext): ManifestFile[] {
-  const ns = ctx.caps.flannelNamespace;
-  const modern = ctx.caps.modernFlannel;
+  // Upstream flannel runs in a namespace of its own.
+  const ns = "kube-flannel";
   const labels = { app: "flannel", tier: "node" };
   const flannel = ctx.def.spec.network.flannel;
   // cniVersion 0.3.1: every flannel CNI plugin accepts it, from containernetworking's to flannel-io's.
-  const cniConf = modern
-    ? { name: "cbr0", cniVersion: "0.3.1", plugins: [{ type: "flannel", delegate: { hairpinMode: true, isDefaultGateway: true } }, { type: "portmap", capabilities: { portMappings: true } }] }
-    : { name: "cbr0", type: "flannel", delegate: { isDefaultGateway: true } };
-  // The legacy kubelet reads CNI config from the Topsail guide's --cni-conf-dir; from 1.24 it is /etc/cni/net.d.
-  const cniDir = ctx.caps.networkPluginFlag && !modern ? "/etc/kubernetes/cni/net.d" : "/etc/cni/net.d";
-  const cniFile = modern ? "10-flannel.conflist" : "10-flannel.conf";
+  const cniConf = { name: "cbr0", cniVersion: "0.3.1", plugins: [{ type: "flannel", delegate: { hairpinMode: true, isDefaultGateway: true } }, { type: "portmap", capabilities: { portMappings: true } }] };
+  const cniFile = "10-flannel.conflist";
   const backend = { Type: "vxlan", ...(flannel?.vxlanPort ? { Port: flannel.vxlanPort } : {}) };
-  const netConf = modern ? { Network: ctx.def.spec.network.podCidr, EnableNFTables: false, Backend: backend } : { Network: ctx.def.spec.network.podCidr, Backend: backend };
+  const netConf = { Network: ctx.def.spec.network.podCidr, EnableNFTables: false, Backend: backend };
   const config: K8sObject = {
     apiVersion: "v1",
     kind: "ConfigMap",
@@ -226,29 +163,23 @@ export function flannelManifests(ctx: RenderContext): ManifestFile[] {
     name: "kube-flannel",
     image: ctx.images.flannel,
     command: ["/opt/bin/flanneld"],
-    args: ["--ip-masq", "--kube-subnet-mgr", ...(modern ? ["--healthz-port=8081"] : []), ...(flannel?.iface ? [`--iface=${flannel.iface}`] : [])],
-    ...(modern
-      ? {
-          ports: [{ name: "healthz", containerPort: 8081, protocol: "TCP" }],
-          livenessProbe: { ...healthz, initialDelaySeconds: 10, periodSeconds: 30 },
-          readinessProbe: { httpGet: { path: "/readyz", port: 8081 }, initialDelaySeconds: 5, periodSeconds: 10 },
-        }
-      : {}),
-    env: [...podMeta, ...(modern ? [{ name: "EVENT_QUEUE_DEPTH", value: "5000" }, { name: "CONT_WHEN_CACHE_NOT_READY", value: "false" }] : [])],
-    securityContext: modern ? { privileged: false, capabilities: { add: ["NET_ADMIN", "NET_RAW"] } } : { privileged: true },
+    args: ["--ip-masq", "--kube-subnet-mgr", "--healthz-port=8081", ...(flannel?.iface ? [`--iface=${flannel.iface}`] : [])],
+    ports: [{ name: "healthz", containerPort: 8081, protocol: "TCP" }],
+    livenessProbe: { ...healthz, initialDelaySeconds: 10, periodSeconds: 30 },
+    readinessProbe: { httpGet: { path: "/readyz", port: 8081 }, initialDelaySeconds: 5, periodSeconds: 10 },
+    env: [...podMeta, { name: "EVENT_QUEUE_DEPTH", value: "5000" }, { name: "CONT_WHEN_CACHE_NOT_READY", value: "false" }],
+    securityContext: { privileged: false, capabilities: { add: ["NET_ADMIN", "NET_RAW"] } },
     resources: { requests: { cpu: "100m", memory: "50Mi" } },
     volumeMounts: [
       { name: "run", mountPath: "/run/flannel" },
       { name: "flannel-cfg", mountPath: "/etc/kube-flannel/" },
-      ...(modern ? [{ name: "xtables-lock", mountPath: "/run/xtables.lock" }] : []),
+      { name: "xtables-lock", mountPath: "/run/xtables.lock" },
     ],
   };
   const installCni = {
     name: "install-cni",
     image: ctx.images.flannel,
-    command: modern
-      ? ["/opt/bin/install-conf", "/etc/kube-flannel/cni-conf.json", `/etc/cni/net.d/${cniFile}`]
-      : ["/bin/sh", "-c", `set -e -x; cp -f /etc/kube-flannel/cni-conf.json /etc/cni/net.d/${cniFile}; while true; do sleep 3600; done`],
+    command: ["/opt/bin/install-conf", "/etc/kube-flannel/cni-conf.json", `/etc/cni/net.d/${cniFile}`],
     volumeMounts: [
       { name: "cni", mountPath: "/etc/cni/net.d" },
       { name: "flannel-cfg", mountPath: "/etc/kube-flannel/" },
@@ -257,42 +188,30 @@ export function flannelManifests(ctx: RenderContext): ManifestFile[] {
   const podSpec: Record<string, unknown> = {
     hostNetwork: true,
     tolerations: tolerateAll,
-    ...critical(ctx, "system-node-critical"),
-    ...(ctx.caps.rbac ? { serviceAccountName: "flannel" } : {}),
-    ...(modern
-      ? {
-          initContainers: [
-            { name: "install-cni-plugin", image: ctx.images.flannelCni, command: ["cp"], args: ["-f", "/flannel", "/opt/cni/bin/flannel"], volumeMounts: [{ name: "cni-plugin", mountPath: "/opt/cni/bin" }] },
-            installCni,
-          ],
-          containers: [flanneld],
-        }
-      : { containers: [flanneld, installCni] }),
+    ...critical("system-node-critical"),
+    serviceAccountName: "flannel",
+    initContainers: [
+      { name: "install-cni-plugin", image: ctx.images.flannelCni, command: ["cp"], args: ["-f", "/flannel", "/opt/cni/bin/flannel"], volumeMounts: [{ name: "cni-plugin", mountPath: "/opt/cni/bin" }] },
+      installCni,
+    ],
+    containers: [flanneld],
     volumes: [
       { name: "run", hostPath: { path: "/run/flannel" } },
-      { name: "cni", hostPath: { path: cniDir } },
+      { name: "cni", hostPath: { path: "/etc/cni/net.d" } },
       { name: "flannel-cfg", configMap: { name: "kube-flannel-cfg" } },
-      ...(modern
-        ? [
-            { name: "cni-plugin", hostPath: { path: "/opt/cni/bin" } },
-            { name: "xtables-lock", hostPath: { path: "/run/xtables.lock", type: "FileOrCreate" } },
-          ]
-        : []),
+      { name: "cni-plugin", hostPath: { path: "/opt/cni/bin" } },
+      { name: "xtables-lock", hostPath: { path: "/run/xtables.lock", type: "FileOrCreate" } },
     ],
   };
-  const out: ManifestFile[] = [];
-  if (ns !== NS)
-    out.push({
+  return [
+    {
       path: `manifests/00-namespace-${ns}.yaml`,
       purpose: `namespace ${ns} for flannel (privileged pod security: it configures host networking)`,
       objects: [{ apiVersion: "v1", kind: "Namespace", metadata: meta(ns, undefined, { "pod-security.kubernetes.io/enforce": "privileged" }) }],
-    });
-  out.push(
+    },
     { path: "manifests/flannel-config.yaml", purpose: `flannel network configuration (pod network ${ctx.def.spec.network.podCidr}, vxlan)`, objects: [config] },
-    { path: "manifests/flannel.yaml", purpose: "flannel DaemonSet on every node (pod network and CNI config)", objects: [workload(ctx, "DaemonSet", "kube-flannel-ds", ns, labels, podSpec)] },
-  );
-  if (ctx.caps.rbac)
-    out.push({
+    { path: "manifests/flannel.yaml", purpose: "flannel DaemonSet on every node (pod network and CNI config)", objects: [workload("DaemonSet", "kube-flannel-ds", ns, labels, podSpec)] },
+    {
       path: "manifests/flannel-rbac.yaml",
       purpose: "flannel's service account and access to nodes and their pod CIDRs",
       objects: [
@@ -309,6 +228,6 @@ export function flannelManifests(ctx: RenderContext): ManifestFile[] {
         },
         clusterRoleBinding("flannel", "flannel", [{ kind: "ServiceAccount", name: "flannel", namespace: ns }]),
       ],
-    });
-  return out;
+    },
+  ];
 }

@@ -5,7 +5,7 @@ import { bootstrapTokenSecret } from "../token";
 import { NS, clusterRoleBinding, meta } from "./common";
 
 export function bootstrapAuthManifests(ctx: RenderContext): ManifestFile[] {
-  const out: ManifestFile[] = [
+  return [
     {
       path: "manifests/kubeconfig-in-cluster.yaml",
       purpose: "kubeconfig for control-plane pods: their service-account token, the API URL with explicit port",
@@ -18,9 +18,6 @@ export function bootstrapAuthManifests(ctx: RenderContext): ManifestFile[] {
         },
       ],
     },
-  ];
-  if (!ctx.caps.bootstrapTokens) return out;
-  out.push(
     {
       path: "manifests/kubelet-bootstrap-token.yaml",
       purpose: `kubelet bootstrap token ${ctx.token.id} (TLS bootstrapping of every node)`,
@@ -36,6 +33,5 @@ export function bootstrapAuthManifests(ctx: RenderContext): ManifestFile[] {
         clusterRoleBinding("bootdeck:node-autoapprove-certificate-rotation", "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient", [{ kind: "Group", name: "system:nodes" }]),
       ],
     },
-  );
-  return out;
+  ];
 }

@@ -1,4 +1,4 @@
-// Building blocks shared by the self-hosted manifests; API versions come from the capabilities.
+// Building blocks shared by the self-hosted manifests.
 import type { RenderContext } from "../context";
 import type { K8sObject } from "../yaml-out";
 
@@ -9,7 +9,6 @@ export function meta(name: string, namespace: string | undefined, labels?: Recor
 }
 
 export function workload(
-  ctx: RenderContext,
   kind: "DaemonSet" | "Deployment",
   name: string,
   namespace: string,
@@ -18,13 +17,13 @@ export function workload(
   extra: { replicas?: number; annotations?: Record<string, string> } = {},
 ): K8sObject {
   return {
-    apiVersion: ctx.caps.workloadsApi,
+    apiVersion: "apps/v1",
     kind,
     metadata: meta(name, namespace, podLabels),
     spec: {
       ...(kind === "Deployment" ? { replicas: extra.replicas ?? 2 } : {}),
       selector: { matchLabels: podLabels },
-      ...(kind === "DaemonSet" ? { updateStrategy: ctx.caps.workloadsApi === "apps/v1" ? { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1 } } : { type: "RollingUpdate" } } : {}),
+      ...(kind === "DaemonSet" ? { updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1 } } } : {}),
       ...(kind === "Deployment" ? { strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 1 } } } : {}),
       template: {
         metadata: { labels: podLabels, ...(extra.annotations ? { annotations: extra.annotations } : {}) },
@@ -34,8 +33,8 @@ export function workload(
   };
 }
 
-export function pdb(ctx: RenderContext, name: string, labels: Record<string, string>): K8sObject {
-  return { apiVersion: ctx.caps.pdbApi, kind: "PodDisruptionBudget", metadata: meta(name, NS), spec: { minAvailable: 1, selector: { matchLabels: labels } } };
+export function pdb(name: string, labels: Record<string, string>): K8sObject {
+  return { apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: meta(name, NS), spec: { minAvailable: 1, selector: { matchLabels: labels } } };
 }
 
 export const serviceAccount = (name: string, namespace = NS): K8sObject => ({ apiVersion: "v1", kind: "ServiceAccount", metadata: meta(name, namespace) });

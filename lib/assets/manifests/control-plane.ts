@@ -4,24 +4,21 @@ import type { K8sObject } from "../yaml-out";
 import { NS, clusterRoleBinding, inClusterKubeconfigVolume, meta, pdb, secretData, secretVolume, serviceAccount, spreadAcrossNodes, workload } from "./common";
 import { apiserverCommand, apiserverProbes, apiserverSecretFiles, componentProbe, CONTROLLER_MANAGER_PORT, controllerManagerCommand, controllerManagerSecretFiles, podIpEnv, SCHEDULER_PORT, schedulerCommand } from "./flags";
 
-/** Tells bootkube's pod-checkpointer (1.5 era) to keep a local copy of the pod so a master reboot does not lose the API. */
-const CHECKPOINT = { "checkpointer.alpha.coreos.com/checkpoint": "true" };
 const inClusterKubeconfig = `${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`;
 
 export function apiserverManifests(ctx: RenderContext): ManifestFile[] {
-  const files = apiserverSecretFiles(ctx);
+  const files = apiserverSecretFiles();
   const labels = { "k8s-app": "kube-apiserver", tier: "control-plane" };
   const secret: K8sObject = { apiVersion: "v1", kind: "Secret", metadata: meta("kube-apiserver", NS), type: "Opaque", data: secretData(ctx, files) };
-  const ds = workload(ctx, "DaemonSet", "kube-apiserver", NS, labels, {
+  const ds = workload("DaemonSet", "kube-apiserver", NS, labels, {
     hostNetwork: true,
-    nodeSelector: masterSelector(ctx),
-    tolerations: masterTolerations(ctx),
-    ...(ctx.caps.priorityClasses ? { priorityClassName: "system-cluster-critical" } : {}),
+    nodeSelector: masterSelector(),
+    tolerations: masterTolerations(),
+    priorityClassName: "system-cluster-critical",
     containers: [
       {
         name: "kube-apiserver",
         image: ctx.images.apiserver,
-        // Before 1.19 (no port sharing) it crash-loops until the bootstrap API server releases the port.
         command: apiserverCommand(ctx),
         env: podIpEnv,
         ...apiserverProbes(ctx),
@@ -33,10 +30,10 @@ export function apiserverManifests(ctx: RenderContext): ManifestFile[] {
       },
     ],
     volumes: [secretVolume("secrets", "kube-apiserver", files), { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } }],
-  }, ctx.caps.checkpoint === "pod-checkpointer" ? { annotations: CHECKPOINT } : {});
+  });
   return [
     { path: "manifests/kube-apiserver-secret.yaml", purpose: "API server's certificates and keys as a Secret (mounted into the self-hosted API server)", objects: [secret], sensitive: true },
-    { path: "manifests/kube-apiserver.yaml", purpose: `self-hosted API server DaemonSet on masters (${ctx.caps.checkpoint === "host" ? "each master keeps a static checkpoint of it" : "checkpointed by the pod-checkpointer"})`, objects: [ds] },
+    { path: "manifests/kube-apiserver.yaml", purpose: "self-hosted API server DaemonSet on masters (each master keeps a static checkpoint of it)", objects: [ds] },
   ];
 }
 
@@ -44,12 +41,12 @@ export function controllerManagerManifests(ctx: RenderContext): ManifestFile[] {
   const files = controllerManagerSecretFiles();
   const labels = { "k8s-app": "kube-controller-manager", tier: "control-plane" };
   const secret: K8sObject = { apiVersion: "v1", kind: "Secret", metadata: meta("kube-controller-manager", NS), type: "Opaque", data: secretData(ctx, files) };
-  const deploy = workload(ctx, "Deployment", "kube-controller-manager", NS, labels, {
+  const deploy = workload("Deployment", "kube-controller-manager", NS, labels, {
     affinity: spreadAcrossNodes(labels),
-    nodeSelector: masterSelector(ctx),
-    tolerations: masterTolerations(ctx),
-    ...(ctx.caps.priorityClasses ? { priorityClassName: "system-cluster-critical" } : {}),
-    ...(ctx.caps.rbac ? { serviceAccountName: "kube-controller-manager" } : {}),
+    nodeSelector: masterSelector(),
+    tolerations: masterTolerations(),
+    priorityClassName: "system-cluster-critical",
+    serviceAccountName: "kube-controller-manager",
     // Root: the secret volume is 0600 (a non-root user could not read the CA key).
     
     containers: [
@@ -57,7 +54,7 @@ export function controllerManagerManifests(ctx: RenderContext): ManifestFile[] {
         name: "kube-controller-manager",
         image: ctx.images.controllerManager,
         command: controllerManagerCommand(ctx, inClusterKubeconfig),
-        ...componentProbe(ctx, CONTROLLER_MANAGER_PORT),
+        ...componentProbe(CONTROLLER_MANAGER_PORT),
         volumeMounts: [
           { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
           { name: "kubeconfig", mountPath: IN_CLUSTER_KUBECONFIG_DIR, readOnly: true },
@@ -71,49 +68,45 @@ export function controllerManagerManifests(ctx: RenderContext): ManifestFile[] {
       { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } },
     ],
   });
-  const out: ManifestFile[] = [
+  return [
     { path: "manifests/kube-controller-manager-secret.yaml", purpose: "controller-manager's CA key and service-account key as a Secret", objects: [secret], sensitive: true },
     { path: "manifests/kube-controller-manager.yaml", purpose: "self-hosted controller-manager Deployment (2 replicas on masters)", objects: [deploy] },
-    { path: "manifests/kube-controller-manager-disruption.yaml", purpose: "keeps one controller-manager running through voluntary disruptions", objects: [pdb(ctx, "kube-controller-manager", labels)] },
-  ];
-  if (ctx.caps.rbac)
-    out.push({
+    { path: "manifests/kube-controller-manager-disruption.yaml", purpose: "keeps one controller-manager running through voluntary disruptions", objects: [pdb("kube-controller-manager", labels)] },
+    {
       path: "manifests/kube-controller-manager-rbac.yaml",
       purpose: "controller-manager's service account and its binding to system:kube-controller-manager",
       objects: [
         serviceAccount("kube-controller-manager"),
         clusterRoleBinding("bootdeck:kube-controller-manager", "system:kube-controller-manager", [{ kind: "ServiceAccount", name: "kube-controller-manager" }]),
       ],
-    });
-  return out;
+    },
+  ];
 }
 
 export function schedulerManifests(ctx: RenderContext): ManifestFile[] {
   const labels = { "k8s-app": "kube-scheduler", tier: "control-plane" };
-  const deploy = workload(ctx, "Deployment", "kube-scheduler", NS, labels, {
+  const deploy = workload("Deployment", "kube-scheduler", NS, labels, {
     affinity: spreadAcrossNodes(labels),
-    nodeSelector: masterSelector(ctx),
-    tolerations: masterTolerations(ctx),
-    ...(ctx.caps.priorityClasses ? { priorityClassName: "system-cluster-critical" } : {}),
-    ...(ctx.caps.rbac ? { serviceAccountName: "kube-scheduler" } : {}),
+    nodeSelector: masterSelector(),
+    tolerations: masterTolerations(),
+    priorityClassName: "system-cluster-critical",
+    serviceAccountName: "kube-scheduler",
     securityContext: { runAsNonRoot: true, runAsUser: 65534 },
     containers: [
       {
         name: "kube-scheduler",
         image: ctx.images.scheduler,
-        command: schedulerCommand(ctx, inClusterKubeconfig),
-        ...componentProbe(ctx, SCHEDULER_PORT),
+        command: schedulerCommand(inClusterKubeconfig),
+        ...componentProbe(SCHEDULER_PORT),
         volumeMounts: [{ name: "kubeconfig", mountPath: IN_CLUSTER_KUBECONFIG_DIR, readOnly: true }],
       },
     ],
     volumes: [inClusterKubeconfigVolume],
   });
-  const out: ManifestFile[] = [
+  return [
     { path: "manifests/kube-scheduler.yaml", purpose: "self-hosted scheduler Deployment (2 replicas on masters)", objects: [deploy] },
-    { path: "manifests/kube-scheduler-disruption.yaml", purpose: "keeps one scheduler running through voluntary disruptions", objects: [pdb(ctx, "kube-scheduler", labels)] },
-  ];
-  if (ctx.caps.rbac)
-    out.push({
+    { path: "manifests/kube-scheduler-disruption.yaml", purpose: "keeps one scheduler running through voluntary disruptions", objects: [pdb("kube-scheduler", labels)] },
+    {
       path: "manifests/kube-scheduler-rbac.yaml",
       purpose: "scheduler's service account and its bindings to system:kube-scheduler and system:volume-scheduler",
       objects: [
@@ -121,6 +114,6 @@ export function schedulerManifests(ctx: RenderContext): ManifestFile[] {
         clusterRoleBinding("bootdeck:kube-scheduler", "system:kube-scheduler", [{ kind: "ServiceAccount", name: "kube-scheduler" }]),
         clusterRoleBinding("bootdeck:volume-scheduler", "system:volume-scheduler", [{ kind: "ServiceAccount", name: "kube-scheduler" }]),
       ],
-    });
-  return out;
+    },
+  ];
 }

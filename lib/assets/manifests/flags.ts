@@ -1,13 +1,12 @@
 // Control-plane command lines, shared by the bootstrap static pods and the self-hosted workloads so
 // the two cannot drift. Paths are relative to SECRETS_DIR, laid out like tls/ (see secretFiles).
-import { componentCommand } from "../capabilities";
 import { ETCD_LOCAL_CLIENT_URL, SECRETS_DIR, securePort, type RenderContext } from "../context";
 
 const s = (rel: string) => `${SECRETS_DIR}/${rel}`;
 
 /** Asset paths the API server reads, by path inside SECRETS_DIR. */
-export function apiserverSecretFiles(ctx: Pick<RenderContext, "caps">): Record<string, string> {
-  const files: Record<string, string> = {
+export function apiserverSecretFiles(): Record<string, string> {
+  return {
     "ca.crt": "tls/ca.crt",
     "apiserver.crt": "tls/apiserver.crt",
     "apiserver.key": "tls/apiserver.key",
@@ -17,18 +16,13 @@ export function apiserverSecretFiles(ctx: Pick<RenderContext, "caps">): Record<s
     "etcd/ca.crt": "tls/etcd/ca.crt",
     "etcd-client.crt": "tls/etcd-client.crt",
     "etcd-client.key": "tls/etcd-client.key",
+    // The signing key issues bound service-account tokens.
+    "service-account.key": "tls/service-account.key",
+    "front-proxy-ca.crt": "tls/front-proxy-ca.crt",
+    "front-proxy-client.crt": "tls/front-proxy-client.crt",
+    "front-proxy-client.key": "tls/front-proxy-client.key",
+    "authentication-config.yaml": "apiserver/authentication-config.yaml",
   };
-  // The signing key is needed from 1.20 to issue bound service-account tokens.
-  if (ctx.caps.serviceAccountIssuer) files["service-account.key"] = "tls/service-account.key";
-  if (ctx.caps.frontProxy)
-    Object.assign(files, {
-      "front-proxy-ca.crt": "tls/front-proxy-ca.crt",
-      "front-proxy-client.crt": "tls/front-proxy-client.crt",
-      "front-proxy-client.key": "tls/front-proxy-client.key",
-    });
-  if (!ctx.caps.bootstrapTokens) files["known-tokens.csv"] = "auth/known-tokens.csv";
-  if (ctx.caps.anonymousEndpoints) files["authentication-config.yaml"] = "apiserver/authentication-config.yaml";
-  return files;
 }
 
 /**
@@ -56,7 +50,6 @@ export const SHUTDOWN_DELAY_S = 5;
 
 /** kubeadm's probes for the API server, against its own port. */
 export function apiserverProbes(ctx: RenderContext): Record<string, unknown> {
-  if (!ctx.caps.anonymousEndpoints) return {};
   const get = (path: string) => ({ httpGet: { path, port: securePort(ctx), scheme: "HTTPS" } });
   return {
     livenessProbe: { ...get("/livez"), initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 8 },
@@ -66,8 +59,7 @@ export function apiserverProbes(ctx: RenderContext): Record<string, unknown> {
 }
 
 /** The controller-manager (10257) and scheduler (10259) answer /healthz without credentials over HTTPS. */
-export function componentProbe(ctx: RenderContext, port: number): Record<string, unknown> {
-  if (!ctx.caps.anonymousEndpoints) return {};
+export function componentProbe(port: number): Record<string, unknown> {
   return { livenessProbe: { httpGet: { path: "/healthz", port, scheme: "HTTPS" }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 8 } };
 }
 
@@ -79,7 +71,7 @@ export function controllerManagerSecretFiles(): Record<string, string> {
 }
 
 export function apiserverCommand(ctx: RenderContext): string[] {
-  const { caps, def } = ctx;
+  const { def } = ctx;
   const flags = [
     "--advertise-address=$(POD_IP)",
     "--allow-privileged=true",
@@ -97,39 +89,32 @@ export function apiserverCommand(ctx: RenderContext): string[] {
     `--service-cluster-ip-range=${def.spec.network.serviceCidr}`,
     `--tls-cert-file=${s("apiserver.crt")}`,
     `--tls-private-key-file=${s("apiserver.key")}`,
+    "--authorization-mode=Node,RBAC",
+    "--enable-admission-plugins=NodeRestriction",
+    "--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname",
+    "--enable-bootstrap-token-auth=true",
+    `--authentication-config=${s("authentication-config.yaml")}`,
+    // The bootstrap and self-hosted API servers (and a master's checkpoint) run side by side for a while:
+    // sharing the port, the newcomer serves at once instead of crash-looping on "address in use".
+    "--permit-port-sharing=true",
+    // Stopping (an upgrade, a removal): /readyz fails at once while requests are still served for 5 s, so
+    // the API address moves to another master before this one stops answering.
+    `--shutdown-delay-duration=${SHUTDOWN_DELAY_S}s`,
+    `--service-account-issuer=https://kubernetes.default.svc.${def.spec.network.clusterDomain}`,
+    `--service-account-signing-key-file=${s("service-account.key")}`,
+    `--proxy-client-cert-file=${s("front-proxy-client.crt")}`,
+    `--proxy-client-key-file=${s("front-proxy-client.key")}`,
+    "--requestheader-allowed-names=front-proxy-client",
+    `--requestheader-client-ca-file=${s("front-proxy-ca.crt")}`,
+    "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+    "--requestheader-group-headers=X-Remote-Group",
+    "--requestheader-username-headers=X-Remote-User",
   ];
-  if (caps.rbac) flags.push("--authorization-mode=Node,RBAC", "--enable-admission-plugins=NodeRestriction", "--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname");
-  else flags.push("--authorization-mode=AlwaysAllow", "--admission-control=NamespaceLifecycle,LimitRanger,ServiceAccount,ResourceQuota", "--storage-backend=etcd3");
-  if (caps.bootstrapTokens) flags.push("--enable-bootstrap-token-auth=true");
-  else flags.push(`--token-auth-file=${s("known-tokens.csv")}`);
-  if (caps.insecurePortFlag) flags.push("--insecure-port=0");
-  if (caps.anonymousEndpoints) flags.push(`--authentication-config=${s("authentication-config.yaml")}`);
-  // The bootstrap and self-hosted API servers (and a master's checkpoint) run side by side for a while:
-  // sharing the port, the newcomer serves at once instead of crash-looping on "address in use".
-  if (caps.portSharing) flags.push("--permit-port-sharing=true");
-  // Stopping (an upgrade, a removal): /readyz fails at once while requests are still served for 5 s, so
-  // the API address moves to another master before this one stops answering.
-  if (caps.apiserverShutdownDelay) flags.push(`--shutdown-delay-duration=${SHUTDOWN_DELAY_S}s`);
-  if (caps.serviceAccountIssuer)
-    flags.push(
-      `--service-account-issuer=https://kubernetes.default.svc.${def.spec.network.clusterDomain}`,
-      `--service-account-signing-key-file=${s("service-account.key")}`,
-    );
-  if (caps.frontProxy)
-    flags.push(
-      `--proxy-client-cert-file=${s("front-proxy-client.crt")}`,
-      `--proxy-client-key-file=${s("front-proxy-client.key")}`,
-      "--requestheader-allowed-names=front-proxy-client",
-      `--requestheader-client-ca-file=${s("front-proxy-ca.crt")}`,
-      "--requestheader-extra-headers-prefix=X-Remote-Extra-",
-      "--requestheader-group-headers=X-Remote-Group",
-      "--requestheader-username-headers=X-Remote-User",
-    );
-  return [...componentCommand(caps, "kube-apiserver"), ...flags.sort()];
+  return ["kube-apiserver", ...flags.sort()];
 }
 
 export function controllerManagerCommand(ctx: RenderContext, kubeconfigPath: string): string[] {
-  const { caps, def } = ctx;
+  const { def } = ctx;
   const flags = [
     "--allocate-node-cidrs=true",
     `--cluster-cidr=${def.spec.network.podCidr}`,
@@ -141,23 +126,18 @@ export function controllerManagerCommand(ctx: RenderContext, kubeconfigPath: str
     `--root-ca-file=${s("ca.crt")}`,
     `--service-account-private-key-file=${s("service-account.key")}`,
     `--service-cluster-ip-range=${def.spec.network.serviceCidr}`,
+    `--authentication-kubeconfig=${kubeconfigPath}`,
+    `--authorization-kubeconfig=${kubeconfigPath}`,
+    "--controllers=*,bootstrapsigner,tokencleaner",
+    "--use-service-account-credentials=true",
+    "--permit-port-sharing=true",
   ];
-  if (caps.rbac)
-    flags.push(
-      `--authentication-kubeconfig=${kubeconfigPath}`,
-      `--authorization-kubeconfig=${kubeconfigPath}`,
-      "--controllers=*,bootstrapsigner,tokencleaner",
-      "--use-service-account-credentials=true",
-    );
-  if (caps.portSharing) flags.push("--permit-port-sharing=true");
-  return [...componentCommand(caps, "kube-controller-manager"), ...flags.sort()];
+  return ["kube-controller-manager", ...flags.sort()];
 }
 
-export function schedulerCommand(ctx: RenderContext, kubeconfigPath: string): string[] {
-  const flags = [`--kubeconfig=${kubeconfigPath}`, "--leader-elect=true"];
-  if (ctx.caps.rbac) flags.push(`--authentication-kubeconfig=${kubeconfigPath}`, `--authorization-kubeconfig=${kubeconfigPath}`);
-  if (ctx.caps.portSharing) flags.push("--permit-port-sharing=true");
-  return [...componentCommand(ctx.caps, "kube-scheduler"), ...flags.sort()];
+export function schedulerCommand(kubeconfigPath: string): string[] {
+  const flags = [`--kubeconfig=${kubeconfigPath}`, "--leader-elect=true", `--authentication-kubeconfig=${kubeconfigPath}`, `--authorization-kubeconfig=${kubeconfigPath}`, "--permit-port-sharing=true"];
+  return ["kube-scheduler", ...flags.sort()];
 }
 
 export const podIpEnv = [{ name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } }];

@@ -2,7 +2,7 @@
 import { isStaticControlPlane } from "../../cluster/definition";
 import type { ManifestFile, RenderContext } from "../context";
 import type { K8sObject } from "../yaml-out";
-import { checkpointerManifests, corednsManifests, flannelManifests, kubeProxyManifests } from "./addons";
+import { corednsManifests, flannelManifests, kubeProxyManifests } from "./addons";
 import { bootstrapAuthManifests } from "./bootstrap-auth";
 import { apiserverManifests, controllerManagerManifests, schedulerManifests } from "./control-plane";
 
@@ -12,7 +12,6 @@ export function selfHostedManifests(ctx: RenderContext): ManifestFile[] {
   return [
     ...bootstrapAuthManifests(ctx),
     ...controlPlane,
-    ...checkpointerManifests(ctx),
     ...kubeProxyManifests(ctx),
     ...corednsManifests(ctx),
     ...flannelManifests(ctx),

@@ -198,22 +198,13 @@ export async function ensureObject(api: Pick<ClusterApiClient, "getJson">, clien
 }
 
 /**
- * A node's liveness mark: its kubelet Lease's renewTime (1.14+), or before Leases its Ready
- * condition's lastHeartbeatTime. A mark that changed since a step began proves the kubelet renewed it
- * after that moment, whatever the hosts' clocks say.
+ * A node's liveness mark: its kubelet Lease's renewTime. A mark that changed since a step began proves
+ * the kubelet renewed it after that moment, whatever the hosts' clocks say.
  */
 async function livenessMark(ctx: ActionContext, node: string): Promise<string | undefined> {
-  const api = ctx.resources.api();
-  if (ctx.resources.caps.nodeLeases) {
-    const lease = await api.getJson<{ spec?: { renewTime?: string } }>(`/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${encodeURIComponent(node)}`, ctx.signal);
-    return lease?.spec?.renewTime;
-  }
-  const n = await api.getJson<NodeLike>(`/api/v1/nodes/${encodeURIComponent(node)}`, ctx.signal);
-  const hb = n?.status?.conditions?.find((c) => c.type === "Ready")?.lastHeartbeatTime;
-  return hb === undefined || hb === null ? undefined : String(hb);
+  const lease = await ctx.resources.api().getJson<{ spec?: { renewTime?: string } }>(`/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${encodeURIComponent(node)}`, ctx.signal);
+  return lease?.spec?.renewTime;
 }
-
-const heartbeatName = (ctx: ActionContext) => (ctx.resources.caps.nodeLeases ? "kubelet Lease" : "node status heartbeat");
 
 /** How long a join or verification waits for kubelets to renew their Lease (they do every 10 s). */
 const RENEWAL_WAIT_MS = 90_000;
@@ -225,7 +216,7 @@ const RENEWAL_WAIT_MS = 90_000;
 async function proveAlive(ctx: ActionContext, nodes: { host: EngineHost; before: string | undefined }[]): Promise<void> {
   const pending = new Set(nodes.map((n) => n.host.name));
   let polls = 0;
-  await ctx.wait(`${heartbeatName(ctx)} of ${nodes.map((n) => n.host.name).join(", ")} renewed after this step began`, { timeoutMs: RENEWAL_WAIT_MS, intervalMs: 1_000 }, async () => {
+  await ctx.wait(`kubelet Lease of ${nodes.map((n) => n.host.name).join(", ")} renewed after this step began`, { timeoutMs: RENEWAL_WAIT_MS, intervalMs: 1_000 }, async () => {
     if (polls++ % 5 === 0) await Promise.all(nodes.map((n) => assertReachable(ctx, n.host)));
     for (const n of nodes) {
       if (!pending.has(n.host.name)) continue;
@@ -249,7 +240,7 @@ export const bootstrapActions: Record<string, Action> = {
     }
   },
 
-  /** Phase 4: kubelet (or hyperkube) and kubectl from the mirror, checksum-verified, executable. */
+  /** Phase 4: kubelet and kubectl from the mirror, checksum-verified, executable. */
   async binaries(ctx) {
     const done: string[] = [];
     try {
@@ -299,9 +290,9 @@ export const bootstrapActions: Record<string, Action> = {
     let crdsPending: string[] = [];
     // Kinds in order (Namespaces, CRDs, RBAC, …); the objects of one kind go in parallel. Each object is
     // read first and created only when missing, so a resumed step applies nothing twice.
-    // The bootstrap controller-manager must be working first (it makes service accounts and, before
-    // 1.24, their tokens; pods created before that get none): kube-system's default account shows it.
-    await waitForTokens(ctx, [{ apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default", namespace: "kube-system" } }]);
+    // The bootstrap controller-manager must be working first (it makes service accounts):
+    // kube-system's default account shows it.
+    await waitForServiceAccounts(ctx, [{ apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default", namespace: "kube-system" } }]);
     const groups: K8sObject[][] = [];
     for (const { object } of objects) {
       const last = groups[groups.length - 1];
@@ -332,9 +323,6 @@ export const bootstrapActions: Record<string, Action> = {
       present += results.length - made;
       if (kind === "CustomResourceDefinition") crdsPending = group.map((o) => o.metadata.name);
       await ctx.emit("step.progress", { key: ctx.planned.key, message: `${kind}: ${made} created, ${results.length - made} already present` });
-      // Before 1.24 a pod gets its service account's token only if the token controller has issued it
-      // (the Topsail guide's flannel without a token): workloads wait until every service account has one.
-      if (kind === "ServiceAccount" && ctx.resources.caps.legacyServiceAccountTokens) await waitForTokens(ctx, group);
     }
     // The scheduler places control-plane pods by the master role; the first master gets it now.
     const first = ctx.resources.firstMaster.name;
@@ -393,7 +381,7 @@ export const bootstrapActions: Record<string, Action> = {
         await ctx.wait(`self-hosted control plane started (${CONTROL_PLANE_COMPONENTS.join(", ")}) and ${first.name} Ready`, { timeoutMs: 8 * 60_000, intervalMs: 2_000 }, async () => {
           const pods = await listPods(ctx);
           // Sharing the port, the self-hosted API server is Ready before the bootstrap one leaves.
-          const missing = controlPlaneMissing(pods, CONTROL_PLANE_COMPONENTS, { beforePivot: !ctx.resources.caps.portSharing });
+          const missing = controlPlaneMissing(pods, CONTROL_PLANE_COMPONENTS);
           if (missing.length) {
             const seen = pods.filter((p) => missing.some((m) => (p.metadata?.name ?? "").startsWith(`${m}-`))).map(podLine);
             return { ok: false, why: `not yet Running and Ready: ${missing.join(", ")}${seen.length ? ` (seen: ${seen.join("; ")})` : ""}` };
@@ -478,7 +466,7 @@ export const bootstrapActions: Record<string, Action> = {
       }
       await proveAlive(ctx, [{ host, before }]);
       const checkpoint = host.role === "master" && host.name !== ctx.resources.firstMaster.name ? await installCheckpoint(ctx, host) : "";
-      return { ok: true, summary: `${host.name} Ready and alive (${heartbeatName(ctx)} renewed, host answering)${patched ? `, role ${host.role} set` : ""}${checkpoint}` };
+      return { ok: true, summary: `${host.name} Ready and alive (kubelet Lease renewed, host answering)${patched ? `, role ${host.role} set` : ""}${checkpoint}` };
     } catch (err) {
       return failure(err, { journal: await journalTail(ctx) });
     }
@@ -507,7 +495,7 @@ export const bootstrapActions: Record<string, Action> = {
         return { ok: true, value: undefined };
       });
       await proveAlive(ctx, before);
-      return { ok: true, summary: `${summary}; ${hosts.length} hosts answering, ${heartbeatName(ctx)}s renewed` };
+      return { ok: true, summary: `${summary}; ${hosts.length} hosts answering, kubelet Leases renewed` };
     } catch (err) {
       return failure(err);
     }
@@ -547,13 +535,11 @@ export async function installCheckpoint(ctx: ActionContext, host: EngineHost): P
   return `; API server checkpoint on ${host.name} (${up.written} of ${files.length} files changed)`;
 }
 
-async function waitForTokens(ctx: ActionContext, accounts: K8sObject[]): Promise<void> {
-  await ctx.wait(`service accounts${ctx.resources.caps.legacyServiceAccountTokens ? " and their tokens" : ""} made by the controller-manager (${accounts.map((a) => a.metadata.name).join(", ")})`, { timeoutMs: 3 * 60_000, intervalMs: 1_000 }, async () => {
+async function waitForServiceAccounts(ctx: ActionContext, accounts: K8sObject[]): Promise<void> {
+  await ctx.wait(`service accounts made by the controller-manager (${accounts.map((a) => a.metadata.name).join(", ")})`, { timeoutMs: 3 * 60_000, intervalMs: 1_000 }, async () => {
     for (const a of accounts) {
       const sa = await ctx.resources.api().getJson<{ secrets?: unknown[] }>(`/api/v1/namespaces/${a.metadata.namespace ?? "default"}/serviceaccounts/${a.metadata.name}`, ctx.signal);
       if (!sa) return { ok: false, why: `${a.metadata.namespace}/${a.metadata.name} does not exist yet (is kube-controller-manager running?)` };
-      // Token secrets exist only before 1.24; later, tokens are issued per pod.
-      if (ctx.resources.caps.legacyServiceAccountTokens && !sa.secrets?.length) return { ok: false, why: `${a.metadata.namespace}/${a.metadata.name} has no token yet (is kube-controller-manager running?)` };
     }
     return { ok: true, value: undefined };
   });
@@ -568,14 +554,14 @@ async function assertReachable(ctx: ActionContext, host: EngineHost): Promise<vo
   }
 }
 
-/** Gives a node its role's labels and taint through the API (kubelets may not self-label from 1.16). */
+/** Gives a node its role's labels and taint through the API (kubelets may not self-label their role). */
 async function setRole(ctx: ActionContext, name: string, role: "master" | "worker"): Promise<boolean> {
   const api = ctx.resources.api();
   let patch: Record<string, unknown> | undefined;
   await ctx.wait(`${name} registered, to set its role`, { timeoutMs: 3 * 60_000, intervalMs: 2_000 }, async () => {
     const node = await api.getJson<NodeLike>(`/api/v1/nodes/${encodeURIComponent(name)}`, ctx.signal);
     if (!node) return { ok: false, why: `${name} has not registered yet` };
-    patch = rolePatch(node, role, ctx.resources.caps);
+    patch = rolePatch(node, role);
     return { ok: true, value: undefined };
   });
   if (!patch) return false;

@@ -90,10 +90,10 @@ echo "bootdeck-stopped kubelet and every pod"`;
  * Restore, on a stopped master: etcdutl from the etcd image ($1) through ctr (the container runtime's
  * own client; the host needs no etcd tools), into a new data directory, which then replaces etcd's —
  * the old one is kept beside it. $2 = member name, $3 = initial cluster, $4 = the new cluster token,
- * $5 = the member's peer URL, $6 = "bump" to raise the revision and mark it compacted (watchers and
- * caches of the old revisions start over). Done once per run (a marker names it).
+ * $5 = the member's peer URL. The revision is raised and marked compacted, so watchers and caches of
+ * the old revisions start over. Done once per run (a marker names it).
  */
-export const ETCD_RESTORE_SCRIPT = `${LOCK}image=$1; name=$2; cluster=$3; token=$4; peer=$5; bump=$6
+export const ETCD_RESTORE_SCRIPT = `${LOCK}image=$1; name=$2; cluster=$3; token=$4; peer=$5
 # The lock names the run holding it: this one.
 run=$(cat "$lock")
 dir=${RESTORE_DIR}; data=${ETCD_DIRS.data}; marker=$dir/restored-$run
@@ -102,8 +102,7 @@ if [ -f "$marker" ] && [ -d "$data/member" ]; then echo "bootdeck-etcd restored 
 if ! ctr -n k8s.io images ls -q "name==$image" | grep -q .; then crictl pull "$image" >/dev/null || { echo "the etcd image $image is not on $(hostname) and could not be pulled" >&2; exit 1; }; fi
 rm -rf "$dir/data"
 ctr -n k8s.io tasks kill -s KILL bootdeck-etcdutl >/dev/null 2>&1; ctr -n k8s.io containers rm bootdeck-etcdutl >/dev/null 2>&1
-set -- etcdutl snapshot restore "$dir/snapshot.db" --name "$name" --initial-cluster "$cluster" --initial-cluster-token "$token" --initial-advertise-peer-urls "$peer" --data-dir "$dir/data"
-[ "$bump" = bump ] && set -- "$@" --bump-revision 1000000000 --mark-compacted
+set -- etcdutl snapshot restore "$dir/snapshot.db" --name "$name" --initial-cluster "$cluster" --initial-cluster-token "$token" --initial-advertise-peer-urls "$peer" --data-dir "$dir/data" --bump-revision 1000000000 --mark-compacted
 ctr -n k8s.io run --rm --mount "type=bind,src=$dir,dst=$dir,options=rbind:rw" "$image" bootdeck-etcdutl "$@" > "$dir/etcdutl.log" 2>&1 || { echo "etcdutl snapshot restore failed on $(hostname):" >&2; grep -vE '"level":"info"|[[:space:]]info[[:space:]]' "$dir/etcdutl.log" | tail -n 8 >&2; exit 1; }
 [ -d "$dir/data/member" ] || { echo "etcdutl left no member directory in $dir/data" >&2; exit 1; }
 if [ -e "$data" ]; then rm -rf "$data.before-$run"; mv "$data" "$data.before-$run"; fi

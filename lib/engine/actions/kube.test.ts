@@ -1,7 +1,6 @@
 // How the bootstrap reads cluster state: Ready nodes, Running-and-Ready control-plane pods (never the
 // bootstrap ones), and the role labels and taints a node still needs.
 import { describe, expect, it } from "vitest";
-import { capabilitiesFor } from "../../assets/capabilities";
 import { controlPlaneMissing, nodeReady, podLine, rolePatch, type PodLike } from "./kube";
 
 const pod = (name: string, phase: string, ready: boolean, ns = "kube-system"): PodLike => ({
@@ -20,27 +19,17 @@ describe("cluster state as the bootstrap judges it", () => {
     const pods = [pod("bootstrap-kube-apiserver-m1", "Running", true), pod("kube-apiserver-x1", "Running", false), pod("kube-scheduler-a", "Running", true), pod("kube-controller-manager-b", "Pending", false)];
     expect(controlPlaneMissing(pods, ["kube-apiserver", "kube-scheduler", "kube-controller-manager"])).toEqual(["kube-apiserver", "kube-controller-manager"]);
     expect(podLine(pods[1]!)).toBe("kube-system/kube-apiserver-x1 Running 0/1 (CrashLoopBackOff)");
-    // Before the pivot the self-hosted API server crash-loops on the port the bootstrap one holds: started is enough.
-    expect(controlPlaneMissing(pods, ["kube-apiserver", "kube-scheduler", "kube-controller-manager"], { beforePivot: true })).toEqual(["kube-controller-manager"]);
   });
 
-  it("gives a master the control-plane label and taint through the API from 1.16, only what is missing", () => {
-    const caps = capabilitiesFor("v1.36.3");
-    expect(rolePatch({ metadata: { labels: {} }, spec: {} }, "master", caps)).toEqual({
+  it("gives a master the control-plane label and taint through the API, only what is missing", () => {
+    expect(rolePatch({ metadata: { labels: {} }, spec: {} }, "master")).toEqual({
       metadata: { labels: { "node-role.kubernetes.io/control-plane": "" } },
       spec: { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] },
     });
     // Registered with the taint (KubeletConfiguration registerWithTaints): only the label is missing.
-    expect(rolePatch({ metadata: { labels: {} }, spec: { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] } }, "master", caps)).toEqual({
+    expect(rolePatch({ metadata: { labels: {} }, spec: { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] } }, "master")).toEqual({
       metadata: { labels: { "node-role.kubernetes.io/control-plane": "" } },
     });
-    expect(rolePatch({ metadata: { labels: { "node-role.kubernetes.io/worker": "" } } }, "worker", caps)).toBeUndefined();
-  });
-
-  it("uses the master label and taint on 1.5-era clusters", () => {
-    expect(rolePatch({}, "master", capabilitiesFor("v1.5.7"))).toEqual({
-      metadata: { labels: { "node-role.kubernetes.io/master": "" } },
-      spec: { taints: [{ key: "node-role.kubernetes.io/master", effect: "NoSchedule" }] },
-    });
+    expect(rolePatch({ metadata: { labels: { "node-role.kubernetes.io/worker": "" } } }, "worker")).toBeUndefined();
   });
 });

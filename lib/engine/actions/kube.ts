@@ -1,7 +1,6 @@
 // Reading a cluster's state the way the bootstrap judges it: which nodes are Ready, which control-plane
 // pods are Running and Ready, what a master's role labels and taints must be. Pure functions over
 // API objects (golden-free unit tests), used by the pivot, join and verify steps.
-import type { Capabilities } from "../../assets/capabilities";
 
 export type NodeLike = {
   metadata?: { name?: string; labels?: Record<string, string> };
@@ -37,12 +36,9 @@ export const isMirrorPod = (pod: PodLike) => pod.metadata?.ownerReferences?.some
 
 /**
  * The self-hosted control plane is up when every required component has a Running and Ready pod that is
- * not a bootstrap static pod. Returns what is still missing. Where the API servers cannot share their
- * port (before 1.19), the self-hosted kube-apiserver cannot bind the port the bootstrap one holds before
- * the pivot, so it crash-loops by design (bootkube #135): `beforePivot` accepts it Running (scheduled,
- * started, restarting) without Ready.
+ * not a bootstrap static pod. Returns what is still missing.
  */
-export function controlPlaneMissing(pods: PodLike[], components: readonly string[], opts: { beforePivot?: boolean } = {}): string[] {
+export function controlPlaneMissing(pods: PodLike[], components: readonly string[]): string[] {
   return components.filter(
     (c) =>
       !pods.some(
@@ -50,23 +46,21 @@ export function controlPlaneMissing(pods: PodLike[], components: readonly string
           p.metadata?.namespace === "kube-system" &&
           (p.metadata?.name ?? "").startsWith(`${c}-`) &&
           !(p.metadata?.name ?? "").startsWith("bootstrap-") &&
-          (podReady(p) || (opts.beforePivot === true && c === "kube-apiserver" && p.status?.phase === "Running")),
+          podReady(p),
       ),
   );
 }
 
 export const CONTROL_PLANE_COMPONENTS = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"] as const;
 
-/** Labels and taints a master must carry, given what its kubelet may set itself on this version. */
-export function masterRole(caps: Capabilities): { labels: Record<string, string>; taint: { key: string; effect: string } } {
-  return caps.selfLabelRole
-    ? { labels: { "node-role.kubernetes.io/master": "" }, taint: { key: "node-role.kubernetes.io/master", effect: "NoSchedule" } }
-    : { labels: { "node-role.kubernetes.io/control-plane": "" }, taint: { key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" } };
+/** Labels and taints a master must carry (its kubelet may not set the role label itself). */
+export function masterRole(): { labels: Record<string, string>; taint: { key: string; effect: string } } {
+  return { labels: { "node-role.kubernetes.io/control-plane": "" }, taint: { key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" } };
 }
 
 /** The merge patch that gives a node its role (labels and, for masters, the taint), or undefined when it has it. */
-export function rolePatch(node: NodeLike, role: "master" | "worker", caps: Capabilities): Record<string, unknown> | undefined {
-  const wanted = role === "master" ? masterRole(caps) : { labels: { "node-role.kubernetes.io/worker": "" }, taint: undefined };
+export function rolePatch(node: NodeLike, role: "master" | "worker"): Record<string, unknown> | undefined {
+  const wanted = role === "master" ? masterRole() : { labels: { "node-role.kubernetes.io/worker": "" }, taint: undefined };
   const labels = node.metadata?.labels ?? {};
   const missingLabels = Object.fromEntries(Object.entries(wanted.labels).filter(([k, v]) => labels[k] !== v));
   const taints = node.spec?.taints ?? [];

@@ -168,9 +168,7 @@ export function evaluateHost(probe: PreflightProbe, target: PreflightTarget): Fi
     f.push({ check: "arch", severity: "error", message: `the host is ${probe.arch}; Bootdeck installs amd64 (x86_64) binaries`, hint: "bootstrap x86_64 hosts" });
 
   f.push(...cgroupFindings(probe, caps, def));
-  if (caps.criRuntime) f.push(...runtimeFindings(probe, caps, def));
-  else if (probe.ipForward !== "1")
-    f.push({ check: "ip-forward", severity: "warning", message: "IPv4 forwarding is off", hint: "pod traffic needs it: `sysctl -w net.ipv4.ip_forward=1` and persist it in /etc/sysctl.d" });
+  f.push(...runtimeFindings(probe, caps, def));
   return f;
 }
 
@@ -192,15 +190,13 @@ function cgroupFindings(probe: PreflightProbe, caps: Capabilities, def: ClusterD
       message: `cgroup v1 (${probe.cgroup}) is deprecated${caps.cgroupV1Refused ? "; the kubelet runs on it because spec.kubernetes.allowCgroupV1 is set" : ""}`,
       hint: `plan the move: ${move}`,
     });
-  if (caps.criRuntime) {
-    const systemd = probe.init === "systemd";
-    const driver = def.spec.runtime.cgroupDriver;
-    if (driver === "systemd" && probe.init && !systemd)
-      f.push({ check: "cgroup-driver", severity: "error", message: `cgroupDriver systemd, but this host's init is ${probe.init}, not systemd`, hint: "set spec.runtime.cgroupDriver: cgroupfs: without systemd as init nothing can manage systemd cgroups" });
-    else if (driver === "cgroupfs" && systemd)
-      f.push({ check: "cgroup-driver", severity: "warning", message: "cgroupDriver cgroupfs on a systemd host: two managers of one cgroup tree", hint: "set spec.runtime.cgroupDriver: systemd (what the kubelet and containerd recommend on systemd hosts)" });
-    else f.push({ check: "cgroup-driver", severity: "ok", message: `cgroupDriver ${driver} matches the init (${probe.init || "unknown"})` });
-  }
+  const systemd = probe.init === "systemd";
+  const driver = def.spec.runtime.cgroupDriver;
+  if (driver === "systemd" && probe.init && !systemd)
+    f.push({ check: "cgroup-driver", severity: "error", message: `cgroupDriver systemd, but this host's init is ${probe.init}, not systemd`, hint: "set spec.runtime.cgroupDriver: cgroupfs: without systemd as init nothing can manage systemd cgroups" });
+  else if (driver === "cgroupfs" && systemd)
+    f.push({ check: "cgroup-driver", severity: "warning", message: "cgroupDriver cgroupfs on a systemd host: two managers of one cgroup tree", hint: "set spec.runtime.cgroupDriver: systemd (what the kubelet and containerd recommend on systemd hosts)" });
+  else f.push({ check: "cgroup-driver", severity: "ok", message: `cgroupDriver ${driver} matches the init (${probe.init || "unknown"})` });
   return f;
 }
 
