@@ -66,6 +66,7 @@ export const templates: Record<string, (s: string) => unknown[]> = {
     { definition: def((d) => (d.spec.hosts[0]!.address = s)), secrets: { "admin-key": { privateKey: key } } },
     { definition: def((d) => (d.spec.credentials![0]!.name = s)), secrets: { [s]: { privateKey: key } } },
     { definition: def((d) => (d.spec.binaries.baseUrl = s)), secrets: { "admin-key": { privateKey: key } } },
+    { definition: def((d) => (d.spec.kubernetes.version = s)), secrets: { "admin-key": { privateKey: key } } },
     { definition: def(() => {}), secrets: { "admin-key": { privateKey: s, passphrase: s } } },
   ],
   "PUT /api/clusters/:id": (s) => [
@@ -291,6 +292,18 @@ describe("hostile requests beyond field values", () => {
     const res = await call(handler, { method: "POST", path: "/api/clusters", signed, body: JSON.stringify({ definition: d, secrets: {} }) });
     expect(res.status).toBe(422);
     expect(errorOf(await res.json())?.details?.errors).toContainEqual({ path: "spec.ssh.port", message: "must be a number" });
+  });
+
+  test.each(["v1.5.3", "1.5", "v1.29.0"])("a definition naming Kubernetes %s: a clear 422 listing the supported versions, nothing stored", async (version) => {
+    const before = await getDb().cluster.count();
+    const { handler } = await routeOf("POST /api/clusters");
+    const d = def((x) => ((x.metadata.name = "retired-version"), (x.spec.kubernetes.version = version)));
+    const res = await call(handler, { method: "POST", path: "/api/clusters", signed, body: JSON.stringify({ definition: d, secrets: { "admin-key": { privateKey: key } } }) });
+    expect(res.status).toBe(422);
+    const errors = errorOf(await res.json())?.details?.errors ?? [];
+    expect(errors.map((e) => e.path)).toEqual(["spec.kubernetes.version"]);
+    expect(errors[0]?.message).toMatch(/; supported: v1\.34\.x, v1\.35\.x, v1\.36\.x, v1\.37\.x$/);
+    expect(await getDb().cluster.count()).toBe(before);
   });
 
   test("errors never echo a 1 MB field whole", async () => {

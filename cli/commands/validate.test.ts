@@ -41,6 +41,19 @@ describe("bootdeck validate", { timeout: 120_000 }, () => {
     expect(r.out).toMatch(/3 problems/);
   });
 
+  it.each([
+    ["v1.5.3", "v1.5 is no longer supported (the legacy hyperkube profile was retired); supported: v1.34.x, v1.35.x, v1.36.x, v1.37.x"],
+    ["1.5", "must look like v1.36.3; supported: v1.34.x, v1.35.x, v1.36.x, v1.37.x"],
+    ["v1.29.0", "v1.29 is no longer supported (out of upstream support); supported: v1.34.x, v1.35.x, v1.36.x, v1.37.x"],
+  ])("refuses Kubernetes %s and lists the supported versions", async (version, message) => {
+    const def = exampleDefinition();
+    def.spec.kubernetes.version = version;
+    const r = await validate(stringify(def));
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(`error: spec.kubernetes.version: ${message}`);
+    expect(r.out).toMatch(/1 problem\b/);
+  });
+
   it("reports YAML syntax errors with their line", async () => {
     const r = await validate("apiVersion: x\n  bad: : indentation\n");
     expect(r.code).toBe(1);
