@@ -23,7 +23,7 @@ import type { RunView } from "../lib/engine/queries";
 import type { StepOutput } from "../lib/engine/schemas";
 import { mergeOutput } from "../components/runs/log-model";
 import { labVip } from "../lab/cluster-yaml";
-import { GITHUB_PATH, K8S_RELEASE_PATH } from "../lab/cluster/mirror";
+import { GITHUB_PATH, K8S_RELEASE_PATH } from "../lab/mirror";
 import { readState, type LabState } from "../lab/state";
 import { buildGrid, progressOf } from "../components/runs/grid-model";
 import { realVersions } from "../lab/upstream";

@@ -6,46 +6,20 @@ import path from "node:path";
 import { BASE_PACKAGES, CACHE_DIR, LAB_PASSWORD, MIRROR, SUITE, USERS } from "./config";
 import { run, runStreaming } from "./sh";
 
-/** PID 1 of each host: mounts its pseudo filesystems, starts sshd, then reaps orphans until stopped. */
-export const HOST_INIT = `#!/bin/sh
-# bootdeck lab host init (PID 1 in the host's pid, mount and cgroup namespaces)
-# Mounts as on a machine of its own: shared propagation (the kubelet and containerd need it), /proc,
-# /sys with every cgroup hierarchy (the host's own, through its cgroup namespace), a private /dev.
-mount -t proc proc /proc
-# This machine's root, left behind by pivot_root: the host sees only its own.
-umount -l /.bootdeck-oldroot && rmdir /.bootdeck-oldroot
-mount --make-rshared /
-echo "$1" > /proc/sys/kernel/hostname
-mount -t sysfs sysfs /sys 2>/dev/null || true
-if grep -qv '^0::' /proc/self/cgroup; then
-  mount -t tmpfs -o mode=755 cgroup /sys/fs/cgroup
-  while IFS=: read -r id ctrls rest; do
-    case "$ctrls" in
-      "") mkdir -p /sys/fs/cgroup/unified && mount -t cgroup2 cgroup2 /sys/fs/cgroup/unified ;;
-      name=*) d=\${ctrls#name=}; mkdir -p "/sys/fs/cgroup/$d" && mount -t cgroup -o "none,$ctrls" cgroup "/sys/fs/cgroup/$d" ;;
-      *) mkdir -p "/sys/fs/cgroup/$ctrls" && mount -t cgroup -o "$ctrls" cgroup "/sys/fs/cgroup/$ctrls"
-         case "$ctrls" in *,*) for c in $(echo "$ctrls" | tr , ' '); do ln -s "$ctrls" "/sys/fs/cgroup/$c"; done ;; esac ;;
-    esac
-  done < /proc/self/cgroup
-else
-  mount -t cgroup2 cgroup2 /sys/fs/cgroup
-fi
-mount -t tmpfs -o mode=755 tmpfs /run
-mount -t tmpfs -o mode=1777 tmpfs /tmp
-mount -t tmpfs -o mode=755 tmpfs /dev
-mknod -m 666 /dev/null c 1 3; mknod -m 666 /dev/zero c 1 5; mknod -m 666 /dev/full c 1 7
-mknod -m 666 /dev/random c 1 8; mknod -m 666 /dev/urandom c 1 9; mknod -m 666 /dev/tty c 5 0
-mknod -m 600 /dev/kmsg c 1 11
-mkdir -p /dev/pts /dev/shm /run/sshd /run/lock
-mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts /dev/pts
-mount -t tmpfs -o mode=1777 shm /dev/shm
-ln -s pts/ptmx /dev/ptmx; ln -s /proc/self/fd /dev/fd
-ln -s /proc/self/fd/0 /dev/stdin; ln -s /proc/self/fd/1 /dev/stdout; ln -s /proc/self/fd/2 /dev/stderr
-/usr/sbin/sshd -E /var/log/sshd.log
-# Boot the units this host has enabled (containerd, the kubelet, …), as systemd would.
-[ -d /etc/systemd/system/multi-user.target.wants ] && [ -x /usr/local/bin/systemctl ] && /usr/local/bin/systemctl daemon-reload >/dev/null 2>&1 &
-trap 'exit 0' TERM INT
-while :; do sleep 3600 & wait; done
+/**
+ * What runs before systemd in each host (then execs it as PID 1), as kind's node entrypoint does: it
+ * fixes only what a container cannot have from systemd-nspawn. nspawn mounts the cgroup v1 controller
+ * hierarchies read-only (it expects a unified host); a machine's systemd manages them read-write, so
+ * they are remounted so before systemd reads them. The kubelet's OOM watcher reads /dev/kmsg, which nspawn
+ * does not create.
+ */
+export const HOST_ENTRY = `#!/bin/sh
+# bootdeck lab host entry: PID 1 until it execs systemd (see lab/base-image.ts)
+set -e
+for m in $(awk '$3 == "cgroup" {print $2}' /proc/self/mounts); do mount -o remount,rw,bind "$m"; done
+mount -o remount,rw /sys/fs/cgroup
+[ -e /dev/kmsg ] || mknod -m 600 /dev/kmsg c 1 11
+exec /lib/systemd/systemd "$@"
 `;
 
 const SSHD_CONF = `# bootdeck lab: test hosts only, reachable only on the lab bridge
@@ -54,7 +28,6 @@ PasswordAuthentication yes
 UsePAM no
 UseDNS no
 MaxStartups 200:30:400
-PidFile /run/sshd.pid
 HostKey /etc/ssh/ssh_host_ed25519_key
 `;
 
@@ -66,6 +39,11 @@ echo '${USERS.sudo} ALL=(ALL) NOPASSWD:ALL' > /etc/sudoers.d/${USERS.sudo}
 echo '${USERS.sudoWithPassword} ALL=(ALL) ALL' > /etc/sudoers.d/${USERS.sudoWithPassword}
 chmod 0440 /etc/sudoers.d/${USERS.sudo} /etc/sudoers.d/${USERS.sudoWithPassword}
 rm -f /etc/ssh/ssh_host_*
+# A server's boot: sshd and ifupdown's networking come up with systemd; no console login, no network
+# wait beyond ifupdown's own. Persistent journal, so \`journalctl -b -1\` shows the boot before a reboot.
+systemctl enable ssh.service networking.service >/dev/null
+systemctl mask console-getty.service getty@tty1.service systemd-networkd-wait-online.service >/dev/null
+mkdir -p /var/log/journal
 for u in root ${USERS.sudo} ${USERS.sudoWithPassword}; do h=$(getent passwd "$u" | cut -d: -f6); mkdir -p "$h/.ssh"; chmod 700 "$h/.ssh"; chown "$u:$u" "$h/.ssh"; done
 apt-get clean
 rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
@@ -75,7 +53,7 @@ const hash = (...parts: string[]) => createHash("sha256").update(parts.join("\n"
 
 export function baseImageKeys() {
   const pkgKey = hash(SUITE, MIRROR, ...BASE_PACKAGES);
-  const imageKey = hash(pkgKey, CONFIGURE, SSHD_CONF, HOST_INIT);
+  const imageKey = hash(pkgKey, CONFIGURE, SSHD_CONF, HOST_ENTRY);
   return {
     debootstrapDir: path.join(CACHE_DIR, `debootstrap-${pkgKey}`),
     imageDir: path.join(CACHE_DIR, `rootfs-${imageKey}`),
@@ -116,7 +94,7 @@ export async function ensureBaseImage(log: (line: string) => void): Promise<stri
   fs.rmSync(path.join(tmp, ".bootdeck-complete"), { force: true });
   run("chroot", [tmp, "/bin/sh", "-c", CONFIGURE]);
   fs.writeFileSync(path.join(tmp, "etc/ssh/sshd_config.d/bootdeck-lab.conf"), SSHD_CONF);
-  fs.writeFileSync(path.join(tmp, "sbin/bootdeck-lab-init"), HOST_INIT, { mode: 0o755 });
+  fs.writeFileSync(path.join(tmp, "usr/local/sbin/bootdeck-lab-boot"), HOST_ENTRY, { mode: 0o755 });
   fs.writeFileSync(path.join(tmp, ".bootdeck-complete"), new Date().toISOString());
   fs.renameSync(tmp, imageDir);
   log(`base image ready: ${imageDir}`);

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import { stringify } from "yaml";
 import { API_VERSION, type ClusterDefinitionInput } from "../lib/cluster/definition";
 import { defaultKubernetesVersion, findVersionProfile } from "../lib/cluster/versions";
-import { GITHUB_PATH, K8S_RELEASE_PATH } from "./cluster/mirror";
+import { GITHUB_PATH, K8S_RELEASE_PATH } from "./mirror";
 import type { LabState } from "./state";
 import { VIP_OCTET } from "./config";
 
@@ -43,8 +43,7 @@ export function labClusterDefinition(state: LabState, name = `lab-${state.name}`
       ...(legacy
         ? {}
         : {
-            // Lab hosts run no systemd as init: the cgroupfs driver, as on any such host.
-            runtime: { source: "mirror" as const, mirrorUrl: `${mirror}${GITHUB_PATH}`, cgroupDriver: "cgroupfs" as const },
+            runtime: { source: "mirror" as const, mirrorUrl: `${mirror}${GITHUB_PATH}`, cgroupDriver: "systemd" as const },
             ...(registry ? { images: { registry: registry.address, ca: fs.readFileSync(registry.caFile, "utf8"), auth: { username: registry.username, credential: "lab-registry" } } } : {}),
           }),
       ssh: { user: "root", port: 22, credential: "lab-admin" },

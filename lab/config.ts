@@ -10,13 +10,16 @@ export const MIRROR = process.env.BOOTDECK_LAB_MIRROR ?? "http://deb.debian.org/
 
 /** Packages in the hosts' base root filesystem (changing the list rebuilds the cached image). */
 export const BASE_PACKAGES = [
+  // A server's init and its network configuration at boot (lab/base-image.ts).
+  "systemd",
+  "systemd-sysv",
+  "dbus",
+  "ifupdown",
   "openssh-server",
   "sudo",
   "iproute2",
   "python3",
   "procps",
-  "etcd-server",
-  "etcd-client",
   "iptables",
   "socat",
   "util-linux",
@@ -59,3 +62,5 @@ export const statePath = (name: string) => path.join(labDir(name), "state.json")
 export const bridgeName = (name: string) => `bdl-${name}`;
 export const netnsName = (lab: string, host: string) => `bdl-${lab}-${host}`;
 export const vethName = (subnet: number, index: number) => `bdv${subnet}h${index}`;
+/** This repository, as the lab's background processes (mirror, Go helper) find it. */
+export const REPO_ROOT = path.resolve(__dirname, "..");

@@ -22,12 +22,11 @@ import { ensureBinaries, realVersions } from "../../lab/upstream";
 
 const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; runs as root)
 
-  up N                         start N hosts host-1..host-N
+  up N                         start N hosts host-1..host-N (each boots systemd in systemd-nspawn)
   up --masters M --workers W   start master-1..M and worker-1..W
      [--kubernetes V1,V2]      the Kubernetes versions whose images its registry serves (default: the default
                                version; components are built first when missing, see binaries)
-     [--virtual-nodes V]       plus V KWOK-style nodes that register once a cluster is bootstrapped on the
-                               hosts (credentials from the first master's kubelet kubeconfig)
+                               A lab that is up and answers is reused; one whose hosts died is rebuilt.
   down                         remove the lab (safe to re-run, also after a crash)
   status                       hosts, addresses, state, and how to ssh to each
   cut HOST | heal HOST         take the host's link down / bring it back (heal also clears slow)
@@ -36,7 +35,8 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
   rekey HOST                   new host key (as after a reinstall), sshd restarted
   reboot HOST… | --masters | --all
                                power-cycle hosts (together): every process killed, then each boots from its
-                               disk with a fresh /run: init, sshd and its enabled units
+                               disk with a fresh network namespace (only its NIC), /run and cgroups: systemd,
+                               its network, sshd and its enabled units
   swap HOST on|off             swap as the host sees it (/proc/swaps), for preflight's swap check
   binaries [--version V | --all]
                                build the upstream components a cluster of Kubernetes V runs (kube-apiserver,
@@ -44,8 +44,8 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
                                modules into /var/cache/bootdeck-lab/upstream; cached ones are used at once
   ip-forward HOST on|off       IPv4 forwarding in the host's network namespace (a preflight warning when off)
   virtual-nodes N --kubeconfig FILE
-                               N KWOK-style nodes (no host behind them) in a bootstrapped lab cluster, for scale
-                               tests; 0 stops them (so does down)
+                               N virtual nodes (KWOK, no host behind them) in a bootstrapped lab cluster, for
+                               scale tests; FILE is an admin kubeconfig; 0 removes them (so does down)
 
 Labs: dev → 10.237.10.0/24, test → 10.237.20.0/24, others → 10.237.30.0/24 and up.
 State: /run/bootdeck-lab/NAME/state.json`;
@@ -85,13 +85,12 @@ export const lab: Command = {
       case "up": {
         const masters = count(takeOption(rest, "--masters"), "--masters");
         const workers = count(takeOption(rest, "--workers"), "--workers");
-        const virtualNodes = count(takeOption(rest, "--virtual-nodes"), "--virtual-nodes");
         const kubernetesVersions = takeOption(rest, "--kubernetes")?.split(",").filter(Boolean);
         const hosts = count(rest[0], "N");
         if (hosts === undefined && masters === undefined && workers === undefined) {
           throw new Error("lab up needs N or --masters M --workers W");
         }
-        const state = await labUp({ name, hosts, masters, workers, virtualNodes, kubernetesVersions, log });
+        const state = await labUp({ name, hosts, masters, workers, kubernetesVersions, log });
         console.log(`state: /run/bootdeck-lab/${state.name}/state.json`);
         return printStatus(name);
       }
@@ -124,8 +123,8 @@ export const lab: Command = {
         const kubeconfig = takeOption(rest, "--kubeconfig");
         const n = count(rest[0], "N");
         if (n === undefined || !kubeconfig) throw new Error("usage: bootdeck lab virtual-nodes N --kubeconfig FILE [--name LAB]");
-        const r = labVirtualNodes(name, kubeconfig, n);
-        console.log(n ? `${n} virtual nodes registering in the background (pid ${r.pid}); log: ${r.log}; \`lab virtual-nodes 0\` or \`lab down\` stops them` : "virtual nodes stopped");
+        const r = await labVirtualNodes(name, kubeconfig, n, log);
+        console.log(n ? `${n} virtual nodes registered; KWOK keeps them Ready (pid ${r.pid}, log: ${r.log}); \`lab virtual-nodes 0\` or \`lab down\` removes them` : "virtual nodes removed");
         return 0;
       }
       case "swap": {

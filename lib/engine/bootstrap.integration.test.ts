@@ -13,7 +13,7 @@ import { appendFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { labClusterDefinition, labClusterSecrets } from "../../lab/cluster-yaml";
-import { waitFor } from "../../lab/cluster/testenv";
+import { waitFor } from "../../test/wait";
 import { agnhostImage } from "../../lab/upstream/images";
 import { mirroredImage } from "../assets/capabilities";
 import { labKube, type LabKube } from "../../test/lab-kube";
