@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { BASE_PACKAGES, CACHE_DIR, LAB_PASSWORD, MIRROR, SUITE, USERS } from "./config";
+import { basePackages, CACHE_DIR, LAB_PASSWORD, MIRROR, USERS, type Suite } from "./config";
 import { run, runStreaming } from "./sh";
 
 /**
@@ -20,6 +20,17 @@ for m in $(awk '$3 == "cgroup" {print $2}' /proc/self/mounts); do mount -o remou
 mount -o remount,rw /sys/fs/cgroup
 [ -e /dev/kmsg ] || mknod -m 600 /dev/kmsg c 1 11
 exec /lib/systemd/systemd "$@"
+`;
+
+/**
+ * A boot without systemd (\`lab reboot HOST --without-systemd\`), as a minimal container host has: its
+ * network from its own configuration, then sshd. nspawn's stub init is PID 1 (\`--as-pid2\`) and reaps.
+ */
+export const HOST_ENTRY_WITHOUT_SYSTEMD = `#!/bin/sh
+# bootdeck lab host entry without systemd (see lab/base-image.ts)
+mkdir -p /run/network /run/sshd
+ifup -a
+exec /usr/sbin/sshd -D -e
 `;
 
 const SSHD_CONF = `# bootdeck lab: test hosts only, reachable only on the lab bridge
@@ -43,6 +54,9 @@ rm -f /etc/ssh/ssh_host_*
 # wait beyond ifupdown's own. Persistent journal, so \`journalctl -b -1\` shows the boot before a reboot.
 systemctl enable ssh.service networking.service >/dev/null
 systemctl mask console-getty.service getty@tty1.service systemd-networkd-wait-online.service >/dev/null
+# A lab host shares this machine's kernel and cannot load modules of its own (Debian 13's kmod refuses
+# to start in a container); the modules Kubernetes needs are loaded on the machine.
+systemctl mask systemd-modules-load.service >/dev/null
 mkdir -p /var/log/journal
 for u in root ${USERS.sudo} ${USERS.sudoWithPassword}; do h=$(getent passwd "$u" | cut -d: -f6); mkdir -p "$h/.ssh"; chmod 700 "$h/.ssh"; chown "$u:$u" "$h/.ssh"; done
 apt-get clean
@@ -51,10 +65,16 @@ rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 
 const hash = (...parts: string[]) => createHash("sha256").update(parts.join("\n")).digest("hex").slice(0, 12);
 
-export function baseImageKeys() {
-  const pkgKey = hash(SUITE, MIRROR, ...BASE_PACKAGES);
-  const imageKey = hash(pkgKey, CONFIGURE, SSHD_CONF, HOST_ENTRY);
+/** A host image: the Debian release, and whether it lacks what a provisioned server has (config.ts). */
+export type ImageChoice = { suite: Suite; bare: boolean };
+export const DEFAULT_IMAGE: ImageChoice = { suite: "bookworm", bare: false };
+
+export function baseImageKeys(choice: ImageChoice = DEFAULT_IMAGE) {
+  const packages = basePackages(choice.bare);
+  const pkgKey = hash(choice.suite, MIRROR, ...packages);
+  const imageKey = hash(pkgKey, CONFIGURE, SSHD_CONF, HOST_ENTRY, HOST_ENTRY_WITHOUT_SYSTEMD);
   return {
+    packages,
     debootstrapDir: path.join(CACHE_DIR, `debootstrap-${pkgKey}`),
     imageDir: path.join(CACHE_DIR, `rootfs-${imageKey}`),
   };
@@ -63,19 +83,19 @@ export function baseImageKeys() {
 const complete = (dir: string) => fs.existsSync(path.join(dir, ".bootdeck-complete"));
 
 /** Returns the cached image directory, building it first if needed (minutes the first time). */
-export async function ensureBaseImage(log: (line: string) => void): Promise<string> {
-  const { debootstrapDir, imageDir } = baseImageKeys();
+export async function ensureBaseImage(log: (line: string) => void, choice: ImageChoice = DEFAULT_IMAGE): Promise<string> {
+  const { packages, debootstrapDir, imageDir } = baseImageKeys(choice);
   if (complete(imageDir)) return imageDir;
   fs.mkdirSync(CACHE_DIR, { recursive: true });
 
   if (!complete(debootstrapDir)) {
     const tmp = `${debootstrapDir}.partial`;
     fs.rmSync(tmp, { recursive: true, force: true });
-    log(`building the base root filesystem with debootstrap (${SUITE}, minbase, ${BASE_PACKAGES.length} packages); takes a few minutes the first time…`);
+    log(`building the base root filesystem with debootstrap (${choice.suite}, minbase, ${packages.length} packages); takes a few minutes the first time…`);
     let n = 0;
     await runStreaming(
       "debootstrap",
-      ["--variant=minbase", `--include=${BASE_PACKAGES.join(",")}`, SUITE, tmp, MIRROR],
+      ["--variant=minbase", `--include=${packages.join(",")}`, choice.suite, tmp, MIRROR],
       (line) => {
         // Print every line of the important phases, a heartbeat for the long package lists.
         if (/^I: (Retrieving Release|Validating Packages|Resolving|Found|Checking|Extracting base|Installing core|Configuring|Base system)/.test(line) || ++n % 25 === 0) {
@@ -95,6 +115,7 @@ export async function ensureBaseImage(log: (line: string) => void): Promise<stri
   run("chroot", [tmp, "/bin/sh", "-c", CONFIGURE]);
   fs.writeFileSync(path.join(tmp, "etc/ssh/sshd_config.d/bootdeck-lab.conf"), SSHD_CONF);
   fs.writeFileSync(path.join(tmp, "usr/local/sbin/bootdeck-lab-boot"), HOST_ENTRY, { mode: 0o755 });
+  fs.writeFileSync(path.join(tmp, "usr/local/sbin/bootdeck-lab-boot-without-systemd"), HOST_ENTRY_WITHOUT_SYSTEMD, { mode: 0o755 });
   fs.writeFileSync(path.join(tmp, ".bootdeck-complete"), new Date().toISOString());
   fs.renameSync(tmp, imageDir);
   log(`base image ready: ${imageDir}`);

@@ -7,7 +7,8 @@
 # host's init killed (lab reboot: a hard power cycle), ends this script.
 #
 # Environment: HOST ROOT NETNS VETH MAC BRIDGE CGROUPS (the host's cgroup directories, one per
-# hierarchy) BINDS (nspawn --bind= arguments, space separated).
+# hierarchy) BINDS (nspawn --bind= arguments, space separated) ENTRY (the host's first program and its
+# nspawn options: "/usr/local/sbin/bootdeck-lab-boot", or "--as-pid2 …-without-systemd").
 set -u
 log() { echo "host-power[$HOST]: $*"; }
 
@@ -33,7 +34,7 @@ while :; do
   SYSTEMD_NSPAWN_API_VFS_WRITABLE=1 SYSTEMD_SECCOMP=0 systemd-nspawn --quiet --directory="$ROOT" \
     --machine="$HOST" --register=no --keep-unit --network-namespace-path="/run/netns/$NETNS" \
     --capability=all --resolv-conf=off --timezone=off --link-journal=no --console=read-only \
-    $binds /usr/local/sbin/bootdeck-lab-boot
+    $binds $ENTRY
   rc=$?
   log "nspawn exited with $rc"
   [ "$rc" = 133 ] || exit "$rc"

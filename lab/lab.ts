@@ -5,7 +5,8 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { ensureBaseImage } from "./base-image";
+import { baseImageKeys, ensureBaseImage, type ImageChoice } from "./base-image";
+import { aptProxyConf, startAptProxy, stopAptProxy } from "./apt-proxy";
 import { createHostCgroups, removeLabCgroups } from "./cgroups";
 import { defaultKubernetesVersion } from "../lib/cluster/versions";
 import { ensureClusterImages, pushImages } from "./upstream/images";
@@ -43,7 +44,7 @@ export function requireRoot(): void {
 
 /** Installs the Debian packages the lab itself needs when missing. */
 function ensureTools(log: Log): void {
-  const need: Record<string, string> = { debootstrap: "debootstrap", "ssh-keygen": "openssh-client", ip: "iproute2", nsenter: "util-linux", "mkfs.ext4": "e2fsprogs", "systemd-nspawn": "systemd-container" };
+  const need: Record<string, string> = { debootstrap: "debootstrap", "ssh-keygen": "openssh-client", ip: "iproute2", nsenter: "util-linux", "mkfs.ext4": "e2fsprogs", "systemd-nspawn": "systemd-container", tinyproxy: "tinyproxy" };
   const missing = [...new Set(Object.entries(need).filter(([cmd]) => !which(cmd)).map(([, pkg]) => pkg))];
   if (missing.length === 0) return;
   log(`installing missing Debian packages: ${missing.join(" ")}`);
@@ -75,6 +76,14 @@ export type UpOptions = {
   kubernetesVersions?: string[];
   /** false: no registry and no images (SSH-only tests). */
   images?: boolean;
+  /** The hosts' Debian release (default bookworm, Debian 12). */
+  suite?: ImageChoice["suite"];
+  /**
+   * Bare hosts lack the kubelet's host packages and keepalived; their apt reaches Debian's archive through
+   * the lab's proxy, so Bootdeck's packages phase installs them (and, with runtime.source: packages,
+   * containerd and runc) for real.
+   */
+  bare?: boolean;
   log: Log;
 };
 
@@ -101,7 +110,7 @@ export async function labUp(o: UpOptions): Promise<LabState> {
   ensureTools(o.log);
   // Leftovers of a crashed run under the same name would collide with what we create.
   labDown(name, () => undefined);
-  const image = await ensureBaseImage(o.log);
+  const image = await ensureBaseImage(o.log, { suite: o.suite ?? "bookworm", bare: o.bare ?? false });
 
   const subnet = chooseSubnet(name);
   const dir = labDir(name);
@@ -123,6 +132,7 @@ export async function labUp(o: UpOptions): Promise<LabState> {
     users: { root: "root", sudo: USERS.sudo, sudoWithPassword: USERS.sudoWithPassword },
     password: LAB_PASSWORD,
     mirrorUrl: null,
+    aptProxyUrl: null,
     registry: null,
     createdAt: new Date().toISOString(),
     hosts: [],
@@ -138,6 +148,10 @@ export async function labUp(o: UpOptions): Promise<LabState> {
       "127.0.0.1 localhost",
       ...wanted.map((h, i) => `${SUBNET_PREFIX}.${subnet}.${FIRST_HOST_OCTET + i} ${h.name}`),
     ].join("\n");
+    if (o.bare) {
+      state.aptProxyUrl = await startAptProxy(dir, gateway, state.subnet);
+      writeState(state);
+    }
     o.log(`starting ${wanted.length} hosts on ${bridge} (${state.subnet})…`);
     for (const [i, h] of wanted.entries()) {
       const host = createHost(state, subnet, i, h.name, h.role, etcHosts);
@@ -186,8 +200,9 @@ async function reuseLab(existing: LabState, wanted: { name: string; role: LabHos
     return undefined;
   }
   const sameHosts = existing.hosts.length === wanted.length && wanted.every((w) => existing.hosts.some((h) => h.name === w.name && h.role === w.role));
-  if (!sameHosts)
-    throw new Error(`lab "${existing.name}" is already up with other hosts (${existing.hosts.map((h) => h.name).join(", ")}); run \`bootdeck lab down --name ${existing.name}\` first`);
+  const sameImage = existing.image === baseImageKeys({ suite: o.suite ?? "bookworm", bare: o.bare ?? false }).imageDir;
+  if (!sameHosts || !sameImage)
+    throw new Error(`lab "${existing.name}" is already up with other ${sameHosts ? "host images" : "hosts"} (${existing.hosts.map((h) => h.name).join(", ")}; ${existing.image}); run \`bootdeck lab down --name ${existing.name}\` first`);
   o.log(`lab "${existing.name}" is already up (${hosts.length} hosts answer): reusing it`);
   if (o.images !== false && existing.registry) {
     const reg = existing.registry;
@@ -232,6 +247,7 @@ function createHost(state: LabState, subnet: number, index: number, name: string
   fs.writeFileSync(path.join(root, "etc/hosts"), `${etcHosts}\n`);
   const address = `${SUBNET_PREFIX}.${subnet}.${FIRST_HOST_OCTET + index}`;
   fs.writeFileSync(path.join(root, "etc/network/interfaces"), hostInterfaces(address));
+  if (state.aptProxyUrl) fs.writeFileSync(path.join(root, "etc/apt/apt.conf.d/80proxy"), aptProxyConf(state.aptProxyUrl));
   const fp = generateHostKey(root, name);
   const passwd = fs.readFileSync(path.join(root, "etc/passwd"), "utf8");
   for (const user of ["root", USERS.sudo, USERS.sudoWithPassword]) {
@@ -287,14 +303,17 @@ export function hostInterfaces(address: string): string {
 /** A NIC's MAC stays the same across boots: locally administered, from the lab subnet and host index. */
 export const hostMac = (subnet: number, index: number) => `02:42:0a:ed:${subnet.toString(16).padStart(2, "0")}:${(FIRST_HOST_OCTET + index).toString(16).padStart(2, "0")}`;
 
-/** Powers the host on (lab/host-power.sh, detached): a fresh network namespace and cgroups, then systemd. */
-function powerOn(state: LabState, h: LabHostState): void {
+/**
+ * Powers the host on (lab/host-power.sh, detached): a fresh network namespace and cgroups, then systemd —
+ * or, `withoutSystemd`, only its network and sshd, as a host whose init is not systemd.
+ */
+function powerOn(state: LabState, h: LabHostState, opts: { withoutSystemd?: boolean } = {}): void {
   const logFd = fs.openSync(path.join(h.dir, "console.log"), "a");
   const cgroups = createHostCgroups(state.name, h.name).map((p) => path.dirname(p));
   const child = spawn("sh", [path.join(__dirname, "host-power.sh")], {
     detached: true,
     stdio: ["ignore", logFd, logFd],
-    env: { ...process.env, HOST: h.name, ROOT: h.root, NETNS: h.netns, VETH: h.veth, MAC: h.mac, BRIDGE: state.bridge, CGROUPS: cgroups.join(" "), BINDS: h.binds.join(" ") },
+    env: { ...process.env, HOST: h.name, ROOT: h.root, NETNS: h.netns, VETH: h.veth, MAC: h.mac, BRIDGE: state.bridge, CGROUPS: cgroups.join(" "), BINDS: h.binds.join(" "), ENTRY: opts.withoutSystemd ? "--as-pid2 /usr/local/sbin/bootdeck-lab-boot-without-systemd" : "/usr/local/sbin/bootdeck-lab-boot" },
   });
   child.unref();
   fs.closeSync(logFd);
@@ -323,20 +342,50 @@ function mustInitPid(h: LabHostState): number {
   return pid;
 }
 
-const alive = (pid: number) => pid > 0 && fs.existsSync(`/proc/${pid}`);
+
+/** SIGKILL to a process (a pid of this machine's namespace), ignoring one that is gone. */
+function killNow(pid: number): void {
+  try {
+    if (pid > 1) process.kill(pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+/** Whether the host's power script still runs (a pid is reused once its process is gone). */
+function powerRunning(h: LabHostState): boolean {
+  try {
+    return h.powerPid > 1 && fs.readFileSync(`/proc/${h.powerPid}/cmdline`, "utf8").includes("host-power.sh");
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * SIGKILL to a host's power script and its nspawn (one process group). Not through kill(1): procps'
+ * `kill -KILL -PGID` signals every process of the machine.
+ */
+function killPowerGroup(h: LabHostState): void {
+  if (!powerRunning(h)) return;
+  try {
+    process.kill(-h.powerPid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
 
 /** Cuts the host's power: its init killed, so every process of it dies with its PID namespace. */
 async function powerOff(h: LabHostState, deadline: number): Promise<void> {
   const init = hostInitPid(h);
-  if (init) tryRun("kill", ["-KILL", String(init)]);
+  if (init) killNow(init);
   // nspawn then ends, and the power script with it (not 133: no power-on). A host still powering on
   // has no init yet: its power script and nspawn (one process group) are ended instead.
   const pids = () => run("ip", ["netns", "pids", h.netns], { allowFail: true }).split("\n").filter(Boolean);
-  for (let i = 0; i < 20 && alive(h.powerPid); i++) await new Promise((r) => setTimeout(r, 100));
-  if (alive(h.powerPid)) tryRun("kill", ["-KILL", `-${h.powerPid}`]);
-  while (alive(h.powerPid) || pids().length) {
+  for (let i = 0; i < 20 && powerRunning(h); i++) await new Promise((r) => setTimeout(r, 100));
+  killPowerGroup(h);
+  while (powerRunning(h) || pids().length) {
     if (Date.now() > deadline) throw new Error(`processes of ${h.name} did not exit within 30 s`);
-    for (const pid of pids()) tryRun("kill", ["-KILL", pid]);
+    for (const pid of pids()) killNow(Number(pid));
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -347,14 +396,14 @@ async function powerOff(h: LabHostState, deadline: number): Promise<void> {
  * NIC, a fresh /run, /tmp and /dev, systemd, and the units it has enabled (sshd, its network, containerd,
  * the kubelet, …). Hosts given together go down together.
  */
-export async function labReboot(name: string, hosts: string[], log: Log): Promise<void> {
+export async function labReboot(name: string, hosts: string[], log: Log, opts: { withoutSystemd?: boolean } = {}): Promise<void> {
   requireRoot();
   const state = mustState(name);
   const targets = hosts.map((h) => findHost(state, h));
   const deadline = Date.now() + 30_000;
   await Promise.all(targets.map((h) => powerOff(h, deadline)));
   log(`${targets.map((h) => h.name).join(", ")}: powered off`);
-  for (const h of targets) powerOn(state, h);
+  for (const h of targets) powerOn(state, h, opts);
   writeState(state);
   await Promise.all(targets.map((h) => waitForSsh(h.address, h.port, 60_000)));
   log(`${targets.map((h) => h.name).join(", ")}: booted (sshd answers)`);
@@ -401,10 +450,10 @@ export function labDown(name: string, log: Log): void {
     .filter((n) => n.startsWith(prefix));
   // The hosts' power scripts first (nothing may power a host on again), then every process inside the
   // lab's namespaces: each is one the lab started; kill them by pid.
-  for (const h of readState(name)?.hosts ?? []) if (alive(h.powerPid)) tryRun("kill", ["-KILL", `-${h.powerPid}`]);
+  for (const h of readState(name)?.hosts ?? []) killPowerGroup(h);
   for (const ns of namespaces) {
     for (const pid of run("ip", ["netns", "pids", ns], { allowFail: true }).split("\n").filter(Boolean)) {
-      tryRun("kill", ["-KILL", pid]);
+      killNow(Number(pid));
     }
   }
   // Unmount (deepest first) everything mounted under the lab directory.
@@ -421,6 +470,7 @@ export function labDown(name: string, log: Log): void {
   fs.rmSync(path.join(LAB_DISK_DIR, name), { recursive: true, force: true });
   if (tryRun("ip", ["link", "show", bridgeName(name)])) tryRun("ip", ["link", "del", bridgeName(name)]);
   stopMirror(dir);
+  stopAptProxy(dir);
   stopRegistry(dir);
   stopVirtualNodes(dir);
   fs.rmSync(dir, { recursive: true, force: true });

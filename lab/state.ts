@@ -36,6 +36,8 @@ export type LabState = {
   password: string;
   /** Base URL of the lab's binary mirror on the bridge (upstream layouts under /dl.k8s.io and /github.com). */
   mirrorUrl: string | null;
+  /** Bare hosts' HTTP proxy to Debian's archive on the bridge (lab/apt-proxy.ts), or null. */
+  aptProxyUrl?: string | null;
   /** The lab's image registry on the bridge (TLS with the lab's CA, one user). */
   registry: { address: string; caFile: string; username: string; passwordFile: string } | null;
   createdAt: string;

@@ -36,7 +36,8 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
   reboot HOST… | --masters | --all
                                power-cycle hosts (together): every process killed, then each boots from its
                                disk with a fresh network namespace (only its NIC), /run and cgroups: systemd,
-                               its network, sshd and its enabled units
+                               its network, sshd and its enabled units; --without-systemd: its network and
+                               sshd only, as a host whose init is not systemd (the next reboot boots systemd)
   swap HOST on|off             swap as the host sees it (/proc/swaps), for preflight's swap check
   binaries [--version V | --all]
                                build the upstream components a cluster of Kubernetes V runs (kube-apiserver,
@@ -152,9 +153,11 @@ export const lab: Command = {
       case "reboot": {
         const state = readState(name);
         if (!state) throw new Error(`lab "${name}" is not up`);
-        const targets = rest.includes("--all") ? state.hosts.map((h) => h.name) : rest.includes("--masters") ? state.hosts.filter((h) => h.role === "master").map((h) => h.name) : rest;
-        if (!targets.length) throw new Error("usage: bootdeck lab reboot HOST… | --masters | --all");
-        await labReboot(name, targets, log);
+        const withoutSystemd = rest.includes("--without-systemd");
+        const named = rest.filter((a) => a !== "--without-systemd");
+        const targets = named.includes("--all") ? state.hosts.map((h) => h.name) : named.includes("--masters") ? state.hosts.filter((h) => h.role === "master").map((h) => h.name) : named;
+        if (!targets.length) throw new Error("usage: bootdeck lab reboot HOST… | --masters | --all [--without-systemd]");
+        await labReboot(name, targets, log, { withoutSystemd });
         return 0;
       }
       case "rekey": {
