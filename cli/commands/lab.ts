@@ -26,6 +26,9 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
   up --masters M --workers W   start master-1..M and worker-1..W
      [--kubernetes V1,V2]      the Kubernetes versions whose images its registry serves (default: the default
                                version; components are built first when missing, see binaries)
+     [--debian 12|13]          the hosts' Debian release (default 12)
+     [--bare]                  hosts without the kubelet's host packages and keepalived; their apt reaches
+                               Debian's archive through the lab's proxy (Bootdeck installs what it needs)
                                A lab that is up and answers is reused; one whose hosts died is rebuilt.
   down                         remove the lab (safe to re-run, also after a crash)
   status                       hosts, addresses, state, and how to ssh to each
@@ -87,11 +90,15 @@ export const lab: Command = {
         const masters = count(takeOption(rest, "--masters"), "--masters");
         const workers = count(takeOption(rest, "--workers"), "--workers");
         const kubernetesVersions = takeOption(rest, "--kubernetes")?.split(",").filter(Boolean);
+        const debian = takeOption(rest, "--debian") ?? "12";
+        if (debian !== "12" && debian !== "13") throw new Error(`--debian is 12 or 13, got "${debian}"`);
+        const bare = rest.includes("--bare");
+        if (bare) rest.splice(rest.indexOf("--bare"), 1);
         const hosts = count(rest[0], "N");
         if (hosts === undefined && masters === undefined && workers === undefined) {
           throw new Error("lab up needs N or --masters M --workers W");
         }
-        const state = await labUp({ name, hosts, masters, workers, kubernetesVersions, log });
+        const state = await labUp({ name, hosts, masters, workers, kubernetesVersions, suite: debian === "13" ? "trixie" : "bookworm", bare, log });
         console.log(`state: /run/bootdeck-lab/${state.name}/state.json`);
         return printStatus(name);
       }
