@@ -18,7 +18,7 @@ import {
 } from "../../lab/lab";
 import { labHostMemory } from "../../lab/memory";
 import { readState } from "../../lab/state";
-import { ensureBinaries, realVersions } from "../../lab/upstream";
+import { ensureBinaries, missingBinaries, realVersions } from "../../lab/upstream";
 
 const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; runs as root)
 
@@ -42,10 +42,11 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
                                its network, sshd and its enabled units; --without-systemd: its network and
                                sshd only, as a host whose init is not systemd (the next reboot boots systemd)
   swap HOST on|off             swap as the host sees it (/proc/swaps), for preflight's swap check
-  binaries [--version V | --all]
+  binaries [--version V | --all] [--check]
                                build the upstream components a cluster of Kubernetes V runs (kube-apiserver,
                                kubelet, etcd, containerd, runc, CNI plugins, flannel, CoreDNS, …) from Go
-                               modules into /var/cache/bootdeck-lab/upstream; cached ones are used at once
+                               modules into /var/cache/bootdeck-lab/upstream; cached ones are used at once;
+                               --check lists what is not built yet (exit 1 when something is missing)
   ip-forward HOST on|off       IPv4 forwarding in the host's network namespace (a preflight warning when off)
   virtual-nodes N --kubeconfig FILE
                                N virtual nodes (KWOK, no host behind them) in a bootstrapped lab cluster, for
@@ -105,6 +106,11 @@ export const lab: Command = {
       case "binaries": {
         const version = takeOption(rest, "--version");
         const versions = rest.includes("--all") ? realVersions() : [version ?? defaultKubernetesVersion];
+        if (rest.includes("--check")) {
+          const missing = missingBinaries(versions);
+          console.log(missing.length ? `not built yet: ${missing.join(", ")}` : "every component is in the cache");
+          return missing.length ? 1 : 0;
+        }
         await ensureBinaries(versions, log);
         return 0;
       }
