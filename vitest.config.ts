@@ -6,13 +6,8 @@ const INTEGRATION = "**/*.integration.test.ts";
 // Integration tests need root and the lab, so `npx vitest run` runs unit tests only; the integration
 // project exists when asked for by name: `npx vitest run --project integration`.
 const wantIntegration = process.argv.some((a, i, all) => a === "--project=integration" || (a === "--project" && all[i + 1] === "integration"));
-// The day-2 and disaster-recovery lab suites (each bootstraps its own cluster, then adds, upgrades,
-// removes, reboots and restores: about 35 minutes together on 2 cores) would take the README's test
-// command past CI's budget: they run with `npm run test:lab-day2`, or when named on the command line.
-const LONG_LAB_SUITES = ["lib/engine/day2.integration.test.ts", "lib/engine/dr.integration.test.ts"];
 // `--exclude` on the command line reaches the root config only; the integration project takes it too.
 const cliExcludes = process.argv.flatMap((a, i, all) => (a === "--exclude" && all[i + 1] ? [all[i + 1]!] : a.startsWith("--exclude=") ? [a.slice("--exclude=".length)] : []));
-const longLabSuites = process.env.BOOTDECK_LONG_LAB_SUITES === "1" || process.argv.some((a) => LONG_LAB_SUITES.some((f) => a.endsWith(f) || a.endsWith(path.basename(f))));
 
 export default defineConfig({
   resolve: {
@@ -44,7 +39,7 @@ export default defineConfig({
               test: {
                 name: "integration",
                 include: [INTEGRATION],
-                exclude: ["**/node_modules/**", ...(longLabSuites ? [] : LONG_LAB_SUITES), ...cliExcludes],
+                exclude: ["**/node_modules/**", ...cliExcludes],
                 globalSetup: ["test/integration-setup.ts"],
                 testTimeout: 180_000,
                 // The suite shares one lab; files run one after another so fault injection in one

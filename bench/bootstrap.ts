@@ -13,12 +13,12 @@
 // counted in the engine's memory, and each host's are reported.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { labClusterDefinition, labClusterSecrets } from "../lab/cluster-yaml";
-import { firstMasterKubeconfigs, labDown, labUp, labVirtualNodes } from "../lab/lab";
-import { KubeClient } from "../lab/cluster/kube-client";
+import { labDown, labUp, labVirtualNodes } from "../lab/lab";
+import { getAssetSet, listAssetSets } from "../lib/assets/store";
 import { labHostMemory, machineMemoryUsed } from "../lab/memory";
 import { labDir } from "../lab/config";
 import { subscribeClusterLive } from "../lib/clusters/live";
@@ -152,12 +152,16 @@ const cmdline = (pid: string) => {
 async function benchVirtualNodes(labName: string, hosts: number, count: number, clusterId: string, mib: (b: number) => string): Promise<void> {
   const state = readState(labName);
   if (!state) throw new Error(`lab ${labName} is gone`);
-  const [kubeconfig] = firstMasterKubeconfigs(state);
-  if (!kubeconfig) throw new Error("no master");
-  const api = KubeClient.fromKubeconfig(kubeconfig);
+  // The cluster's admin kubeconfig, from its newest asset set.
+  const [newest] = await listAssetSets({ clusterId });
+  const admin = newest && (await getAssetSet({ id: newest.id, includeSecrets: true })).assets.find((a) => a.path === "auth/kubeconfig")?.content;
+  if (!admin) throw new Error("the cluster has no admin kubeconfig in its asset set");
+  const kubeconfig = path.join(labDir(labName), "admin.kubeconfig");
+  writeFileSync(kubeconfig, admin, { mode: 0o600 });
   type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const api = { get: async (p: string): Promise<Obj> => JSON.parse(execFileSync("kubectl", ["--kubeconfig", kubeconfig, "get", "--raw", p], { encoding: "utf8", maxBuffer: 256 << 20 })) as Obj };
   const t0 = Date.now();
-  labVirtualNodes(labName, kubeconfig, count);
+  await labVirtualNodes(labName, kubeconfig, count, (l) => console.log(l));
   const ready = (n: Obj) => n.status?.conditions?.some((c: Obj) => c.type === "Ready" && c.status === "True");
   await until(`${count} virtual nodes Ready`, async () => {
     const nodes = (await api.get("/api/v1/nodes?labelSelector=type%3Dvirtual")).items as Obj[];
@@ -178,7 +182,7 @@ async function benchVirtualNodes(labName: string, hosts: number, count: number, 
   console.log(`\n${count} virtual nodes Ready ${(registered / 1000).toFixed(1)} s after start; every pod Running after ${(podsRunning / 1000).toFixed(1)} s (${pods.all} pods, ${pods.onVirtual} on virtual nodes; DaemonSets ready: ${pods.perSet})`);
 
   const pids = readdirSync("/proc").filter((p) => /^\d+$/.test(p));
-  const apiservers = pids.filter((p) => cmdline(p).includes("main.ts kube-apiserver "));
+  const apiservers = pids.filter((p) => cmdline(p).startsWith("kube-apiserver "));
   console.log(`API server processes: ${apiservers.map((p) => mib(rssOf(p))).join(", ") || "none found"} RSS`);
   const vnPid = readFileSync(path.join(labDir(labName), "virtual-nodes.pid"), "utf8").trim();
   console.log(`virtual nodes process: ${mib(rssOf(vnPid))} RSS`);

@@ -23,7 +23,7 @@ import type { RunView } from "../lib/engine/queries";
 import type { StepOutput } from "../lib/engine/schemas";
 import { mergeOutput } from "../components/runs/log-model";
 import { labVip } from "../lab/cluster-yaml";
-import { GITHUB_PATH, K8S_RELEASE_PATH } from "../lab/cluster/mirror";
+import { GITHUB_PATH, K8S_RELEASE_PATH } from "../lab/mirror";
 import { readState, type LabState } from "../lab/state";
 import { buildGrid, progressOf } from "../components/runs/grid-model";
 import { realVersions } from "../lab/upstream";
@@ -156,7 +156,10 @@ async function labSources(state: LabState, version: string) {
  * The admin creates the lab's cluster in the wizard as the lab describes its own, at `version`, and
  * saves it: the wizard's review says what will be provisioned, secrets never shown.
  */
-async function createLabCluster(page: Page, state: LabState, name: string, version: string, screenshots = false): Promise<void> {
+/** Where the cluster's containerd and runc come from: the lab's mirror, or the hosts' own packages (Debian's archive). */
+type RuntimeFrom = "mirror" | "packages";
+
+async function createLabCluster(page: Page, state: LabState, name: string, version: string, screenshots = false, runtime: RuntimeFrom = "mirror"): Promise<void> {
   const hosts = state.hosts;
   const masters = hosts.filter((h) => h.role === "master").length;
   await page.getByTestId("new-cluster").click();
@@ -198,9 +201,11 @@ async function createLabCluster(page: Page, state: LabState, name: string, versi
   // The kubelet pinned (the pin is checked); kubectl left to its published .sha256.
   await wizard.field("kubelet-sha").fill(sources.kubeletSha256);
   await expect(wizard.field("runtime-source")).toHaveValue("mirror");
+  if (runtime === "packages") await wizard.field("runtime-source").selectOption("packages");
+  // crictl and the CNI plugins come from the mirror either way.
   await wizard.field("runtime-mirror-url").fill(sources.runtimeMirrorUrl);
-  // Lab hosts run no systemd as init: the cgroupfs driver (preflight refuses systemd there).
-  await wizard.field("cgroup-driver").selectOption("cgroupfs");
+  // Lab hosts boot systemd: the default driver, what nearly every real cluster runs.
+  await expect(wizard.field("cgroup-driver")).toHaveValue("systemd");
   await wizard.field("registry").fill(sources.registry);
   await wizard.field("registry-ca").fill(sources.registryCa);
   await wizard.field("registry-username").fill(sources.registryUsername);
@@ -214,7 +219,9 @@ async function createLabCluster(page: Page, state: LabState, name: string, versi
   await expect(wizard.review("api-address-held-by")).toHaveText("keepalived on the masters, on eth0 (VRRP router id 51)");
   await expect(wizard.review("hosts")).toHaveText(`${masters} masters, ${hosts.length - masters} workers`);
   await expect(wizard.review("binaries")).toHaveText(sources.baseUrl);
-  await expect(wizard.review("container-runtime")).toHaveText(`containerd and runc from ${sources.runtimeMirrorUrl}; cgroupfs cgroup driver`);
+  await expect(wizard.review("container-runtime")).toHaveText(
+    runtime === "packages" ? `containerd and runc from the hosts' packages; crictl and CNI plugins from ${sources.runtimeMirrorUrl}; systemd cgroup driver` : `containerd and runc from ${sources.runtimeMirrorUrl}; systemd cgroup driver`,
+  );
   await expect(wizard.review("images")).toHaveText(`through ${sources.registry}, its CA given, as ${sources.registryUsername} (new password)`);
   // Secrets are never shown, not even on the review.
   await expect(page.getByTestId("review")).not.toContainText(sources.registryPassword);
@@ -429,16 +436,19 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   await page.screenshot({ path: shot("35-bootstrap-reset-worker.png"), fullPage: true });
 });
 
-test(`the oldest profile (${OLDEST}) from the wizard: a master and a worker bootstrapped to green, the nodes on that version`, async ({ page }) => {
+test(`the oldest profile (${OLDEST}) from the wizard on bare Debian 13 hosts: containerd, runc and the kubelet's host packages installed from Debian's archive with apt, a master and a worker green, the nodes on that version`, async ({ page }) => {
   // The newest profile's lab is done with; its hosts would only take memory from this one.
   cancelRunsOf(clusterName);
   bootdeck("lab", "down", "--name", lab);
-  bootdeck("lab", "up", "--masters", "1", "--workers", "1", "--name", oldLab, "--kubernetes", OLDEST);
+  // Bare hosts: no socat, conntrack, ebtables, ethtool, iptables, keepalived, containerd or runc, and apt
+  // reaching Debian's archive through the site's proxy.
+  bootdeck("lab", "up", "--masters", "1", "--workers", "1", "--name", oldLab, "--kubernetes", OLDEST, "--debian", "13", "--bare");
+  expect(onHost("worker-1", "command -v socat conntrack containerd runc || true", oldLab)).toBe("");
   const state = readState(oldLab)!;
   const name = `lab-${oldLab}`;
   const run = new RunPage(page);
   await signIn(page, undefined, undefined, proxy.url);
-  await createLabCluster(page, state, name, OLDEST);
+  await createLabCluster(page, state, name, OLDEST, false, "packages");
 
   await page.goto(`${proxy.url}/clusters`);
   await page.getByTestId(`cluster-row-${name}`).getByRole("link", { name, exact: true }).click();
@@ -459,5 +469,11 @@ test(`the oldest profile (${OLDEST}) from the wizard: a master and a worker boot
     await expect(page.getByTestId(`node-${host}`)).toContainText(OLDEST);
   }
   await expect(page.getByTestId("pods-summary")).toHaveText(/^\((\d+) of \1 Running and Ready\)$/, { timeout: 120_000 });
+  // What runs is Debian's: containerd from its package, under the packaged unit in /lib/systemd/system.
+  for (const host of ["master-1", "worker-1"]) {
+    expect(onHost(host, "dpkg-query -W -f '${Status}' containerd runc socat conntrack", oldLab)).toBe("install ok installedinstall ok installedinstall ok installedinstall ok installed");
+    expect(onHost(host, "systemctl show containerd -p FragmentPath --value", oldLab)).toBe("/lib/systemd/system/containerd.service");
+    expect(onHost(host, "readlink -f /proc/$(systemctl show containerd -p MainPID --value)/exe", oldLab)).toBe("/usr/bin/containerd");
+  }
   await page.screenshot({ path: shot("36-bootstrap-oldest-green.png"), fullPage: true });
 });

@@ -4,8 +4,8 @@
 import fs from "node:fs";
 import { stringify } from "yaml";
 import { API_VERSION, type ClusterDefinitionInput } from "../lib/cluster/definition";
-import { defaultKubernetesVersion, findVersionProfile } from "../lib/cluster/versions";
-import { GITHUB_PATH, K8S_RELEASE_PATH } from "./cluster/mirror";
+import { defaultKubernetesVersion } from "../lib/cluster/versions";
+import { GITHUB_PATH, K8S_RELEASE_PATH } from "./mirror";
 import type { LabState } from "./state";
 import { VIP_OCTET } from "./config";
 
@@ -21,32 +21,26 @@ export function labClusterDefinition(state: LabState, name = `lab-${state.name}`
   }));
   const mirror = state.mirrorUrl ?? `http://${state.gateway}:8780`;
   if (!state.mirrorUrl) notes.push(`this lab was started without its binary mirror; restart it (lab down, lab up) to serve ${mirror}`);
-  const legacy = findVersionProfile(version)?.hyperkube === true;
   const registry = state.registry;
-  if (!legacy && !registry) notes.push("this lab runs no image registry (lab up … without images): the cluster's images cannot be pulled");
+  if (!registry) notes.push("this lab runs no image registry (lab up … without images): the cluster's images cannot be pulled");
   const credentials: NonNullable<ClusterDefinitionInput["spec"]["credentials"]> = [{ name: "lab-admin", type: "privateKey", privateKeyFile: state.adminKeyPath }];
-  if (!legacy && registry) credentials.push({ name: "lab-registry", type: "password", passwordFile: registry.passwordFile });
+  if (registry) credentials.push({ name: "lab-registry", type: "password", passwordFile: registry.passwordFile });
   const definition: ClusterDefinitionInput = {
     apiVersion: API_VERSION,
     kind: "Cluster",
     metadata: { name },
     spec: {
       // Lab hosts may run on a cgroup v1 machine: allowed, and preflight says so when it is.
-      kubernetes: { version, controlPlane: "self-hosted", ...(legacy ? {} : { allowCgroupV1: true }) },
+      kubernetes: { version, controlPlane: "self-hosted", allowCgroupV1: true },
       // The stable API address Bootdeck provisions: a VIP keepalived holds on the masters (VRRP on the
       // lab bridge), so clients and nodes keep the API when a master goes (lab cut master-1).
-      apiEndpoint: legacy ? { type: "first-master", port: 6443 } : { type: "vip", host: labVip(state), port: 6443, keepalived: { interface: "eth0" } },
+      apiEndpoint: { type: "vip", host: labVip(state), port: 6443, keepalived: { interface: "eth0" } },
       // flannel's VXLAN on the lab link (the hosts' default route leads nowhere: see docs/lab.md).
-      network: { podCidr: "10.2.0.0/16", serviceCidr: "10.3.0.0/24", clusterDomain: "cluster.local", provider: "flannel", ...(legacy ? {} : { flannel: { iface: "eth0" } }) },
+      network: { podCidr: "10.2.0.0/16", serviceCidr: "10.3.0.0/24", clusterDomain: "cluster.local", provider: "flannel", flannel: { iface: "eth0" } },
       // No checksums pinned: each file's published .sha256 is checked.
       binaries: { baseUrl: `${mirror}${K8S_RELEASE_PATH}` },
-      ...(legacy
-        ? {}
-        : {
-            // Lab hosts run no systemd as init: the cgroupfs driver, as on any such host.
-            runtime: { source: "mirror" as const, mirrorUrl: `${mirror}${GITHUB_PATH}`, cgroupDriver: "cgroupfs" as const },
-            ...(registry ? { images: { registry: registry.address, ca: fs.readFileSync(registry.caFile, "utf8"), auth: { username: registry.username, credential: "lab-registry" } } } : {}),
-          }),
+      runtime: { source: "mirror" as const, mirrorUrl: `${mirror}${GITHUB_PATH}`, cgroupDriver: "systemd" as const },
+      ...(registry ? { images: { registry: registry.address, ca: fs.readFileSync(registry.caFile, "utf8"), auth: { username: registry.username, credential: "lab-registry" } } } : {}),
       ssh: { user: "root", port: 22, credential: "lab-admin" },
       credentials,
       hosts,

@@ -1,16 +1,18 @@
 // The test lab: hosts as network namespaces on a bridge, each with its own hostname, mounts, process
 // tree and overlay root, running sshd. Test bed only; product code never imports this.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { ensureBaseImage } from "./base-image";
-import { createHostCgroups, removeHostCgroups, removeLabCgroups } from "./cgroups";
+import { baseImageKeys, ensureBaseImage, type ImageChoice } from "./base-image";
+import { aptProxyConf, startAptProxy, stopAptProxy } from "./apt-proxy";
+import { createHostCgroups, removeLabCgroups } from "./cgroups";
 import { defaultKubernetesVersion } from "../lib/cluster/versions";
 import { ensureClusterImages, pushImages } from "./upstream/images";
 import { startRegistry, stopRegistry } from "./upstream/registry";
-import { prepareHostRuntime, startMirror, startVirtualNodes, stopMirror, stopVirtualNodes } from "./cluster/host-runtime";
+import { startVirtualNodes, stopVirtualNodes } from "./virtual-nodes";
+import { startMirror, stopMirror } from "./mirror";
 import {
   bridgeName,
   FIRST_HOST_OCTET,
@@ -42,7 +44,7 @@ export function requireRoot(): void {
 
 /** Installs the Debian packages the lab itself needs when missing. */
 function ensureTools(log: Log): void {
-  const need: Record<string, string> = { debootstrap: "debootstrap", "ssh-keygen": "openssh-client", ip: "iproute2", unshare: "util-linux", nsenter: "util-linux", "mkfs.ext4": "e2fsprogs" };
+  const need: Record<string, string> = { debootstrap: "debootstrap", "ssh-keygen": "openssh-client", ip: "iproute2", nsenter: "util-linux", "mkfs.ext4": "e2fsprogs", "systemd-nspawn": "systemd-container", tinyproxy: "tinyproxy" };
   const missing = [...new Set(Object.entries(need).filter(([cmd]) => !which(cmd)).map(([, pkg]) => pkg))];
   if (missing.length === 0) return;
   log(`installing missing Debian packages: ${missing.join(" ")}`);
@@ -70,19 +72,20 @@ export type UpOptions = {
   masters?: number;
   workers?: number;
   hosts?: number;
-  virtualNodes?: number;
   /** Kubernetes versions whose images the registry must hold (default: the default version); their binaries are built when missing. */
   kubernetesVersions?: string[];
   /** false: no registry and no images (SSH-only tests). */
   images?: boolean;
+  /** The hosts' Debian release (default bookworm, Debian 12). */
+  suite?: ImageChoice["suite"];
+  /**
+   * Bare hosts lack the kubelet's host packages and keepalived; their apt reaches Debian's archive through
+   * the lab's proxy, so Bootdeck's packages phase installs them (and, with runtime.source: packages,
+   * containerd and runc) for real.
+   */
+  bare?: boolean;
   log: Log;
 };
-
-/** Where the first master's kubelet finds its kubeconfig (1.8+, then older), seen from this machine. */
-export function firstMasterKubeconfigs(state: LabState): string[] {
-  const first = state.hosts.find((h) => h.role === "master") ?? state.hosts[0];
-  return first ? ["etc/kubernetes/kubelet.conf", "etc/kubernetes/kubeconfig"].map((p) => path.join(first.root, p)) : [];
-}
 
 function hostNames(o: UpOptions): { name: string; role: LabHostState["role"] }[] {
   if (o.hosts !== undefined) return Array.from({ length: o.hosts }, (_, i) => ({ name: `host-${i + 1}`, role: "host" as const }));
@@ -97,16 +100,17 @@ function hostNames(o: UpOptions): { name: string; role: LabHostState["role"] }[]
 export async function labUp(o: UpOptions): Promise<LabState> {
   requireRoot();
   const name = validateLabName(o.name);
-  const existing = readState(name);
-  if (existing) {
-    throw new Error(`lab "${name}" is already up (${existing.hosts.length} hosts); run \`bootdeck lab down --name ${name}\` first`);
-  }
   const wanted = hostNames(o);
   if (wanted.length < 1 || wanted.length > MAX_HOSTS) throw new Error(`a lab has 1–${MAX_HOSTS} hosts, asked for ${wanted.length}`);
+  const existing = readState(name);
+  if (existing) {
+    const reused = await reuseLab(existing, wanted, o);
+    if (reused) return reused;
+  }
   ensureTools(o.log);
   // Leftovers of a crashed run under the same name would collide with what we create.
   labDown(name, () => undefined);
-  const image = await ensureBaseImage(o.log);
+  const image = await ensureBaseImage(o.log, { suite: o.suite ?? "bookworm", bare: o.bare ?? false });
 
   const subnet = chooseSubnet(name);
   const dir = labDir(name);
@@ -128,6 +132,7 @@ export async function labUp(o: UpOptions): Promise<LabState> {
     users: { root: "root", sudo: USERS.sudo, sudoWithPassword: USERS.sudoWithPassword },
     password: LAB_PASSWORD,
     mirrorUrl: null,
+    aptProxyUrl: null,
     registry: null,
     createdAt: new Date().toISOString(),
     hosts: [],
@@ -143,13 +148,17 @@ export async function labUp(o: UpOptions): Promise<LabState> {
       "127.0.0.1 localhost",
       ...wanted.map((h, i) => `${SUBNET_PREFIX}.${subnet}.${FIRST_HOST_OCTET + i} ${h.name}`),
     ].join("\n");
+    if (o.bare) {
+      state.aptProxyUrl = await startAptProxy(dir, gateway, state.subnet);
+      writeState(state);
+    }
     o.log(`starting ${wanted.length} hosts on ${bridge} (${state.subnet})…`);
     for (const [i, h] of wanted.entries()) {
       const host = createHost(state, subnet, i, h.name, h.role, etcHosts);
       state.hosts.push(host);
       writeState(state);
     }
-    await Promise.all(state.hosts.map((h) => waitForSsh(h.address, h.port, 20_000)));
+    await Promise.all(state.hosts.map((h) => waitForSsh(h.address, h.port, 60_000)));
     // The binary mirror and the image registry on the bridge, filled with upstream components.
     state.mirrorUrl = startMirror(dir, gateway);
     writeState(state);
@@ -164,12 +173,6 @@ export async function labUp(o: UpOptions): Promise<LabState> {
         await pushImages(layout, reg.address, reg.caFile, { username: reg.username, password: reg.password }, o.log);
       }
     }
-    // KWOK-style nodes join whatever cluster is bootstrapped on these hosts later, with the credentials
-    // the first master's kubelet gets (the admin kubeconfig on masters).
-    if (o.virtualNodes) {
-      startVirtualNodes(dir, firstMasterKubeconfigs(state), o.virtualNodes, { wait: true });
-      o.log(`${o.virtualNodes} virtual nodes will register once a cluster's API answers on ${state.hosts.find((h) => h.role === "master")?.name ?? state.hosts[0]?.name} (log: ${path.join(dir, "virtual-nodes.log")})`);
-    }
     o.log(`lab "${name}" is up: ${state.hosts.length} hosts`);
     return state;
   } catch (err) {
@@ -179,6 +182,39 @@ export async function labUp(o: UpOptions): Promise<LabState> {
   }
 }
 
+/**
+ * A lab recorded as up: reused when it has the hosts asked for and every one of them, its mirror and its
+ * registry answer; rebuilt when anything of it is dead (the machine restarted, or its processes were
+ * ended), since a dead lab holds nothing worth keeping. Asking a healthy lab for other hosts than it has
+ * is an error: take it down first.
+ */
+async function reuseLab(existing: LabState, wanted: { name: string; role: LabHostState["role"] }[], o: UpOptions): Promise<LabState | undefined> {
+  const { hosts } = await labStatus(existing.name);
+  const dead = hosts.filter((h) => !(h.running && h.sshd)).map((h) => h.name);
+  const answers = (url: string) => spawnSync("curl", ["-sk", "-o", "/dev/null", "--max-time", "2", url]).status === 0;
+  if (existing.mirrorUrl && !answers(`${existing.mirrorUrl}/healthz`)) dead.push("its binary mirror");
+  if (existing.registry && !answers(`https://${existing.registry.address}/v2/`)) dead.push("its image registry");
+  if (dead.length || hosts.length === 0) {
+    o.log(`lab "${existing.name}" is recorded as up, but ${dead.join(", ") || "it has no hosts"} ${dead.length === 1 ? "is" : "are"} dead: rebuilding it`);
+    labDown(existing.name, o.log);
+    return undefined;
+  }
+  const sameHosts = existing.hosts.length === wanted.length && wanted.every((w) => existing.hosts.some((h) => h.name === w.name && h.role === w.role));
+  const sameImage = existing.image === baseImageKeys({ suite: o.suite ?? "bookworm", bare: o.bare ?? false }).imageDir;
+  if (!sameHosts || !sameImage)
+    throw new Error(`lab "${existing.name}" is already up with other ${sameHosts ? "host images" : "hosts"} (${existing.hosts.map((h) => h.name).join(", ")}; ${existing.image}); run \`bootdeck lab down --name ${existing.name}\` first`);
+  o.log(`lab "${existing.name}" is already up (${hosts.length} hosts answer): reusing it`);
+  if (o.images !== false && existing.registry) {
+    const reg = existing.registry;
+    const password = fs.readFileSync(reg.passwordFile, "utf8").trim();
+    for (const version of o.kubernetesVersions ?? [defaultKubernetesVersion]) {
+      const layout = await ensureClusterImages(version, o.log);
+      await pushImages(layout, reg.address, reg.caFile, { username: reg.username, password }, o.log);
+    }
+  }
+  return existing;
+}
+
 function createHost(state: LabState, subnet: number, index: number, name: string, role: LabHostState["role"], etcHosts: string): LabHostState {
   const dir = path.join(labDir(state.name), "hosts", name);
   const upper = path.join(dir, "upper");
@@ -186,8 +222,6 @@ function createHost(state: LabState, subnet: number, index: number, name: string
   const root = path.join(dir, "root");
   for (const d of [upper, work, root]) fs.mkdirSync(d, { recursive: true });
   run("mount", ["-t", "overlay", "overlay", "-o", `lowerdir=${state.image},upperdir=${upper},workdir=${work}`, root]);
-  // lab cluster: Node and this repository read-only at /opt/bootdeck-lab, stand-in commands.
-  prepareHostRuntime(root);
 
   // A disk of its own for container images and snapshots, and the kubelet's state: containerd's overlayfs
   // snapshotter cannot put its layers on the host's root, itself an overlay (overlayfs refuses an overlay
@@ -200,17 +234,20 @@ function createHost(state: LabState, subnet: number, index: number, name: string
   fs.closeSync(fs.openSync(image, "w"));
   fs.truncateSync(image, HOST_DISK_BYTES);
   run("mkfs.ext4", ["-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1", image]);
-  const disk = path.join(labDir(state.name), "hosts", name, "disk");
+  const disk = path.join(dir, "disk");
   fs.mkdirSync(disk, { recursive: true });
   run("mount", ["-o", "loop", image, disk]);
-  for (const dir of ["var/lib/containerd", "var/lib/kubelet"]) {
-    fs.mkdirSync(path.join(disk, dir), { recursive: true });
-    fs.mkdirSync(path.join(root, dir), { recursive: true });
-    run("mount", ["--bind", path.join(disk, dir), path.join(root, dir)]);
-  }
+  const binds = DISK_DIRS.map((d) => {
+    fs.mkdirSync(path.join(disk, d), { recursive: true });
+    fs.mkdirSync(path.join(root, d), { recursive: true });
+    return `${path.join(disk, d)}:/${d}`;
+  });
   fs.writeFileSync(path.join(root, "etc/machine-id"), `${randomBytes(16).toString("hex")}\n`);
   fs.writeFileSync(path.join(root, "etc/hostname"), `${name}\n`);
   fs.writeFileSync(path.join(root, "etc/hosts"), `${etcHosts}\n`);
+  const address = `${SUBNET_PREFIX}.${subnet}.${FIRST_HOST_OCTET + index}`;
+  fs.writeFileSync(path.join(root, "etc/network/interfaces"), hostInterfaces(address));
+  if (state.aptProxyUrl) fs.writeFileSync(path.join(root, "etc/apt/apt.conf.d/80proxy"), aptProxyConf(state.aptProxyUrl));
   const fp = generateHostKey(root, name);
   const passwd = fs.readFileSync(path.join(root, "etc/passwd"), "utf8");
   for (const user of ["root", USERS.sudo, USERS.sudoWithPassword]) {
@@ -222,77 +259,153 @@ function createHost(state: LabState, subnet: number, index: number, name: string
     fs.chownSync(ak, uid, gid);
   }
 
-  const ns = netnsName(state.name, name);
-  const veth = vethName(subnet, index + 1);
-  const address = `${SUBNET_PREFIX}.${subnet}.${FIRST_HOST_OCTET + index}`;
-  run("ip", ["netns", "add", ns]);
-  run("ip", ["link", "add", veth, "type", "veth", "peer", "name", `${veth}p`]);
-  run("ip", ["link", "set", `${veth}p`, "netns", ns]);
-  run("ip", ["-n", ns, "link", "set", `${veth}p`, "name", IFACE]);
-  run("ip", ["-n", ns, "addr", "add", `${address}/24`, "dev", IFACE]);
-  run("ip", ["-n", ns, "link", "set", IFACE, "up"]);
-  run("ip", ["-n", ns, "link", "set", "lo", "up"]);
-  // A default route, as every real host has (route lookups for Service IPs must succeed before
-  // kube-proxy's DNAT), into a bridge with no ports: traffic for anything outside the lab goes nowhere.
-  run("ip", ["-n", ns, "link", "add", "nowhere0", "type", "bridge"]);
-  run("ip", ["-n", ns, "link", "set", "nowhere0", "up"]);
-  run("ip", ["-n", ns, "route", "add", "default", "dev", "nowhere0", "metric", "1000"]);
-  // Prepared as for Kubernetes: IPv4 forwarding on (per network namespace; preflight checks it).
-  run("ip", ["netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1"]);
-  run("ip", ["link", "set", veth, "master", state.bridge, "up"]);
-
-  const initPid = startHostInit(state.name, { name, netns: ns, dir, root });
-  return { name, role, address, port: 22, netns: ns, iface: IFACE, veth, dir, root, initPid, hostKeyFingerprint: fp };
+  const host: LabHostState = {
+    name,
+    role,
+    address,
+    port: 22,
+    netns: netnsName(state.name, name),
+    iface: IFACE,
+    veth: vethName(subnet, index + 1),
+    mac: hostMac(subnet, index),
+    dir,
+    root,
+    binds,
+    powerPid: 0,
+    hostKeyFingerprint: fp,
+  };
+  powerOn(state, host);
+  return host;
 }
 
-/** Starts a host's PID 1 in its namespaces and root (at `lab up`, and again at a reboot); returns its pid. */
-function startHostInit(lab: string, h: Pick<LabHostState, "name" | "netns" | "dir" | "root">): number {
-  const logFd = fs.openSync(path.join(h.dir, "init.log"), "a");
-  // The shell moves itself into the host's cgroups, then becomes the host: its cgroup namespace is
-  // rooted there, so the host sees those cgroups as its /sys/fs/cgroup.
-  const cgroupProcs = createHostCgroups(lab, h.name);
-  const child = spawn(
-    "sh",
-    [
-      "-c",
-      'for p in $BOOTDECK_CGROUP_PROCS; do echo $$ > "$p"; done; exec "$@"',
-      "bootdeck-lab-host",
-      ...["ip", "netns", "exec", h.netns, "unshare", "--mount", "--uts", "--ipc", "--pid", "--cgroup", "--fork", "--propagation", "private"],
-      // pivot_root, not chroot: the host's root must be the root of its mount namespace, or a process that
-      // joins a container's mount namespace (runc exec, kubectl exec) lands on this machine's root instead.
-      ...["sh", "-c", 'cd "$1" && mkdir -p .bootdeck-oldroot && pivot_root . .bootdeck-oldroot && exec /sbin/bootdeck-lab-init "$2"', "bootdeck-lab-pivot", h.root, h.name],
-    ],
-    { detached: true, stdio: ["ignore", logFd, logFd], env: { ...process.env, BOOTDECK_CGROUP_PROCS: cgroupProcs.join(" ") } },
-  );
+/** The directories of a host that live on its own disk (see createHost). */
+const DISK_DIRS = ["var/lib/containerd", "var/lib/kubelet"];
+
+/**
+ * The host's network configuration at boot (ifupdown, as a Debian server has it): its address, and a
+ * default route, as every real host has (route lookups for Service IPs must succeed before kube-proxy's
+ * DNAT), into a bridge with no ports, so that traffic for anything outside the lab goes nowhere.
+ */
+export function hostInterfaces(address: string): string {
+  return [
+    "# The lab host's network at boot (lab/lab.ts)",
+    "auto lo",
+    "iface lo inet loopback",
+    "",
+    `auto ${IFACE}`,
+    `iface ${IFACE} inet static`,
+    `    address ${address}/24`,
+    "    post-up ip link add nowhere0 type bridge && ip link set nowhere0 up && ip route add default dev nowhere0 metric 1000",
+    "",
+  ].join("\n");
+}
+
+/** A NIC's MAC stays the same across boots: locally administered, from the lab subnet and host index. */
+export const hostMac = (subnet: number, index: number) => `02:42:0a:ed:${subnet.toString(16).padStart(2, "0")}:${(FIRST_HOST_OCTET + index).toString(16).padStart(2, "0")}`;
+
+/**
+ * Powers the host on (lab/host-power.sh, detached): a fresh network namespace and cgroups, then systemd —
+ * or, `withoutSystemd`, only its network and sshd, as a host whose init is not systemd.
+ */
+function powerOn(state: LabState, h: LabHostState, opts: { withoutSystemd?: boolean } = {}): void {
+  const logFd = fs.openSync(path.join(h.dir, "console.log"), "a");
+  const cgroups = createHostCgroups(state.name, h.name).map((p) => path.dirname(p));
+  const child = spawn("sh", [path.join(__dirname, "host-power.sh")], {
+    detached: true,
+    stdio: ["ignore", logFd, logFd],
+    env: { ...process.env, HOST: h.name, ROOT: h.root, NETNS: h.netns, VETH: h.veth, MAC: h.mac, BRIDGE: state.bridge, CGROUPS: cgroups.join(" "), BINDS: h.binds.join(" "), ENTRY: opts.withoutSystemd ? "--as-pid2 /usr/local/sbin/bootdeck-lab-boot-without-systemd" : "/usr/local/sbin/bootdeck-lab-boot" },
+  });
   child.unref();
   fs.closeSync(logFd);
-  return findChild(child.pid ?? 0);
+  h.powerPid = child.pid ?? 0;
+}
+
+/**
+ * The host's PID 1 (its systemd) as seen from this machine: the process of its network namespace that is
+ * PID 1 of its own PID namespace. Undefined while the host is off or still powering on.
+ */
+export function hostInitPid(h: Pick<LabHostState, "netns">): number | undefined {
+  for (const pid of run("ip", ["netns", "pids", h.netns], { allowFail: true }).split("\n").filter(Boolean)) {
+    try {
+      const nspid = /^NSpid:\s+(.*)$/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]?.trim().split(/\s+/);
+      if (nspid && nspid.length > 1 && nspid[nspid.length - 1] === "1") return Number(pid);
+    } catch {
+      // exited while we looked
+    }
+  }
+  return undefined;
+}
+
+function mustInitPid(h: LabHostState): number {
+  const pid = hostInitPid(h);
+  if (!pid) throw new Error(`${h.name} is not running (powered off?): \`bootdeck lab reboot ${h.name}\` powers it on`);
+  return pid;
+}
+
+
+/** SIGKILL to a process (a pid of this machine's namespace), ignoring one that is gone. */
+function killNow(pid: number): void {
+  try {
+    if (pid > 1) process.kill(pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+/** Whether the host's power script still runs (a pid is reused once its process is gone). */
+function powerRunning(h: LabHostState): boolean {
+  try {
+    return h.powerPid > 1 && fs.readFileSync(`/proc/${h.powerPid}/cmdline`, "utf8").includes("host-power.sh");
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * SIGKILL to a host's power script and its nspawn (one process group). Not through kill(1): procps'
+ * `kill -KILL -PGID` signals every process of the machine.
+ */
+function killPowerGroup(h: LabHostState): void {
+  if (!powerRunning(h)) return;
+  try {
+    process.kill(-h.powerPid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+/** Cuts the host's power: its init killed, so every process of it dies with its PID namespace. */
+async function powerOff(h: LabHostState, deadline: number): Promise<void> {
+  const init = hostInitPid(h);
+  if (init) killNow(init);
+  // nspawn then ends, and the power script with it (not 133: no power-on). A host still powering on
+  // has no init yet: its power script and nspawn (one process group) are ended instead.
+  const pids = () => run("ip", ["netns", "pids", h.netns], { allowFail: true }).split("\n").filter(Boolean);
+  for (let i = 0; i < 20 && powerRunning(h); i++) await new Promise((r) => setTimeout(r, 100));
+  killPowerGroup(h);
+  while (powerRunning(h) || pids().length) {
+    if (Date.now() > deadline) throw new Error(`processes of ${h.name} did not exit within 30 s`);
+    for (const pid of pids()) killNow(Number(pid));
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /**
  * Reboots hosts as a power cycle would: every process of each host (its containers included) is
- * killed at once, then each host boots again from its disk — a fresh /run, /tmp and /dev, its init,
- * sshd, and the systemd units it has enabled (containerd, the kubelet, …). Hosts given together go
- * down together.
+ * killed at once, then each host boots again from its disk — a fresh network namespace with only its
+ * NIC, a fresh /run, /tmp and /dev, systemd, and the units it has enabled (sshd, its network, containerd,
+ * the kubelet, …). Hosts given together go down together.
  */
-export async function labReboot(name: string, hosts: string[], log: Log): Promise<void> {
+export async function labReboot(name: string, hosts: string[], log: Log, opts: { withoutSystemd?: boolean } = {}): Promise<void> {
   requireRoot();
   const state = mustState(name);
   const targets = hosts.map((h) => findHost(state, h));
-  for (const h of targets) tryRun("kill", ["-KILL", String(h.initPid)]);
-  // The kernel kills everything in a PID namespace when its init dies; wait until nothing is left.
   const deadline = Date.now() + 30_000;
-  for (const h of targets)
-    while (run("ip", ["netns", "pids", h.netns], { allowFail: true }).trim()) {
-      if (Date.now() > deadline) throw new Error(`processes of ${h.name} did not exit within 30 s`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+  await Promise.all(targets.map((h) => powerOff(h, deadline)));
   log(`${targets.map((h) => h.name).join(", ")}: powered off`);
-  // A kernel boots with no cgroups but the root: the old pods' cgroups go with the old processes.
-  for (const h of targets) removeHostCgroups(state.name, h.name);
-  for (const h of targets) h.initPid = startHostInit(state.name, h);
+  for (const h of targets) powerOn(state, h, opts);
   writeState(state);
-  await Promise.all(targets.map((h) => waitForSsh(h.address, h.port, 30_000)));
+  await Promise.all(targets.map((h) => waitForSsh(h.address, h.port, 60_000)));
   log(`${targets.map((h) => h.name).join(", ")}: booted (sshd answers)`);
 }
 
@@ -302,22 +415,6 @@ function generateHostKey(root: string, host: string): string {
   fs.rmSync(`${key}.pub`, { force: true });
   run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `root@${host}`, "-f", key]);
   return (run("ssh-keygen", ["-l", "-E", "sha256", "-f", `${key}.pub`]).split(" ")[1] ?? "").trim();
-}
-
-/** The unshare'd child (the host's PID 1) as seen from the root namespace. */
-function findChild(parent: number): number {
-  const deadline = Date.now() + 5_000;
-  while (Date.now() < deadline) {
-    try {
-      const kids = fs.readFileSync(`/proc/${parent}/task/${parent}/children`, "utf8").trim();
-      const first = Number(kids.split(" ")[0]);
-      if (first > 0) return first;
-    } catch {
-      /* not there yet */
-    }
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
-  }
-  throw new Error(`host init did not start (parent pid ${parent})`);
 }
 
 export function waitForSsh(address: string, port: number, timeoutMs: number): Promise<void> {
@@ -351,10 +448,12 @@ export function labDown(name: string, log: Log): void {
     .split("\n")
     .map((l) => l.split(" ")[0] ?? "")
     .filter((n) => n.startsWith(prefix));
-  // Every process inside the lab's namespaces is one the lab started; kill them by pid.
+  // The hosts' power scripts first (nothing may power a host on again), then every process inside the
+  // lab's namespaces: each is one the lab started; kill them by pid.
+  for (const h of readState(name)?.hosts ?? []) killPowerGroup(h);
   for (const ns of namespaces) {
     for (const pid of run("ip", ["netns", "pids", ns], { allowFail: true }).split("\n").filter(Boolean)) {
-      tryRun("kill", ["-KILL", pid]);
+      killNow(Number(pid));
     }
   }
   // Unmount (deepest first) everything mounted under the lab directory.
@@ -371,6 +470,7 @@ export function labDown(name: string, log: Log): void {
   fs.rmSync(path.join(LAB_DISK_DIR, name), { recursive: true, force: true });
   if (tryRun("ip", ["link", "show", bridgeName(name)])) tryRun("ip", ["link", "del", bridgeName(name)]);
   stopMirror(dir);
+  stopAptProxy(dir);
   stopRegistry(dir);
   stopVirtualNodes(dir);
   fs.rmSync(dir, { recursive: true, force: true });
@@ -384,9 +484,9 @@ function mustState(name: string): LabState {
   return s;
 }
 
+/** Runs a command in the host, through its PID 1's namespaces and root (as a console would). */
 function inHost(h: LabHostState, argv: string[]): string {
-  // Enter the host's namespaces and root through its PID 1.
-  return run("nsenter", ["-t", String(h.initPid), "-m", "-u", "-i", "-n", "-p", "-r", "-w", ...argv]);
+  return run("nsenter", ["-t", String(mustInitPid(h)), "-m", "-u", "-i", "-n", "-p", "-C", "-r", "-w", ...argv]);
 }
 
 export function labCut(name: string, host: string): void {
@@ -411,7 +511,7 @@ export function labSwap(name: string, host: string, on: boolean): void {
   const h = findHost(mustState(name), host);
   // In the host's mount namespace and root (the host's root is its namespace's root: see createHost).
   // The pid namespace too: the host's /proc belongs to it, and umount reads /proc/self.
-  const inMounts = (argv: string[]) => ["-t", String(h.initPid), "-m", "-p", "-r", "-w", ...argv];
+  const inMounts = (argv: string[]) => ["-t", String(mustInitPid(h)), "-m", "-p", "-r", "-w", ...argv];
   tryRun("nsenter", inMounts(["umount", "/proc/swaps"]));
   if (!on) return;
   fs.writeFileSync(path.join(h.root, "var", "lib", "bootdeck-lab-swaps"), "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/swapfile                               file\t\t2097148\t\t0\t\t-2\n");
@@ -430,8 +530,11 @@ const slowFile = (h: LabHostState, ext: "pid" | "log") => path.join(path.dirname
 
 function clearSlow(h: LabHostState): void {
   tryRun("ip", ["netns", "exec", h.netns, "tc", "qdisc", "del", "dev", h.iface, "root"]);
-  for (const hook of ["PREROUTING", "POSTROUTING"]) tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-D", hook, "-j", "BOOTDECK_SLOW"]);
-  tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-F", "BOOTDECK_SLOW"]);
+  const init = hostInitPid(h);
+  if (init) {
+    for (const hook of ["PREROUTING", "POSTROUTING"]) tryRun("nsenter", ["-t", String(init), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-D", hook, "-j", "BOOTDECK_SLOW"]);
+    tryRun("nsenter", ["-t", String(init), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-F", "BOOTDECK_SLOW"]);
+  }
   const pidFile = slowFile(h, "pid");
   if (fs.existsSync(pidFile)) {
     const pid = Number(fs.readFileSync(pidFile, "utf8"));
@@ -482,8 +585,9 @@ export function labSlow(name: string, host: string, delay: string, loss: string,
     return;
   }
   if (ms === 0 && pct === 0) return;
-  const ipt = (args: string[]) => run("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", ...args]);
-  if (!tryRun("nsenter", ["-t", String(h.initPid), "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-N", "BOOTDECK_SLOW"])) ipt(["-t", "mangle", "-F", "BOOTDECK_SLOW"]);
+  const init = String(mustInitPid(h));
+  const ipt = (args: string[]) => run("nsenter", ["-t", init, "-m", "-n", "-r", "-w", "iptables", ...args]);
+  if (!tryRun("nsenter", ["-t", init, "-m", "-n", "-r", "-w", "iptables", "-t", "mangle", "-N", "BOOTDECK_SLOW"])) ipt(["-t", "mangle", "-F", "BOOTDECK_SLOW"]);
   const logFd = fs.openSync(slowFile(h, "log"), "a");
   const child = spawn("ip", ["netns", "exec", h.netns, "python3", path.join(__dirname, "nfqueue-delay.py"), "--queue", "0", "--delay-ms", String(ms), "--loss", String(pct)], { detached: true, stdio: ["ignore", logFd, logFd] });
   child.unref();
@@ -503,13 +607,13 @@ export function labSlow(name: string, host: string, delay: string, loss: string,
 export function labStopSshd(name: string, host: string): void {
   requireRoot();
   const h = findHost(mustState(name), host);
-  inHost(h, ["sh", "-c", 'kill "$(cat /run/sshd.pid)"; i=0; while [ -e /run/sshd.pid ] && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done']);
+  inHost(h, ["systemctl", "stop", "ssh.service"]);
 }
 
 export async function labStartSshd(name: string, host: string): Promise<void> {
   requireRoot();
   const h = findHost(mustState(name), host);
-  inHost(h, ["/usr/sbin/sshd", "-E", "/var/log/sshd.log"]);
+  inHost(h, ["systemctl", "start", "ssh.service"]);
   await waitForSsh(h.address, h.port, 10_000);
 }
 
@@ -519,8 +623,8 @@ export async function labRekey(name: string, host: string): Promise<string> {
   const state = mustState(name);
   const h = findHost(state, host);
   const fp = generateHostKey(h.root, h.name);
-  // SIGHUP makes sshd re-exec and load the new key; existing sessions are not touched.
-  inHost(h, ["sh", "-c", 'kill -HUP "$(cat /run/sshd.pid)"']);
+  // A reload (SIGHUP) makes sshd re-exec and load the new key; existing sessions are not touched.
+  inHost(h, ["systemctl", "reload", "ssh.service"]);
   h.hostKeyFingerprint = fp;
   writeState(state);
   await new Promise((r) => setTimeout(r, 200));
@@ -534,7 +638,7 @@ export async function labStatus(name: string): Promise<{ state: LabState; hosts:
   const state = mustState(name);
   const hosts = await Promise.all(
     state.hosts.map(async (h) => {
-      const running = fs.existsSync(`/proc/${h.initPid}`);
+      const running = hostInitPid(h) !== undefined;
       const linkOut = run("ip", ["-n", h.netns, "-o", "link", "show", h.iface], { allowFail: true });
       const link: "up" | "down" = /state UP|,UP[,>]/.test(linkOut) ? "up" : "down";
       const sshd = running && link === "up" ? await waitForSsh(h.address, h.port, 3_000).then(() => true, () => false) : false;
@@ -544,11 +648,11 @@ export async function labStatus(name: string): Promise<{ state: LabState; hosts:
   return { state, hosts };
 }
 
-/** Starts (or, with 0, stops) N virtual nodes against the lab cluster whose admin kubeconfig is given. */
-export function labVirtualNodes(name: string, kubeconfig: string, count: number): { pid: number; log: string } {
+/** Starts (or, with 0, stops) N virtual nodes (KWOK) against the lab cluster whose admin kubeconfig is given. */
+export async function labVirtualNodes(name: string, kubeconfig: string, count: number, log: Log): Promise<{ pid: number; log: string }> {
   requireRoot();
   mustState(name);
   if (!fs.existsSync(kubeconfig)) throw new Error(`no kubeconfig at ${kubeconfig}: copy the cluster's admin kubeconfig (auth/kubeconfig) there first`);
   const dir = labDir(name);
-  return { pid: startVirtualNodes(dir, [path.resolve(kubeconfig)], count), log: path.join(dir, "virtual-nodes.log") };
+  return { pid: await startVirtualNodes(dir, path.resolve(kubeconfig), count, log), log: path.join(dir, "virtual-nodes.log") };
 }

@@ -20,7 +20,7 @@ describe("lab host memory", () => {
     const sleeper = spawn("sleep", ["30"], { stdio: "ignore" });
     try {
       fs.writeFileSync(`${deep}cgroup.procs`, String(sleeper.pid));
-      const host = { name: "h1", role: "worker" as const, address: "", port: 22, netns: "bdl-memt-h1", iface: "", veth: "", dir: "", root: "", initPid: 0, hostKeyFingerprint: "" };
+      const host = { name: "h1", role: "worker" as const, address: "", port: 22, netns: "bdl-memt-h1", iface: "", veth: "", mac: "", dir: "", root: "", binds: [], powerPid: 0, hostKeyFingerprint: "" };
       const [m] = labHostMemory([host]);
       expect(m?.processes).toBe(1);
       expect(m?.pssBytes).toBeGreaterThan(0);
@@ -33,7 +33,7 @@ describe("lab host memory", () => {
   });
 
   it("reports a host with no process as using nothing, and the machine as using something", () => {
-    const [gone] = labHostMemory([{ name: "gone", role: "worker", address: "", port: 22, netns: "bdl-nolab-gone", iface: "", veth: "", dir: "", root: "", initPid: 2 ** 22 + 1, hostKeyFingerprint: "" }]);
+    const [gone] = labHostMemory([{ name: "gone", role: "worker", address: "", port: 22, netns: "bdl-nolab-gone", iface: "", veth: "", mac: "", dir: "", root: "", binds: [], powerPid: 2 ** 22 + 1, hostKeyFingerprint: "" }]);
     expect(gone).toEqual({ name: "gone", role: "worker", processes: 0, rssBytes: 0, pssBytes: 0 });
     expect(machineMemoryUsed()).toBeGreaterThan(0);
   });

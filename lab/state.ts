@@ -10,13 +10,16 @@ export type LabHostState = {
   netns: string;
   /** Interface name inside the host's network namespace. */
   iface: string;
-  /** Host-side (root namespace) end of the veth pair. */
+  /** Host-side (root namespace) end of the veth pair; made again, with the same MAC, at every power-on. */
   veth: string;
+  mac: string;
   /** Directory holding the overlay layers and merged root. */
   dir: string;
   root: string;
-  /** PID (in the root namespace) of the host's init, PID 1 of its pid namespace. */
-  initPid: number;
+  /** systemd-nspawn --bind= arguments: the host's own disk's directories. */
+  binds: string[];
+  /** The host's power script (lab/host-power.sh), leader of its process group; its init is found by hostInitPid. */
+  powerPid: number;
   hostKeyFingerprint: string;
 };
 
@@ -33,6 +36,8 @@ export type LabState = {
   password: string;
   /** Base URL of the lab's binary mirror on the bridge (upstream layouts under /dl.k8s.io and /github.com). */
   mirrorUrl: string | null;
+  /** Bare hosts' HTTP proxy to Debian's archive on the bridge (lab/apt-proxy.ts), or null. */
+  aptProxyUrl?: string | null;
   /** The lab's image registry on the bridge (TLS with the lab's CA, one user). */
   registry: { address: string; caFile: string; username: string; passwordFile: string } | null;
   createdAt: string;

@@ -6,6 +6,8 @@ packages=(
   openssh-server      # sshd inside every lab host
   openssh-client      # ssh-keygen for test keys; ssh for the Ansible comparison
   debootstrap         # builds the lab hosts' base root filesystem
+  systemd-container   # systemd-nspawn boots each lab host's systemd
+  tinyproxy           # bare lab hosts reach Debian's archive through it (lab/apt-proxy.ts)
   iproute2            # network namespaces, veth, bridge, tc netem
   etcd-server         # real etcd in lab hosts
   etcd-client

@@ -37,7 +37,8 @@ export default async function setup(project: TestProject): Promise<() => void> {
     }
   }
   const created = !existing;
-  if (created) await labUp({ name: LAB_NAME, hosts: HOSTS, log });
+  // SSH-only suites: no registry, no images.
+  if (created) await labUp({ name: LAB_NAME, hosts: HOSTS, images: false, log });
   project.provide("labStatePath", statePath(LAB_NAME));
   process.env.BOOTDECK_LAB_STATE = statePath(LAB_NAME);
   return () => {

@@ -18,16 +18,18 @@ import {
 } from "../../lab/lab";
 import { labHostMemory } from "../../lab/memory";
 import { readState } from "../../lab/state";
-import { ensureBinaries, realVersions } from "../../lab/upstream";
+import { ensureBinaries, missingBinaries, realVersions } from "../../lab/upstream";
 
 const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; runs as root)
 
-  up N                         start N hosts host-1..host-N
+  up N                         start N hosts host-1..host-N (each boots systemd in systemd-nspawn)
   up --masters M --workers W   start master-1..M and worker-1..W
      [--kubernetes V1,V2]      the Kubernetes versions whose images its registry serves (default: the default
                                version; components are built first when missing, see binaries)
-     [--virtual-nodes V]       plus V KWOK-style nodes that register once a cluster is bootstrapped on the
-                               hosts (credentials from the first master's kubelet kubeconfig)
+     [--debian 12|13]          the hosts' Debian release (default 12)
+     [--bare]                  hosts without the kubelet's host packages and keepalived; their apt reaches
+                               Debian's archive through the lab's proxy (Bootdeck installs what it needs)
+                               A lab that is up and answers is reused; one whose hosts died is rebuilt.
   down                         remove the lab (safe to re-run, also after a crash)
   status                       hosts, addresses, state, and how to ssh to each
   cut HOST | heal HOST         take the host's link down / bring it back (heal also clears slow)
@@ -36,16 +38,19 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
   rekey HOST                   new host key (as after a reinstall), sshd restarted
   reboot HOST… | --masters | --all
                                power-cycle hosts (together): every process killed, then each boots from its
-                               disk with a fresh /run: init, sshd and its enabled units
+                               disk with a fresh network namespace (only its NIC), /run and cgroups: systemd,
+                               its network, sshd and its enabled units; --without-systemd: its network and
+                               sshd only, as a host whose init is not systemd (the next reboot boots systemd)
   swap HOST on|off             swap as the host sees it (/proc/swaps), for preflight's swap check
-  binaries [--version V | --all]
+  binaries [--version V | --all] [--check]
                                build the upstream components a cluster of Kubernetes V runs (kube-apiserver,
                                kubelet, etcd, containerd, runc, CNI plugins, flannel, CoreDNS, …) from Go
-                               modules into /var/cache/bootdeck-lab/upstream; cached ones are used at once
+                               modules into /var/cache/bootdeck-lab/upstream; cached ones are used at once;
+                               --check lists what is not built yet (exit 1 when something is missing)
   ip-forward HOST on|off       IPv4 forwarding in the host's network namespace (preflight reports it off; the runtime phase sets it to 1)
   virtual-nodes N --kubeconfig FILE
-                               N KWOK-style nodes (no host behind them) in a bootstrapped lab cluster, for scale
-                               tests; 0 stops them (so does down)
+                               N virtual nodes (KWOK, no host behind them) in a bootstrapped lab cluster, for
+                               scale tests; FILE is an admin kubeconfig; 0 removes them (so does down)
 
 Labs: dev → 10.237.10.0/24, test → 10.237.20.0/24, others → 10.237.30.0/24 and up.
 State: /run/bootdeck-lab/NAME/state.json`;
@@ -85,19 +90,27 @@ export const lab: Command = {
       case "up": {
         const masters = count(takeOption(rest, "--masters"), "--masters");
         const workers = count(takeOption(rest, "--workers"), "--workers");
-        const virtualNodes = count(takeOption(rest, "--virtual-nodes"), "--virtual-nodes");
         const kubernetesVersions = takeOption(rest, "--kubernetes")?.split(",").filter(Boolean);
+        const debian = takeOption(rest, "--debian") ?? "12";
+        if (debian !== "12" && debian !== "13") throw new Error(`--debian is 12 or 13, got "${debian}"`);
+        const bare = rest.includes("--bare");
+        if (bare) rest.splice(rest.indexOf("--bare"), 1);
         const hosts = count(rest[0], "N");
         if (hosts === undefined && masters === undefined && workers === undefined) {
           throw new Error("lab up needs N or --masters M --workers W");
         }
-        const state = await labUp({ name, hosts, masters, workers, virtualNodes, kubernetesVersions, log });
+        const state = await labUp({ name, hosts, masters, workers, kubernetesVersions, suite: debian === "13" ? "trixie" : "bookworm", bare, log });
         console.log(`state: /run/bootdeck-lab/${state.name}/state.json`);
         return printStatus(name);
       }
       case "binaries": {
         const version = takeOption(rest, "--version");
         const versions = rest.includes("--all") ? realVersions() : [version ?? defaultKubernetesVersion];
+        if (rest.includes("--check")) {
+          const missing = missingBinaries(versions);
+          console.log(missing.length ? `not built yet: ${missing.join(", ")}` : "every component is in the cache");
+          return missing.length ? 1 : 0;
+        }
         await ensureBinaries(versions, log);
         return 0;
       }
@@ -124,8 +137,8 @@ export const lab: Command = {
         const kubeconfig = takeOption(rest, "--kubeconfig");
         const n = count(rest[0], "N");
         if (n === undefined || !kubeconfig) throw new Error("usage: bootdeck lab virtual-nodes N --kubeconfig FILE [--name LAB]");
-        const r = labVirtualNodes(name, kubeconfig, n);
-        console.log(n ? `${n} virtual nodes registering in the background (pid ${r.pid}); log: ${r.log}; \`lab virtual-nodes 0\` or \`lab down\` stops them` : "virtual nodes stopped");
+        const r = await labVirtualNodes(name, kubeconfig, n, log);
+        console.log(n ? `${n} virtual nodes registered; KWOK keeps them Ready (pid ${r.pid}, log: ${r.log}); \`lab virtual-nodes 0\` or \`lab down\` removes them` : "virtual nodes removed");
         return 0;
       }
       case "swap": {
@@ -153,9 +166,11 @@ export const lab: Command = {
       case "reboot": {
         const state = readState(name);
         if (!state) throw new Error(`lab "${name}" is not up`);
-        const targets = rest.includes("--all") ? state.hosts.map((h) => h.name) : rest.includes("--masters") ? state.hosts.filter((h) => h.role === "master").map((h) => h.name) : rest;
-        if (!targets.length) throw new Error("usage: bootdeck lab reboot HOST… | --masters | --all");
-        await labReboot(name, targets, log);
+        const withoutSystemd = rest.includes("--without-systemd");
+        const named = rest.filter((a) => a !== "--without-systemd");
+        const targets = named.includes("--all") ? state.hosts.map((h) => h.name) : named.includes("--masters") ? state.hosts.filter((h) => h.role === "master").map((h) => h.name) : named;
+        if (!targets.length) throw new Error("usage: bootdeck lab reboot HOST… | --masters | --all [--without-systemd]");
+        await labReboot(name, targets, log, { withoutSystemd });
         return 0;
       }
       case "rekey": {

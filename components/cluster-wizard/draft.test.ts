@@ -87,7 +87,7 @@ describe("the draft round-trips every field the wizard shows", () => {
       mirrorUrl: "http://10.237.40.1:8780",
       registry: { address: "10.237.40.1:5000", caFile: path.join(dir, "ca.crt"), username: "bootdeck-lab", passwordFile: path.join(dir, "password") },
       createdAt: "",
-      hosts: ["master-1", "worker-1", "worker-2"].map((name, i) => ({ name, role: i === 0 ? "master" : "worker", address: `10.237.40.${10 + i}`, port: 22, netns: "", iface: "eth0", veth: "", dir: "", root: "", initPid: 0, hostKeyFingerprint: "" })),
+      hosts: ["master-1", "worker-1", "worker-2"].map((name, i) => ({ name, role: i === 0 ? "master" : "worker", address: `10.237.40.${10 + i}`, port: 22, netns: "", iface: "eth0", veth: "", mac: "", dir: "", root: "", binds: [], powerPid: 0, hostKeyFingerprint: "" })),
     };
     const def = valid(labClusterDefinition(state).definition);
     const draft = fromDefinition(def, []);

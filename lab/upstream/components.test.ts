@@ -9,8 +9,8 @@ describe("the upstream components a lab cluster runs", () => {
     expect(componentsForCluster("v1.37.2").map(componentKey)).toEqual(expect.arrayContaining(["etcd-v3.7.0", "coredns-v1.14.6"]));
   });
 
-  it("exist for every profile but the hyperkube era", () => {
-    for (const p of versionProfiles.filter((x) => !x.hyperkube)) expect(() => componentsForCluster(p.defaultVersion)).not.toThrow();
+  it("exist for every profile", () => {
+    for (const p of versionProfiles) expect(() => componentsForCluster(p.defaultVersion)).not.toThrow();
     expect(() => componentsForCluster("v1.32.9")).toThrow(/not a supported/);
   });
 

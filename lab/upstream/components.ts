@@ -192,6 +192,16 @@ export function registryComponent(version = "v3.1.2"): Component {
   };
 }
 
+/** KWOK: the lab's virtual nodes for the dashboard's scale tests (lab/virtual-nodes.ts). */
+export function kwokComponent(version = "v0.8.0"): Component {
+  return {
+    id: "kwok",
+    version,
+    modules: [{ path: "sigs.k8s.io/kwok", version }],
+    binaries: [{ name: "kwok", pkg: "sigs.k8s.io/kwok/cmd/kwok", ldflags: [`-X sigs.k8s.io/kwok/pkg/consts.Version=${version}`] }],
+  };
+}
+
 /** Everything a lab cluster of this Kubernetes version runs, control plane to pods. */
 export function componentsForCluster(kubernetesVersion: string): Component[] {
   const { pins } = profileOf(kubernetesVersion);

@@ -1,18 +1,29 @@
 // `bootdeck lab binaries`: the upstream components a lab cluster of a Kubernetes version runs, built
 // once and cached. Test bed only.
 import { versionProfiles } from "../../lib/cluster/versions";
-import { cacheSize, ensureComponent, type BuiltComponent, type Log } from "./build";
+import { cacheSize, cachedComponent, ensureComponent, type BuiltComponent, type Log } from "./build";
 import { componentKey, componentsForCluster, registryComponent, type Component } from "./components";
 
-/** The Kubernetes versions the lab can run with real binaries (every profile but the hyperkube era). */
-export const realVersions = (): string[] => versionProfiles.filter((p) => !p.hyperkube).map((p) => p.defaultVersion);
+/** The Kubernetes versions the lab runs: every profile's default version. */
+export const realVersions = (): string[] => versionProfiles.map((p) => p.defaultVersion);
 
-/** Builds (or finds cached) everything for the given Kubernetes versions; one line per component. */
-export async function ensureBinaries(versions: readonly string[], log: Log): Promise<Map<string, BuiltComponent>> {
+/** Every component a lab cluster of these versions needs, the registry included, by cache key. */
+function wantedComponents(versions: readonly string[]): Map<string, Component> {
   const wanted = new Map<string, Component>();
   for (const v of versions) for (const c of componentsForCluster(v)) wanted.set(componentKey(c), c);
   const registry = registryComponent();
   wanted.set(componentKey(registry), registry);
+  return wanted;
+}
+
+/** The components of these versions not in the cache yet (what a first run on a new machine builds). */
+export function missingBinaries(versions: readonly string[]): string[] {
+  return [...wantedComponents(versions)].filter(([, c]) => !cachedComponent(c)).map(([key]) => key);
+}
+
+/** Builds (or finds cached) everything for the given Kubernetes versions; one line per component. */
+export async function ensureBinaries(versions: readonly string[], log: Log): Promise<Map<string, BuiltComponent>> {
+  const wanted = wantedComponents(versions);
   const started = Date.now();
   const built = new Map<string, BuiltComponent>();
   let i = 0;

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { REPO_ROOT } from "../cluster/host-runtime";
+import { REPO_ROOT } from "../config";
 import type { Log } from "./build";
 import { UPSTREAM_DIR } from "./build";
 

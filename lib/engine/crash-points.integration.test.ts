@@ -86,7 +86,11 @@ beforeAll(async () => {
   labDown(LAB, () => undefined);
   lab = await labUp({ name: LAB, masters: 1, workers: 2, kubernetesVersions: [VERSION], log: () => undefined });
   db = await createTempDb();
-  const v = validateClusterDefinition(labClusterDefinition(lab, "crash", VERSION).definition);
+  // The one bootstrap with the cgroupfs driver (kubelet and containerd alike), still a supported choice;
+  // every other lab cluster runs the systemd driver, the default on systemd hosts.
+  const { definition } = labClusterDefinition(lab, "crash", VERSION);
+  definition.spec.runtime = { ...definition.spec.runtime, cgroupDriver: "cgroupfs" };
+  const v = validateClusterDefinition(definition);
   if (!v.ok) throw new Error(JSON.stringify(v.errors));
   ({ id: clusterId } = await createCluster({ definition: v.definition, secrets: labClusterSecrets(lab) }));
 }, 30 * 60_000);

@@ -1,7 +1,7 @@
 // The engine against real lab hosts (sshd in network namespaces), with a real SQLite file.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { labClusterDefinition, labClusterSecrets } from "../../lab/cluster-yaml";
-import { labRekey } from "../../lab/lab";
+import { labReboot, labRekey } from "../../lab/lab";
 import { labState } from "../../test/lab-hosts";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { execFileSync } from "node:child_process";
@@ -118,4 +118,25 @@ describe("a check run on lab hosts", () => {
       // Later suites read the new key from the lab's state; nothing to restore.
     }
   });
+});
+
+describe("preflight on a host whose init is not systemd", () => {
+  it("refuses the systemd cgroup driver there, saying what to set instead", async () => {
+    const state = labState();
+    await labReboot(state.name, ["host-4"], () => undefined, { withoutSystemd: true });
+    try {
+      expect(execFileSync("ssh", ["-i", state.adminKeyPath, "-o", "UserKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "LogLevel=error", `root@${state.hosts[3]!.address}`, "cat /proc/1/comm"], { encoding: "utf8" }).trim()).not.toBe("systemd");
+      const runId = await checkRun();
+      expect(await executeRun(runId, { workerId: "w-init" })).toBe("failed");
+      const step = await getDb().step.findFirstOrThrow({ where: { runId, key: "preflight/host-4" } });
+      expect(step.status).toBe("failed");
+      expect(step.error).toMatch(/cgroupDriver systemd, but this host.s init is .*, not systemd/);
+      expect(step.hint).toContain("cgroupDriver: cgroupfs");
+      // The hosts whose init is systemd pass the same check.
+      const others = await getDb().step.findMany({ where: { runId, key: { in: ["preflight/host-1", "preflight/host-2", "preflight/host-3"] } } });
+      expect(others.map((o) => o.status)).toEqual(["done", "done", "done"]);
+    } finally {
+      await labReboot(state.name, ["host-4"], () => undefined);
+    }
+  }, 5 * 60_000);
 });

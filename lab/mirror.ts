@@ -1,37 +1,25 @@
 // The lab's binary mirror, laid out like the upstream download sites so that a real mirror is too:
 //   /dl.k8s.io/release/<version>/bin/linux/amd64/<name> (+ <name>.sha256)          Kubernetes
 //   /github.com/<owner>/<repo>/releases/download/<tag>/<file> (+ its checksum file)  containerd, runc, crictl, CNI plugins
-// Kubernetes versions with real binaries serve what `bootdeck lab binaries` built (found in the cache
-// on each request, so a build finished after `lab up` is served at once); the 1.5 legacy profile
-// serves the kubelet stand-in (a one-file script running the lab kubelet; see docs/lab-cluster.md) as
-// its hyperkube and kubelet, and this machine's kubectl. Tarballs are made once, reproducibly, into
-// the cache. The product downloads all of it exactly as from a real mirror. Test bed only.
-import { spawnSync } from "node:child_process";
+// It serves what `bootdeck lab binaries` built (found in the cache on each request, so a build finished
+// after `lab up` is served at once). Tarballs are made once, reproducibly, into the cache. The product
+// downloads all of it exactly as from a real mirror. Test bed only.
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { runtimeVersions } from "../../lib/cluster/runtime-versions";
-import { findVersionProfile } from "../../lib/cluster/versions";
-import { CACHE_DIR } from "../config";
-import { cachedComponent } from "../upstream/build";
-import { cniPluginsComponent, containerdComponent, crictlComponent, kubernetesComponent, runcComponent, type Component } from "../upstream/components";
-import { hostStandIn, MIRROR_PORT } from "./host-runtime";
+import { runtimeVersions } from "../lib/cluster/runtime-versions";
+import { findVersionProfile } from "../lib/cluster/versions";
+import { CACHE_DIR, REPO_ROOT } from "./config";
+import { cachedComponent } from "./upstream/build";
+import { cniPluginsComponent, containerdComponent, crictlComponent, kubernetesComponent, runcComponent, type Component } from "./upstream/components";
 
 export const K8S_RELEASE_PATH = "/dl.k8s.io/release";
 export const GITHUB_PATH = "/github.com";
+/** The mirror's port on the lab bridge. */
+export const MIRROR_PORT = 8780;
 const TARBALLS = path.join(CACHE_DIR, "mirror-tarballs");
-
-export function kubeletScript(version: string, hyperkube = false): string {
-  return [
-    "#!/bin/sh",
-    `# bootdeck lab kubelet stand-in, version profile ${version} (not a real kubelet: see docs/lab-cluster.md)`,
-    `BOOTDECK_LAB_K8S_VERSION=${version}`,
-    "export BOOTDECK_LAB_K8S_VERSION",
-    `exec ${hostStandIn(hyperkube ? "hyperkube" : "kubelet")} "$@"`,
-    "",
-  ].join("\n");
-}
 
 const sha = (b: Buffer | string) => createHash("sha256").update(b).digest("hex");
 
@@ -60,14 +48,7 @@ function tarball(name: string, files: Record<string, string>): string {
 
 /** The Kubernetes release files of a version, or undefined when none can be served. */
 function kubernetesFile(version: string, name: string): Body | undefined {
-  const profile = findVersionProfile(version);
-  if (!profile) return undefined;
-  if (profile.hyperkube) {
-    if (name === "kubelet") return Buffer.from(kubeletScript(version));
-    if (name === "hyperkube") return Buffer.from(kubeletScript(version, true));
-    if (name === "kubectl") return { file: "/usr/bin/kubectl" };
-    return undefined;
-  }
+  if (!findVersionProfile(version)) return undefined;
   const p = builtBinary(kubernetesComponent(version), name);
   return p ? { file: p } : undefined;
 }
@@ -159,6 +140,37 @@ export function createMirror(): http.Server {
     else if (Buffer.isBuffer(body)) res.end(body);
     else fs.createReadStream(body.file).pipe(res);
   });
+}
+
+/** Starts the binary mirror for a lab (a detached process on the lab bridge); returns its base URL. */
+export function startMirror(labDir: string, gateway: string, port = MIRROR_PORT): string {
+  const log = fs.openSync(path.join(labDir, "mirror.log"), "a");
+  const child = spawn(process.execPath, ["--import", path.join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs"), path.join(REPO_ROOT, "lab/mirror.ts"), gateway, String(port)], {
+    detached: true,
+    stdio: ["ignore", log, log],
+  });
+  child.unref();
+  fs.closeSync(log);
+  fs.writeFileSync(path.join(labDir, "mirror.pid"), String(child.pid));
+  const base = `http://${gateway}:${port}`;
+  // Ready when it answers (starting Node with tsx takes seconds on a busy machine).
+  const deadline = Date.now() + 60_000;
+  while (spawnSync("curl", ["-sf", "-o", "/dev/null", "--max-time", "2", `${base}/healthz`]).status !== 0) {
+    if (Date.now() > deadline) throw new Error(`the lab binary mirror did not answer on ${base} (see ${path.join(labDir, "mirror.log")})`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  }
+  return base;
+}
+
+export function stopMirror(labDir: string): void {
+  const f = path.join(labDir, "mirror.pid");
+  if (!fs.existsSync(f)) return;
+  const pid = Number(fs.readFileSync(f, "utf8"));
+  try {
+    if (pid > 0 && fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("lab/mirror.ts")) process.kill(pid, "SIGTERM");
+  } catch {
+    /* already gone */
+  }
 }
 
 if (require.main === module) {
