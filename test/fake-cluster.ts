@@ -121,6 +121,8 @@ const DISCOVERY = ["Namespace", "ConfigMap", "ServiceAccount", "Service", "Secre
   namespaced: !CLUSTER_SCOPED.includes(kind),
 }));
 
+const segment = (x: string) => encodeURIComponent(x).replace(/%3A/g, ":").replace(/%40/g, "@");
+
 type Obj = { apiVersion?: string; kind?: string; metadata: { name: string; namespace?: string }; [k: string]: unknown };
 
 /**
@@ -133,11 +135,14 @@ type Obj = { apiVersion?: string; kind?: string; metadata: { name: string; names
 export class FakeClusterApi implements ClusterApiClient {
   readonly endpoint = "10.0.0.1:6443";
   lastTunnelError: string | undefined;
+  /** Objects written through the API, by the path they are served at. */
   readonly objectsStore = new Map<string, Obj>();
   readonly requests: { method: string; path: string }[] = [];
+  /** Every write (anything but a GET), with its body: what a run sent to the cluster. */
+  readonly writes: { method: string; path: string; body?: unknown }[] = [];
   /** Nodes whose kubelet no longer renews its Lease (a host cut off); still Ready in the API. */
   readonly frozen = new Set<string>();
-  private readonly configMaps = new Map<string, unknown>();
+  private readonly nodeState = new Map<string, { labels: Record<string, string>; taints: unknown[]; unschedulable?: boolean }>();
   private renewals = 0;
 
   constructor(readonly nodes: string[]) {}
@@ -145,19 +150,58 @@ export class FakeClusterApi implements ClusterApiClient {
   async request(path: string, opts: { method?: string; body?: unknown } = {}): Promise<RawResponse> {
     const method = opts.method ?? "GET";
     this.requests.push({ method, path });
-    const cm = /^\/api\/v1\/namespaces\/kube-system\/configmaps(?:\/(.+))?$/.exec(path);
-    if (path === "/healthz") return { status: 200, body: "ok" };
+    if (method !== "GET") this.writes.push({ method, path, body: opts.body });
+    if (path === "/healthz" || path === "/readyz") return { status: 200, body: "ok" };
     if (path === "/api/v1/namespaces/kube-system") return { status: 200, body: "{}" };
-    if (cm && method === "POST") {
-      const name = (opts.body as Obj).metadata.name;
-      if (this.configMaps.has(name)) return { status: 409, body: "{}" };
-      this.configMaps.set(name, opts.body);
-      return { status: 201, body: "{}" };
+    const node = /^\/api\/v1\/nodes\/([^/]+)$/.exec(path);
+    if (node) {
+      const name = decodeURIComponent(node[1]!);
+      if (!this.nodes.includes(name)) return { status: 404, body: "{}" };
+      if (method === "DELETE") {
+        this.nodes.splice(this.nodes.indexOf(name), 1);
+        return { status: 200, body: "{}" };
+      }
+      if (method === "PATCH") {
+        const patch = opts.body as { metadata?: { labels?: Record<string, string> }; spec?: { taints?: unknown[]; unschedulable?: boolean | null } };
+        const st = this.stateOf(name);
+        Object.assign(st.labels, patch.metadata?.labels ?? {});
+        if (patch.spec?.taints) st.taints = patch.spec.taints;
+        if (patch.spec && "unschedulable" in patch.spec) st.unschedulable = patch.spec.unschedulable === true;
+      }
+      return { status: 200, body: JSON.stringify(this.node(name)) };
     }
-    if (cm?.[1] && method === "GET") return this.configMaps.has(cm[1]) ? { status: 200, body: JSON.stringify(this.configMaps.get(cm[1])) } : { status: 404, body: "{}" };
-    if (cm?.[1] && method === "DELETE") return { status: this.configMaps.delete(cm[1]) ? 200 : 404, body: "{}" };
-    if (/^\/api\/v1\/nodes\//.test(path)) return { status: 200, body: "{}" };
+    // An eviction: the pod goes at once.
+    if (method === "POST" && path.endsWith("/eviction")) return { status: 201, body: "{}" };
+    if (method === "POST") {
+      const o = opts.body as Obj;
+      const key = `${path}/${segment(o.metadata.name)}`;
+      if (this.objectsStore.has(key)) {
+        const fixedIp = o.kind === "Service" && typeof (o.spec as { clusterIP?: string } | undefined)?.clusterIP === "string";
+        return fixedIp
+          ? { status: 422, body: JSON.stringify({ message: `Service "${o.metadata.name}" is invalid: spec.clusterIPs: failed to allocate IP: provided IP is already allocated` }) }
+          : { status: 409, body: "{}" };
+      }
+      this.objectsStore.set(key, o);
+      return { status: 201, body: JSON.stringify(o) };
+    }
+    const stored = this.objectsStore.get(path);
+    if (method === "GET") return stored ? { status: 200, body: JSON.stringify(stored) } : { status: 404, body: "{}" };
+    if (method === "DELETE") return { status: this.objectsStore.delete(path) ? 200 : 404, body: "{}" };
+    if (method === "PUT") {
+      this.objectsStore.set(path, opts.body as Obj);
+      return { status: 200, body: JSON.stringify(opts.body) };
+    }
+    if (method === "PATCH" && stored) {
+      this.objectsStore.set(path, { ...stored, ...(opts.body as object) });
+      return { status: 200, body: "{}" };
+    }
+    // A Secret the render made and the run never created here (a rotation's patch of the running cluster's).
+    if (method === "PATCH" && /\/secrets\//.test(path)) return { status: 200, body: "{}" };
     return { status: 404, body: "{}" };
+  }
+
+  private stateOf(name: string) {
+    return this.nodeState.get(name) ?? this.nodeState.set(name, { labels: {}, taints: [] }).get(name)!;
   }
 
   async getJson<T>(path: string): Promise<T | undefined> {
@@ -180,7 +224,8 @@ export class FakeClusterApi implements ClusterApiClient {
     const node = /^\/api\/v1\/nodes\/(.+)$/.exec(path);
     if (node) return (this.nodes.includes(decodeURIComponent(node[1]!)) ? this.node(decodeURIComponent(node[1]!)) : undefined) as T;
     if (path === "/api/v1/pods") return { items: this.pods() } as T;
-    if (/\/serviceaccounts\//.test(path)) return { secrets: [{ name: "token" }] } as T;
+    // Service accounts: the controller-manager's default one, and those created here, each with its token.
+    if (/\/serviceaccounts\//.test(path)) return path.endsWith("/serviceaccounts/default") || this.objectsStore.has(path) ? ({ ...this.objectsStore.get(path), secrets: [{ name: "token" }] } as T) : undefined;
     if (this.objectsStore.has(path)) return this.objectsStore.get(path) as T;
     // Discovery: every kind the rendered manifests use, served under any group version.
     if (/^\/api\/v1$|^\/apis\/[^/]+\/[^/]+$/.test(path)) return { resources: DISCOVERY } as T;
@@ -192,7 +237,6 @@ export class FakeClusterApi implements ClusterApiClient {
   private pathOf(o: Obj): string {
     const base = (o.apiVersion ?? "v1").includes("/") ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion ?? "v1"}`;
     const namespaced = !CLUSTER_SCOPED.includes(o.kind ?? "");
-    const segment = (x: string) => encodeURIComponent(x).replace(/%3A/g, ":").replace(/%40/g, "@");
     return `${base}${namespaced ? `/namespaces/${segment(o.metadata.namespace ?? "default")}` : ""}/${(o.kind ?? "").toLowerCase()}s/${segment(o.metadata.name)}`;
   }
 
@@ -220,8 +264,16 @@ export class FakeClusterApi implements ClusterApiClient {
   async close(): Promise<void> {}
 
   private node(name: string) {
-    return { metadata: { name, labels: {} }, spec: {}, status: { conditions: [{ type: "Ready", status: "True", lastHeartbeatTime: new Date().toISOString() }] } };
+    const st = this.stateOf(name);
+    return {
+      metadata: { name, labels: { ...st.labels } },
+      spec: { taints: st.taints, ...(st.unschedulable ? { unschedulable: true } : {}) },
+      status: { conditions: [{ type: "Ready", status: "True", lastHeartbeatTime: new Date().toISOString() }], nodeInfo: { kubeletVersion: this.kubeletVersion } },
+    };
   }
+
+  /** What every node's kubelet reports (an upgrade test moves it to the new version). */
+  kubeletVersion = "v1.36.3";
 
   private pods() {
     const ready = (name: string, node: string) => ({

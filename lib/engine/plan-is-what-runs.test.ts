@@ -18,6 +18,7 @@ import { executeRun } from "./runner";
 import { getRunPlan, retryRun, startRun } from "./runs";
 import type { CreateRunBody } from "./schemas";
 import { testKeyPair } from "../../test/ssh-key";
+import { expectApiAsPlanned } from "../../test/api-as-planned";
 
 let db: TempDb;
 let clusterId: string;
@@ -46,13 +47,14 @@ function recorder(reply?: (call: RecordedRun) => Reply) {
   return { rec, addresses };
 }
 
-async function runPlanned(body: CreateRunBody, rec: RecordingExecutor): Promise<{ runId: string; status: string; plan: RunPlan }> {
-  const runId = await planRun({ clusterId, body, by: "test" });
+async function runPlanned(body: CreateRunBody, rec: RecordingExecutor, opts: { cluster?: string; api?: FakeClusterApi } = {}): Promise<{ runId: string; status: string; plan: RunPlan; api: FakeClusterApi }> {
+  const runId = await planRun({ clusterId: opts.cluster ?? clusterId, body, by: "test" });
   await startRun({ runId });
-  let status: string = await executeRun(runId, { workerId: "w-test", executor: rec, api: () => new FakeClusterApi(HOSTS), heartbeatMs: 50 });
+  const api = opts.api ?? new FakeClusterApi([...HOSTS]);
+  let status: string = await executeRun(runId, { workerId: "w-test", executor: rec, api: () => api, heartbeatMs: 50 });
   // A failing test says why.
   if (status === "failed") status = `failed: ${(await getDb().step.findMany({ where: { runId, status: "failed" } })).map((s) => `${s.key}: ${s.error}`).join("; ")}`;
-  return { runId, status, plan: await getRunPlan(runId) };
+  return { runId, status, plan: await getRunPlan(runId), api };
 }
 
 /** Every command sent is one the plan shows for that host; every planned upload went out as planned. */
@@ -96,33 +98,44 @@ function expectSentAsPlanned(plan: RunPlan, rec: RecordingExecutor, runId: strin
 describe("what reaches the hosts is what the plan shows", () => {
   it("check", async () => {
     const rec = new RecordingExecutor();
-    const { runId, status, plan } = await runPlanned({ type: "check" }, rec);
+    const { runId, status, plan, api } = await runPlanned({ type: "check" }, rec);
     expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
   });
 
   it("bootstrap", async () => {
     const rec = new RecordingExecutor();
-    const { runId, status, plan } = await runPlanned({ type: "bootstrap" }, rec);
+    const { runId, status, plan, api } = await runPlanned({ type: "bootstrap" }, rec);
     expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
+    // The checks fail on anything sent that the plan does not hold: a command, an API write.
+    const more = new RecordingExecutor();
+    more.runs.push(...rec.runs, { host: "worker-1", argv: ["echo", "unplanned"], step: "verify/cluster" });
+    more.uploads.push(...rec.uploads);
+    expect(() => expectSentAsPlanned(plan, more, runId)).toThrow(/worker-1 was sent "echo unplanned"/);
+    api.writes.push({ method: "PATCH", path: "/api/v1/nodes/worker-1", body: { metadata: { labels: { "example.com/unplanned": "" } } } });
+    await expect(expectApiAsPlanned(plan, api, runId)).rejects.toThrow(/PATCH \/api\/v1\/nodes\/worker-1 .* which the plan does not show/);
     // The kubelet is started by the planned script with the planned files, whatever the upload wrote.
     expect(rec.runs.filter((r) => r.step === "kubelet/worker-1").map((r) => r.argv.at(-1))).toContain(plan.phases.find((p) => p.id === "kubelet")!.steps.find((s) => s.host === "worker-1")!.files.at(-1)!.path);
   });
 
   it("join", async () => {
     const rec = new RecordingExecutor();
-    const { runId, status, plan } = await runPlanned({ type: "join", hosts: ["worker-2"] }, rec);
+    const { runId, status, plan, api } = await runPlanned({ type: "join", hosts: ["worker-2"] }, rec);
     expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
     expect(new Set(rec.runs.map((r) => r.host))).toEqual(new Set(["worker-2"]));
   });
 
   it("reset", async () => {
     const rec = new RecordingExecutor();
-    const { runId, status, plan } = await runPlanned({ type: "reset", hosts: ["master-2", "worker-1"], confirm: true }, rec);
+    const { runId, status, plan, api } = await runPlanned({ type: "reset", hosts: ["master-2", "worker-1"], confirm: true }, rec);
     expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
   });
 
   it("retry of a failed bootstrap, and the take-over of a lock a finished run left behind", async () => {
@@ -134,9 +147,10 @@ describe("what reaches the hosts is what the plan shows", () => {
       }
       return undefined;
     });
-    const { runId, status, plan } = await runPlanned({ type: "bootstrap" }, first);
+    const { runId, status, plan, api } = await runPlanned({ type: "bootstrap" }, first);
     expect(status).toMatch(/^failed: kubelet\/worker-1:/);
     expectSentAsPlanned(plan, first, runId);
+    await expectApiAsPlanned(plan, api, runId);
     await retryRun({ runId });
     const again = new RecordingExecutor();
     // worker-1 still carries the lock of another run that has finished (a release that never arrived).
@@ -176,9 +190,10 @@ describe("what reaches the hosts is what the plan shows", () => {
 
   it("backup: the first master's snapshot only (the others are asked when needed), stored encrypted", async () => {
     const rec = new RecordingExecutor(drHosts);
-    const { runId, status, plan } = await runPlanned({ type: "backup" }, rec);
+    const { runId, status, plan, api } = await runPlanned({ type: "backup" }, rec);
     expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
     expect(new Set(rec.runs.map((r) => r.host))).toEqual(new Set(["master-1"]));
     expect(await getDb().backup.count({ where: { runId } })).toBe(1);
   });
@@ -186,9 +201,10 @@ describe("what reaches the hosts is what the plan shows", () => {
   it("restore of that backup", async () => {
     const backup = await getDb().backup.findFirstOrThrow({ where: { clusterId }, orderBy: { createdAt: "desc" }, select: { id: true } });
     const rec = new RecordingExecutor(drHosts);
-    const { runId, status, plan } = await runPlanned({ type: "restore", backup: backup.id, confirm: true }, rec);
+    const { runId, status, plan, api } = await runPlanned({ type: "restore", backup: backup.id, confirm: true }, rec);
     expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
     // The masters were locked for the run and are released at its end.
     expect(plan.lock?.hosts).toEqual(masters);
     for (const m of masters) expect(rec.locks.has(m)).toBe(false);
@@ -196,9 +212,10 @@ describe("what reaches the hosts is what the plan shows", () => {
 
   it("recover", async () => {
     const rec = new RecordingExecutor(drHosts);
-    const { runId, status, plan } = await runPlanned({ type: "recover", confirm: true }, rec);
+    const { runId, status, plan, api } = await runPlanned({ type: "recover", confirm: true }, rec);
     expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
   });
 
   it("bootstrap of a static control plane: no checkpoint anywhere", async () => {
@@ -207,13 +224,10 @@ describe("what reaches the hosts is what the plan shows", () => {
     const staticId = (await createCluster({ definition: def, secrets: { "admin-key": { privateKey } } })).id;
     await renderAndSaveAssetSet({ clusterId: staticId, options: { keyType: "ecdsa" } });
     const rec = new RecordingExecutor();
-    const runId = await planRun({ clusterId: staticId, body: { type: "bootstrap" }, by: "test" });
-    await startRun({ runId });
-    const status = await executeRun(runId, { workerId: "w-test", executor: rec, api: () => new FakeClusterApi(HOSTS), heartbeatMs: 50 });
-    const failed = status === "failed" ? (await getDb().step.findMany({ where: { runId, status: "failed" } })).map((s) => `${s.key}: ${s.error}`).join("; ") : "";
-    expect(`${status}${failed ? `: ${failed}` : ""}`).toBe("succeeded");
-    const plan = await getRunPlan(runId);
+    const { runId, status, plan, api } = await runPlanned({ type: "bootstrap" }, rec, { cluster: staticId });
+    expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
     expect(rec.runs.some((r) => (r.argv[2] ?? "").includes("bootdeck-checkpoint"))).toBe(false);
     expect(rec.uploads.flatMap((u) => u.files).some((f) => f.path.includes("checkpoint"))).toBe(false);
   });

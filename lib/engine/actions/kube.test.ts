@@ -2,7 +2,7 @@
 // bootstrap ones), and the role labels and taints a node still needs.
 import { describe, expect, it } from "vitest";
 import { capabilitiesFor } from "../../assets/capabilities";
-import { controlPlaneMissing, nodeReady, podLine, rolePatch, type PodLike } from "./kube";
+import { controlPlaneMissing, nodeReady, podLine, roleMissing, roleOf, type PodLike } from "./kube";
 
 const pod = (name: string, phase: string, ready: boolean, ns = "kube-system"): PodLike => ({
   metadata: { name, namespace: ns },
@@ -25,22 +25,15 @@ describe("cluster state as the bootstrap judges it", () => {
   });
 
   it("gives a master the control-plane label and taint through the API from 1.16, only what is missing", () => {
-    const caps = capabilitiesFor("v1.36.3");
-    expect(rolePatch({ metadata: { labels: {} }, spec: {} }, "master", caps)).toEqual({
-      metadata: { labels: { "node-role.kubernetes.io/control-plane": "" } },
-      spec: { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] },
-    });
+    const master = roleOf(capabilitiesFor("v1.36.3"), "master");
+    expect(master).toEqual({ labels: { "node-role.kubernetes.io/control-plane": "" }, taint: { key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" } });
+    expect(roleMissing({ metadata: { labels: {} }, spec: {} }, master)).toEqual({ labels: true, taint: true });
     // Registered with the taint (KubeletConfiguration registerWithTaints): only the label is missing.
-    expect(rolePatch({ metadata: { labels: {} }, spec: { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] } }, "master", caps)).toEqual({
-      metadata: { labels: { "node-role.kubernetes.io/control-plane": "" } },
-    });
-    expect(rolePatch({ metadata: { labels: { "node-role.kubernetes.io/worker": "" } } }, "worker", caps)).toBeUndefined();
+    expect(roleMissing({ metadata: { labels: {} }, spec: { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] } }, master)).toEqual({ labels: true, taint: false });
+    expect(roleMissing({ metadata: { labels: { "node-role.kubernetes.io/worker": "" } } }, roleOf(capabilitiesFor("v1.36.3"), "worker"))).toEqual({ labels: false, taint: false });
   });
 
   it("uses the master label and taint on 1.5-era clusters", () => {
-    expect(rolePatch({}, "master", capabilitiesFor("v1.5.7"))).toEqual({
-      metadata: { labels: { "node-role.kubernetes.io/master": "" } },
-      spec: { taints: [{ key: "node-role.kubernetes.io/master", effect: "NoSchedule" }] },
-    });
+    expect(roleOf(capabilitiesFor("v1.5.7"), "master")).toEqual({ labels: { "node-role.kubernetes.io/master": "" }, taint: { key: "node-role.kubernetes.io/master", effect: "NoSchedule" } });
   });
 });
