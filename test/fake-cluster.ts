@@ -216,6 +216,13 @@ export class FakeClusterApi implements ClusterApiClient {
     if (path === "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases")
       return { items: this.nodes.map((n) => ({ metadata: { name: n }, spec: { renewTime: this.frozen.has(n) ? "2026-01-01T00:00:00.000000Z" : new Date(Date.now() + 1).toISOString() } })) } as T;
     if (path === "/api/v1/nodes") return { items: this.nodes.map((n) => this.node(n)) } as T;
+    if (path.startsWith("/api/v1/namespaces/kube-system/pods?labelSelector=")) {
+      const selector = decodeURIComponent(path.slice(path.indexOf("=") + 1));
+      const app = /^k8s-app=(.+)$/.exec(selector)?.[1] ?? "";
+      return { items: this.pods().filter((p) => p.metadata.name.startsWith(`${app}-`)) } as T;
+    }
+    const etcdPod = /^\/api\/v1\/namespaces\/kube-system\/pods\/etcd-(.+)$/.exec(path);
+    if (etcdPod) return (this.nodes.includes(decodeURIComponent(etcdPod[1]!)) ? this.ready(`etcd-${decodeURIComponent(etcdPod[1]!)}`, decodeURIComponent(etcdPod[1]!), this.images.etcd) : undefined) as T;
     const onNode = /^\/api\/v1\/namespaces\/kube-system\/pods\?fieldSelector=(.+)$/.exec(path);
     if (onNode) {
       const node = decodeURIComponent(onNode[1]!).replace(/^spec\.nodeName=/, "");
@@ -226,7 +233,13 @@ export class FakeClusterApi implements ClusterApiClient {
     if (path === "/api/v1/pods") return { items: this.pods() } as T;
     // Service accounts: the controller-manager's default one, and those created here, each with its token.
     if (/\/serviceaccounts\//.test(path)) return path.endsWith("/serviceaccounts/default") || this.objectsStore.has(path) ? ({ ...this.objectsStore.get(path), secrets: [{ name: "token" }] } as T) : undefined;
-    if (this.objectsStore.has(path)) return this.objectsStore.get(path) as T;
+    const stored = this.objectsStore.get(path);
+    // A workload rolled out as soon as it is written.
+    if (stored?.kind === "Deployment") {
+      const replicas = (stored.spec as { replicas?: number } | undefined)?.replicas ?? 1;
+      return { ...stored, status: { replicas, updatedReplicas: replicas, availableReplicas: replicas } } as T;
+    }
+    if (stored) return stored as T;
     // Discovery: every kind the rendered manifests use, served under any group version.
     if (/^\/api\/v1$|^\/apis\/[^/]+\/[^/]+$/.test(path)) return { resources: DISCOVERY } as T;
     if (/\/customresourcedefinitions\//.test(path)) return { status: { conditions: [{ type: "Established", status: "True" }] } } as T;
@@ -268,19 +281,74 @@ export class FakeClusterApi implements ClusterApiClient {
     return {
       metadata: { name, labels: { ...st.labels } },
       spec: { taints: st.taints, ...(st.unschedulable ? { unschedulable: true } : {}) },
-      status: { conditions: [{ type: "Ready", status: "True", lastHeartbeatTime: new Date().toISOString() }], nodeInfo: { kubeletVersion: this.kubeletVersion } },
+      status: { conditions: [{ type: "Ready", status: "True", lastHeartbeatTime: new Date().toISOString() }], nodeInfo: { kubeletVersion: this.kubelets.get(name) ?? this.kubeletVersion } },
     };
   }
 
-  /** What every node's kubelet reports (an upgrade test moves it to the new version). */
+  /** What every node's kubelet reports, unless `kubelets` says otherwise for it (an upgrade test moves each to the new version). */
   kubeletVersion = "v1.36.3";
+  readonly kubelets = new Map<string, string>();
+
+  /** The images the control plane's pods report (an upgrade test sets the new ones). */
+  readonly images: { apiserver?: string; etcd?: string } = {};
+
+  private ready(name: string, node: string, image?: string) {
+    return {
+      metadata: { name, namespace: "kube-system" },
+      spec: { nodeName: node, containers: [{ image }] },
+      status: { phase: "Running", conditions: [{ type: "Ready", status: "True", lastTransitionTime: new Date().toISOString() }], containerStatuses: [{ ready: true, restartCount: 0 }] },
+    };
+  }
 
   private pods() {
-    const ready = (name: string, node: string) => ({
-      metadata: { name, namespace: "kube-system" },
-      spec: { nodeName: node },
-      status: { phase: "Running", conditions: [{ type: "Ready", status: "True", lastTransitionTime: new Date().toISOString() }], containerStatuses: [{ ready: true, restartCount: 0 }] },
-    });
-    return this.nodes.filter((n) => n.startsWith("master")).flatMap((n) => ["kube-apiserver", "kube-controller-manager", "kube-scheduler"].map((c) => ready(`${c}-${n}`, n)));
+    return this.nodes.filter((n) => n.startsWith("master")).flatMap((n) => ["kube-apiserver", "kube-controller-manager", "kube-scheduler"].map((c) => this.ready(`${c}-${n}`, n, c === "kube-apiserver" ? this.images.apiserver : undefined)));
+  }
+}
+
+/**
+ * etcd as the day-2 scripts see it (`bootdeck-etcd status|add-learner|promote|remove`): members that
+ * answer healthy with one leader, learners added and promoted at once, members removed. `version` is
+ * what each member reports (an upgrade test sets the new one).
+ */
+export class FakeEtcd {
+  private readonly members: { id: number; name: string; peerUrl: string; clientUrl: string; learner: boolean }[];
+  private nextId = 100;
+  version = "3.6.8";
+
+  constructor(members: { name: string; peerUrl: string; clientUrl: string }[]) {
+    this.members = members.map((m, i) => ({ ...m, id: 11 + i, learner: false }));
+  }
+
+  /** The answer to a `bootdeck-etcd` call, or undefined for any other command. */
+  reply(argv: readonly string[]): Reply {
+    if (scriptName(argv) !== "bootdeck-etcd") return undefined;
+    const [act, a1] = argv.slice(4);
+    if (act === "status") {
+      const leader = this.members.find((m) => !m.learner)?.id ?? 0;
+      const members = { members: this.members.map((m) => ({ ID: m.id, name: m.name, peerURLs: [m.peerUrl], clientURLs: [m.clientUrl], ...(m.learner ? { isLearner: true } : {}) })) };
+      const status = this.members.map((m) => ({ Endpoint: m.clientUrl, Status: { header: { member_id: m.id }, version: this.version, leader, raftIndex: 500, raftAppliedIndex: 500, ...(m.learner ? { isLearner: true } : {}) } }));
+      const health = this.members.filter((m) => !m.learner).map((m) => ({ endpoint: m.clientUrl, health: true }));
+      return { stdout: `--- members\n${JSON.stringify(members)}\n--- status\n${JSON.stringify(status)}\n--- health\n${JSON.stringify(health)}\n` };
+    }
+    if (act === "add-learner") {
+      const name = a1 ?? "";
+      const peerUrl = argv[6] ?? "";
+      if (this.members.some((m) => m.peerUrl === peerUrl)) return { stdout: `bootdeck-etcd present ${name}\n` };
+      this.members.push({ id: this.nextId++, name, peerUrl, clientUrl: peerUrl.replace(/:2380$/, ":2379"), learner: true });
+      return { stdout: `bootdeck-etcd added ${name} as a learner\n` };
+    }
+    if (act === "promote") {
+      const m = this.members.find((x) => x.peerUrl === a1);
+      if (!m) return { exitCode: 1, stderr: [`no etcd member has the peer URL ${a1}`] };
+      m.learner = false;
+      return { stdout: `bootdeck-etcd promoted ${a1}\n` };
+    }
+    if (act === "remove") {
+      const i = this.members.findIndex((x) => x.peerUrl === a1);
+      if (i < 0) return { stdout: `bootdeck-etcd absent ${a1}\n` };
+      this.members.splice(i, 1);
+      return { stdout: `bootdeck-etcd removed ${a1}\n` };
+    }
+    return { exitCode: 2, stderr: [`unknown etcd action ${act}`] };
   }
 }

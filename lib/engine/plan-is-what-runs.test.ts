@@ -1,11 +1,17 @@
 // The confirmed plan is the code that runs: for every run type (check, bootstrap, join, reset and a
-// retry; a static control plane's bootstrap; backup, restore and recover) every command that reaches a
-// host is one the plan shows for that host, quoted exactly as shown; every file pushed is one the plan lists, with the planned mode and checksum; and the run uses
-// the definition it was planned from, whatever happens to the cluster's definition afterwards.
-// A recording executor stands in for the hosts and a fake API for the cluster.
+// retry; a static control plane's bootstrap; backup, restore and recover; the day-2 upgrade, remove and
+// adding a master) every command that reaches a host is one the plan shows for that host, quoted
+// exactly as shown; every file pushed is one the plan lists, with the planned mode and checksum; every
+// write to the cluster's API is one of the plan's calls with its planned body; and the run uses the
+// definition it was planned from, whatever happens to the cluster's definition afterwards.
+// A recording executor stands in for the hosts, a fake API for the cluster and a fake etcd for its
+// members.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { FakeClusterApi, RecordingExecutor, scriptName, type RecordedRun, type Reply } from "../../test/fake-cluster";
+import { FakeClusterApi, FakeEtcd, RecordingExecutor, scriptName, type RecordedRun, type Reply } from "../../test/fake-cluster";
+import { capabilitiesFor, imagesFor } from "../assets/capabilities";
+import type { ClusterDefinition } from "../cluster/definition";
+import { deriveCluster } from "../cluster/derive";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { renderAndSaveAssetSet } from "../assets/store";
 import { exampleDefinition } from "../cluster/example";
@@ -248,6 +254,75 @@ describe("what reaches the hosts is what the plan shows", () => {
     } finally {
       await getDb().cluster.update({ where: { id: clusterId }, data: { definition: cluster.definition } });
     }
+  });
+});
+
+describe("day two: what reaches the hosts and the API is what the plan shows", () => {
+  // A cluster of its own: these runs change its definition (its version, its hosts).
+  let day2: string;
+  let def: ClusterDefinition;
+  let etcd: FakeEtcd;
+  const TO = "v1.37.2";
+
+  beforeAll(async () => {
+    def = exampleDefinition({ name: "as-planned-day2", hosts: 5 }) as ClusterDefinition;
+    day2 = (await createCluster({ definition: def, secrets: { "admin-key": { privateKey } } })).id;
+    await renderAndSaveAssetSet({ clusterId: day2, options: { keyType: "ecdsa" } });
+    etcd = new FakeEtcd(deriveCluster(def).etcdMembers);
+  }, 60_000);
+
+  /** Healthy day-2 hosts: etcd answers, the mirror serves the new version, the API server is ready; a swapped kubelet reports the new version. */
+  const hosts = (api: FakeClusterApi) => (call: RecordedRun): Reply => {
+    const answer = etcd.reply(call.argv);
+    if (answer) return answer;
+    const name = scriptName(call.argv);
+    if (name === "bootdeck-upgrade-preflight") return { stdout: "binary=ok\nsums=ok\nkubelet=v1.36.3\nfree_kb=9000000\nstage_free_kb=9000000\ncgroup=cgroup2fs\n" };
+    if (name === "bootdeck-readyz") return { stdout: "200\n" };
+    if (call.argv.some((a) => a.startsWith("file:///var/lib/bootdeck/stage/")) && call.argv.includes("/usr/local/bin/kubelet")) api.kubelets.set(call.host, TO);
+    return undefined;
+  };
+
+  it("upgrade: etcd, the control plane's objects as planned, each kubelet cordoned, drained, swapped, uncordoned", async () => {
+    const images = imagesFor(capabilitiesFor(TO), def.spec.images.registry);
+    const api = new FakeClusterApi([...HOSTS]);
+    api.images.apiserver = images.apiserver;
+    api.images.etcd = images.etcd;
+    etcd.version = (images.etcd ?? "").slice((images.etcd ?? "").lastIndexOf(":") + 1).replace(/-\d+$/, "");
+    const rec = new RecordingExecutor(hosts(api));
+    const { runId, status, plan } = await runPlanned({ type: "upgrade", version: TO }, rec, { cluster: day2, api });
+    expect(status).toBe("succeeded");
+    expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
+    // Every node was cordoned and uncordoned as its step planned; the control plane's objects were written from the plan.
+    for (const h of HOSTS) expect(api.writes.filter((w) => w.path === `/api/v1/nodes/${h}`).map((w) => JSON.stringify(w.body))).toEqual([JSON.stringify({ spec: { unschedulable: true } }), JSON.stringify({ spec: { unschedulable: null } })]);
+    expect(api.writes.filter((w) => w.method === "POST" || w.method === "PUT").length).toBeGreaterThan(10);
+  });
+
+  it("remove: etcd member, drain, Node deleted, reset, the definition forgets the hosts", async () => {
+    const api = new FakeClusterApi([...HOSTS]);
+    api.kubeletVersion = TO;
+    const rec = new RecordingExecutor(hosts(api));
+    const { runId, status, plan } = await runPlanned({ type: "remove", hosts: ["master-3", "worker-2"], confirm: true }, rec, { cluster: day2, api });
+    expect(status).toBe("succeeded");
+    expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
+    expect(api.writes.filter((w) => w.method === "DELETE").map((w) => w.path).sort()).toEqual(["/api/v1/nodes/master-3", "/api/v1/nodes/worker-2"]);
+  });
+
+  it("add a master: etcd learner, promoted; its node joins with its role", async () => {
+    // master-3 comes back to the definition, then joins the running cluster.
+    const view = await getClusterOrThrow({ id: day2 });
+    const back = structuredClone(view.definition);
+    back.spec.hosts.splice(2, 0, def.spec.hosts[2]!);
+    await updateCluster({ id: day2, definition: back, secrets: {} });
+    const api = new FakeClusterApi(["master-1", "master-2", "master-3", "worker-1"]);
+    api.kubeletVersion = TO;
+    const rec = new RecordingExecutor(hosts(api));
+    const { runId, status, plan } = await runPlanned({ type: "join", hosts: ["master-3"] }, rec, { cluster: day2, api });
+    expect(status).toBe("succeeded");
+    expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
+    expect(rec.runs.filter((r) => scriptName(r.argv) === "bootdeck-etcd").map((r) => r.argv[4])).toEqual(expect.arrayContaining(["add-learner", "promote"]));
   });
 });
 

@@ -13,7 +13,7 @@ import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT 
 import { DEFAULT_BATCHES, intoBatches } from "./day2/batches";
 import { upgradeRefusal } from "./day2/skew";
 import { binaryDownloads, checkpointFiles, downloadArgs, kubeletFiles, resetPaths, type Download } from "./host-files";
-import type { PlannedApiCall, PlannedPhase, PlannedStep, RunPlan } from "./plan";
+import type { PlannedApiCall, PlannedExec, PlannedPhase, PlannedStep, RunPlan } from "./plan";
 import { assetCall, nodeCall, orderedObjects } from "./plan-objects";
 import { alive, exec, filesOf, hostLock, hostPhases, installPhases, joinSends, journal, kubeletStart, locked, MIN, PlanError, selectHosts, step, tokenPhase, type AssetIndex } from "./plans";
 import { addressMoves } from "./plans-endpoint";
@@ -39,8 +39,13 @@ const memberOf = (d: ReturnType<typeof deriveCluster>, name: string) => {
   return { name: m.name, peerUrl: m.peerUrl, clientUrl: m.clientUrl };
 };
 
-/** etcd's status, asked on each of these masters in turn (the first that runs etcd answers). */
-const etcdStatusOn = (masters: readonly EffectiveHost[]) => masters.map((m) => exec("etcd-status", etcdctl(["status"]), { host: m.name }));
+/** etcd's status, asked on each of these masters in turn (the first that runs etcd answers; the others only when needed). */
+const etcdStatusOn = (masters: readonly EffectiveHost[]) => onFirstThatAnswers(masters, "etcd-status", ["status"]);
+
+/** An etcd command for each of these masters: sent to the first that answers (the others only when needed). */
+function onFirstThatAnswers(masters: readonly EffectiveHost[], id: string, args: string[]): PlannedExec[] {
+  return masters.map((m, i) => exec(id, etcdctl(args), { host: m.name, when: i === 0 ? "always" : "needed" }));
+}
 
 /** A master's API server checkpoint files, pushed again (the watchdog reads its manifest when it starts it). */
 function checkpointSteps(runId: string, masters: readonly EffectiveHost[], caps: ReturnType<typeof capabilitiesFor>, assets: AssetIndex, dependsOn: string[]): PlannedStep[] {
@@ -190,8 +195,8 @@ export function buildAddNodesPlan(def: ClusterDefinition, runId: string, assets:
           host: m.name,
           files: filesOf([{ asset: `etcd/etcd-${m.name}.yaml`, path: ETCD_MANIFEST, mode: 0o644 }], assets),
           exec: [
-            ...running.map((r) => exec("etcd-add", etcdctl(["add-learner", m.name, member.peerUrl]), { host: r.name })),
-            ...running.map((r) => exec("etcd-promote", etcdctl(["promote", member.peerUrl]), { host: r.name })),
+            ...onFirstThatAnswers(running, "etcd-add", ["add-learner", m.name, member.peerUrl]),
+            ...onFirstThatAnswers(running, "etcd-promote", ["promote", member.peerUrl]),
             ...etcdStatusOn(running),
           ],
           checks: [`wait until ${m.name}'s etcd runs and has caught up with the leader, then promote it (every 2 s, up to 5 min); then every member healthy`],
@@ -280,7 +285,7 @@ export function buildRemovePlan(def: ClusterDefinition, runId: string, assets: A
           host: m.name,
           exec: [
             exec("release-address", locked(runId, ADDRESS_SCRIPT, ["leave"])),
-            ...remainingMasters.map((r) => exec("etcd-remove", etcdctl(["remove", member.peerUrl]), { host: r.name })),
+            ...onFirstThatAnswers(remainingMasters, "etcd-remove", ["remove", member.peerUrl]),
             ...etcdStatusOn(remainingMasters),
             exec("stop-etcd", locked(runId, REMOVE_SCRIPT, [ETCD_MANIFEST]), { when: "needed" }),
           ],
