@@ -11,6 +11,7 @@ step() { printf '\n=== %s (%ss)\n' "$1" "$(( $(date +%s) - start ))"; }
 step "system packages"; bash scripts/system-packages.sh
 [ -d node_modules ] || { step "npm ci"; npm ci --no-audit --no-fund; }
 step "type check";       npm run -s typecheck
+step "import cycles";    npm run -s check:imports
 step "unit tests";       npx vitest run --project unit
 # The engine (queue, failover, live events), the audit trail, the database layer, sign-in and the backup
 # schedule's claims again, on PostgreSQL; with the engine's tests under test/ (secrets-at-rest reads the
