@@ -3,7 +3,9 @@
 // control plane are up. With them a whole bootstrap runs in a unit test in about a second, and a test
 // can compare what reached "the hosts" with what the plan showed.
 import { createHash } from "node:crypto";
+import net from "node:net";
 import type { Duplex } from "node:stream";
+import tls from "node:tls";
 import * as k8s from "@kubernetes/client-node";
 import type { EngineExecutor } from "../lib/engine/actions/types";
 import type { ClusterApiClient, RawResponse } from "../lib/engine/cluster-api";
@@ -66,7 +68,7 @@ export class RecordingExecutor implements EngineExecutor {
     return { host: host.id, step: opts.step ?? "", written: list.length, skipped: 0, bytes: 0, execs: 2 };
   }
 
-  async forward(): Promise<Duplex> {
+  async forward(_host: HostTarget, _address: string, _port: number): Promise<Duplex> {
     throw new Error("the recording executor opens no tunnels (the tests give the engine a fake API)");
   }
 
@@ -210,7 +212,7 @@ export class FakeClusterApi implements ClusterApiClient {
     if (lease) {
       const name = decodeURIComponent(lease[1]!);
       if (!this.nodes.includes(name)) return undefined;
-      return { spec: { renewTime: this.frozen.has(name) ? "2026-01-01T00:00:00.000000Z" : `2026-01-01T00:00:${String(++this.renewals % 60).padStart(2, "0")}.000000Z` } } as T;
+      return { spec: { renewTime: this.frozen.has(name) ? "2026-01-01T00:00:00.000000Z" : new Date(Date.now() + ++this.renewals).toISOString() } } as T;
     }
     // Every node's Lease, renewed just now (a frozen node's long ago).
     if (path === "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases")
@@ -350,5 +352,40 @@ export class FakeEtcd {
       return { stdout: `bootdeck-etcd removed ${a1}\n` };
     }
     return { exitCode: 2, stderr: [`unknown etcd action ${act}`] };
+  }
+}
+
+/**
+ * Hosts that also serve TLS where a run reads certificates through the tunnel (`forward`): for each
+ * address and port, the certificate and key `serve` names (a rotation test: the renewed set's).
+ */
+export class TlsRecordingExecutor extends RecordingExecutor {
+  private readonly servers = new Map<string, Promise<number>>();
+  private readonly listening: tls.Server[] = [];
+
+  constructor(
+    reply: (call: RecordedRun) => Reply,
+    private readonly serve: (address: string, port: number) => { cert: string; key: string },
+  ) {
+    super(reply);
+  }
+
+  override async forward(_host: HostTarget, address: string, port: number): Promise<Duplex> {
+    const key = `${address}:${port}`;
+    let listening = this.servers.get(key);
+    if (!listening) {
+      listening = new Promise<number>((resolve) => {
+        const server = tls.createServer(this.serve(address, port), (socket) => socket.end());
+        server.on("tlsClientError", () => undefined);
+        this.listening.push(server);
+        server.listen(0, "127.0.0.1", () => resolve((server.address() as net.AddressInfo).port));
+      });
+      this.servers.set(key, listening);
+    }
+    return net.connect(await listening, "127.0.0.1");
+  }
+
+  override async close(): Promise<void> {
+    await Promise.all(this.listening.map((s) => new Promise((r) => s.close(() => r(undefined)))));
   }
 }

@@ -1,6 +1,6 @@
 // The confirmed plan is the code that runs: for every run type (check, bootstrap, join, reset and a
-// retry; a static control plane's bootstrap; backup, restore and recover; the day-2 upgrade, remove and
-// adding a master) every command that reaches a host is one the plan shows for that host, quoted
+// retry; a static control plane's bootstrap; backup, restore, recover and a certificate rotation; the
+// day-2 upgrade, remove and adding a master) every command that reaches a host is one the plan shows for that host, quoted
 // exactly as shown; every file pushed is one the plan lists, with the planned mode and checksum; every
 // write to the cluster's API is one of the plan's calls with its planned body; and the run uses the
 // definition it was planned from, whatever happens to the cluster's definition afterwards.
@@ -8,10 +8,12 @@
 // members.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { FakeClusterApi, FakeEtcd, RecordingExecutor, scriptName, type RecordedRun, type Reply } from "../../test/fake-cluster";
+import { FakeClusterApi, FakeEtcd, RecordingExecutor, scriptName, TlsRecordingExecutor, type RecordedRun, type Reply } from "../../test/fake-cluster";
 import { capabilitiesFor, imagesFor } from "../assets/capabilities";
 import type { ClusterDefinition } from "../cluster/definition";
 import { deriveCluster } from "../cluster/derive";
+import { decryptSecret } from "../secrets/cipher";
+import { KUBELET_CERTS_SCRIPT } from "./actions/dr-scripts";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { renderAndSaveAssetSet } from "../assets/store";
 import { exampleDefinition } from "../cluster/example";
@@ -223,6 +225,41 @@ describe("what reaches the hosts is what the plan shows", () => {
     expectSentAsPlanned(plan, rec, runId);
     await expectApiAsPlanned(plan, api, runId);
   });
+
+  it("rotate-certs: the renewed certificates served where the plan says, the Secrets patched as planned", async () => {
+    const runId = await planRun({ clusterId, body: { type: "rotate-certs", confirm: true }, by: "test" });
+    const { assetSetId } = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { assetSetId: true } });
+    const rows = await getDb().asset.findMany({ where: { assetSetId: assetSetId! }, select: { path: true, content: true, sensitive: true } });
+    const renewed = new Map(rows.map((r) => [r.path, r.sensitive ? decryptSecret(r.content) : r.content]));
+    const def = (await getClusterOrThrow({ id: clusterId })).definition;
+    const nameAt = new Map(def.spec.hosts.map((h) => [h.address, h.name]));
+    // The hosts serve the renewed set (the kubelet's port any certificate); a worker's client certificate changes with its renewal.
+    const pair = (crt: string) => ({ cert: renewed.get(`${crt}.crt`)!, key: renewed.get(`${crt}.key`)! });
+    const renewedOn = new Set<string>();
+    const removed = new Set<string>();
+    const rec = new TlsRecordingExecutor(
+      (call) => {
+        const dr = drHosts(call);
+        if (dr) return dr;
+        const name = scriptName(call.argv);
+        if (name === "bootdeck-temp") return { stdout: removed.has(call.host) ? "waiting\n" : "ready\n" };
+        if (name === "bootdeck" && (call.argv[2] ?? "").includes("bootdeck-removed")) removed.add(call.host);
+        if (name === "bootdeck" && call.argv[2] === KUBELET_CERTS_SCRIPT) renewedOn.add(call.host);
+        if (call.step.startsWith("kubelets/") && name !== "bootdeck") return { stdout: `--- /var/lib/kubelet/pki/kubelet-client-current.pem\n${renewed.get(renewedOn.has(call.host) ? "tls/apiserver.crt" : "tls/ca.crt")}` };
+        return undefined;
+      },
+      (address, port) => (port === 2379 ? pair(`tls/etcd/server-${nameAt.get(address)}`) : pair("tls/apiserver")),
+    );
+    await startRun({ runId });
+    const api = new FakeClusterApi([...HOSTS]);
+    const status = await executeRun(runId, { workerId: "w-test", executor: rec, api: () => api, heartbeatMs: 50 });
+    const failed = status === "failed" ? (await getDb().step.findMany({ where: { runId, status: "failed" } })).map((x) => `${x.key}: ${x.error}`).join("; ") : "";
+    expect(`${status}${failed ? `: ${failed}` : ""}`).toBe("succeeded");
+    const plan = await getRunPlan(runId);
+    expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
+    expect(api.writes.filter((w) => w.method === "PATCH" && w.path.includes("/secrets/")).map((w) => w.path).sort()).toEqual(["/api/v1/namespaces/kube-system/secrets/kube-apiserver", "/api/v1/namespaces/kube-system/secrets/kube-controller-manager"]);
+  }, 120_000);
 
   it("bootstrap of a static control plane: no checkpoint anywhere", async () => {
     const def = exampleDefinition({ name: "as-planned-static", hosts: 5 });
