@@ -40,7 +40,9 @@ export function parseObjects(content: string): K8sObject[] {
 export function indexObjects(content: string, sensitive: boolean): IndexedObject[] {
   return parseObjects(content).map((o) => {
     const secret = sensitive || o.kind === "Secret";
-    return { ref: refOf(o), sha256: objectSha(o), body: secret ? redacted(o) : o, secret };
+    // A Secret shows its keys; any other object of a sensitive asset only who it is.
+    const body = o.kind === "Secret" ? redacted(o) : sensitive ? { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata, content: "(hidden: from a sensitive asset)" } : o;
+    return { ref: refOf(o), sha256: objectSha(o), body, secret };
   });
 }
 
