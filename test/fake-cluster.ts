@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import tls from "node:tls";
-import * as k8s from "@kubernetes/client-node";
+import type * as k8s from "@kubernetes/client-node";
 import type { EngineExecutor } from "../lib/engine/actions/types";
 import type { ClusterApiClient, RawResponse } from "../lib/engine/cluster-api";
 import type { ExecOptions, ExecResult, HostTarget } from "../lib/ssh";
@@ -246,30 +246,6 @@ export class FakeClusterApi implements ClusterApiClient {
     if (/^\/api\/v1$|^\/apis\/[^/]+\/[^/]+$/.test(path)) return { resources: DISCOVERY } as T;
     if (/\/customresourcedefinitions\//.test(path)) return { status: { conditions: [{ type: "Established", status: "True" }] } } as T;
     return undefined;
-  }
-
-  /** Where the fake serves an object (plural: the kind in lower case plus "s"). */
-  private pathOf(o: Obj): string {
-    const base = (o.apiVersion ?? "v1").includes("/") ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion ?? "v1"}`;
-    const namespaced = !CLUSTER_SCOPED.includes(o.kind ?? "");
-    return `${base}${namespaced ? `/namespaces/${segment(o.metadata.namespace ?? "default")}` : ""}/${(o.kind ?? "").toLowerCase()}s/${segment(o.metadata.name)}`;
-  }
-
-  async objects(): Promise<k8s.KubernetesObjectApi> {
-    const api = {
-      create: async (o: Obj) => {
-        const key = this.pathOf(o);
-        this.requests.push({ method: "POST", path: key });
-        if (this.objectsStore.has(key)) {
-          const fixedIp = o.kind === "Service" && typeof (o.spec as { clusterIP?: string } | undefined)?.clusterIP === "string";
-          if (fixedIp) throw new k8s.ApiException(422, "Unprocessable Entity", JSON.stringify({ message: `Service "${o.metadata.name}" is invalid: spec.clusterIPs: failed to allocate IP: provided IP is already allocated` }), {});
-          throw new k8s.ApiException(409, "Conflict", "{}", {});
-        }
-        this.objectsStore.set(key, o);
-        return o;
-      },
-    };
-    return api as unknown as k8s.KubernetesObjectApi;
   }
 
   async kubeConfig(): Promise<k8s.KubeConfig> {
