@@ -2,7 +2,7 @@
 // `validate`, `import` and `render` so they read the same. Paths and messages can carry text from the
 // file (a key, a name): control characters are printed as escapes, so a file cannot fake the output.
 import type { Problem } from "../lib/cluster/definition";
-import { escapeForTerminal } from "../lib/http/text";
+import { escapeForTerminal } from "../lib/text";
 
 const line = (kind: string, p: Problem) => `${kind}: ${escapeForTerminal(p.path)}: ${escapeForTerminal(p.message)}`;
 

@@ -269,10 +269,13 @@ test("planned and rendered files can be read in place, secrets stay hidden; comm
   await page.getByTestId("view-file-/etc/kubernetes/bootstrap-kubelet.conf").click();
   await expect(page.getByTestId("file-content-/etc/kubernetes/bootstrap-kubelet.conf")).toHaveAttribute("data-hidden", "true");
   await expect(page.getByTestId("file-content-/etc/kubernetes/bootstrap-kubelet.conf")).toContainText("holds a secret");
-  const command = (await run.planStep("kubelet/worker-1").locator("pre").first().textContent()) ?? "";
-  await page.getByTestId("copy-command-kubelet/worker-1-0").click();
-  await expect(page.getByTestId("copy-command-kubelet/worker-1-0")).toHaveText("Copied");
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(command);
+  // A command reads as its script's name and arguments; its copy is the line exactly as sent, the script included.
+  const readable = (await run.planStep("kubelet/worker-1").locator("pre").first().textContent()) ?? "";
+  await page.getByTestId("plan-command-kubelet/worker-1-worker-1-0-copy").click();
+  await expect(page.getByTestId("plan-command-kubelet/worker-1-worker-1-0-copy")).toHaveText("Copied");
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  expect(copied).toMatch(/^sh -c 'lock=/);
+  expect(copied.endsWith(` ${readable}`)).toBe(true);
   await page.getByTestId("copy-run-id").click();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(s.plannedRunId);
 
@@ -282,6 +285,34 @@ test("planned and rendered files can be read in place, secrets stay hidden; comm
   await page.getByTestId("asset-open-tls/ca.key").click();
   await expect(page.getByTestId("asset-content-tls/ca.key")).toHaveAttribute("data-hidden", "true");
   await expect(page.getByTestId("asset-content-tls/ca.key")).not.toContainText("PRIVATE KEY");
+});
+
+test("a bootstrap's review shows every object it writes as YAML and every command with its host", async ({ page }) => {
+  await signIn(page);
+  const run = new RunPage(page);
+  await run.open(s.clusterId, s.plannedRunId);
+  await run.planToggle("self-hosted/cluster").click();
+  const api = page.getByTestId("plan-api-self-hosted/cluster");
+  const coredns = api.locator("li", { hasText: "ConfigMap kube-system/coredns" });
+  await expect(coredns).toContainText("create if missing");
+  await coredns.getByRole("button", { name: "YAML" }).click();
+  await expect(coredns.locator("pre")).toContainText("kind: ConfigMap");
+  await expect(coredns.locator("pre")).toContainText("Corefile");
+  // A Secret is listed with its keys; its values stay hidden.
+  const secret = api.locator("li", { hasText: "Secret kube-system/kube-apiserver" }).first();
+  await expect(secret).toContainText("(values hidden)");
+  await secret.getByRole("button", { name: "YAML" }).click();
+  await expect(secret.locator("pre")).toContainText("(secret)");
+  await expect(secret.locator("pre")).not.toContainText("PRIVATE KEY");
+  // The first master gets its role through the API, only what it lacks.
+  await expect(api.locator("li", { hasText: "Node master-1" }).first()).toContainText("only if needed");
+  // A cluster-wide step names the host each command goes to; read-only commands sent only when needed are marked.
+  await run.planToggle("pivot/cluster").click();
+  await expect(page.getByTestId("plan-host-pivot/cluster-master-1")).toContainText("on master-1");
+  await expect(page.getByTestId("plan-api-pivot/cluster")).toContainText("ConfigMap kube-system/bootdeck-pivot-");
+  await run.planToggle("join/worker-1").click();
+  await expect(run.planStep("join/worker-1").locator('[data-when="needed"]')).toHaveCount(2);
+  await expect(page.getByTestId("plan-checks-join/worker-1")).toContainText("registered and Ready");
 });
 
 test("the audit log names what was done to, with links", async ({ page }) => {

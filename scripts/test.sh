@@ -38,6 +38,7 @@ if ! missing=$(bin/bootdeck lab binaries --all --check 2>&1); then
 ' "$missing"
 fi
 step "type check";       npm run -s typecheck
+step "import cycles";    npm run -s check:imports
 step "unit tests";       npx vitest run --project unit
 # The engine (queue, failover, live events), the audit trail, the database layer, sign-in and the backup
 # schedule's claims again, on PostgreSQL; with the engine's tests under test/ (secrets-at-rest reads the

@@ -3,7 +3,9 @@
 import { recordAudit } from "../../lib/audit/record";
 import { disconnectDb, getDb } from "../../lib/db/client";
 import { listRunEvents, type StoredRunEvent } from "../../lib/engine/events";
+import { toYaml } from "../../lib/assets/yaml-out";
 import type { RunPlan } from "../../lib/engine/plan";
+import { planText as fullPlanText } from "../../lib/engine/plan-view";
 import { planRun } from "../../lib/engine/plan-run";
 import { getRunPlan, startRun } from "../../lib/engine/runs";
 import { cancelRun } from "../../lib/engine/start";
@@ -14,32 +16,38 @@ import type { Command } from "./command";
 import { confirm } from "./terminal";
 import { importFile } from "./import";
 
-const USAGE = `Usage: bootdeck apply --config cluster.yaml [--dry-run] [--yes] [--accept-warnings] [--verbose]
+const USAGE = `Usage: bootdeck apply --config cluster.yaml [--dry-run] [--yes] [--accept-warnings] [--output text|yaml|json] [--verbose]
 
 Saves the cluster (as bootdeck import --replace does), plans its bootstrap (phases × hosts, with every
-file's checksum and every command), prints the plan, and runs it once confirmed.
+file's checksum, every command and every object it writes through the cluster's API), prints the whole
+plan, and runs it once confirmed.
   --dry-run   print the plan and stop; the planned run stays in the dashboard to confirm there
   --yes       do not ask for confirmation (needed when stdin is not a terminal)
   --accept-warnings
               go on past preflight warnings (without it they stop the run, as errors always do)
-  --verbose   print every file and command of the plan, and the commands' output while they run
+  --output    how the plan is printed: text (the default, for a person), yaml or json (the plan as
+              stored, for machines); progress lines follow either way
+  --verbose   print the commands' output while they run
 Ctrl-C cancels the run (commands in flight are stopped); running it again resumes from what is done.`;
 
-export function planText(plan: RunPlan, verbose: boolean): string {
-  const lines: string[] = [];
+export type PlanOutput = "text" | "yaml" | "json";
+
+/** The `--output` of a command that prints a plan; undefined (with a message) for anything else. */
+export function planOutput(argv: readonly string[]): PlanOutput | undefined {
+  const i = argv.indexOf("--output");
+  const v = i >= 0 ? argv[i + 1] : "text";
+  if (v === "text" || v === "yaml" || v === "json") return v;
+  console.error(`--output must be text, yaml or json (got ${v ?? "nothing"})`);
+  return undefined;
+}
+
+/** The whole plan, nothing cut: for a person (a summary line, then every step per host), or as YAML or JSON. */
+export function planText(plan: RunPlan, output: PlanOutput = "text"): string {
+  if (output === "json") return JSON.stringify(plan, null, 2);
+  if (output === "yaml") return toYaml(plan);
   const hosts = new Set(plan.phases.flatMap((p) => p.steps.map((s) => s.host).filter(Boolean)));
   const steps = plan.phases.reduce((n, p) => n + p.steps.length, 0);
-  lines.push(`Plan: ${plan.runType} on ${hosts.size} hosts, ${plan.phases.length} phases, ${steps} steps`);
-  plan.phases.forEach((p, i) => {
-    lines.push(`  ${i + 1}. ${p.title} — ${p.steps.length} step${p.steps.length === 1 ? "" : "s"}`);
-    if (!verbose) return;
-    for (const s of p.steps) {
-      lines.push(`     ${s.title}${s.dependsOn.length ? ` (after ${s.dependsOn.join(", ")})` : ""}`);
-      for (const f of s.files) lines.push(`       file ${f.path} mode ${f.mode.toString(8).padStart(4, "0")} sha256 ${f.sha256.slice(0, 12)} ${f.size} B`);
-      for (const c of s.commands) lines.push(`       run  ${c.length > 400 ? `${c.slice(0, 400)}… (${c.length} chars)` : c}`);
-    }
-  });
-  return lines.join("\n");
+  return `Plan: ${plan.runType} on ${hosts.size} hosts, ${plan.phases.length} phases, ${steps} steps\n${fullPlanText(plan)}`;
 }
 
 const clock = (ms: number) => {
@@ -93,11 +101,13 @@ export const apply: Command = {
     const dryRun = argv.includes("--dry-run");
     const yes = argv.includes("--yes");
     const verbose = argv.includes("--verbose");
+    const output = planOutput(argv);
+    if (!output) return 2;
     try {
       const saved = await importFile(file, { replace: true, via: "cli apply" });
       if (!saved.ok) return 1;
       const runId = await planRun({ clusterId: saved.id, body: { type: "bootstrap", acceptWarnings: argv.includes("--accept-warnings") }, by: `cli:${process.env.USER ?? "?"}` });
-      console.log(planText(await getRunPlan(runId), verbose));
+      console.log(planText(await getRunPlan(runId), output));
       if (dryRun) {
         console.log(`\ndry run: nothing was changed on the hosts. The plan is saved as run ${runId}; confirm it in the dashboard, or run this again with --yes.`);
         return 0;

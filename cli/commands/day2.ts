@@ -39,7 +39,7 @@ async function planConfirmRun(clusterName: string, raw: unknown, opts: { yes: bo
   if (!clusterId) throw new AppError(404, "not_found", `no cluster named ${clusterName} (bootdeck import it first)`);
   const runId = await planRun({ clusterId, body, by: cliActor() });
   await recordAudit({ action: "run.plan", username: cliActor(), target: runId, details: { clusterId, ...body, via: "cli" } });
-  console.log(planText(await getRunPlan(runId), opts.verbose));
+  console.log(planText(await getRunPlan(runId)));
   if (opts.dryRun) {
     console.log(`\ndry run: nothing was changed. The plan is saved as run ${runId}; confirm it in the dashboard, or run this again with --yes.`);
     return 0;

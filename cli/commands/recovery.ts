@@ -30,7 +30,7 @@ async function runDr(argv: string[], usage: string, body: (rest: string[]) => Dr
     }
     const runId = await planRun({ clusterId, body: b, by: cliActor() });
     await recordAudit({ action: "run.plan", username: cliActor(), target: runId, details: { clusterId, type: b.type, via: "cli" } });
-    console.log(planText(await getRunPlan(runId), verbose));
+    console.log(planText(await getRunPlan(runId)));
     if (!rest.includes("--yes")) {
       if (!process.stdin.isTTY) {
         console.error("not confirmed; pass --yes to run without a terminal");

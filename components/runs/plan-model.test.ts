@@ -114,5 +114,7 @@ describe("stepSummary", () => {
     expect(stepSummary({ files: [file], commands: ["a"] })).toBe("1 file · 1 command");
     expect(stepSummary({ files: [], commands: [] })).toBe("no commands");
     expect(stepSummary({ files: [file], commands: [] })).toBe("1 file · no commands");
+    const call = { id: "create ConfigMap kube-system/a", verb: "create" as const, object: { apiVersion: "v1", kind: "ConfigMap", name: "a", namespace: "kube-system" }, when: "always" as const };
+    expect(stepSummary({ files: [], commands: ["a"], api: [call, call] })).toBe("1 command · 2 API writes");
   });
 });

@@ -66,10 +66,11 @@ export function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
-/** What a step sends, on its collapsed line: "2 files · 2 commands", "no commands". */
-export function stepSummary(step: Pick<PlannedStep, "files" | "commands">): string {
+/** What a step sends, on its collapsed line: "2 files · 2 commands", "no commands", "1 command · 40 API writes". */
+export function stepSummary(step: Pick<PlannedStep, "files" | "commands" | "api">): string {
   const files = step.files.length ? `${plural(step.files.length, "file")} · ` : "";
-  return files + (step.commands.length ? plural(step.commands.length, "command") : "no commands");
+  const api = step.api?.length ? ` · ${plural(step.api.length, "API write")}` : "";
+  return files + (step.commands.length ? plural(step.commands.length, "command") : "no commands") + api;
 }
 
 // Estimated heights in pixels, before a row is measured (rows are measured once rendered). Close enough
@@ -83,12 +84,16 @@ export function estimateRowHeight(row: PlanRow | undefined): number {
   if (row.kind === "phase") return ROW_HEIGHTS.phase;
   if (row.kind === "empty") return ROW_HEIGHTS.empty;
   if (!row.open) return ROW_HEIGHTS.step;
-  const { files, commands } = row.step;
-  if (files.length === 0 && commands.length === 0) return ROW_HEIGHTS.step + ROW_HEIGHTS.block + 8;
+  const { files, commands, exec, api = [], checks = [] } = row.step;
+  if (files.length === 0 && commands.length === 0 && api.length === 0) return ROW_HEIGHTS.step + ROW_HEIGHTS.block + 8;
   let body = files.length ? ROW_HEIGHTS.block + files.length * ROW_HEIGHTS.fileLine : 0;
-  for (const c of commands) {
+  // A command shows its readable line (a script's name and arguments), the script folded away.
+  const shown = exec ? exec.map((e) => (e.argv[0] === "sh" && e.argv[1] === "-c" ? e.argv.slice(3).join(" ") : e.argv.join(" "))) : commands;
+  for (const c of shown) {
     const lines = c.split("\n").reduce((n, line) => n + Math.max(1, Math.ceil(line.length / COMMAND_COLUMNS)), 0);
-    body += ROW_HEIGHTS.block + lines * ROW_HEIGHTS.commandLine;
+    body += ROW_HEIGHTS.block + lines * ROW_HEIGHTS.commandLine + (exec ? ROW_HEIGHTS.fileLine : 0);
   }
+  if (api.length) body += ROW_HEIGHTS.block + api.length * ROW_HEIGHTS.fileLine;
+  if (checks.length) body += ROW_HEIGHTS.block + checks.length * ROW_HEIGHTS.fileLine;
   return ROW_HEIGHTS.step + body + 8;
 }

@@ -1,6 +1,7 @@
 "use client";
-// The plan of a run that has not started: every phase, and per host what exactly the step will write
-// (files) and run (commands). Collapsed by default; "Expand all" opens every step at once. The rows
+// The plan of a run that has not started: every phase, and per step and host exactly what it will
+// write (files), run (commands, readable and as sent, marked when only if needed) and write through the
+// cluster's API (each object or patch as YAML). Collapsed by default; "Expand all" opens every step at once. The rows
 // (phase headings and steps, from plan-model.ts) are virtualized like the host grid: a 500-host plan
 // has 3 000+ steps, and only the rows in view (plus a few) are in the DOM. Small plans render every
 // row, so find-in-page still finds any host in them.
@@ -8,7 +9,8 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { useQuery } from "@tanstack/react-query";
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { RunFileView } from "@/lib/assets/store";
-import type { PlannedStep, RunPlan } from "@/lib/engine/plan";
+import type { PlannedApiCall, PlannedExec, PlannedStep, RunPlan } from "@/lib/engine/plan";
+import { byHost, callYaml, legacyCommands, objectText, readableCommand, verbText } from "@/lib/engine/plan-view";
 import { api } from "../api-client";
 import { CopyButton } from "../copy-button";
 import { FileText } from "../file-content";
@@ -36,31 +38,106 @@ function PlannedFileContent({ runId, sha256, path }: { runId: string; sha256: st
   return <FileText path={path} content={q.data.content} sensitive={q.data.sensitive} testId={`file-content-${path}`} />;
 }
 
-/** What one step sends: its files (each readable in place, with `runId`) and its exact commands. Also shown in a step's details once the run started. */
+/** "only if needed": a command or API call sent only when the step finds it needs it. */
+function NeededMark({ when }: { when: "always" | "needed" }) {
+  if (when !== "needed") return null;
+  return (
+    <span className="ml-2 rounded bg-amber-100 px-1 py-0 font-sans text-[11px] text-amber-900" title="Sent only when the step needs it (a read, a failure's journal, a missing label)">
+      only if needed
+    </span>
+  );
+}
+
+/** One command: a readable line (a fixed script as its name and arguments), the script itself on demand, the exact line sent to copy. */
+function CommandView({ exec, testId }: { exec: PlannedExec; testId: string }) {
+  const r = readableCommand(exec.argv);
+  return (
+    <div className="rounded border border-slate-200" data-testid={testId} data-when={exec.when}>
+      <div className="flex items-start gap-2 px-2 py-1">
+        <span className="shrink-0 pt-0.5 font-sans text-[11px] text-slate-500">{exec.id}</span>
+        <pre className="flex-1 whitespace-pre-wrap break-all font-mono text-xs text-slate-900">{r.line}</pre>
+        <NeededMark when={exec.when} />
+        <CopyButton value={r.sent} label="this command as sent" testId={`${testId}-copy`} />
+      </div>
+      {r.script && (
+        <details className="border-t border-slate-100 px-2 py-1 text-xs">
+          <summary className="cursor-pointer text-slate-600">The script it runs, argument vector as sent</summary>
+          <pre className="mt-1 whitespace-pre-wrap break-all rounded bg-slate-900 p-2 font-mono text-slate-100">{r.script}</pre>
+          <pre className="mt-1 whitespace-pre-wrap break-all font-mono text-slate-600">{JSON.stringify(exec.argv.slice(3))}</pre>
+        </details>
+      )}
+    </div>
+  );
+}
+
+/** One API call: its verb and object, the rule for what only the run decides, the object or patch as YAML on demand. */
+function ApiCallView({ call, testId }: { call: PlannedApiCall; testId: string }) {
+  const [open, setOpen] = useState(false);
+  const yaml = callYaml(call);
+  return (
+    <li className="py-0.5" data-testid={testId} data-verb={call.verb}>
+      <span className="mr-2 inline-block w-28 rounded bg-indigo-50 px-1 text-[11px] text-indigo-900">{verbText(call)}</span>
+      <span className="font-mono">{objectText(call)}</span>
+      {call.asset && <span className="ml-2 text-slate-500">from {call.asset}</span>}
+      {call.secret && <span className="ml-2 text-slate-500">(values hidden)</span>}
+      <NeededMark when={call.when} />
+      {yaml && (
+        <button type="button" className="ml-2 text-indigo-700 underline" aria-expanded={open} data-testid={`${testId}-view`} onClick={() => setOpen(!open)}>
+          {open ? "Hide YAML" : "YAML"}
+        </button>
+      )}
+      {call.rule && <div className="ml-[7.5rem] text-slate-600">{call.rule}</div>}
+      {open && <pre className="ml-[7.5rem] mt-1 whitespace-pre-wrap break-all rounded bg-slate-50 p-2 font-mono text-slate-900">{yaml}</pre>}
+    </li>
+  );
+}
+
+/**
+ * What one step sends, as the plan holds it: per host, its files (each readable in place, with `runId`)
+ * and its commands; what it writes through the cluster's API; what it reads and waits for. Also shown
+ * in a step's details once the run started.
+ */
 export function PlannedStepBody({ step, runId }: { step: PlannedStep; runId?: string }) {
   const [open, setOpen] = useState<string | null>(null);
-  if (step.files.length === 0 && step.commands.length === 0) return <p className="text-xs text-slate-500">No files or shell commands: this step works from Bootdeck (comparing facts, or through the Kubernetes API).</p>;
+  const parts = byHost(step);
+  const legacy = legacyCommands(step);
+  const calls = step.api ?? [];
+  const checks = step.checks ?? [];
+  const empty = parts.every((p) => !p.exec.length && !p.files.length) && !legacy.length && !calls.length;
   return (
     <div className="space-y-2">
-      {step.files.length > 0 && (
-        <table className="min-w-full text-xs" data-testid={`plan-files-${step.key}`}>
-          <thead className="text-left text-slate-500">
-            <tr>
-              <th className="pr-3 font-medium">File</th>
-              <th className="pr-3 font-medium">Mode</th>
-              <th className="pr-3 font-medium">SHA-256</th>
-              <th className="text-right font-medium">Size</th>
-              {runId && <th />}
-            </tr>
-          </thead>
-          <tbody className="font-mono">
-            {step.files.map((f) => (
-              <FileRows key={f.path} file={f} runId={runId} open={open === f.path} onToggle={() => setOpen(open === f.path ? null : f.path)} />
+      {empty && <p className="text-xs text-slate-500">No files, commands or API writes: this step compares what it read.</p>}
+      {parts
+        .filter((p) => p.exec.length || p.files.length)
+        .map((p) => (
+          <section key={p.host} className="space-y-1" data-testid={`plan-host-${step.key}-${p.host}`}>
+            <h3 className="text-xs font-medium text-slate-600">
+              on <span className="font-mono">{p.host}</span>
+            </h3>
+            {p.files.length > 0 && (
+              <table className="min-w-full text-xs" data-testid={`plan-files-${step.key}${p.host === step.host ? "" : `-${p.host}`}`}>
+                <thead className="text-left text-slate-500">
+                  <tr>
+                    <th className="pr-3 font-medium">File</th>
+                    <th className="pr-3 font-medium">Mode</th>
+                    <th className="pr-3 font-medium">SHA-256</th>
+                    <th className="text-right font-medium">Size</th>
+                    {runId && <th />}
+                  </tr>
+                </thead>
+                <tbody className="font-mono">
+                  {p.files.map((f) => (
+                    <FileRows key={f.path} file={f} runId={runId} open={open === `${p.host}:${f.path}`} onToggle={() => setOpen(open === `${p.host}:${f.path}` ? null : `${p.host}:${f.path}`)} />
+                  ))}
+                </tbody>
+              </table>
+            )}
+            {p.exec.map((e, i) => (
+              <CommandView key={`${e.id}-${i}`} exec={e} testId={`plan-command-${step.key}-${p.host}-${i}`} />
             ))}
-          </tbody>
-        </table>
-      )}
-      {step.commands.map((c, i) => (
+          </section>
+        ))}
+      {legacy.map((c, i) => (
         <div key={i} className="relative">
           <pre className="whitespace-pre-wrap break-all rounded bg-slate-900 p-2 pr-16 font-mono text-xs text-slate-100">{c}</pre>
           <div className="absolute right-1 top-1">
@@ -68,6 +145,26 @@ export function PlannedStepBody({ step, runId }: { step: PlannedStep; runId?: st
           </div>
         </div>
       ))}
+      {calls.length > 0 && (
+        <section data-testid={`plan-api-${step.key}`}>
+          <h3 className="text-xs font-medium text-slate-600">through the cluster&apos;s API</h3>
+          <ul className="text-xs">
+            {calls.map((c, i) => (
+              <ApiCallView key={c.id} call={c} testId={`plan-api-${step.key}-${i}`} />
+            ))}
+          </ul>
+        </section>
+      )}
+      {checks.length > 0 && (
+        <section data-testid={`plan-checks-${step.key}`}>
+          <h3 className="text-xs font-medium text-slate-600">then reads and waits (sends nothing)</h3>
+          <ul className="list-disc pl-5 text-xs text-slate-700">
+            {checks.map((c, i) => (
+              <li key={i}>{c}</li>
+            ))}
+          </ul>
+        </section>
+      )}
     </div>
   );
 }

@@ -9,8 +9,8 @@
 //     self-hosted API server container runs there, and stops it once one has run there for a while
 //     (they share the port meanwhile). Stopping it earlier would deadlock: the self-hosted API server's
 //     certificates come from a Secret, which the kubelet can only read through an API server.
-import { SECRETS_DIR, securePort, type ManifestFile, type RenderContext } from "./context";
-import { apiserverCommand, apiserverProbes, apiserverSecretFiles, podIpEnv } from "./manifests/flags";
+import { securePort, type ManifestFile, type RenderContext } from "./context";
+import { apiserverContainer, apiserverSecretFiles } from "./manifests/flags";
 import { KUBELET_PATHS } from "./kubelet-unit";
 
 export const CHECKPOINT_PATHS = {
@@ -40,19 +40,7 @@ export function checkpointManifest(ctx: RenderContext): ManifestFile {
         spec: {
           hostNetwork: true,
           priorityClassName: "system-node-critical",
-          containers: [
-            {
-              name: "kube-apiserver",
-              image: ctx.images.apiserver,
-              command: apiserverCommand(ctx),
-              env: podIpEnv,
-              ...apiserverProbes(ctx),
-              volumeMounts: [
-                { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
-                { name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true },
-              ],
-            },
-          ],
+          containers: [apiserverContainer(ctx)],
           volumes: [
             { name: "secrets", hostPath: { path: CHECKPOINT_PATHS.secrets } },
             { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } },

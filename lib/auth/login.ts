@@ -7,7 +7,7 @@ import "server-only";
 //   that have already failed on this account (and to unknown ones), so guesses spread over many
 //   addresses are slowed while its owner, signing in from an address with no failure, is not.
 import { getDb } from "../db/client";
-import { AppError } from "../http/errors";
+import { AppError } from "../errors";
 import { recordAudit } from "../audit/record";
 import { hashPassword, verifyPassword } from "./password";
 import { createSession } from "./sessions";

@@ -5,7 +5,7 @@ import "server-only";
 // sessions.
 import { randomBytes } from "node:crypto";
 import { getDb } from "../db/client";
-import { AppError, ValidationError, conflict, notFound } from "../http/errors";
+import { AppError, ValidationError, conflict, notFound } from "../errors";
 import { newId } from "../ids";
 import { hashPassword, passwordProblem } from "./password";
 import type { Role } from "./roles";

@@ -6,7 +6,7 @@ import "server-only";
 // counted and shown until a backup succeeds. Leftover files are swept on the same tick.
 import { recordAudit } from "../audit/record";
 import { getDb } from "../db/client";
-import { scheduleRun } from "../engine/start";
+import { scheduleRun } from "../engine/schedule-run";
 import { AppError } from "../http/errors";
 import { startBackupRun } from "./runs";
 import { sweepOrphanBackupFiles } from "./store";

@@ -1,6 +1,6 @@
 // cluster.yaml ⇄ definition. Parsing reports YAML syntax errors the same way as schema problems.
 import { LineCounter, parseDocument, stringify } from "yaml";
-import { badText } from "../http/text";
+import { badText } from "../text";
 import { validateClusterDefinition, type ClusterDefinition, type ValidationResult } from "./definition";
 
 export const maxYamlBytes = 2 * 1024 * 1024;

@@ -3,7 +3,7 @@ import "server-only";
 // that needs space it cannot get; reads go on working. This process remembers that it saw one (and
 // since when) until a write succeeds again: requests that hit it fail at once with a 503 that says so,
 // the run page shows it, and the engine waits for space instead of failing runs (lib/engine/runner.ts).
-import { AppError } from "../http/errors";
+import { AppError } from "../errors";
 
 const holder = globalThis as unknown as { bootdeckStorage?: { fullSince: Date | null } };
 const state = (holder.bootdeckStorage ??= { fullSince: null });

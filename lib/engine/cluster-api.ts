@@ -32,7 +32,7 @@ export function adminCredentialsFrom(kubeconfigYaml: string): AdminCredentials {
 export type RawResponse = { status: number; body: string };
 
 /** What the actions use of the cluster's API (tests give them a fake one). */
-export type ClusterApiClient = Pick<ClusterApi, "endpoint" | "request" | "getJson" | "objects" | "kubeConfig" | "lastTunnelError" | "close">;
+export type ClusterApiClient = Pick<ClusterApi, "endpoint" | "request" | "getJson" | "kubeConfig" | "lastTunnelError" | "close">;
 
 /** How long a master whose tunnel failed is tried after the others. */
 const FAILED_VIA_BACKOFF_MS = 30_000;
@@ -138,16 +138,6 @@ export class ClusterApi {
       currentContext: "bootdeck",
     });
     return kc;
-  }
-
-  async core(): Promise<k8s.CoreV1Api> {
-    const { CoreV1Api } = await import("@kubernetes/client-node");
-    return (await this.kubeConfig()).makeApiClient(CoreV1Api);
-  }
-
-  async objects(): Promise<k8s.KubernetesObjectApi> {
-    const { KubernetesObjectApi } = await import("@kubernetes/client-node");
-    return KubernetesObjectApi.makeApiClient(await this.kubeConfig());
   }
 
   /** One HTTPS request through the tunnel; resolves with any status, rejects only when nothing answered. */

@@ -4,7 +4,9 @@ import "server-only";
 // (and, given, of that step key or phase) — the moment after a write, which a test cannot hit from
 // outside. Unset in every real deployment; nothing else reads it.
 import { getEnv } from "../env";
-import type { StoredRunEvent } from "./events";
+
+/** What a crash point looks at of a committed event (events.ts passes its stored events). */
+type CommittedEvent = { type: string; seq: number; data: Record<string, unknown> };
 
 type CrashPoint = { type: string; key?: string; nth: number };
 
@@ -18,12 +20,12 @@ export function parseCrashPoint(spec: string): CrashPoint {
 }
 
 /** The key an event is about: its step, or its phase. */
-export function eventKey(e: Pick<StoredRunEvent, "data">): string | undefined {
+export function eventKey(e: Pick<CommittedEvent, "data">): string | undefined {
   const d = e.data;
   return typeof d.key === "string" ? d.key : typeof d.step === "string" ? d.step : typeof d.phase === "string" ? d.phase : undefined;
 }
 
-export function crashAfter(e: StoredRunEvent): void {
+export function crashAfter(e: CommittedEvent): void {
   if (point === undefined) {
     const spec = getEnv().BOOTDECK_CRASH_AFTER;
     point = spec ? parseCrashPoint(spec) : null;

@@ -26,7 +26,7 @@ import pg from "pg";
 import { getDb } from "../db/client";
 import { POSTGRES_SESSION_OPTIONS } from "../db/postgres-session";
 import { localWorkerId, releaseRun } from "./runs";
-import type { RunQueue } from "./queue";
+import type { RunQueue } from "./run-queue";
 import { executeRun, type RunnerOptions } from "./runner";
 
 export const RUN_QUEUE = "bootdeck-run";

@@ -1,11 +1,19 @@
 // The confirmed plan is the code that runs: for every run type (check, bootstrap, join, reset and a
-// retry; a static control plane's bootstrap; backup, restore and recover) every command that reaches a
-// host is one the plan shows for that host, quoted exactly as shown; every file pushed is one the plan lists, with the planned mode and checksum; and the run uses
-// the definition it was planned from, whatever happens to the cluster's definition afterwards.
-// A recording executor stands in for the hosts and a fake API for the cluster.
+// retry; a static control plane's bootstrap; backup, restore, recover and a certificate rotation; the
+// day-2 upgrade, remove and adding a master) every command that reaches a host is one the plan shows for that host, quoted
+// exactly as shown; every file pushed is one the plan lists, with the planned mode and checksum; every
+// write to the cluster's API is one of the plan's calls with its planned body; and the run uses the
+// definition it was planned from, whatever happens to the cluster's definition afterwards.
+// A recording executor stands in for the hosts, a fake API for the cluster and a fake etcd for its
+// members.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { FakeClusterApi, RecordingExecutor, scriptName, type RecordedRun, type Reply } from "../../test/fake-cluster";
+import { FakeClusterApi, FakeEtcd, RecordingExecutor, scriptName, TlsRecordingExecutor, type RecordedRun, type Reply } from "../../test/fake-cluster";
+import { capabilitiesFor, imagesFor } from "../assets/capabilities";
+import type { ClusterDefinition } from "../cluster/definition";
+import { deriveCluster } from "../cluster/derive";
+import { decryptSecret } from "../secrets/cipher";
+import { KUBELET_CERTS_SCRIPT } from "./actions/dr-scripts";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { renderAndSaveAssetSet } from "../assets/store";
 import { exampleDefinition } from "../cluster/example";
@@ -18,6 +26,7 @@ import { executeRun } from "./runner";
 import { getRunPlan, retryRun, startRun } from "./runs";
 import type { CreateRunBody } from "./schemas";
 import { testKeyPair } from "../../test/ssh-key";
+import { expectApiAsPlanned } from "../../test/api-as-planned";
 
 let db: TempDb;
 let clusterId: string;
@@ -46,13 +55,14 @@ function recorder(reply?: (call: RecordedRun) => Reply) {
   return { rec, addresses };
 }
 
-async function runPlanned(body: CreateRunBody, rec: RecordingExecutor): Promise<{ runId: string; status: string; plan: RunPlan }> {
-  const runId = await planRun({ clusterId, body, by: "test" });
+async function runPlanned(body: CreateRunBody, rec: RecordingExecutor, opts: { cluster?: string; api?: FakeClusterApi } = {}): Promise<{ runId: string; status: string; plan: RunPlan; api: FakeClusterApi }> {
+  const runId = await planRun({ clusterId: opts.cluster ?? clusterId, body, by: "test" });
   await startRun({ runId });
-  let status: string = await executeRun(runId, { workerId: "w-test", executor: rec, api: () => new FakeClusterApi(HOSTS), heartbeatMs: 50 });
+  const api = opts.api ?? new FakeClusterApi([...HOSTS]);
+  let status: string = await executeRun(runId, { workerId: "w-test", executor: rec, api: () => api, heartbeatMs: 50 });
   // A failing test says why.
   if (status === "failed") status = `failed: ${(await getDb().step.findMany({ where: { runId, status: "failed" } })).map((s) => `${s.key}: ${s.error}`).join("; ")}`;
-  return { runId, status, plan: await getRunPlan(runId) };
+  return { runId, status, plan: await getRunPlan(runId), api };
 }
 
 /** Every command sent is one the plan shows for that host; every planned upload went out as planned. */
@@ -96,33 +106,44 @@ function expectSentAsPlanned(plan: RunPlan, rec: RecordingExecutor, runId: strin
 describe("what reaches the hosts is what the plan shows", () => {
   it("check", async () => {
     const rec = new RecordingExecutor();
-    const { runId, status, plan } = await runPlanned({ type: "check" }, rec);
+    const { runId, status, plan, api } = await runPlanned({ type: "check" }, rec);
     expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
   });
 
   it("bootstrap", async () => {
     const rec = new RecordingExecutor();
-    const { runId, status, plan } = await runPlanned({ type: "bootstrap" }, rec);
+    const { runId, status, plan, api } = await runPlanned({ type: "bootstrap" }, rec);
     expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
+    // The checks fail on anything sent that the plan does not hold: a command, an API write.
+    const more = new RecordingExecutor();
+    more.runs.push(...rec.runs, { host: "worker-1", argv: ["echo", "unplanned"], step: "verify/cluster" });
+    more.uploads.push(...rec.uploads);
+    expect(() => expectSentAsPlanned(plan, more, runId)).toThrow(/worker-1 was sent "echo unplanned"/);
+    api.writes.push({ method: "PATCH", path: "/api/v1/nodes/worker-1", body: { metadata: { labels: { "example.com/unplanned": "" } } } });
+    await expect(expectApiAsPlanned(plan, api, runId)).rejects.toThrow(/PATCH \/api\/v1\/nodes\/worker-1 .* which the plan does not show/);
     // The kubelet is started by the planned script with the planned files, whatever the upload wrote.
     expect(rec.runs.filter((r) => r.step === "kubelet/worker-1").map((r) => r.argv.at(-1))).toContain(plan.phases.find((p) => p.id === "kubelet")!.steps.find((s) => s.host === "worker-1")!.files.at(-1)!.path);
   });
 
   it("join", async () => {
     const rec = new RecordingExecutor();
-    const { runId, status, plan } = await runPlanned({ type: "join", hosts: ["worker-2"] }, rec);
+    const { runId, status, plan, api } = await runPlanned({ type: "join", hosts: ["worker-2"] }, rec);
     expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
     expect(new Set(rec.runs.map((r) => r.host))).toEqual(new Set(["worker-2"]));
   });
 
   it("reset", async () => {
     const rec = new RecordingExecutor();
-    const { runId, status, plan } = await runPlanned({ type: "reset", hosts: ["master-2", "worker-1"], confirm: true }, rec);
+    const { runId, status, plan, api } = await runPlanned({ type: "reset", hosts: ["master-2", "worker-1"], confirm: true }, rec);
     expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
   });
 
   it("retry of a failed bootstrap, and the take-over of a lock a finished run left behind", async () => {
@@ -134,9 +155,10 @@ describe("what reaches the hosts is what the plan shows", () => {
       }
       return undefined;
     });
-    const { runId, status, plan } = await runPlanned({ type: "bootstrap" }, first);
+    const { runId, status, plan, api } = await runPlanned({ type: "bootstrap" }, first);
     expect(status).toMatch(/^failed: kubelet\/worker-1:/);
     expectSentAsPlanned(plan, first, runId);
+    await expectApiAsPlanned(plan, api, runId);
     await retryRun({ runId });
     const again = new RecordingExecutor();
     // worker-1 still carries the lock of another run that has finished (a release that never arrived).
@@ -176,9 +198,10 @@ describe("what reaches the hosts is what the plan shows", () => {
 
   it("backup: the first master's snapshot only (the others are asked when needed), stored encrypted", async () => {
     const rec = new RecordingExecutor(drHosts);
-    const { runId, status, plan } = await runPlanned({ type: "backup" }, rec);
+    const { runId, status, plan, api } = await runPlanned({ type: "backup" }, rec);
     expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
     expect(new Set(rec.runs.map((r) => r.host))).toEqual(new Set(["master-1"]));
     expect(await getDb().backup.count({ where: { runId } })).toBe(1);
   });
@@ -186,9 +209,10 @@ describe("what reaches the hosts is what the plan shows", () => {
   it("restore of that backup", async () => {
     const backup = await getDb().backup.findFirstOrThrow({ where: { clusterId }, orderBy: { createdAt: "desc" }, select: { id: true } });
     const rec = new RecordingExecutor(drHosts);
-    const { runId, status, plan } = await runPlanned({ type: "restore", backup: backup.id, confirm: true }, rec);
+    const { runId, status, plan, api } = await runPlanned({ type: "restore", backup: backup.id, confirm: true }, rec);
     expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
     // The masters were locked for the run and are released at its end.
     expect(plan.lock?.hosts).toEqual(masters);
     for (const m of masters) expect(rec.locks.has(m)).toBe(false);
@@ -196,10 +220,46 @@ describe("what reaches the hosts is what the plan shows", () => {
 
   it("recover", async () => {
     const rec = new RecordingExecutor(drHosts);
-    const { runId, status, plan } = await runPlanned({ type: "recover", confirm: true }, rec);
+    const { runId, status, plan, api } = await runPlanned({ type: "recover", confirm: true }, rec);
     expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
   });
+
+  it("rotate-certs: the renewed certificates served where the plan says, the Secrets patched as planned", async () => {
+    const runId = await planRun({ clusterId, body: { type: "rotate-certs", confirm: true }, by: "test" });
+    const { assetSetId } = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { assetSetId: true } });
+    const rows = await getDb().asset.findMany({ where: { assetSetId: assetSetId! }, select: { path: true, content: true, sensitive: true } });
+    const renewed = new Map(rows.map((r) => [r.path, r.sensitive ? decryptSecret(r.content) : r.content]));
+    const def = (await getClusterOrThrow({ id: clusterId })).definition;
+    const nameAt = new Map(def.spec.hosts.map((h) => [h.address, h.name]));
+    // The hosts serve the renewed set (the kubelet's port any certificate); a worker's client certificate changes with its renewal.
+    const pair = (crt: string) => ({ cert: renewed.get(`${crt}.crt`)!, key: renewed.get(`${crt}.key`)! });
+    const renewedOn = new Set<string>();
+    const removed = new Set<string>();
+    const rec = new TlsRecordingExecutor(
+      (call) => {
+        const dr = drHosts(call);
+        if (dr) return dr;
+        const name = scriptName(call.argv);
+        if (name === "bootdeck-temp") return { stdout: removed.has(call.host) ? "waiting\n" : "ready\n" };
+        if (name === "bootdeck" && (call.argv[2] ?? "").includes("bootdeck-removed")) removed.add(call.host);
+        if (name === "bootdeck" && call.argv[2] === KUBELET_CERTS_SCRIPT) renewedOn.add(call.host);
+        if (call.step.startsWith("kubelets/") && name !== "bootdeck") return { stdout: `--- /var/lib/kubelet/pki/kubelet-client-current.pem\n${renewed.get(renewedOn.has(call.host) ? "tls/apiserver.crt" : "tls/ca.crt")}` };
+        return undefined;
+      },
+      (address, port) => (port === 2379 ? pair(`tls/etcd/server-${nameAt.get(address)}`) : pair("tls/apiserver")),
+    );
+    await startRun({ runId });
+    const api = new FakeClusterApi([...HOSTS]);
+    const status = await executeRun(runId, { workerId: "w-test", executor: rec, api: () => api, heartbeatMs: 50 });
+    const failed = status === "failed" ? (await getDb().step.findMany({ where: { runId, status: "failed" } })).map((x) => `${x.key}: ${x.error}`).join("; ") : "";
+    expect(`${status}${failed ? `: ${failed}` : ""}`).toBe("succeeded");
+    const plan = await getRunPlan(runId);
+    expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
+    expect(api.writes.filter((w) => w.method === "PATCH" && w.path.includes("/secrets/")).map((w) => w.path).sort()).toEqual(["/api/v1/namespaces/kube-system/secrets/kube-apiserver", "/api/v1/namespaces/kube-system/secrets/kube-controller-manager"]);
+  }, 120_000);
 
   it("bootstrap of a static control plane: no checkpoint anywhere", async () => {
     const def = exampleDefinition({ name: "as-planned-static", hosts: 5 });
@@ -207,13 +267,10 @@ describe("what reaches the hosts is what the plan shows", () => {
     const staticId = (await createCluster({ definition: def, secrets: { "admin-key": { privateKey } } })).id;
     await renderAndSaveAssetSet({ clusterId: staticId, options: { keyType: "ecdsa" } });
     const rec = new RecordingExecutor();
-    const runId = await planRun({ clusterId: staticId, body: { type: "bootstrap" }, by: "test" });
-    await startRun({ runId });
-    const status = await executeRun(runId, { workerId: "w-test", executor: rec, api: () => new FakeClusterApi(HOSTS), heartbeatMs: 50 });
-    const failed = status === "failed" ? (await getDb().step.findMany({ where: { runId, status: "failed" } })).map((s) => `${s.key}: ${s.error}`).join("; ") : "";
-    expect(`${status}${failed ? `: ${failed}` : ""}`).toBe("succeeded");
-    const plan = await getRunPlan(runId);
+    const { runId, status, plan, api } = await runPlanned({ type: "bootstrap" }, rec, { cluster: staticId });
+    expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
     expect(rec.runs.some((r) => (r.argv[2] ?? "").includes("bootdeck-checkpoint"))).toBe(false);
     expect(rec.uploads.flatMap((u) => u.files).some((f) => f.path.includes("checkpoint"))).toBe(false);
   });
@@ -234,6 +291,75 @@ describe("what reaches the hosts is what the plan shows", () => {
     } finally {
       await getDb().cluster.update({ where: { id: clusterId }, data: { definition: cluster.definition } });
     }
+  });
+});
+
+describe("day two: what reaches the hosts and the API is what the plan shows", () => {
+  // A cluster of its own: these runs change its definition (its version, its hosts).
+  let day2: string;
+  let def: ClusterDefinition;
+  let etcd: FakeEtcd;
+  const TO = "v1.37.2";
+
+  beforeAll(async () => {
+    def = exampleDefinition({ name: "as-planned-day2", hosts: 5 }) as ClusterDefinition;
+    day2 = (await createCluster({ definition: def, secrets: { "admin-key": { privateKey } } })).id;
+    await renderAndSaveAssetSet({ clusterId: day2, options: { keyType: "ecdsa" } });
+    etcd = new FakeEtcd(deriveCluster(def).etcdMembers);
+  }, 60_000);
+
+  /** Healthy day-2 hosts: etcd answers, the mirror serves the new version, the API server is ready; a swapped kubelet reports the new version. */
+  const hosts = (api: FakeClusterApi) => (call: RecordedRun): Reply => {
+    const answer = etcd.reply(call.argv);
+    if (answer) return answer;
+    const name = scriptName(call.argv);
+    if (name === "bootdeck-upgrade-preflight") return { stdout: "binary=ok\nsums=ok\nkubelet=v1.36.3\nfree_kb=9000000\nstage_free_kb=9000000\ncgroup=cgroup2fs\n" };
+    if (name === "bootdeck-readyz") return { stdout: "200\n" };
+    if (call.argv.some((a) => a.startsWith("file:///var/lib/bootdeck/stage/")) && call.argv.includes("/usr/local/bin/kubelet")) api.kubelets.set(call.host, TO);
+    return undefined;
+  };
+
+  it("upgrade: etcd, the control plane's objects as planned, each kubelet cordoned, drained, swapped, uncordoned", async () => {
+    const images = imagesFor(capabilitiesFor(TO), def.spec.images.registry);
+    const api = new FakeClusterApi([...HOSTS]);
+    api.images.apiserver = images.apiserver;
+    api.images.etcd = images.etcd;
+    etcd.version = (images.etcd ?? "").slice((images.etcd ?? "").lastIndexOf(":") + 1).replace(/-\d+$/, "");
+    const rec = new RecordingExecutor(hosts(api));
+    const { runId, status, plan } = await runPlanned({ type: "upgrade", version: TO }, rec, { cluster: day2, api });
+    expect(status).toBe("succeeded");
+    expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
+    // Every node was cordoned and uncordoned as its step planned; the control plane's objects were written from the plan.
+    for (const h of HOSTS) expect(api.writes.filter((w) => w.path === `/api/v1/nodes/${h}`).map((w) => JSON.stringify(w.body))).toEqual([JSON.stringify({ spec: { unschedulable: true } }), JSON.stringify({ spec: { unschedulable: null } })]);
+    expect(api.writes.filter((w) => w.method === "POST" || w.method === "PUT").length).toBeGreaterThan(10);
+  });
+
+  it("remove: etcd member, drain, Node deleted, reset, the definition forgets the hosts", async () => {
+    const api = new FakeClusterApi([...HOSTS]);
+    api.kubeletVersion = TO;
+    const rec = new RecordingExecutor(hosts(api));
+    const { runId, status, plan } = await runPlanned({ type: "remove", hosts: ["master-3", "worker-2"], confirm: true }, rec, { cluster: day2, api });
+    expect(status).toBe("succeeded");
+    expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
+    expect(api.writes.filter((w) => w.method === "DELETE").map((w) => w.path).sort()).toEqual(["/api/v1/nodes/master-3", "/api/v1/nodes/worker-2"]);
+  });
+
+  it("add a master: etcd learner, promoted; its node joins with its role", async () => {
+    // master-3 comes back to the definition, then joins the running cluster.
+    const view = await getClusterOrThrow({ id: day2 });
+    const back = structuredClone(view.definition);
+    back.spec.hosts.splice(2, 0, def.spec.hosts[2]!);
+    await updateCluster({ id: day2, definition: back, secrets: {} });
+    const api = new FakeClusterApi(["master-1", "master-2", "master-3", "worker-1"]);
+    api.kubeletVersion = TO;
+    const rec = new RecordingExecutor(hosts(api));
+    const { runId, status, plan } = await runPlanned({ type: "join", hosts: ["master-3"] }, rec, { cluster: day2, api });
+    expect(status).toBe("succeeded");
+    expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
+    expect(rec.runs.filter((r) => scriptName(r.argv) === "bootdeck-etcd").map((r) => r.argv[4])).toEqual(expect.arrayContaining(["add-learner", "promote"]));
   });
 });
 

@@ -3,7 +3,9 @@ import "server-only";
 // to keeping the PKI of the asset set the cluster runs (so nothing running changes but what the run is
 // for), builds the plan from that render, and only then saves the set and the run.
 import { NothingToKeepError } from "../assets/keep";
-import { assetIndexOf, renderKeepingPki, saveAssetSet } from "../assets/store";
+import { renderKeepingPki, saveAssetSet } from "../assets/store";
+import { loadAssetIndex } from "./asset-index";
+import { assetIndexFrom } from "./plan-objects";
 import { RenderValidationError } from "../assets/types";
 import type { ClusterDefinition } from "../cluster/definition";
 import { validateClusterDefinition } from "../cluster/definition";
@@ -41,10 +43,7 @@ export async function runningAssetSet(clusterId: string): Promise<string | undef
   return (await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true } }))?.id;
 }
 
-async function indexOf(setId: string): Promise<AssetIndex> {
-  const rows = await getDb().asset.findMany({ where: { assetSetId: setId }, select: { path: true, sha256: true, size: true } });
-  return new Map(rows.map((r) => [r.path, { sha256: r.sha256, size: r.size }]));
-}
+const indexOf = (setId: string): Promise<AssetIndex> => loadAssetIndex(setId);
 
 function validated(def: unknown, why: string): ClusterDefinition {
   const v = validateClusterDefinition(def);
@@ -82,7 +81,7 @@ export async function planDay2Run({ clusterId, body, id, createdById, by }: { cl
       target = { definition: validated({ ...def, spec: { ...def.spec, kubernetes: { ...def.spec.kubernetes, version: body.version } } }, `on ${body.version}`) };
     }
     const rendered = await renderKeepingPki({ clusterId, fromSetId, definition: target.definition, joiningMembers: target.joining });
-    const index = assetIndexOf(rendered.assets);
+    const index = assetIndexFrom(rendered.assets);
     if (body.type === "join")
       plan = target.joining?.length ? buildAddNodesPlan(def, id, index, body.hosts) : buildJoinPlan(def, id, index, body.hosts);
     else if (body.type === "remove")

@@ -10,7 +10,9 @@ import { isDrRunType, type DrRunBody } from "./dr-schemas";
 import { buildBackupPlan, buildRecoverPlan, buildRestorePlan } from "./plans-dr";
 import { buildRotationPlan } from "./plans-certs";
 import { renderRenewed, RenewError } from "../assets/renew";
-import { assetIndexOf, saveAssetSet, type AssetSetOptions } from "../assets/store";
+import { saveAssetSet, type AssetSetOptions } from "../assets/store";
+import { loadAssetIndex } from "./asset-index";
+import { assetIndexFrom } from "./plan-objects";
 import { decryptSecret } from "../secrets/cipher";
 import { X509Certificate } from "node:crypto";
 import { RenderValidationError } from "../assets/types";
@@ -66,8 +68,7 @@ export async function planDrRun(input: {
 async function latestAssets(clusterId: string): Promise<{ id: string; index: AssetIndex }> {
   const setId = await runningAssetSet(clusterId);
   if (!setId) throw unprocessable("the cluster has no rendered assets: it was never bootstrapped by Bootdeck");
-  const rows = await getDb().asset.findMany({ where: { assetSetId: setId }, select: { path: true, sha256: true, size: true } });
-  return { id: setId, index: new Map(rows.map((r) => [r.path, { sha256: r.sha256, size: r.size }])) };
+  return { id: setId, index: await loadAssetIndex(setId) };
 }
 
 /**
@@ -92,7 +93,7 @@ async function renewAssetSet(clusterId: string, definition: ClusterDefinition, l
   const serial = (path: string) => new X509Certificate(content.get(path) ?? "").serialNumber;
   return {
     id: saved.id,
-    index: assetIndexOf(assets),
+    index: assetIndexFrom(assets),
     serials: { apiserver: serial("tls/apiserver.crt"), etcd: Object.fromEntries(definition.spec.hosts.filter((h) => h.role === "master").map((m) => [m.name, serial(`tls/etcd/server-${m.name}.crt`)])) },
   };
 }

@@ -7,6 +7,7 @@ import { unprocessable, notFound } from "../http/errors";
 import { newId } from "../ids";
 import type { RunPlan } from "./plan";
 import { buildBootstrapPlan, buildCheckPlan, buildResetPlan, PlanError, type AssetIndex } from "./plans";
+import { loadAssetIndex } from "./asset-index";
 import { acceptRunWarnings, createRun } from "./runs";
 import { isDay2Body, planDay2Run } from "./plan-run-day2";
 import type { CreateRunBody } from "./schemas";
@@ -22,8 +23,7 @@ async function latestAssets(clusterId: string, renderIfNone: boolean, version: s
   let set = recent.find((s) => [undefined, version].includes((JSON.parse(s.options) as { kubernetesVersion?: string }).kubernetesVersion)) as { id: string } | undefined;
   if (!set && renderIfNone) set = { id: (await renderAndSaveAssetSet({ clusterId, options: {} })).id };
   if (!set) return undefined;
-  const rows = await db.asset.findMany({ where: { assetSetId: set.id }, select: { path: true, sha256: true, size: true } });
-  return { id: set.id, index: new Map(rows.map((r) => [r.path, { sha256: r.sha256, size: r.size }])) };
+  return { id: set.id, index: await loadAssetIndex(set.id) };
 }
 
 /** Plans a run for a cluster from its stored definition; the run waits for confirmation and keeps that definition. */

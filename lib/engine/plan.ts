@@ -32,6 +32,38 @@ export const plannedExec = z.object({
   when: z.enum(["always", "needed"]).default("always"),
 });
 
+/** An object of the cluster's API, by identity. */
+export const objectRef = z.object({ apiVersion: z.string(), kind: z.string(), name: z.string(), namespace: z.string().optional() });
+
+/**
+ * What a step does through the cluster's API, as data:
+ * - `create`: the object, created when it is missing (one that is there is left as it is);
+ * - `apply`: the object, created when missing, replaced when it was applied from other content;
+ * - `patch`: a JSON merge patch of the object;
+ * - `delete`: the object deleted (gone already is fine);
+ * - `cordon` / `uncordon`: a Node marked (un)schedulable;
+ * - `drain`: a Node's pods evicted through the Eviction API (`options` say which and for how long);
+ * - `taint`: `body` (a taint) added to a Node's taints when it lacks it.
+ * `body` is what is sent (for an object from the asset set, `asset` names it and `sha256` is the
+ * checksum of its JSON, checked before it is sent; a Secret's values are shown as "(secret)", never
+ * sent to a browser). `rule` says what only the run can decide (an expiration a day after it is
+ * applied, which pods a drain evicts); `when: "needed"` marks calls sent only when a read shows they
+ * are (a missing label, a marker whose control plane is still there).
+ */
+export const apiVerbs = ["create", "apply", "patch", "delete", "cordon", "uncordon", "drain", "taint"] as const;
+export const plannedApiCall = z.object({
+  id: z.string(),
+  verb: z.enum(apiVerbs),
+  object: objectRef,
+  body: z.record(z.string(), z.unknown()).optional(),
+  asset: z.string().optional(),
+  sha256: z.string().optional(),
+  secret: z.boolean().optional(),
+  options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  rule: z.string().optional(),
+  when: z.enum(["always", "needed"]).default("always"),
+});
+
 export const plannedStep = z.object({
   /** Unique in the run: "phase/host/action". */
   key: z.string(),
@@ -41,10 +73,14 @@ export const plannedStep = z.object({
   /** Host name, or null for a cluster-wide step. */
   host: z.string().nullable(),
   files: z.array(plannedFile).default([]),
-  /** The command lines the step sends, as the host will see them (and, for API steps, what it asks the API). */
+  /** The command lines the step sends (its `exec`), each quoted as the host will see it. */
   commands: z.array(z.string()).default([]),
   /** What the step sends to hosts: the data the runner executes (see plannedExec). */
   exec: z.array(plannedExec).optional(),
+  /** What the step writes through the cluster's API (see plannedApiCall). */
+  api: z.array(plannedApiCall).optional(),
+  /** What the step reads and waits for (prose: nothing is sent by these lines). */
+  checks: z.array(z.string()).optional(),
   /** Steps whose failure makes this one pointless (keys); failed dependencies mark it skipped. */
   dependsOn: z.array(z.string()).default([]),
   /** Per attempt. */
@@ -65,6 +101,8 @@ export const runPlan = z.object({ runType: z.string(), phases: z.array(plannedPh
 
 export type PlannedStep = z.output<typeof plannedStep>;
 export type PlannedExec = z.output<typeof plannedExec>;
+export type PlannedApiCall = z.output<typeof plannedApiCall>;
+export type ObjectRef = z.output<typeof objectRef>;
 export type PlannedPhase = z.output<typeof plannedPhase>;
 export type RunPlan = z.output<typeof runPlan>;
 

@@ -24,6 +24,7 @@ import { staticControlPlaneFiles, type HostFile } from "./host-files";
 import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
 import { exec, filesOf, hostLock, locked, MIN, PlanError, step, tokenPhase, type AssetIndex } from "./plans";
 import { addressMoves } from "./plans-endpoint";
+import { assetCall, redacted } from "./plan-objects";
 const SECRET = 0o600;
 const KUBELET_CLIENT_CERT = "/var/lib/kubelet/pki/kubelet-client-current.pem";
 const SECRET_MANIFESTS = ["manifests/kube-apiserver-secret.yaml", "manifests/kube-controller-manager-secret.yaml"];
@@ -66,7 +67,7 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
           dependsOn: after,
           files: files(Object.entries(etcdMemberFiles(m.name)).map(([asset, path]) => ({ asset, path, mode: SECRET }))),
           exec: [exec("status", shellScript(ETCD_STATUS_SCRIPT, [], "bootdeck-etcd-status"))],
-          describe: [`then until ${m.address}:2379 serves serial ${input.serials.etcd[m.name] ?? "?"} and every member is healthy`],
+          checks: [`then until ${m.address}:2379 serves serial ${input.serials.etcd[m.name] ?? "?"} and every member is healthy`],
           params: { serial: input.serials.etcd[m.name] ?? "", members: String(masters.length) },
           timeoutMs: 6 * MIN,
         }),
@@ -88,8 +89,10 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
               action: "update-secrets",
               title: "Secrets kube-system/kube-apiserver and kube-controller-manager",
               host: null,
-              describe: SECRET_MANIFESTS.map((a) => `PUT the Secret of ${a} (sha256 ${input.assets.get(a)?.sha256 ?? "?"}) through the API; the kubelets then refresh the files they mount`),
-              params: { manifests: SECRET_MANIFESTS.join(",") },
+              api: SECRET_MANIFESTS.flatMap((a) =>
+                (input.assets.get(a)?.objects ?? []).filter((o) => o.ref.kind === "Secret").map((o) => assetCall("patch", a, o, { body: { data: redacted(o.body).data as Record<string, unknown> }, rule: "a merge patch of its data: the renewed set's" })),
+              ),
+              checks: ["the kubelets then refresh the files they mount"],
               timeoutMs: 3 * MIN,
             }),
           ]
@@ -108,7 +111,7 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
         action: "apiserver-serial",
         title: "API servers serve the new certificate",
         host: null,
-        describe: [`until ${masters.map((m) => `${m.address}:${def.spec.apiEndpoint.port}`).join(", ")} serve serial ${input.serials.apiserver}, the API probed meanwhile (deadline 5 min)`],
+        checks: [`until ${masters.map((m) => `${m.address}:${def.spec.apiEndpoint.port}`).join(", ")} serve serial ${input.serials.apiserver}, the API probed meanwhile (deadline 5 min)`],
         params: { serial: input.serials.apiserver },
         timeoutMs: 7 * MIN,
       }),
@@ -140,7 +143,7 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
             exec("remove", locked(runId, REMOVE_SCRIPT, temp.map((f) => f.path).filter((p) => p.endsWith(".yaml")).concat([BOOTSTRAP_SECRETS_HOST_DIR]))),
             ...address.rejoin,
           ],
-          describe: [
+          checks: [
             `${address.release.length ? "the master gives up the API address; " : ""}the files start the temporary API server; once it is ready, restart ${apps.join(", ")}; then remove it${address.rejoin.length ? " and take part in the address again" : ""} (the API probed meanwhile)`,
           ],
           timeoutMs: (3 + 6 * apps.length) * MIN, // each restart may wait out the kubelet's back-off (5.5 min)
@@ -168,7 +171,7 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
             // A worker's client certificate, read before and after: a new one comes through a CSR.
             ...(h.role === "worker" ? [exec("client-cert", certFilesArgv([KUBELET_CLIENT_CERT]))] : []),
           ],
-          describe: [`then until ${h.name} renews its lease and is Ready${h.role === "worker" ? " with a client certificate from an approved CSR" : ""}`],
+          checks: [`then until ${h.name} renews its lease and is Ready${h.role === "worker" ? " with a client certificate from an approved CSR" : ""}`],
           timeoutMs: 5 * MIN,
         }),
     ),
@@ -185,7 +188,7 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
         title: "Certificates on the hosts",
         host: null,
         exec: hosts.map((h) => exec("certs", liveCertificatesArgv(def, h.role), { host: h.name })),
-        describe: ["what each host serves on the kubelet's port (and a master on the API server's and etcd's), read through a TLS handshake"],
+        checks: ["what each host serves on the kubelet's port (and a master on the API server's and etcd's), read through a TLS handshake"],
         params: { apiserver: input.serials.apiserver },
         timeoutMs: 3 * MIN,
       }),
@@ -196,5 +199,5 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
   if (missing.length) throw new PlanError(`the renewed asset set lacks ${missing.join(", ")}`);
   // A worker asks for its new client certificate with the kubelet bootstrap token, which expires a day
   // after it was applied: it is made valid first, as before a join.
-  return { runType: "rotate-certs", phases: [etcd, secrets, serving, restart, ...tokenPhase(def, hosts), kubelets, verify], lock: hostLock(runId, hosts.map((h) => h.name)) };
+  return { runType: "rotate-certs", phases: [etcd, secrets, serving, restart, ...tokenPhase(def, hosts, input.assets), kubelets, verify], lock: hostLock(runId, hosts.map((h) => h.name)) };
 }

@@ -1,7 +1,6 @@
 // What the day-2 plans promise before they run: masters join etcd one at a time behind a health check,
 // removals refuse what would break the cluster, upgrades go control plane first and kubelets in
 // batches behind pause points; every command shown is the argument vector the step sends.
-import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { keptPkiFrom } from "../assets/keep";
 import { renderAssets } from "../assets/render";
@@ -11,9 +10,10 @@ import { shellCommand } from "../ssh/quote";
 import type { RunPlan } from "./plan";
 import { buildAddNodesPlan, buildRemovePlan, buildUpgradePlan } from "./plans-day2";
 import { KUBELET_WATCH_S, type AssetIndex } from "./plans";
+import { assetIndexFrom } from "./plan-objects";
 
 const RUN = "run_AAAAAAAAAAAAAAAA";
-const index = (assets: { path: string; content: string }[]): AssetIndex => new Map(assets.map((a) => [a.path, { sha256: createHash("sha256").update(a.content).digest("hex"), size: Buffer.byteLength(a.content) }]));
+const index = (assets: { path: string; content: string }[]): AssetIndex => assetIndexFrom(assets);
 
 function valid(input: ClusterDefinitionInput): ClusterDefinition {
   const v = validateClusterDefinition(input);
@@ -88,7 +88,10 @@ describe("removing hosts", () => {
     // The master gives up the API address (on itself) before its member goes.
     expect(stepOf(plan, "etcd/master-3").exec?.map((x) => `${x.id}${x.host ? ` on ${x.host}` : ""}`).slice(0, 2)).toEqual(["release-address", "etcd-remove on master-1"]);
     expect(stepOf(plan, "remove-node/worker-2").dependsOn).toEqual(["drain/worker-2"]);
-    expect(stepOf(plan, "drain/worker-2").params?.timeoutMs).toBe("120000");
+    expect(stepOf(plan, "drain/worker-2").api?.map((c) => [c.verb, c.object.name, c.options?.timeoutSeconds])).toEqual([
+      ["cordon", "worker-2", undefined],
+      ["drain", "worker-2", 120],
+    ]);
     expect(JSON.parse(stepOf(plan, "record/cluster").params!.hosts!)).toEqual(["master-3", "worker-2"]);
     // The definition forgets only hosts that are out: a drain that failed keeps its host in it.
     expect(stepOf(plan, "record/cluster").dependsOn).toEqual(["remove-node/master-3", "remove-node/worker-2", "reset/master-3", "reset/worker-2"]);
@@ -141,7 +144,7 @@ describe("a rolling upgrade", () => {
     expect(ids(plan, "etcd/master-2")).toEqual(["release-address", "etcd-status", "etcd-status", "etcd-status", "rejoin-address"]);
     expect(ids(plan, "kubelet/master-1").slice(0, 2)).toEqual(["release-address", "save"]);
     expect(ids(plan, "kubelet/master-1").indexOf("rejoin-address")).toBe(ids(plan, "kubelet/master-1").indexOf("apiserver-ready") + 1);
-    expect(stepOf(plan, "kubelet/master-1").commands.join(" ")).toMatch(/master-1 gives up the API address.*master-1 takes part in the address again/);
+    expect(stepOf(plan, "kubelet/master-1").checks!.join(" ")).toMatch(/master-1 gives up the API address.*master-1 takes part in the address again/);
     // A worker holds no address; without a VIP no master moves one.
     expect(ids(plan, "kubelet/worker-1")).not.toContain("release-address");
     const plain = buildUpgradePlan(def, RUN, upgraded, { to: "v1.37.2" });

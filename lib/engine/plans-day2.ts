@@ -13,8 +13,9 @@ import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT 
 import { DEFAULT_BATCHES, intoBatches } from "./day2/batches";
 import { upgradeRefusal } from "./day2/skew";
 import { binaryDownloads, checkpointFiles, downloadArgs, kubeletFiles, resetPaths, type Download } from "./host-files";
-import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
-import { exec, filesOf, hostLock, hostPhases, installPhases, journal, kubeletStart, locked, MIN, PlanError, selectHosts, step, tokenPhase, type AssetIndex } from "./plans";
+import type { PlannedApiCall, PlannedExec, PlannedPhase, PlannedStep, RunPlan } from "./plan";
+import { assetCall, nodeCall, orderedObjects } from "./plan-objects";
+import { alive, exec, filesOf, hostLock, hostPhases, installPhases, joinSends, journal, kubeletStart, locked, MIN, PlanError, selectHosts, step, tokenPhase, type AssetIndex } from "./plans";
 import { addressMoves } from "./plans-endpoint";
 
 /** How long a drain may take before it fails with what blocked it. */
@@ -38,8 +39,13 @@ const memberOf = (d: ReturnType<typeof deriveCluster>, name: string) => {
   return { name: m.name, peerUrl: m.peerUrl, clientUrl: m.clientUrl };
 };
 
-/** etcd's status, asked on each of these masters in turn (the first that runs etcd answers). */
-const etcdStatusOn = (masters: readonly EffectiveHost[]) => masters.map((m) => exec("etcd-status", etcdctl(["status"]), { host: m.name }));
+/** etcd's status, asked on each of these masters in turn (the first that runs etcd answers; the others only when needed). */
+const etcdStatusOn = (masters: readonly EffectiveHost[]) => onFirstThatAnswers(masters, "etcd-status", ["status"]);
+
+/** An etcd command for each of these masters: sent to the first that answers (the others only when needed). */
+function onFirstThatAnswers(masters: readonly EffectiveHost[], id: string, args: string[]): PlannedExec[] {
+  return masters.map((m, i) => exec(id, etcdctl(args), { host: m.name, when: i === 0 ? "always" : "needed" }));
+}
 
 /** A master's API server checkpoint files, pushed again (the watchdog reads its manifest when it starts it). */
 function checkpointSteps(runId: string, masters: readonly EffectiveHost[], caps: ReturnType<typeof capabilitiesFor>, assets: AssetIndex, dependsOn: string[]): PlannedStep[] {
@@ -63,21 +69,39 @@ function checkpointSteps(runId: string, masters: readonly EffectiveHost[], caps:
 const manifestFiles = (assets: AssetIndex) => [...assets.keys()].filter((p) => p.startsWith("manifests/")).sort();
 const APISERVER_FILES = ["manifests/kube-apiserver-secret.yaml", "manifests/kube-apiserver.yaml"];
 
-function applyStep(key: string, title: string, files: string[], opts: { wait: "apiservers" | "rollouts"; image?: string; dependsOn?: string[] }): PlannedStep {
+/** Kinds an upgrade replaces when their rendered content changed; the rest are only created when missing (a Service's allocated fields, a ServiceAccount's tokens stay). */
+const REPLACEABLE = new Set(["DaemonSet", "Deployment", "ConfigMap", "Secret", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "PodDisruptionBudget"]);
+
+function applyStep(key: string, title: string, files: string[], assets: AssetIndex, opts: { wait: "apiservers" | "rollouts"; image?: string; dependsOn?: string[] }): PlannedStep {
   return step({
     key,
     phase: "control-plane",
     action: "apply-objects",
     title,
     host: null,
-    describe: [
-      ...files.map((f) => `read each object of ${f}; create it when missing, replace it when it was applied from other content`),
-      opts.wait === "apiservers" ? `wait until the kube-apiserver DaemonSet has rolled out and the API server on every master is Running and Ready${opts.image ? ` with ${opts.image}` : ""}, etcd healthy` : "wait until every DaemonSet and Deployment replaced has rolled out",
+    // The bootstrap token's Secret has a life of its own (an expiration set when applied, renewed by
+    // joins): an upgrade leaves it alone rather than put it back without one.
+    api: orderedObjects(assets, files)
+      .filter(({ object }) => object.body.type !== "bootstrap.kubernetes.io/token")
+      .map(({ asset, object }) => assetCall(REPLACEABLE.has(object.ref.kind) ? "apply" : "create", asset, object)),
+    checks: [
+      opts.wait === "apiservers" ? `until the kube-apiserver DaemonSet has rolled out and the API server on every master is Running and Ready${opts.image ? ` with ${opts.image}` : ""}` : "until every DaemonSet and Deployment replaced has rolled out",
     ],
-    params: { files: JSON.stringify(files), wait: opts.wait, ...(opts.image ? { image: opts.image } : {}) },
+    params: { wait: opts.wait, ...(opts.image ? { image: opts.image } : {}) },
     dependsOn: opts.dependsOn ?? [],
     timeoutMs: 15 * MIN,
   });
+}
+
+/** A node cordoned, then drained: the Eviction API for every pod but DaemonSet and static ones, disruption budgets respected. */
+export function drainCalls(name: string, timeoutMs: number): PlannedApiCall[] {
+  return [
+    nodeCall("cordon", name),
+    nodeCall("drain", name, {
+      options: { timeoutSeconds: Math.round(timeoutMs / 1000), ignoreDaemonSets: true, ignoreStaticPods: true, respectDisruptionBudgets: true, retryRefusedEverySeconds: 2 },
+      rule: `evict every pod on ${name} but DaemonSet and static pods, as listed while draining; wait until they are gone`,
+    }),
+  ];
 }
 
 function verifyStep(params: { present: string[]; absent?: string[]; version?: string }, dependsOn: string[] = []): PlannedStep {
@@ -87,7 +111,7 @@ function verifyStep(params: { present: string[]; absent?: string[]; version?: st
     action: "verify-nodes",
     title: "Verify the cluster",
     host: null,
-    describe: [
+    checks: [
       `${params.present.join(", ")} registered and Ready${params.version ? ` with kubelet ${params.version}` : ""}`,
       ...(params.absent?.length ? [`${params.absent.join(", ")} no longer registered`] : []),
       "every pod Running and Ready",
@@ -154,7 +178,7 @@ export function buildAddNodesPlan(def: ClusterDefinition, runId: string, assets:
         }),
       ],
     });
-  phases.push(...tokenPhase(def, hosts), ...install, kubeletPhase);
+  phases.push(...tokenPhase(def, hosts, assets), ...install, kubeletPhase);
   const added: ReturnType<typeof memberOf>[] = [...before];
   if (newMasters.length)
     phases.push({
@@ -171,11 +195,11 @@ export function buildAddNodesPlan(def: ClusterDefinition, runId: string, assets:
           host: m.name,
           files: filesOf([{ asset: `etcd/etcd-${m.name}.yaml`, path: ETCD_MANIFEST, mode: 0o644 }], assets),
           exec: [
-            ...running.map((r) => exec("etcd-add", etcdctl(["add-learner", m.name, member.peerUrl]), { host: r.name })),
-            ...running.map((r) => exec("etcd-promote", etcdctl(["promote", member.peerUrl]), { host: r.name })),
+            ...onFirstThatAnswers(running, "etcd-add", ["add-learner", m.name, member.peerUrl]),
+            ...onFirstThatAnswers(running, "etcd-promote", ["promote", member.peerUrl]),
             ...etcdStatusOn(running),
           ],
-          describe: [`wait until ${m.name}'s etcd runs and has caught up with the leader, then promote it (every 2 s, up to 5 min); then every member healthy`],
+          checks: [`wait until ${m.name}'s etcd runs and has caught up with the leader, then promote it (every 2 s, up to 5 min); then every member healthy`],
           params: { name: m.name, peerUrl: member.peerUrl, before: JSON.stringify(added.slice(0, -1)), after: JSON.stringify([...added]) },
           dependsOn: i > 0 ? [`etcd/${newMasters[i - 1]!.name}`] : [],
           timeoutMs: 10 * MIN,
@@ -194,8 +218,8 @@ export function buildAddNodesPlan(def: ClusterDefinition, runId: string, assets:
         title: `Join ${h.role} ${h.name}`,
         host: h.name,
         dependsOn: h.role === "master" ? [`etcd/${h.name}`] : [],
-        ...(h.role === "master" && cpFiles.length ? { files: filesOf(cpFiles, assets), exec: [exec("checkpoint", locked(runId, CHECKPOINT_ENABLE_SCRIPT, cpFiles.map((f) => f.path)))] } : {}),
-        describe: [`${h.name} registered and Ready; its role's labels and taints${h.role === "master" ? "; its kube-apiserver pod Running and Ready" : ""}`],
+        ...joinSends(caps, h, h.role === "master" && cpFiles.length ? [exec("checkpoint", locked(runId, CHECKPOINT_ENABLE_SCRIPT, cpFiles.map((f) => f.path)))] : []),
+        ...(h.role === "master" && cpFiles.length ? { files: filesOf(cpFiles, assets) } : {}),
         timeoutMs: (h.role === "master" ? 12 : 8) * MIN,
       }),
     ),
@@ -238,7 +262,7 @@ export function buildRemovePlan(def: ClusterDefinition, runId: string, assets: A
           title: "Quorum guard",
           host: null,
           exec: masters.length ? etcdStatusOn(remainingMasters) : [],
-          describe: masters.length ? [`refuse when removing ${masters.map((m) => m.name).join(", ")} would leave etcd without a healthy majority (say which members are unhealthy)`] : ["workers only: etcd is not touched"],
+          checks: masters.length ? [`refuse when removing ${masters.map((m) => m.name).join(", ")} would leave etcd without a healthy majority (say which members are unhealthy)`] : ["workers only: etcd is not touched"],
           params: { removing: JSON.stringify(masters.map((m) => m.name)), expected: JSON.stringify(members) },
           timeoutMs: 2 * MIN,
         }),
@@ -261,7 +285,7 @@ export function buildRemovePlan(def: ClusterDefinition, runId: string, assets: A
           host: m.name,
           exec: [
             exec("release-address", locked(runId, ADDRESS_SCRIPT, ["leave"])),
-            ...remainingMasters.map((r) => exec("etcd-remove", etcdctl(["remove", member.peerUrl]), { host: r.name })),
+            ...onFirstThatAnswers(remainingMasters, "etcd-remove", ["remove", member.peerUrl]),
             ...etcdStatusOn(remainingMasters),
             exec("stop-etcd", locked(runId, REMOVE_SCRIPT, [ETCD_MANIFEST]), { when: "needed" }),
           ],
@@ -282,8 +306,7 @@ export function buildRemovePlan(def: ClusterDefinition, runId: string, assets: A
           action: "drain",
           title: `Drain ${h.name}`,
           host: h.name,
-          describe: [`cordon ${h.name}; evict its pods but DaemonSet and static pods through the Eviction API, retrying refused evictions every 2 s; wait until they are gone`],
-          params: { timeoutMs: String(opts.drainTimeoutMs) },
+          api: drainCalls(h.name, opts.drainTimeoutMs),
           timeoutMs: opts.drainTimeoutMs + 2 * MIN,
         }),
       ),
@@ -299,7 +322,8 @@ export function buildRemovePlan(def: ClusterDefinition, runId: string, assets: A
           title: `Delete node ${h.name}`,
           host: h.name,
           exec: [exec("stop", locked(runId, STOP_NODE_SCRIPT, []))],
-          describe: [`DELETE /api/v1/nodes/${h.name}; wait until it is gone`],
+          api: [nodeCall("delete", h.name)],
+          checks: [`until Node ${h.name} is gone`],
           dependsOn: [`drain/${h.name}`],
           timeoutMs: 3 * MIN,
         }),
@@ -325,7 +349,7 @@ export function buildRemovePlan(def: ClusterDefinition, runId: string, assets: A
           action: "record-definition",
           title: "Update the cluster definition",
           host: null,
-          describe: [`remove ${names.join(", ")} from the stored definition (refused if it was edited after this plan)`],
+          checks: [`remove ${names.join(", ")} from the stored definition (refused if it was edited after this plan)`],
           params: { op: "remove-hosts", hosts: JSON.stringify([...names]), from: definitionSha(def) },
           // Only hosts that are out: every Node deleted (and reset, unless told not to).
           dependsOn: [...hosts.map((h) => `remove-node/${h.name}`), ...(opts.reset ? hosts.map((h) => `reset/${h.name}`) : [])],
@@ -410,7 +434,7 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
           title: "Version skew, nodes and etcd",
           host: null,
           exec: etcdStatusOn(masters),
-          describe: [`the API servers run ${from} (or ${to} from an earlier attempt), no kubelet is newer than an API server, every node is Ready, every etcd member healthy`],
+          checks: [`the API servers run ${from} (or ${to} from an earlier attempt), no kubelet is newer than an API server, every node is Ready, every etcd member healthy`],
           params: { from, to, expected: JSON.stringify(members) },
           timeoutMs: 2 * MIN,
         }),
@@ -452,7 +476,7 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
           host: m.name,
           files: filesOf([{ asset: `etcd/etcd-${m.name}.yaml`, path: ETCD_MANIFEST, mode: 0o644 }], assets),
           exec: [...address.release, ...etcdStatusOn([m, ...masters.filter((x) => x.name !== m.name)]), ...address.rejoin],
-          describe: [
+          checks: [
             ...(moves ? [`before: ${m.name} gives up the API address`] : []),
             `wait until ${m.name}'s etcd pod is Running and Ready with ${imagesT.etcd} and every member healthy`,
             ...(moves ? [`after: ${m.name} takes part in the address again`] : []),
@@ -468,18 +492,18 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
   const cm = manifests.filter((f) => f.startsWith("manifests/kube-controller-manager"));
   const sched = manifests.filter((f) => f.startsWith("manifests/kube-scheduler"));
   const addons = manifests.filter((f) => !APISERVER_FILES.includes(f) && !cm.includes(f) && !sched.includes(f));
-  const apiserver = applyStep("control-plane/kube-apiserver", `kube-apiserver ${to} on every master`, APISERVER_FILES, { wait: "apiservers", image: imagesT.apiserver });
-  const cmStep = applyStep("control-plane/kube-controller-manager", `kube-controller-manager ${to}`, cm, { wait: "rollouts", dependsOn: [apiserver.key] });
-  const schedStep = applyStep("control-plane/kube-scheduler", `kube-scheduler ${to}`, sched, { wait: "rollouts", dependsOn: [cmStep.key] });
+  const apiserver = applyStep("control-plane/kube-apiserver", `kube-apiserver ${to} on every master`, APISERVER_FILES, assets, { wait: "apiservers", image: imagesT.apiserver });
+  const cmStep = applyStep("control-plane/kube-controller-manager", `kube-controller-manager ${to}`, cm, assets, { wait: "rollouts", dependsOn: [apiserver.key] });
+  const schedStep = applyStep("control-plane/kube-scheduler", `kube-scheduler ${to}`, sched, assets, { wait: "rollouts", dependsOn: [cmStep.key] });
   const checkpoints = checkpointSteps(runId, masters, capsT, assets, [schedStep.key]);
-  const addonStep = applyStep("control-plane/add-ons", `Add-ons of ${to} (kube-proxy, CoreDNS, flannel, their settings)`, addons, { wait: "rollouts", dependsOn: [schedStep.key] });
+  const addonStep = applyStep("control-plane/add-ons", `Add-ons of ${to} (kube-proxy, CoreDNS, flannel, their settings)`, addons, assets, { wait: "rollouts", dependsOn: [schedStep.key] });
   const record = step({
     key: "record/cluster",
     phase: "control-plane",
     action: "record-definition",
     title: `The cluster's version is ${to}`,
     host: null,
-    describe: [`set spec.kubernetes.version to ${to} in the stored definition (its control plane runs it; refused if the definition was edited after this plan)`],
+    checks: [`set spec.kubernetes.version to ${to} in the stored definition (its control plane runs it; refused if the definition was edited after this plan)`],
     params: { op: "set-version", version: to, from: definitionSha(def) },
     dependsOn: [addonStep.key, ...checkpoints.map((c) => c.key)],
     timeoutMs: MIN,
@@ -497,7 +521,7 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
       action: "upgrade-gate",
       title: `Pause point before batch ${k + 1} of ${batches.length} (${batch.map((h) => h.name).join(", ")})`,
       host: null,
-      describe: ["go on unless a pause was asked for; while paused, wait for resume (or abort)"],
+      checks: ["go on unless a pause was asked for; while paused, wait for resume (or abort)"],
       dependsOn: previous,
       timeoutMs: PAUSE_LIMIT_MS,
     });
@@ -523,12 +547,15 @@ export function buildUpgradePlan(def: ClusterDefinition, runId: string, assets: 
             ...address.rejoin,
             exec("rollback", locked(runId, KUBELET_ROLLBACK_SCRIPT, [KUBELET_BIN]), { when: "needed" }),
             journal(),
+            // While the new kubelet comes up: the host still answering (a host gone ends the wait at once).
+            alive(),
           ],
-          describe: [
-            `before: cordon ${h.name} and drain it (disruption budgets respected, at most ${Math.round(drainTimeoutMs / 1000)} s)${moves ? `; then ${h.name} gives up the API address` : ""}`,
-            `after: wait until ${h.name} is Ready with kubelet ${to} (at most ${KUBELET_READY_TIMEOUT_MS / 60_000} min)${h.role === "master" ? ", its own API server answers /readyz (with its etcd member) three times in a row and the API server on every master is Ready" : ""}, then uncordon it; otherwise roll it back to ${from} and stop the upgrade${moves ? `; either way ${h.name} takes part in the address again` : ""}`,
+          api: [...drainCalls(h.name, drainTimeoutMs), nodeCall("uncordon", h.name, { rule: "once Ready with the new kubelet, or rolled back and Ready with the old one" })],
+          checks: [
+            `before: cordon and drain ${h.name} (disruption budgets respected, at most ${Math.round(drainTimeoutMs / 1000)} s)${moves ? `; then ${h.name} gives up the API address` : ""}`,
+            `after: until ${h.name} is Ready with kubelet ${to} (at most ${KUBELET_READY_TIMEOUT_MS / 60_000} min)${h.role === "master" ? ", its own API server answers /readyz (with its etcd member) three times in a row and the API server on every master is Ready" : ""}, then uncordon it; otherwise roll it back to ${from} and stop the upgrade${moves ? `; either way ${h.name} takes part in the address again` : ""}`,
           ],
-          params: { from, to, drainTimeoutMs: String(drainTimeoutMs), readyTimeoutMs: String(KUBELET_READY_TIMEOUT_MS) },
+          params: { from, to, readyTimeoutMs: String(KUBELET_READY_TIMEOUT_MS) },
           dependsOn: [gate.key],
           timeoutMs: drainTimeoutMs + KUBELET_READY_TIMEOUT_MS * 2 + 5 * MIN,
         }),

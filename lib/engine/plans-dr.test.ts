@@ -5,6 +5,7 @@ import { exampleDefinition } from "../cluster/example";
 import { shellCommand } from "../ssh/quote";
 import { parseSnapshotReport, SNAPSHOT_SAVE_SCRIPT } from "./actions/dr-scripts";
 import { buildBackupPlan, snapshotPath } from "./plans-dr";
+import { assetIndexFrom } from "./plan-objects";
 
 function def(hosts = 5): ClusterDefinition {
   const v = validateClusterDefinition(exampleDefinition({ name: "dr", hosts }));
@@ -31,8 +32,8 @@ describe("backup plan", () => {
 
   it("shows each command as the host receives it, and what Bootdeck does with the bytes", () => {
     expect(step.commands[0]).toBe(shellCommand(step.exec![0]!.argv));
-    expect(step.commands.at(-2)).toMatch(/encrypted with a new data key into the data directory as bk_BBBBBBBBBBBBBBBB/);
-    expect(step.commands.at(-1)).toMatch(/the newest 14 backups stay, older ones go after 30 days/);
+    expect(step.checks!.at(-2)).toMatch(/encrypted with a new data key into the data directory as bk_BBBBBBBBBBBBBBBB/);
+    expect(step.checks!.at(-1)).toMatch(/the newest 14 backups stay, older ones go after 30 days/);
   });
 });
 
@@ -50,8 +51,7 @@ describe("the snapshot script's report", () => {
 
 describe("restore, recover and the static bootstrap", async () => {
   const { renderAssets } = await import("../assets/render");
-  const { createHash } = await import("node:crypto");
-  const indexOf = (assets: { path: string; content: string }[]) => new Map(assets.map((a) => [a.path, { sha256: createHash("sha256").update(a.content).digest("hex"), size: Buffer.byteLength(a.content) }]));
+  const indexOf = (assets: { path: string; content: string }[]) => assetIndexFrom(assets);
   const selfHosted = def();
   const selfHostedAssets = indexOf(await renderAssets(exampleDefinition({ name: "dr", hosts: 5 }), { keyType: "ecdsa" }));
   const staticInput = exampleDefinition({ name: "dr", hosts: 5 });
@@ -124,11 +124,10 @@ describe("restore, recover and the static bootstrap", async () => {
 
 describe("certificate rotation plan", async () => {
   const { renderAssets } = await import("../assets/render");
-  const { createHash } = await import("node:crypto");
   const { buildRotationPlan } = await import("./plans-certs");
   const { RESTART_CONTAINERS_SCRIPT } = await import("./actions/dr-scripts");
   const assets = await renderAssets(exampleDefinition({ name: "dr", hosts: 5 }), { keyType: "ecdsa" });
-  const index = new Map(assets.map((a) => [a.path, { sha256: createHash("sha256").update(a.content).digest("hex"), size: Buffer.byteLength(a.content) }]));
+  const index = assetIndexFrom(assets);
   const plan = buildRotationPlan(def(), "run_CCCCCCCCCCCCCCCC", { assets: index, serials: { apiserver: "AB12", etcd: { "master-1": "E1", "master-2": "E2", "master-3": "E3" } } });
 
   it("rolls out in an order that keeps the API: etcd one member at a time, Secrets, serving, restarts one master at a time, kubelets one at a time, verify", () => {

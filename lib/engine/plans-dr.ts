@@ -24,10 +24,9 @@ import {
   snapshotDiscardArgv,
   snapshotFetchArgv,
 } from "./actions/dr-scripts";
-import { PRESENT_SCRIPT, REMOVE_SCRIPT } from "./actions/host-scripts";
 import { bootstrapLeftovers, checkpointFiles, controlPlaneFiles, missingAssets, type HostFile } from "./host-files";
 import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
-import { checkpointEnable, exec, temporaryControlPlanePhase, filesOf, hostLock, locked, MIN, PlanError, step, type AssetIndex } from "./plans";
+import { checkpointEnable, exec, selfHostedPivotPhase, temporaryControlPlanePhase, filesOf, hostLock, locked, MIN, PlanError, step, type AssetIndex } from "./plans";
 
 /** Where a backup run leaves its snapshot on a master while it streams it back (etcd's data directory, which the etcd container mounts at the same path). */
 export const snapshotPath = (runId: string) => `${ETCD_DIRS.data}/bootdeck-snapshot-${runId}.db`;
@@ -61,7 +60,7 @@ export function buildBackupPlan(def: ClusterDefinition, runId: string, input: Ba
               const when = i === 0 ? "always" : "needed";
               return [exec("save", shellScript(SNAPSHOT_SAVE_SCRIPT, [file], "bootdeck-snapshot"), { host: m.name, when }), exec("fetch", snapshotFetchArgv(file), { host: m.name, when }), exec("discard", snapshotDiscardArgv(file), { host: m.name, when })];
             }),
-            describe: [
+            checks: [
               `the first master whose member is healthy saves the snapshot; its bytes are encrypted with a new data key into the data directory as ${input.backupId}`,
               `its SHA-256 and size must equal the host's; then retention: the newest ${input.retention.keepLast} backups stay, older ones go after ${input.retention.keepDays} days`,
             ],
@@ -111,28 +110,12 @@ function controlPlaneBack(def: ClusterDefinition, runId: string, assets: AssetIn
           title: "Self-hosted control plane running on the masters",
           host: null,
           exec: masters.map((m) => exec("running", shellScript(SELF_HOSTED_RUNNING_SCRIPT, apps, "bootdeck-running"), { host: m.name })),
-          describe: [`until a self-hosted kube-apiserver runs on every master and a kube-controller-manager and a kube-scheduler on one (deadline 10 min)`],
+          checks: [`until a self-hosted kube-apiserver runs on every master and a kube-controller-manager and a kube-scheduler on one (deadline 10 min)`],
           timeoutMs: 12 * MIN,
         }),
       ],
     },
-    {
-      id: "pivot",
-      title: "Pivot again: self-hosted control plane Ready, remove the temporary one, check the takeover",
-      steps: [
-        step({
-          key: "pivot/cluster",
-          phase: "pivot",
-          action: "pivot",
-          title: "Pivot to the self-hosted control plane",
-          host: null,
-          // The API server's checkpoint goes to the first master with the pivot, as in the bootstrap.
-          files: filesOf(checkpointFiles(caps), assets).map((f) => ({ ...f, host: first.name })),
-          exec: [exec("present", shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { host: first.name }), exec("remove", locked(runId, REMOVE_SCRIPT, leftovers), { host: first.name }), checkpointEnable(runId, caps, first.name)],
-          timeoutMs: 16 * MIN,
-        }),
-      ],
-    },
+    selfHostedPivotPhase(runId, caps, first.name, assets, leftovers, "Pivot again: self-hosted control plane Ready, remove the temporary one, check the takeover"),
     ...(masters.length > 1
       ? [
           {
@@ -158,7 +141,7 @@ const verifyPhase = (restarted: EffectiveHost[] = []): PlannedPhase => ({
       action: "verify-recovered",
       title: "Verify the cluster",
       host: null,
-      describe: [`until every node renews its lease and is Ready and every pod is Running and Ready${restarted.length ? ` (on ${restarted.map((h) => h.name).join(", ")}: Ready since the run began)` : ""} (deadline 5 min)`],
+      checks: [`until every node renews its lease and is Ready and every pod is Running and Ready${restarted.length ? ` (on ${restarted.map((h) => h.name).join(", ")}: Ready since the run began)` : ""} (deadline 5 min)`],
       params: { restartedHosts: restarted.map((h) => h.name).join(",") },
       timeoutMs: 6 * MIN,
     }),
@@ -175,7 +158,7 @@ function etcdHealthyStep(masters: EffectiveHost[], minRevision?: string): Planne
     host: null,
     // The others are asked only when the ones before them do not answer.
     exec: masters.map((m, i) => exec("status", shellScript(ETCD_STATUS_SCRIPT, [], "bootdeck-etcd-status"), { host: m.name, when: i === 0 ? "always" : "needed" })),
-    describe: [`until every member answers healthy${minRevision ? ` at revision ${minRevision} or later` : ""} (asked on the first master that answers; deadline 8 min)`],
+    checks: [`until every member answers healthy${minRevision ? ` at revision ${minRevision} or later` : ""} (asked on the first master that answers; deadline 8 min)`],
     params: { members: String(masters.length), ...(minRevision ? { minRevision } : {}) },
     timeoutMs: 10 * MIN,
   });
@@ -212,7 +195,7 @@ export function buildRestorePlan(def: ClusterDefinition, runId: string, input: R
           title: `Snapshot onto ${m.name}`,
           host: m.name,
           exec: [exec("probe", shellScript(SNAPSHOT_PROBE_SCRIPT, [snapshot], "bootdeck-probe")), exec("upload", locked(runId, SNAPSHOT_UPLOAD_SCRIPT, [snapshot, b.sha256, String(b.size)]))],
-          describe: [`stdin of "upload": backup ${b.id} decrypted (${b.size} bytes, sha256 ${b.sha256}), unless the master holds it already`],
+          checks: [`stdin of "upload": backup ${b.id} decrypted (${b.size} bytes, sha256 ${b.sha256}), unless the master holds it already`],
           params: { backupId: b.id },
           retries: 1,
           timeoutMs: 20 * MIN,
@@ -258,7 +241,7 @@ function apiBackPhase(): PlannedPhase {
   return {
     id: "api",
     title: "The API servers answer again (static pods)",
-    steps: [step({ key: "api/cluster", phase: "api", action: "api-healthy", title: "API answers", host: null, describe: ["GET /healthz and GET /api/v1/namespaces/kube-system through the SSH tunnel until both answer 200 (deadline 8 min)"], timeoutMs: 10 * MIN })],
+    steps: [step({ key: "api/cluster", phase: "api", action: "api-healthy", title: "API answers", host: null, checks: ["GET /healthz and GET /api/v1/namespaces/kube-system through the SSH tunnel until both answer 200 (deadline 8 min)"], timeoutMs: 10 * MIN })],
   };
 }
 

@@ -8,7 +8,8 @@ import { ADDRESS_SCRIPT, ENDPOINT_START_SCRIPT } from "./actions/day2-scripts";
 import { PACKAGES_SCRIPT } from "./actions/host-scripts";
 import type { PlannedExec, PlannedPhase, PlannedStep } from "./plan";
 
-export type AssetIndex = ReadonlyMap<string, { sha256: string; size: number }>;
+export type { AssetIndex } from "./plan-objects";
+import type { AssetIndex } from "./plan-objects";
 
 /** The files keepalived needs on a master: its configuration and unit. */
 export function endpointFiles(def: ClusterDefinition): { asset: string; path: string; mode: number }[] {

@@ -1,11 +1,11 @@
 // What a bootstrap plan promises before it runs: the eleven phases in order, every file it will push with
 // its checksum, masters joining one at a time, and plans that cannot be made refused with the reason.
-import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { renderAssets } from "../assets/render";
 import { validateClusterDefinition, type ClusterDefinition } from "../cluster/definition";
 import { exampleDefinition } from "../cluster/example";
 import { buildBootstrapPlan, buildJoinPlan, buildResetPlan, type AssetIndex } from "./plans";
+import { assetIndexFrom } from "./plan-objects";
 
 let def: ClusterDefinition;
 let assets: AssetIndex;
@@ -16,7 +16,7 @@ beforeAll(async () => {
   if (!v.ok) throw new Error(JSON.stringify(v.errors));
   def = v.definition;
   const rendered = await renderAssets(def, { keyType: "ecdsa" });
-  assets = new Map(rendered.map((a) => [a.path, { sha256: createHash("sha256").update(a.content).digest("hex"), size: Buffer.byteLength(a.content) }]));
+  assets = assetIndexFrom(rendered);
 }, 60_000);
 
 describe("the bootstrap plan", () => {

@@ -5,13 +5,16 @@
 import { capabilitiesFor } from "../assets/capabilities";
 import { isStaticControlPlane, type ClusterDefinition } from "../cluster/definition";
 import { effectiveHost, type EffectiveHost } from "../cluster/derive";
+import { createHash } from "node:crypto";
 import { shellCommand, shellScript } from "../ssh/quote";
+import { CONTROL_PLANE_COMPONENTS, roleOf } from "./actions/kube";
 import { FACTS_SCRIPT } from "./actions/facts";
 import { REGISTRY_AUTH_FILE } from "../assets/runtime";
 import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, HOST_LOCK_FILE, JOURNAL_SCRIPT, KUBELET_START_SCRIPT, PACKAGES_SCRIPT, PRESENT_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT, RUNTIME_PACKAGES, RUNTIME_PACKAGES_SCRIPT, RUNTIME_START_SCRIPT, releaseLockArgv } from "./actions/host-scripts";
 import { packagePairs, PREFLIGHT_SCRIPT } from "./actions/preflight";
 import { binaryDownloads, bootstrapLeftovers, checkpointFiles, controlPlaneFiles, downloadArgs, downloadLeftover, kubeletFiles, missingAssets, resetPaths, runtimeDownloads, runtimeFiles, staticControlPlaneFiles, type HostFile } from "./host-files";
-import type { PlannedExec, PlannedPhase, PlannedStep, RunPlan } from "./plan";
+import type { PlannedApiCall, PlannedExec, PlannedPhase, PlannedStep, RunPlan } from "./plan";
+import { assetCall, isManifest, nodeCall, orderedObjects, type AssetIndex } from "./plan-objects";
 import { endpointFiles, endpointPhase } from "./plans-endpoint";
 
 const asSent = (argv: string[]) => shellCommand(argv);
@@ -35,51 +38,24 @@ export const journal = (host?: string) => exec("journal", shellScript(JOURNAL_SC
 export const ALIVE_ARGV = ["true"];
 export const alive = (host?: string) => exec("alive", ALIVE_ARGV, { host, when: "needed" });
 
+export type { AssetIndex } from "./plan-objects";
+
 export function hostPhases(def: ClusterDefinition, only?: ReadonlySet<string>): PlannedPhase[] {
   const hosts = def.spec.hosts.map((h) => effectiveHost(def, h)).filter((h) => !only || only.has(h.name));
   return [
     {
       id: "facts",
       title: "Connect, pin host keys, gather facts",
-      steps: hosts.map((h) => ({
-        key: `facts/${h.name}`,
-        phase: "facts",
-        action: "facts",
-        title: `Facts of ${h.name}`,
-        host: h.name,
-        files: [],
-        ...sends([exec("facts", shellScript(FACTS_SCRIPT, [], "bootdeck-facts"))]),
-        dependsOn: [],
-        timeoutMs: 60_000,
-      })),
+      steps: hosts.map((h) => step({ key: `facts/${h.name}`, phase: "facts", action: "facts", title: `Facts of ${h.name}`, host: h.name, exec: [exec("facts", shellScript(FACTS_SCRIPT, [], "bootdeck-facts"))], timeoutMs: 60_000 })),
     },
     {
       id: "preflight",
       title: "Preflight checks (nothing is changed)",
       steps: [
-        ...hosts.map((h) => ({
-          key: `preflight/${h.name}`,
-          phase: "preflight",
-          action: "preflight",
-          title: `Preflight on ${h.name}`,
-          host: h.name,
-          files: [],
-          ...sends([exec("preflight", shellScript(PREFLIGHT_SCRIPT, [], "bootdeck-preflight"))]),
-          dependsOn: [`facts/${h.name}`],
-          timeoutMs: 60_000,
-        })),
-        {
-          key: "preflight/cluster",
-          phase: "preflight",
-          action: "preflight-cluster",
-          title: "Clock skew and unique host names across hosts",
-          host: null,
-          files: [],
-          commands: [],
-          exec: [],
-          dependsOn: hosts.map((h) => `facts/${h.name}`),
-          timeoutMs: 10_000,
-        },
+        ...hosts.map((h) =>
+          step({ key: `preflight/${h.name}`, phase: "preflight", action: "preflight", title: `Preflight on ${h.name}`, host: h.name, exec: [exec("preflight", shellScript(PREFLIGHT_SCRIPT, [], "bootdeck-preflight"))], dependsOn: [`facts/${h.name}`], timeoutMs: 60_000 }),
+        ),
+        step({ key: "preflight/cluster", phase: "preflight", action: "preflight-cluster", title: "Clock skew and unique host names across hosts", host: null, dependsOn: hosts.map((h) => `facts/${h.name}`), timeoutMs: 10_000 }),
       ],
     },
   ];
@@ -90,23 +66,20 @@ export function buildCheckPlan(def: ClusterDefinition): RunPlan {
   return { runType: "check", phases: hostPhases(def) };
 }
 
-/** What a plan needs to know of the asset set it will push: each file's checksum and size. */
-export type AssetIndex = ReadonlyMap<string, { sha256: string; size: number }>;
-
 export class PlanError extends Error {}
 
 export const MIN = 60_000;
 
-/** A step's commands as sent, then what it asks the cluster's API (described). */
-function sends(execs: PlannedExec[], describe: string[] = []): Pick<PlannedStep, "exec" | "commands"> {
-  return { exec: execs, commands: [...execs.map((e) => asSent(e.argv)), ...describe] };
+/** A step's commands as sent: each `exec` quoted as the host receives it. */
+function sends(execs: PlannedExec[]): Pick<PlannedStep, "exec" | "commands"> {
+  return { exec: execs, commands: execs.map((e) => asSent(e.argv)) };
 }
 
-export type StepInput = Omit<PlannedStep, "files" | "commands" | "exec" | "dependsOn" | "retries"> &
-  Partial<Pick<PlannedStep, "files" | "dependsOn" | "retries">> & { exec?: PlannedExec[]; describe?: string[] };
+export type StepInput = Omit<PlannedStep, "files" | "commands" | "exec" | "api" | "checks" | "dependsOn" | "retries"> &
+  Partial<Pick<PlannedStep, "files" | "dependsOn" | "retries" | "api" | "checks">> & { exec?: PlannedExec[] };
 
-export function step({ exec: execs = [], describe = [], ...s }: StepInput): PlannedStep {
-  return { files: [], dependsOn: [], retries: 0, ...s, ...sends(execs, describe) };
+export function step({ exec: execs = [], ...s }: StepInput): PlannedStep {
+  return { files: [], dependsOn: [], retries: 0, api: [], checks: [], ...s, ...sends(execs) };
 }
 
 /** The run's id first: every locked host script takes the host lock for it. */
@@ -192,7 +165,7 @@ function runtimePhase(def: ClusterDefinition, runId: string, hosts: EffectiveHos
           ...downloads.map((d) => exec(`download ${d.name}`, locked(runId, DOWNLOAD_SCRIPT, downloadArgs(d)))),
           exec("start", locked(runId, RUNTIME_START_SCRIPT, state)),
         ],
-        describe: auth ? [`${REGISTRY_AUTH_FILE} (0600): pull credentials for ${def.spec.images.registry} as ${auth.username}, password from credential "${auth.credential}"`] : [],
+        checks: auth ? [`${REGISTRY_AUTH_FILE} (0600): pull credentials for ${def.spec.images.registry} as ${auth.username}, password from credential "${auth.credential}"`] : [],
         timeoutMs: 10 * MIN,
         retries: 2,
       }),
@@ -229,7 +202,7 @@ export function temporaryControlPlanePhase(first: string, assets: AssetIndex, ti
         host: first,
         files: filesOf(controlPlaneFiles([...assets.keys()]), assets),
         exec: [journal()],
-        describe: ["GET /healthz and GET /api/v1/namespaces/kube-system through the SSH tunnel until both answer 200 (deadline 5 min)"],
+        checks: ["GET /healthz and GET /api/v1/namespaces/kube-system through the SSH tunnel until both answer 200 (deadline 5 min)"],
         timeoutMs: 7 * MIN,
       }),
     ],
@@ -272,34 +245,15 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
             action: "self-hosted",
             title: staticCp ? "Cluster objects (add-ons, RBAC, bootstrap token)" : "Self-hosted control plane objects",
             host: null,
-            describe: [...assets.keys()].filter((p) => p.startsWith("manifests/")).map((p) => `read each object of ${p}; create it only when it is missing`).concat(["the kubelet bootstrap token's Secret is created with expiration = a day after it is applied", `label ${first.name} as master`]),
+            api: [...selfHostedCalls(assets), ...roleCalls(caps, first.name, "master")],
+            checks: ["first: kube-system's default ServiceAccount exists (the bootstrap controller-manager works)", "each kind in turn; after the CustomResourceDefinitions, until they are Established"],
             timeoutMs: 6 * MIN,
           }),
         ],
       },
       staticCp
         ? staticPivotPhase(runId, masters, assets, leftovers)
-        : {
-            id: "pivot",
-            title: "Pivot: self-hosted control plane Ready, remove the bootstrap one, check the takeover",
-            steps: [
-              step({
-                key: "pivot/cluster",
-                phase: "pivot",
-                action: "pivot",
-                title: "Pivot to the self-hosted control plane",
-                host: null,
-                exec: [
-                  exec("present", shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { host: first.name }),
-                  exec("remove", locked(runId, REMOVE_SCRIPT, leftovers), { host: first.name }),
-                  ...(checkpoint ? [checkpointEnable(runId, caps, first.name)] : []),
-                ],
-                // The API server's checkpoint goes to the first master with the pivot (profiles with a host checkpoint).
-                files: filesOf(checkpointFiles(caps), assets).map((f) => ({ ...f, host: first.name })),
-                timeoutMs: 16 * MIN,
-              }),
-            ],
-          },
+        : selfHostedPivotPhase(runId, caps, first.name, assets, leftovers, "Pivot: self-hosted control plane Ready, remove the bootstrap one, check the takeover"),
       {
         id: "join",
         title: "Join the masters one at a time, then the workers; set roles and taints",
@@ -312,13 +266,13 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
               title: `Join master ${m.name}`,
               host: m.name,
               dependsOn: i > 0 ? [joinKey(masters[i - 1] as EffectiveHost)] : [],
-              ...joinSends(m.name, i > 0 && checkpoint ? [checkpointEnable(runId, caps)] : []),
+              ...joinSends(caps, m, i > 0 && checkpoint ? [checkpointEnable(runId, caps)] : []),
               // The first master got its checkpoint with the pivot.
               ...(i > 0 && checkpoint ? { files: filesOf(checkpointFiles(caps), assets) } : {}),
               timeoutMs: 12 * MIN,
             }),
           ),
-          ...workers.map((w) => step({ key: joinKey(w), phase: "join", action: "join", title: `Join worker ${w.name}`, host: w.name, dependsOn: [joinKey(lastMaster)], ...joinSends(w.name), timeoutMs: 8 * MIN })),
+          ...workers.map((w) => step({ key: joinKey(w), phase: "join", action: "join", title: `Join worker ${w.name}`, host: w.name, dependsOn: [joinKey(lastMaster)], ...joinSends(caps, w), timeoutMs: 8 * MIN })),
         ],
       },
       {
@@ -332,7 +286,7 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
             title: "Verify the cluster",
             host: null,
             exec: hosts.map((h) => alive(h.name)),
-            describe: ["every joined node Ready with its kubelet Lease renewed after this step began; every pod Running and Ready"],
+            checks: ["every joined node Ready with its kubelet Lease renewed after this step began; every pod Running and Ready"],
             timeoutMs: 4 * MIN,
           }),
         ],
@@ -367,36 +321,106 @@ function staticPivotPhase(runId: string, masters: EffectiveHost[], assets: Asset
           title: `Static control plane on ${m.name}`,
           host: m.name,
           files: filesOf(staticControlPlaneFiles([...assets.keys()]), assets),
-          describe: [`until kube-apiserver, kube-controller-manager and kube-scheduler of ${m.name} are Running and Ready (deadline 8 min)`],
+          checks: [`until kube-apiserver, kube-controller-manager and kube-scheduler of ${m.name} are Running and Ready (deadline 8 min)`],
           timeoutMs: 10 * MIN,
         }),
       ),
-      step({
-        key: "pivot/cluster",
-        phase: "pivot",
-        action: "pivot",
-        title: "Remove the temporary control plane",
-        host: null,
-        dependsOn: masters.map(staticKey),
-        exec: [exec("present", shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { host: first.name }), exec("remove", locked(runId, REMOVE_SCRIPT, leftovers), { host: first.name })],
-        describe: ["then until the API answers without the temporary API server's pod, with a marker written before"],
-        timeoutMs: 16 * MIN,
+      pivotStep(runId, first.name, leftovers, { title: "Remove the temporary control plane", dependsOn: masters.map(staticKey) }),
+    ],
+  };
+}
+
+/**
+ * The pivot to a self-hosted control plane (a bootstrap, a restore, a recovery): the self-hosted one
+ * Ready, the bootstrap one removed from the first master, the takeover checked; then the API server's
+ * checkpoint on the first master.
+ */
+export function selfHostedPivotPhase(runId: string, caps: ReturnType<typeof capabilitiesFor>, first: string, assets: AssetIndex, leftovers: string[], title: string): PlannedPhase {
+  return {
+    id: "pivot",
+    title,
+    steps: [
+      pivotStep(runId, first, leftovers, {
+        title: "Pivot to the self-hosted control plane",
+        more: [checkpointEnable(runId, caps, first)],
+        files: filesOf(checkpointFiles(caps), assets).map((f) => ({ ...f, host: first })),
+        checks: [`until the self-hosted ${CONTROL_PLANE_COMPONENTS.join(", ")} are Running and Ready and ${first} is Ready`],
       }),
     ],
   };
 }
 
-/** A join proves the node alive now: registered and Ready, its kubelet Lease renewed after the step began, the host answering. */
-export function joinSends(host: string, more: PlannedExec[] = []): Pick<StepInput, "exec" | "describe"> {
-  return { exec: [alive(), journal(), ...more], describe: [`${host} registered and Ready, its kubelet Lease renewed after this step began; its role's labels and taints`] };
+/** The name of a run's pivot marker (a DNS-1123 name whatever characters the run id has). */
+export const pivotMarker = (runId: string) => `bootdeck-pivot-${createHash("sha256").update(runId).digest("hex").slice(0, 16)}`;
+
+/**
+ * The pivot's step (a self-hosted or a static control plane): whether the bootstrap control plane is
+ * still on the first master, a marker written through it, its removal, then until the API answers
+ * without it and with the marker, which is removed.
+ */
+function pivotStep(runId: string, first: string, leftovers: string[], opts: { title: string; dependsOn?: string[]; more?: PlannedExec[]; files?: PlannedStep["files"]; checks?: string[] }): PlannedStep {
+  const marker = { apiVersion: "v1", kind: "ConfigMap", name: pivotMarker(runId), namespace: "kube-system" };
+  return step({
+    key: "pivot/cluster",
+    phase: "pivot",
+    action: "pivot",
+    title: opts.title,
+    host: null,
+    dependsOn: opts.dependsOn ?? [],
+    exec: [exec("present", shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { host: first }), exec("remove", locked(runId, REMOVE_SCRIPT, leftovers), { host: first }), ...(opts.more ?? [])],
+    files: opts.files ?? [],
+    api: [
+      {
+        id: "marker",
+        verb: "create",
+        object: marker,
+        body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: marker.name, namespace: marker.namespace }, data: { run: runId } },
+        rule: "written through the bootstrap API server while it is still there (the present command says so), read back through the one that takes over",
+        when: "needed",
+      },
+      { id: "marker-delete", verb: "delete", object: marker, when: "always" },
+    ],
+    checks: [...(opts.checks ?? []), "after the removal: until the API answers without the bootstrap kube-apiserver's pod, with every control-plane pod Running and Ready and the marker readable"],
+    timeoutMs: 16 * MIN,
+  });
+}
+
+/** Every object of the rendered manifests, created when missing, in kind order; the bootstrap token's Secret with its expiration. */
+function selfHostedCalls(assets: AssetIndex): PlannedApiCall[] {
+  return orderedObjects(assets, [...assets.keys()].filter(isManifest)).map(({ asset, object }) =>
+    assetCall("create", asset, object, object.body.type === BOOTSTRAP_TOKEN_TYPE ? { rule: TOKEN_EXPIRATION_RULE } : {}),
+  );
+}
+
+const BOOTSTRAP_TOKEN_TYPE = "bootstrap.kubernetes.io/token";
+const TOKEN_EXPIRATION_RULE = "stringData.expiration is set when it is sent: a day later (RFC 3339)";
+
+/** A node's role: its labels when it lacks one, and (a master) its taint when it lacks it. */
+export function roleCalls(caps: ReturnType<typeof capabilitiesFor>, name: string, role: "master" | "worker"): PlannedApiCall[] {
+  const wanted = roleOf(role);
+  return [
+    nodeCall("patch", name, { id: `label Node ${name}`, body: { metadata: { labels: wanted.labels } }, rule: "sent when the node lacks one of these labels", when: "needed" }),
+    ...(wanted.taint ? [nodeCall("taint", name, { body: wanted.taint, rule: "added to the node's taints when it lacks it", when: "needed" })] : []),
+  ];
+}
+
+/** A join proves the node alive now: registered and Ready, its kubelet Lease renewed after the step began, the host answering; then its role. */
+export function joinSends(caps: ReturnType<typeof capabilitiesFor>, h: Pick<EffectiveHost, "name" | "role">, more: PlannedExec[] = []): Pick<StepInput, "exec" | "checks" | "api"> {
+  return {
+    exec: [alive(), journal(), ...more],
+    api: roleCalls(caps, h.name, h.role),
+    checks: [`until ${h.name} is registered and Ready${h.role === "master" ? " and its kube-apiserver pod Running and Ready" : ""}; then its kubelet Lease renewed after this step began and the host answering`],
+  };
 }
 
 /**
  * Before workers join a running cluster: the kubelet bootstrap token they authenticate with is valid
  * (it expires a day after it was applied; see lib/assets/token.ts). None when no worker joins.
  */
-export function tokenPhase(def: ClusterDefinition, hosts: readonly EffectiveHost[]): PlannedPhase[] {
+export function tokenPhase(def: ClusterDefinition, hosts: readonly EffectiveHost[], assets: AssetIndex): PlannedPhase[] {
   if (!hosts.some((h) => h.role === "worker")) return [];
+  const token = orderedObjects(assets, [...assets.keys()].filter(isManifest)).find((o) => o.object.body.type === BOOTSTRAP_TOKEN_TYPE);
+  if (!token) throw new PlanError("the asset set has no kubelet bootstrap token: render the assets again");
   return [
     {
       id: "token",
@@ -408,7 +432,11 @@ export function tokenPhase(def: ClusterDefinition, hosts: readonly EffectiveHost
           action: "bootstrap-token",
           title: "Kubelet bootstrap token valid",
           host: null,
-          describe: ["GET the bootstrap token's Secret in kube-system; create it when missing, or PATCH its expiration to a day from now when under 2 hours are left"],
+          api: [
+            assetCall("create", token.asset, token.object, { rule: `created again when it is gone (the tokencleaner removes expired tokens); ${TOKEN_EXPIRATION_RULE}`, when: "needed" }),
+            { id: "renew", verb: "patch", object: token.object.ref, body: { stringData: { expiration: "(a day from when it is sent)" } }, rule: "sent when under 2 hours are left: stringData.expiration a day later (RFC 3339)", when: "needed" },
+          ],
+          checks: ["reads the token's Secret in kube-system and its expiration"],
           timeoutMs: 2 * MIN,
         }),
       ],
@@ -431,9 +459,9 @@ export function buildJoinPlan(def: ClusterDefinition, runId: string, assets: Ass
     runType: "join",
     phases: [
       ...hostPhases(def, new Set(hosts.map((h) => h.name))),
-      ...tokenPhase(def, hosts),
+      ...tokenPhase(def, hosts, assets),
       ...installPhases(def, runId, hosts, assets),
-      { id: "join", title: "Join the workers; set their role", steps: hosts.map((h) => step({ key: `join/${h.name}`, phase: "join", action: "join", title: `Join worker ${h.name}`, host: h.name, ...joinSends(h.name), timeoutMs: 8 * MIN })) },
+      { id: "join", title: "Join the workers; set their role", steps: hosts.map((h) => step({ key: `join/${h.name}`, phase: "join", action: "join", title: `Join worker ${h.name}`, host: h.name, ...joinSends(capabilitiesFor(def.spec.kubernetes.version), h), timeoutMs: 8 * MIN })) },
     ],
     lock: hostLock(runId, hosts.map((h) => h.name)),
   };
@@ -456,7 +484,8 @@ export function buildResetPlan(def: ClusterDefinition, runId: string, assetPaths
             title: `Reset ${h.name}`,
             host: h.name,
             exec: [exec("reset", locked(runId, RESET_SCRIPT, resetPaths(def, h, assetPaths)))],
-            describe: assetPaths.includes("auth/kubeconfig") ? [`DELETE /api/v1/nodes/${h.name} (best effort: a cluster reset whole has no API)`] : [],
+            // Its Node goes too, so a later join waits for a fresh registration (best effort: a cluster reset whole has no API).
+            api: assetPaths.includes("auth/kubeconfig") ? [nodeCall("delete", h.name, { rule: "best effort: a cluster reset whole has no API to answer" })] : [],
             timeoutMs: 3 * MIN,
           }),
         ),

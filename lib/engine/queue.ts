@@ -12,24 +12,10 @@ import { databaseKind } from "../db/client";
 import { getEnv } from "../env";
 import type { RunnerOptions } from "./runner";
 import { PgBossRunQueue } from "./pg-queue";
+import type { RunQueue } from "./run-queue";
 import { getEngineWorker, type EngineWorker } from "./worker";
 
-export interface RunQueue {
-  readonly kind: "lease" | "pg-boss";
-  readonly workerId: string;
-  /** The runs this process is executing now. */
-  readonly runs: string[];
-  /** Hands a started (or retried) run to the workers. */
-  enqueueRun(runId: string): Promise<void>;
-  /** This process starts executing runs (the dashboard unless BOOTDECK_ENGINE=off, `bootdeck worker`). */
-  startWorkerLoop(): Promise<void>;
-  /** After a cancel was requested: deliveries still queued are taken back so that the run ends now. */
-  cancel(runId: string): Promise<void>;
-  /** Stops taking runs; with `handOver`, stops the runs in flight without ending them so another worker resumes them at once. */
-  stop(options?: { handOver?: boolean; graceMs?: number }): Promise<void>;
-  /** Waits for the runs this process is executing (CLI and tests). */
-  drain(): Promise<void>;
-}
+export type { RunQueue } from "./run-queue";
 
 /** The SQLite implementation: this process's lease worker. */
 export class LeaseRunQueue implements RunQueue {

@@ -7,7 +7,7 @@ import type { ClusterDefinition } from "../cluster/definition";
 import { deriveCluster, type Derived } from "../cluster/derive";
 import { getDb } from "../db/client";
 import { decryptSecret } from "../secrets/cipher";
-import type { EngineExecutor } from "./actions/types";
+import type { EngineExecutor } from "./engine-executor";
 import { adminCredentialsFrom, ClusterApi, type ClusterApiClient } from "./cluster-api";
 import type { EngineHost } from "./targets";
 

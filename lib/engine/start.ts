@@ -21,15 +21,7 @@ export function startEngineFromEnv(): void {
   startBackupScheduler();
 }
 
-/** Hands a started (or retried) run to the workers: this process's engine, or the queue. */
-export async function scheduleRun(runId: string): Promise<void> {
-  try {
-    await getRunQueue().enqueueRun(runId);
-  } catch (err) {
-    // The run is started in the database: a worker finds it anyway (SQLite's sweep, the queue's reconcile).
-    console.error(`[bootdeck engine] could not queue run ${runId}; a worker will find it:`, err);
-  }
-}
+export { scheduleRun } from "./schedule-run";
 
 /** Cancels a run: a planned one ends at once, a running one is asked to stop (and queued deliveries are taken back). */
 export async function cancelRun({ runId, by }: { runId: string; by?: string }): Promise<"cancelled" | "requested"> {

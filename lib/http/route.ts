@@ -8,7 +8,7 @@ import { getSessionUser, readSessionToken, type SessionUser } from "../auth/sess
 import { DatabaseFullError, isDiskFull, noteDiskFull } from "../db/storage";
 import { clientAddress } from "./client-address";
 import { AppError, ValidationError, forbidden, unauthorized } from "./errors";
-import { badText, clipText } from "./text";
+import { badText, clipText } from "../text";
 
 export type RouteContext<P> = { req: Request; user: SessionUser; params: P; ip: string | undefined };
 type NextContext = { params: Promise<Record<string, string | string[]>> };

@@ -1,14 +1,10 @@
 import "server-only";
 // Reads an SSH private key the way the executor will use it, so a key that cannot sign is refused
 // when it is stored, not halfway through a bootstrap. Returns the OpenSSH-style fingerprint.
-import { createHash } from "node:crypto";
 import { utils } from "ssh2";
+import { fingerprint } from "./host-key";
 
 export type KeyCheck = { ok: true; fingerprint: string; type: string } | { ok: false; reason: string };
-
-export function fingerprintOfPublicBlob(blob: Buffer): string {
-  return `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
-}
 
 export function checkPrivateKey(pem: string, passphrase?: string): KeyCheck {
   const parsed = utils.parseKey(pem, passphrase || undefined);
@@ -20,5 +16,5 @@ export function checkPrivateKey(pem: string, passphrase?: string): KeyCheck {
     return { ok: false, reason: "is not a private key SSH can use (OpenSSH, PEM/PKCS#1 or PKCS#8; RSA, ECDSA or Ed25519)" };
   }
   if (!key.isPrivateKey()) return { ok: false, reason: "is a public key; paste the private key" };
-  return { ok: true, fingerprint: fingerprintOfPublicBlob(key.getPublicSSH()), type: key.type };
+  return { ok: true, fingerprint: fingerprint(key.getPublicSSH()), type: key.type };
 }

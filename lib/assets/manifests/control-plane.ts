@@ -2,7 +2,7 @@
 import { IN_CLUSTER_KUBECONFIG_DIR, SECRETS_DIR, masterSelector, masterTolerations, securePort, type ManifestFile, type RenderContext } from "../context";
 import type { K8sObject } from "../yaml-out";
 import { NS, clusterRoleBinding, inClusterKubeconfigVolume, meta, pdb, secretData, secretVolume, serviceAccount, spreadAcrossNodes, workload } from "./common";
-import { apiserverCommand, apiserverProbes, apiserverSecretFiles, componentProbe, CONTROLLER_MANAGER_PORT, controllerManagerCommand, controllerManagerSecretFiles, podIpEnv, SCHEDULER_PORT, schedulerCommand } from "./flags";
+import { apiserverContainer, apiserverSecretFiles, componentProbe, CONTROLLER_MANAGER_PORT, controllerManagerCommand, controllerManagerSecretFiles, SCHEDULER_PORT, schedulerCommand } from "./flags";
 
 const inClusterKubeconfig = `${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`;
 
@@ -15,20 +15,7 @@ export function apiserverManifests(ctx: RenderContext): ManifestFile[] {
     nodeSelector: masterSelector(),
     tolerations: masterTolerations(),
     priorityClassName: "system-cluster-critical",
-    containers: [
-      {
-        name: "kube-apiserver",
-        image: ctx.images.apiserver,
-        command: apiserverCommand(ctx),
-        env: podIpEnv,
-        ...apiserverProbes(ctx),
-        ports: [{ name: "https", containerPort: securePort(ctx), hostPort: securePort(ctx) }],
-        volumeMounts: [
-          { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
-          { name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true },
-        ],
-      },
-    ],
+    containers: [apiserverContainer(ctx, { ports: [{ name: "https", containerPort: securePort(ctx), hostPort: securePort(ctx) }] })],
     volumes: [secretVolume("secrets", "kube-apiserver", files), { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } }],
   });
   return [

@@ -58,6 +58,27 @@ export function apiserverProbes(ctx: RenderContext): Record<string, unknown> {
   };
 }
 
+/**
+ * The API server's container, as the self-hosted DaemonSet and each master's checkpoint run it: its
+ * command, the pod IP it advertises, its probes and its secrets and the host's CA bundle mounted.
+ * `extra` comes before the mounts (the DaemonSet's host port).
+ */
+export function apiserverContainer(ctx: RenderContext, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: "kube-apiserver",
+    image: ctx.images.apiserver,
+    // Before 1.19 (no port sharing) the self-hosted one crash-loops until the bootstrap API server releases the port.
+    command: apiserverCommand(ctx),
+    env: podIpEnv,
+    ...apiserverProbes(ctx),
+    ...extra,
+    volumeMounts: [
+      { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
+      { name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true },
+    ],
+  };
+}
+
 /** The controller-manager (10257) and scheduler (10259) answer /healthz without credentials over HTTPS. */
 export function componentProbe(port: number): Record<string, unknown> {
   return { livenessProbe: { httpGet: { path: "/healthz", port, scheme: "HTTPS" }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 8 } };

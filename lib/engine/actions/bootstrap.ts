@@ -1,19 +1,16 @@
 import "server-only";
 // Phases 3–10 of a bootstrap, and reset. Each action gathers facts, compares and acts only when needed,
 // so a resumed run can repeat a step that was in flight without applying anything twice.
-import type * as k8s from "@kubernetes/client-node";
 import { createHash } from "node:crypto";
-import YAML from "yaml";
-import { selfHostedObjectsInOrder } from "../../assets/render";
-import type { K8sObject } from "../../assets/yaml-out";
 import { BOOTSTRAP_TOKEN_RENEW_MS, isBootstrapTokenSecret, withExpiration } from "../../assets/token";
 import { getDb } from "../../db/client";
 import { isSshError, type ExecResult } from "../../ssh";
-import { apiMessage, type ClusterApiClient } from "../cluster-api";
-import type { PlannedExec } from "../plan";
+import { apiMessage } from "../cluster-api";
+import type { ObjectRef, PlannedApiCall, PlannedExec } from "../plan";
+import { callBody, objectPath, plannedCall, plannedCallOn, plannedCalls, readObject, sendCreate, sendDelete, sendPatch, sendTaint } from "./api-calls";
 import type { EngineHost } from "../targets";
 import { LOCKED_EXIT, releaseLockArgv } from "./host-scripts";
-import { CONTROL_PLANE_COMPONENTS, controlPlaneMissing, isMirrorPod, nodeReady, podLine, podReady, rolePatch, type NodeLike, type PodLike } from "./kube";
+import { CONTROL_PLANE_COMPONENTS, controlPlaneMissing, isMirrorPod, nodeReady, podLine, podReady, roleMissing, type NodeLike, type PodLike, type Taint } from "./kube";
 import { execHost, needHost, plannedExec, WaitAbandoned, type ActionContext, type ActionOutcome, type Action } from "./types";
 
 const API_WAIT_MS = 5 * 60_000;
@@ -135,68 +132,6 @@ async function waitForApi(ctx: ActionContext, what: string, timeoutMs = API_WAIT
   });
 }
 
-/** Every object of the rendered self-hosted manifests, in the order they must be created. */
-export function selfHostedObjects(ctx: Pick<ActionContext, "resources">): { path: string; object: K8sObject }[] {
-  const files = ctx.resources.assetPaths
-    .filter((p) => p.startsWith("manifests/"))
-    .map((path) => ({ path, objects: YAML.parseAllDocuments(ctx.resources.asset(path)).map((d) => d.toJSON() as K8sObject).filter((o) => o && o.kind) }));
-  return selfHostedObjectsInOrder(files);
-}
-
-const objectName = (o: K8sObject) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`;
-
-type ApiResourceList = { resources?: { name: string; kind: string; namespaced: boolean }[] };
-
-/**
- * Where the API serves an object: its group and version, namespace (for namespaced kinds) and plural
- * from discovery (one read per group version and API), and the name as a path segment: ":" and "@"
- * are left as they are, as Kubernetes' own clients send them (RBAC names such as system:coredns). The
- * client library's read is not used: it lower-cases its whole path, percent-escapes included.
- */
-export async function objectPath(api: Pick<ClusterApiClient, "getJson">, object: K8sObject): Promise<string> {
-  const base = object.apiVersion.includes("/") ? `/apis/${object.apiVersion}` : `/api/${object.apiVersion}`;
-  const cache = (discovered.get(api) ?? discovered.set(api, new Map()).get(api))!;
-  let list = cache.get(base);
-  if (!list?.resources?.some((r) => r.kind === object.kind)) {
-    list = (await api.getJson<ApiResourceList>(base)) ?? {};
-    cache.set(base, list);
-  }
-  const r = list.resources?.find((x) => x.kind === object.kind && !x.name.includes("/"));
-  if (!r) throw new Error(`the API does not serve ${object.apiVersion} ${object.kind}`);
-  const ns = r.namespaced ? `/namespaces/${pathSegment(object.metadata.namespace ?? "default")}` : "";
-  return `${base}${ns}/${r.name}/${pathSegment(object.metadata.name)}`;
-}
-
-/** A path segment as RFC 3986 allows it: ":" and "@" stay (Go's url.PathEscape does the same), the rest percent-encoded. */
-const pathSegment = (s: string) => encodeURIComponent(s).replace(/%3A/g, ":").replace(/%40/g, "@");
-const discovered = new WeakMap<object, Map<string, ApiResourceList>>();
-
-/**
- * Reads the object first and creates it only when it is missing. A create that fails because the
- * object appeared meanwhile (409, or 422 "provided IP is already allocated" for a Service with a fixed
- * clusterIP that an earlier attempt created) is read again: present is present.
- */
-export async function ensureObject(api: Pick<ClusterApiClient, "getJson">, client: Pick<k8s.KubernetesObjectApi, "create">, object: K8sObject): Promise<"created" | "present"> {
-  const path = await objectPath(api, object).catch((e: unknown) => {
-    throw new Error(`reading ${objectName(object)}: ${describeApiError(e)}`);
-  });
-  const exists = async () => {
-    try {
-      return (await api.getJson(path)) !== undefined;
-    } catch (e) {
-      throw new Error(`reading ${objectName(object)}: ${describeApiError(e)}`);
-    }
-  };
-  if (await exists()) return "present";
-  try {
-    await client.create(object as k8s.KubernetesObject);
-    return "created";
-  } catch (e) {
-    if (await exists().catch(() => false)) return "present";
-    throw new Error(`creating ${objectName(object)}: ${describeApiError(e)}`);
-  }
-}
-
 /**
  * A node's liveness mark: its kubelet Lease's renewTime. A mark that changed since a step began proves
  * the kubelet renewed it after that moment, whatever the hosts' clocks say.
@@ -283,25 +218,24 @@ export const bootstrapActions: Record<string, Action> = {
 
   /** Phase 7: create the self-hosted objects (Namespaces, CRDs until served, then the rest); each is read first. */
   async "self-hosted"(ctx) {
-    const objects = selfHostedObjects(ctx);
-    const client = await ctx.resources.api().objects();
+    const calls = plannedCalls(ctx, "create");
     let created = 0;
     let present = 0;
     let crdsPending: string[] = [];
-    // Kinds in order (Namespaces, CRDs, RBAC, …); the objects of one kind go in parallel. Each object is
-    // read first and created only when missing, so a resumed step applies nothing twice.
+    // Kinds in the plan's order (Namespaces, CRDs, RBAC, …); the objects of one kind go in parallel. Each
+    // object is read first and created only when missing, so a resumed step applies nothing twice.
     // The bootstrap controller-manager must be working first (it makes service accounts):
     // kube-system's default account shows it.
-    await waitForServiceAccounts(ctx, [{ apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default", namespace: "kube-system" } }]);
-    const groups: K8sObject[][] = [];
-    for (const { object } of objects) {
+    await waitForServiceAccounts(ctx, [{ apiVersion: "v1", kind: "ServiceAccount", name: "default", namespace: "kube-system" }]);
+    const groups: PlannedApiCall[][] = [];
+    for (const c of calls) {
       const last = groups[groups.length - 1];
-      if (last && last[0]?.kind === object.kind) last.push(object);
-      else groups.push([object]);
+      if (last && last[0]?.object.kind === c.object.kind) last.push(c);
+      else groups.push([c]);
     }
     for (const group of groups) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
-      const kind = group[0]?.kind;
+      const kind = group[0]?.object.kind;
       if (kind !== "CustomResourceDefinition" && kind !== "Namespace" && crdsPending.length) {
         const pending = crdsPending;
         await ctx.wait(`custom resource definitions served (${pending.join(", ")})`, { timeoutMs: 60_000, intervalMs: 1_000 }, async () => {
@@ -313,21 +247,19 @@ export const bootstrapActions: Record<string, Action> = {
         });
         crdsPending = [];
       }
-      // The kubelet bootstrap token is valid for a day from now (the render has no clock: see token.ts).
-      const applied = group.map((object) => (isBootstrapTokenSecret(object) ? withExpiration(object as K8sObject & { stringData?: Record<string, string> }, new Date()) : object));
-      const results = await Promise.all(applied.map((object) => ensureObject(ctx.resources.api(), client, object).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
+      const results = await Promise.all(group.map((c) => sendCreate(ctx, c, tokenExpiration(new Date())).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
       const error = results.find((r): r is Error => r instanceof Error);
       if (error) return failure(error);
       const made = results.filter((r) => r === "created").length;
       created += made;
       present += results.length - made;
-      if (kind === "CustomResourceDefinition") crdsPending = group.map((o) => o.metadata.name);
+      if (kind === "CustomResourceDefinition") crdsPending = group.map((c) => c.object.name);
       await ctx.emit("step.progress", { key: ctx.planned.key, message: `${kind}: ${made} created, ${results.length - made} already present` });
     }
     // The scheduler places control-plane pods by the master role; the first master gets it now.
     const first = ctx.resources.firstMaster.name;
-    await setRole(ctx, first, "master");
-    return { ok: true, summary: `${created} objects created, ${present} already present (of ${objects.length}); ${first} labelled as master` };
+    await setRole(ctx, first);
+    return { ok: true, summary: `${created} objects created, ${present} already present (of ${calls.length}); ${first} labelled as master` };
   },
 
   /**
@@ -336,27 +268,24 @@ export const bootstrapActions: Record<string, Action> = {
    * less than BOOTSTRAP_TOKEN_RENEW_MS left.
    */
   async "bootstrap-token"(ctx) {
-    const secret = selfHostedObjects(ctx).map((o) => o.object).find(isBootstrapTokenSecret);
-    if (!secret) return { ok: true, summary: "this profile's kubelets join without a bootstrap token" };
-    const api = ctx.resources.api();
-    const path = `/api/v1/namespaces/kube-system/secrets/${encodeURIComponent(secret.metadata.name)}`;
+    const create = plannedCalls(ctx, "create")[0];
+    if (!create) return { ok: true, summary: "this profile's kubelets join without a bootstrap token" };
+    const name = create.object.name;
     const now = new Date();
-    const renewed = withExpiration(secret as K8sObject & { stringData?: Record<string, string> }, now);
-    const until = renewed.stringData?.expiration ?? "";
+    const until = withExpiration({}, now).stringData.expiration;
     try {
-      const current = await api.getJson<{ data?: Record<string, string> }>(path, ctx.signal);
+      const current = await readObject<{ data?: Record<string, string> }>(ctx, create.object);
       if (!current) {
-        await (await api.objects()).create(renewed as k8s.KubernetesObject);
-        return { ok: true, summary: `${secret.metadata.name} was gone (expired and cleaned up): created again, valid until ${until}` };
+        await sendCreate(ctx, create, tokenExpiration(now));
+        return { ok: true, summary: `${name} was gone (expired and cleaned up): created again, valid until ${until}` };
       }
       const expiration = current.data?.expiration ? Buffer.from(current.data.expiration, "base64").toString("utf8") : undefined;
       const left = expiration ? Date.parse(expiration) - now.getTime() : Number.POSITIVE_INFINITY;
-      if (left >= BOOTSTRAP_TOKEN_RENEW_MS) return { ok: true, summary: `${secret.metadata.name} valid until ${expiration ?? "it is removed (no expiration)"}` };
-      const r = await api.request(path, { method: "PATCH", body: { stringData: { expiration: until } }, contentType: "application/merge-patch+json" });
-      if (r.status !== 200) throw new Error(`renewing ${secret.metadata.name}: HTTP ${r.status} ${apiMessage(r.body)}`);
-      return { ok: true, summary: `${secret.metadata.name} renewed: valid until ${until} (was ${expiration})` };
+      if (left >= BOOTSTRAP_TOKEN_RENEW_MS) return { ok: true, summary: `${name} valid until ${expiration ?? "it is removed (no expiration)"}` };
+      await sendPatch(ctx, plannedCall(ctx, "renew"), { stringData: { expiration: until } });
+      return { ok: true, summary: `${name} renewed: valid until ${until} (was ${expiration})` };
     } catch (err) {
-      return failure(new Error(describeApiError(err)));
+      return failure(err);
     }
   },
 
@@ -369,8 +298,7 @@ export const bootstrapActions: Record<string, Action> = {
   async pivot(ctx) {
     const first = ctx.resources.firstMaster;
     const api = ctx.resources.api();
-    // A DNS-1123 name whatever characters the run id has (ids may end in "-").
-    const marker = `bootdeck-pivot-${createHash("sha256").update(ctx.runId).digest("hex").slice(0, 16)}`;
+    const marker = plannedCall(ctx, "marker");
     try {
       // Whether an earlier attempt already removed the bootstrap control plane is read from the host
       // (its manifests), never from the API: a mirror pod can lag behind a kubelet's registration, and
@@ -392,8 +320,7 @@ export const bootstrapActions: Record<string, Action> = {
           return { ok: true, value: undefined };
         });
         // A marker object written through the bootstrap API server must be read back through the self-hosted one.
-        const put = await api.request(`/api/v1/namespaces/kube-system/configmaps`, { method: "POST", body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: marker }, data: { run: ctx.runId } } });
-        if (put.status !== 201 && put.status !== 409) throw new Error(`writing the pivot marker: HTTP ${put.status} ${apiMessage(put.body)}`);
+        await sendCreate(ctx, marker);
       }
       const rm = await runLocked(ctx, plannedExec(ctx, "remove"));
       await ctx.emit("step.progress", { key: ctx.planned.key, message: `removed the bootstrap control plane from ${first.name}: ${rm.stdout.toString("utf8").trim()}` });
@@ -417,12 +344,12 @@ export const bootstrapActions: Record<string, Action> = {
         if (pods.some((p) => (p.metadata?.name ?? "").startsWith("bootstrap-kube-apiserver"))) return { ok: false, why: "the bootstrap kube-apiserver's pod is still listed" };
         const missing = controlPlaneMissing(pods, CONTROL_PLANE_COMPONENTS);
         if (missing.length) return { ok: false, why: `waiting for ${missing.join(", ")} to be Running and Ready again` };
-        const cm = await api.request(`/api/v1/namespaces/kube-system/configmaps/${marker}`, { timeoutMs: 3_000 });
+        const cm = await api.request(await objectPath(api, marker.object), { timeoutMs: 3_000 });
         if (cm.status === 404 && bootstrapGone) return { ok: true, value: undefined }; // resumed after the marker was removed
         if (cm.status !== 200) return { ok: false, why: `the pivot marker is not readable (HTTP ${cm.status})` };
         return { ok: true, value: undefined };
       });
-      await api.request(`/api/v1/namespaces/kube-system/configmaps/${marker}`, { method: "DELETE" }).catch(() => undefined);
+      await sendDelete(ctx, plannedCall(ctx, "marker-delete")).catch(() => undefined);
       const checkpoint = await installCheckpoint(ctx, first);
       if (bootstrapGone)
         return {
@@ -456,7 +383,7 @@ export const bootstrapActions: Record<string, Action> = {
         const r = nodeReady(node);
         return r.ready ? { ok: true, value: undefined } : { ok: false, why: `${host.name} ${r.why}` };
       });
-      const patched = await setRole(ctx, host.name, host.role);
+      const patched = await setRole(ctx, host.name);
       if (host.role === "master") {
         await ctx.wait(`the control plane on ${host.name} Running and Ready`, { timeoutMs: 5 * 60_000, intervalMs: 2_000 }, async () => {
           const pods = (await listPods(ctx)).filter((p) => p.spec?.nodeName === host.name);
@@ -509,10 +436,10 @@ export const bootstrapActions: Record<string, Action> = {
       // Its Node object goes too (now that no kubelet re-registers it), so that a later join waits for
       // a fresh registration instead of a stale Ready. Best effort: a cluster reset whole has no API.
       let node = "";
-      if (ctx.resources.hasAsset("auth/kubeconfig")) {
+      const del = plannedCalls(ctx, "delete", host.name)[0];
+      if (del) {
         try {
-          const del = await ctx.resources.api().request(`/api/v1/nodes/${encodeURIComponent(host.name)}`, { method: "DELETE", timeoutMs: 5_000, signal: ctx.signal });
-          node = del.status === 200 || del.status === 202 ? "; Node object deleted" : del.status === 404 ? "" : `; Node object not deleted (HTTP ${del.status})`;
+          node = (await sendDelete(ctx, del, { timeoutMs: 5_000 })) ? "; Node object deleted" : "";
         } catch (e) {
           node = `; Node object not deleted (${e instanceof Error ? e.message : String(e)})`;
         }
@@ -535,11 +462,11 @@ export async function installCheckpoint(ctx: ActionContext, host: EngineHost): P
   return `; API server checkpoint on ${host.name} (${up.written} of ${files.length} files changed)`;
 }
 
-async function waitForServiceAccounts(ctx: ActionContext, accounts: K8sObject[]): Promise<void> {
-  await ctx.wait(`service accounts made by the controller-manager (${accounts.map((a) => a.metadata.name).join(", ")})`, { timeoutMs: 3 * 60_000, intervalMs: 1_000 }, async () => {
+async function waitForServiceAccounts(ctx: ActionContext, accounts: ObjectRef[]): Promise<void> {
+  await ctx.wait(`service accounts made by the controller-manager (${accounts.map((a) => a.name).join(", ")})`, { timeoutMs: 3 * 60_000, intervalMs: 1_000 }, async () => {
     for (const a of accounts) {
-      const sa = await ctx.resources.api().getJson<{ secrets?: unknown[] }>(`/api/v1/namespaces/${a.metadata.namespace ?? "default"}/serviceaccounts/${a.metadata.name}`, ctx.signal);
-      if (!sa) return { ok: false, why: `${a.metadata.namespace}/${a.metadata.name} does not exist yet (is kube-controller-manager running?)` };
+      const sa = await readObject<{ secrets?: unknown[] }>(ctx, a);
+      if (!sa) return { ok: false, why: `${a.namespace}/${a.name} does not exist yet (is kube-controller-manager running?)` };
     }
     return { ok: true, value: undefined };
   });
@@ -554,33 +481,19 @@ async function assertReachable(ctx: ActionContext, host: EngineHost): Promise<vo
   }
 }
 
-/** Gives a node its role's labels and taint through the API (kubelets may not self-label their role). */
-async function setRole(ctx: ActionContext, name: string, role: "master" | "worker"): Promise<boolean> {
-  const api = ctx.resources.api();
-  let patch: Record<string, unknown> | undefined;
-  await ctx.wait(`${name} registered, to set its role`, { timeoutMs: 3 * 60_000, intervalMs: 2_000 }, async () => {
-    const node = await api.getJson<NodeLike>(`/api/v1/nodes/${encodeURIComponent(name)}`, ctx.signal);
-    if (!node) return { ok: false, why: `${name} has not registered yet` };
-    patch = rolePatch(node, role);
-    return { ok: true, value: undefined };
+/** Gives a node its role's labels and taint through the API, as planned, when it lacks them (kubelets may not self-label their role). */
+async function setRole(ctx: ActionContext, name: string): Promise<boolean> {
+  const label = plannedCallOn(ctx, "patch", name);
+  const taint = plannedCalls(ctx, "taint", name)[0];
+  const node = await ctx.wait(`${name} registered, to set its role`, { timeoutMs: 3 * 60_000, intervalMs: 2_000 }, async () => {
+    const n = await readObject<NodeLike>(ctx, label.object);
+    return n ? { ok: true, value: n } : { ok: false, why: `${name} has not registered yet` };
   });
-  if (!patch) return false;
-  const r = await api.request(`/api/v1/nodes/${encodeURIComponent(name)}`, { method: "PATCH", body: patch, contentType: "application/merge-patch+json" });
-  if (r.status !== 200) throw new Error(`setting the ${role} role on ${name}: HTTP ${r.status} ${apiMessage(r.body)}`);
-  return true;
+  const missing = roleMissing(node, { labels: (callBody(ctx, label) as { metadata: { labels: Record<string, string> } }).metadata.labels, taint: taint ? (callBody(ctx, taint) as Taint) : undefined });
+  if (missing.labels) await sendPatch(ctx, label);
+  if (taint && missing.taint) await sendTaint(ctx, taint, node.spec?.taints ?? []);
+  return missing.labels || missing.taint;
 }
 
-/** The HTTP status of a client library ApiException (recognised by shape: the library loads lazily). */
-function apiStatus(err: unknown): number | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return err instanceof Error && typeof code === "number" && code >= 100 && code < 600 ? code : undefined;
-}
-
-function describeApiError(err: unknown): string {
-  const status = apiStatus(err);
-  if (status !== undefined) {
-    const body = (err as { body?: unknown }).body;
-    return `HTTP ${status} ${typeof body === "string" ? apiMessage(body) : JSON.stringify(body ?? "").slice(0, 300)}`;
-  }
-  return err instanceof Error ? err.message : String(err);
-}
+/** The bootstrap token's Secret as created at `now`: valid for a day (the render has no clock: see token.ts). */
+const tokenExpiration = (now: Date) => (o: Record<string, unknown>) => (isBootstrapTokenSecret(o) ? withExpiration(o as { stringData?: Record<string, string> }, now) : o);

@@ -3,10 +3,9 @@ import "server-only";
 // waits for the host to serve or use the renewed certificate; the API is probed throughout the steps
 // that touch API servers, and the longest gap is reported.
 import { X509Certificate } from "node:crypto";
-import YAML from "yaml";
 import { readHostCertificates, servedCertificate } from "../../certs/expiry";
 import { parseCertFiles } from "../../certs/files";
-import { apiMessage } from "../cluster-api";
+import { callBody, plannedCalls, sendPatch } from "./api-calls";
 import type { EngineHost } from "../targets";
 import { gapText, probeApi } from "./api-probe";
 import { failure as fail, plannedFiles, runLocked, runPlanned } from "./bootstrap";
@@ -73,20 +72,13 @@ export const certActions: Record<string, Action> = {
     }
   },
 
-  /** The self-hosted control plane's Secrets from the renewed set (merge patches of their data). */
+  /** The self-hosted control plane's Secrets from the renewed set (merge patches of their data, as planned). */
   async "update-secrets"(ctx) {
     try {
-      const api = ctx.resources.api();
       const done: string[] = [];
-      for (const asset of (ctx.planned.params?.manifests ?? "").split(",").filter(Boolean)) {
-        for (const doc of YAML.parseAllDocuments(ctx.resources.asset(asset))) {
-          const o = doc.toJSON() as { kind?: string; metadata?: { name?: string; namespace?: string }; data?: Record<string, string> };
-          if (o?.kind !== "Secret" || !o.metadata?.name) continue;
-          const path = `/api/v1/namespaces/${o.metadata.namespace ?? "kube-system"}/secrets/${encodeURIComponent(o.metadata.name)}`;
-          const r = await api.request(path, { method: "PATCH", body: { data: o.data ?? {} }, contentType: "application/merge-patch+json", signal: ctx.signal });
-          if (r.status !== 200) throw new Error(`updating Secret ${o.metadata.name}: HTTP ${r.status} ${apiMessage(r.body)}`);
-          done.push(o.metadata.name);
-        }
+      for (const c of plannedCalls(ctx, "patch")) {
+        await sendPatch(ctx, c, { data: (callBody(ctx, c) as { data?: Record<string, string> }).data ?? {} });
+        done.push(c.object.name);
       }
       return { ok: true, summary: `Secrets ${done.join(", ")} updated` };
     } catch (err) {

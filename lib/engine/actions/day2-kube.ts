@@ -2,16 +2,15 @@ import "server-only";
 // What the day-2 actions share: the planned commands and files of a step sent exactly as planned, and
 // the cluster's API for nodes (cordon, drain, delete, readiness) and for applying rendered objects
 // (create what is missing, replace what changed, wait for rollouts).
-import { createHash } from "node:crypto";
-import type { K8sObject } from "../../assets/yaml-out";
-import { isSshError, shellCommand, type ExecResult } from "../../ssh";
-import { apiMessage } from "../cluster-api";
+import { isSshError, type ExecResult } from "../../ssh";
 import { chooseEvictions, evictionRefusal, podName, unmanaged, type DrainPod } from "../day2/drain";
-import type { PlannedExec } from "../plan";
+import type { ObjectRef, PlannedExec } from "../plan";
+import { refLabel } from "../plan-objects";
+import { plannedCallOn, readObject, sendDelete, sendPatch, unschedulableBody } from "./api-calls";
 import type { EngineHost } from "../targets";
 import { runLocked, runPlanned as sendPlanned } from "./bootstrap";
 import { nodeReady, type NodeLike } from "./kube";
-import { type ActionContext, execHost, plannedExecs, WaitAbandoned } from "./types";
+import { type ActionContext, execHost, plannedExec, plannedExecs, WaitAbandoned } from "./types";
 
 const isLocked = (argv: readonly string[]) => argv[0] === "sh" && argv[1] === "-c" && (argv[2] ?? "").startsWith("lock=");
 
@@ -78,10 +77,11 @@ export async function rejoinAfterFailure(ctx: ActionContext): Promise<string | u
   }
 }
 
-/** Ends a wait at once when the host no longer answers over SSH (other errors: keep waiting). */
+/** Ends a wait at once when the host no longer answers over SSH (the plan's read-only "alive" command; other errors: keep waiting). */
 export async function assertAnswers(ctx: ActionContext, host: EngineHost, what: string): Promise<void> {
+  const alive = plannedExec(ctx, "alive", host.name);
   try {
-    await ctx.executor.run(host.target, ["true"], { step: ctx.planned.key, quiet: true, timeoutMs: 10_000, signal: ctx.signal });
+    await sendPlanned(ctx, alive, { quiet: true, timeoutMs: 10_000 });
   } catch (err) {
     if (isSshError(err) && ["unreachable", "timeout", "refused"].includes(err.detail.kind)) throw new WaitAbandoned(`${host.name} stopped answering ${what}: ${err.message}`);
   }
@@ -98,22 +98,24 @@ export async function readNode(ctx: ActionContext, name: string): Promise<NodeVi
   return { name, ready: r.ready, why: r.why, kubeletVersion: node.status?.nodeInfo?.kubeletVersion ?? "", unschedulable: node.spec?.unschedulable === true };
 }
 
-/** Marks a node (un)schedulable (`read`: the node as just read); returns whether it changed. */
+/** Marks a node (un)schedulable as planned (`read`: the node as just read); returns whether it changed. */
 export async function setUnschedulable(ctx: ActionContext, name: string, value: boolean, read?: NodeView): Promise<boolean> {
+  const verb = value ? "cordon" : "uncordon";
+  const call = plannedCallOn(ctx, verb, name);
   const node = read ?? (await readNode(ctx, name));
   if (!node) throw new Error(`node ${name} is not registered`);
   if (node.unschedulable === value) return false;
-  const r = await ctx.resources.api().request(`/api/v1/nodes/${encodeURIComponent(name)}`, { method: "PATCH", body: { spec: { unschedulable: value ? true : null } }, contentType: "application/merge-patch+json", signal: ctx.signal });
-  if (r.status !== 200) throw new Error(`${value ? "cordoning" : "uncordoning"} ${name}: HTTP ${r.status} ${apiMessage(r.body)}`);
+  await sendPatch(ctx, call, unschedulableBody(verb));
   return true;
 }
 
 /**
- * Cordons the node and evicts its pods through the Eviction API (PodDisruptionBudgets hold: a refused
- * eviction is tried again every 2 s), then waits until they are gone. Past `timeoutMs` it fails with
- * every pod that blocked and why. Returns a one-line report.
+ * The planned drain: cordons the node and evicts its pods through the Eviction API (PodDisruptionBudgets
+ * hold: a refused eviction is tried again every 2 s), then waits until they are gone. Past the planned
+ * timeout it fails with every pod that blocked and why. Returns a one-line report.
  */
-export async function drainNode(ctx: ActionContext, name: string, timeoutMs: number): Promise<string> {
+export async function drainNode(ctx: ActionContext, name: string): Promise<string> {
+  const timeoutMs = Number(plannedCallOn(ctx, "drain", name).options?.timeoutSeconds ?? 0) * 1000;
   const api = ctx.resources.api();
   const list = async () => ((await api.getJson<{ items: DrainPod[] }>(`/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${name}`)}`, ctx.signal))?.items ?? []);
   // The cordon and the first listing happen inside the wait too: an API blip (a VIP moving, an API
@@ -155,63 +157,11 @@ export async function drainNode(ctx: ActionContext, name: string, timeoutMs: num
   return `${name} drained: ${evicted.size} pod${evicted.size === 1 ? "" : "s"} evicted${first!.stay.length ? `, ${first!.stay.length} left in place (DaemonSet and static pods)` : ""}${lost.length ? `; ${lost.length} unmanaged pod${lost.length === 1 ? "" : "s"} not recreated elsewhere: ${lost.join(", ")}` : ""}`;
 }
 
-/** Deletes a Node object and waits until it is gone (its kubelet must be stopped first, or it registers again). */
+/** Deletes a Node object as planned and waits until it is gone (its kubelet must be stopped first, or it registers again). */
 export async function deleteNode(ctx: ActionContext, name: string): Promise<boolean> {
-  const api = ctx.resources.api();
-  const r = await api.request(`/api/v1/nodes/${encodeURIComponent(name)}`, { method: "DELETE", signal: ctx.signal });
-  if (r.status === 404) return false;
-  if (r.status !== 200 && r.status !== 202) throw new Error(`deleting node ${name}: HTTP ${r.status} ${apiMessage(r.body)}`);
+  if (!(await sendDelete(ctx, plannedCallOn(ctx, "delete", name)))) return false;
   await ctx.wait(`node ${name} deleted`, { timeoutMs: 60_000, intervalMs: 1_000 }, async () => ((await readNode(ctx, name)) ? { ok: false, why: `${name} is still listed` } : { ok: true, value: undefined }));
   return true;
-}
-
-// ---- applying rendered objects ----
-
-type Resource = { base: string; plural: string; namespaced: boolean };
-const RESOURCES: Record<string, Resource> = {
-  Namespace: { base: "/api/v1", plural: "namespaces", namespaced: false },
-  ServiceAccount: { base: "/api/v1", plural: "serviceaccounts", namespaced: true },
-  Secret: { base: "/api/v1", plural: "secrets", namespaced: true },
-  ConfigMap: { base: "/api/v1", plural: "configmaps", namespaced: true },
-  Service: { base: "/api/v1", plural: "services", namespaced: true },
-  DaemonSet: { base: "/apis/apps/v1", plural: "daemonsets", namespaced: true },
-  Deployment: { base: "/apis/apps/v1", plural: "deployments", namespaced: true },
-  PodDisruptionBudget: { base: "/apis/policy/v1", plural: "poddisruptionbudgets", namespaced: true },
-  ClusterRole: { base: "/apis/rbac.authorization.k8s.io/v1", plural: "clusterroles", namespaced: false },
-  ClusterRoleBinding: { base: "/apis/rbac.authorization.k8s.io/v1", plural: "clusterrolebindings", namespaced: false },
-  Role: { base: "/apis/rbac.authorization.k8s.io/v1", plural: "roles", namespaced: true },
-  RoleBinding: { base: "/apis/rbac.authorization.k8s.io/v1", plural: "rolebindings", namespaced: true },
-};
-
-export const APPLIED_ANNOTATION = "bootdeck.io/applied-sha256";
-
-export function objectPath(o: K8sObject, withName = true): string {
-  const r = RESOURCES[o.kind];
-  if (!r) throw new Error(`Bootdeck does not apply ${o.kind} objects`);
-  const ns = r.namespaced ? `/namespaces/${encodeURIComponent(o.metadata.namespace ?? "default")}` : "";
-  return `${r.base}${ns}/${r.plural}${withName ? `/${encodeURIComponent(o.metadata.name)}` : ""}`;
-}
-
-/** The checksum of a rendered object, recorded on it when applied: the next apply compares it instead of the defaulted live object. */
-export const renderedSha = (o: K8sObject) => createHash("sha256").update(JSON.stringify(o)).digest("hex");
-
-/** Creates the object when missing, replaces it when it was applied from other content; leaves it alone otherwise. */
-export async function applyObject(ctx: ActionContext, o: K8sObject): Promise<"created" | "replaced" | "unchanged"> {
-  const api = ctx.resources.api();
-  const sha = renderedSha(o);
-  const annotated = { ...o, metadata: { ...o.metadata, annotations: { ...(o.metadata as { annotations?: Record<string, string> }).annotations, [APPLIED_ANNOTATION]: sha } } };
-  const live = await api.getJson<{ metadata: { resourceVersion?: string; annotations?: Record<string, string> } }>(objectPath(o), ctx.signal);
-  if (!live) {
-    const r = await api.request(objectPath(o, false), { method: "POST", body: annotated, signal: ctx.signal });
-    if (r.status === 201 || r.status === 200) return "created";
-    if (r.status !== 409) throw new Error(`creating ${o.kind} ${o.metadata.name}: HTTP ${r.status} ${apiMessage(r.body)}`);
-    return applyObject(ctx, o);
-  }
-  if (live.metadata.annotations?.[APPLIED_ANNOTATION] === sha) return "unchanged";
-  const r = await api.request(objectPath(o), { method: "PUT", body: { ...annotated, metadata: { ...annotated.metadata, resourceVersion: live.metadata.resourceVersion } }, signal: ctx.signal });
-  if (r.status === 409) return applyObject(ctx, o);
-  if (r.status !== 200) throw new Error(`replacing ${o.kind} ${o.metadata.name}: HTTP ${r.status} ${apiMessage(r.body)}`);
-  return "replaced";
 }
 
 type WorkloadStatus = {
@@ -237,13 +187,12 @@ export function rolloutPending(kind: string, w: WorkloadStatus): string | undefi
   return undefined;
 }
 
-export async function waitRollout(ctx: ActionContext, o: K8sObject, timeoutMs: number): Promise<void> {
-  await ctx.wait(`${o.kind} ${o.metadata.namespace}/${o.metadata.name} rolled out`, { timeoutMs, intervalMs: 2_000 }, async () => {
-    const w = await ctx.resources.api().getJson<WorkloadStatus>(objectPath(o), ctx.signal);
+export async function waitRollout(ctx: ActionContext, o: ObjectRef, timeoutMs: number): Promise<void> {
+  await ctx.wait(`${refLabel(o)} rolled out`, { timeoutMs, intervalMs: 2_000 }, async () => {
+    const w = await readObject<WorkloadStatus>(ctx, o);
     if (!w) return { ok: false, why: "it does not exist" };
     const why = rolloutPending(o.kind, w);
     return why ? { ok: false, why } : { ok: true, value: undefined };
   });
 }
 
-export const quoteForPlan = (argv: readonly string[]) => shellCommand(argv);

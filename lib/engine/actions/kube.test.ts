@@ -1,7 +1,7 @@
 // How the bootstrap reads cluster state: Ready nodes, Running-and-Ready control-plane pods (never the
 // bootstrap ones), and the role labels and taints a node still needs.
 import { describe, expect, it } from "vitest";
-import { controlPlaneMissing, nodeReady, podLine, rolePatch, type PodLike } from "./kube";
+import { controlPlaneMissing, nodeReady, podLine, roleMissing, roleOf, type PodLike } from "./kube";
 
 const pod = (name: string, phase: string, ready: boolean, ns = "kube-system"): PodLike => ({
   metadata: { name, namespace: ns },
@@ -22,14 +22,11 @@ describe("cluster state as the bootstrap judges it", () => {
   });
 
   it("gives a master the control-plane label and taint through the API, only what is missing", () => {
-    expect(rolePatch({ metadata: { labels: {} }, spec: {} }, "master")).toEqual({
-      metadata: { labels: { "node-role.kubernetes.io/control-plane": "" } },
-      spec: { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] },
-    });
+    const master = roleOf("master");
+    expect(master).toEqual({ labels: { "node-role.kubernetes.io/control-plane": "" }, taint: { key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" } });
+    expect(roleMissing({ metadata: { labels: {} }, spec: {} }, master)).toEqual({ labels: true, taint: true });
     // Registered with the taint (KubeletConfiguration registerWithTaints): only the label is missing.
-    expect(rolePatch({ metadata: { labels: {} }, spec: { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] } }, "master")).toEqual({
-      metadata: { labels: { "node-role.kubernetes.io/control-plane": "" } },
-    });
-    expect(rolePatch({ metadata: { labels: { "node-role.kubernetes.io/worker": "" } } }, "worker")).toBeUndefined();
+    expect(roleMissing({ metadata: { labels: {} }, spec: { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] } }, master)).toEqual({ labels: true, taint: false });
+    expect(roleMissing({ metadata: { labels: { "node-role.kubernetes.io/worker": "" } } }, roleOf("worker"))).toEqual({ labels: false, taint: false });
   });
 });

@@ -53,21 +53,21 @@ export function controlPlaneMissing(pods: PodLike[], components: readonly string
 
 export const CONTROL_PLANE_COMPONENTS = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"] as const;
 
-/** Labels and taints a master must carry (its kubelet may not set the role label itself). */
-export function masterRole(): { labels: Record<string, string>; taint: { key: string; effect: string } } {
-  return { labels: { "node-role.kubernetes.io/control-plane": "" }, taint: { key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" } };
+export type Taint = { key: string; value?: string; effect: string };
+
+/** Labels and the taint a node of this role must carry (its kubelet may not set the role label itself). */
+export function roleOf(role: "master" | "worker"): { labels: Record<string, string>; taint?: Taint } {
+  if (role === "worker") return { labels: { "node-role.kubernetes.io/worker": "" } };
+  const key = "node-role.kubernetes.io/control-plane";
+  return { labels: { [key]: "" }, taint: { key, effect: "NoSchedule" } };
 }
 
-/** The merge patch that gives a node its role (labels and, for masters, the taint), or undefined when it has it. */
-export function rolePatch(node: NodeLike, role: "master" | "worker"): Record<string, unknown> | undefined {
-  const wanted = role === "master" ? masterRole() : { labels: { "node-role.kubernetes.io/worker": "" }, taint: undefined };
+/** What of its role a node lacks: one of the labels, the taint. */
+export function roleMissing(node: NodeLike, wanted: { labels: Record<string, string>; taint?: Taint }): { labels: boolean; taint: boolean } {
   const labels = node.metadata?.labels ?? {};
-  const missingLabels = Object.fromEntries(Object.entries(wanted.labels).filter(([k, v]) => labels[k] !== v));
   const taints = node.spec?.taints ?? [];
-  const needTaint = wanted.taint && !taints.some((t) => t.key === wanted.taint?.key && t.effect === wanted.taint.effect);
-  if (Object.keys(missingLabels).length === 0 && !needTaint) return undefined;
   return {
-    ...(Object.keys(missingLabels).length ? { metadata: { labels: missingLabels } } : {}),
-    ...(needTaint && wanted.taint ? { spec: { taints: [...taints, wanted.taint] } } : {}),
+    labels: Object.entries(wanted.labels).some(([k, v]) => labels[k] !== v),
+    taint: wanted.taint !== undefined && !taints.some((t) => t.key === wanted.taint?.key && t.effect === wanted.taint.effect),
   };
 }

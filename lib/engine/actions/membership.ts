@@ -3,20 +3,18 @@ import "server-only";
 // its quorum checks, drains, Node deletion, the API address, the control plane's objects applied
 // again, and the definition updated once the hosts have changed. Each one gathers facts first and acts
 // only when needed, so a resumed or retried step repeats nothing that is done.
-import YAML from "yaml";
-import { selfHostedObjectsInOrder } from "../../assets/render";
-import { isBootstrapTokenSecret } from "../../assets/token";
-import type { K8sObject } from "../../assets/yaml-out";
 import type { ClusterDefinition } from "../../cluster/definition";
 import { validateClusterDefinition } from "../../cluster/definition";
 import { recordAudit } from "../../audit/record";
 import { getDb } from "../../db/client";
 import { isSshError } from "../../ssh";
 import { learnerLag, membershipProblem, memberStates, parseEtcdStatusOutput, quorumOf, removalRefusal, type EtcdView, type ExpectedMember } from "../day2/etcd";
-import type { PlannedExec } from "../plan";
+import type { ObjectRef, PlannedExec } from "../plan";
+import { refLabel } from "../plan-objects";
+import { sendApply, sendCreate } from "./api-calls";
 import { definitionSha } from "../plans-day2";
 import { failure } from "./bootstrap";
-import { applyObject, deleteNode, drainNode, hostNamed, objectPath, param, pushPlannedFiles, readNode, runPlanned, textOf, waitRollout } from "./day2-kube";
+import { deleteNode, drainNode, hostNamed, param, pushPlannedFiles, readNode, runPlanned, textOf, waitRollout } from "./day2-kube";
 import { isMirrorPod, nodeReady, podLine, podReady, type NodeLike, type PodLike } from "./kube";
 import { execHost, needHost, plannedExec, plannedExecs, WaitAbandoned, type Action, type ActionContext } from "./types";
 
@@ -193,7 +191,7 @@ async function drain(ctx: ActionContext) {
   const node = await readNode(ctx, host.name);
   if (!node) return { ok: true as const, summary: `${host.name} is not registered: nothing to drain` };
   try {
-    return { ok: true as const, summary: await drainNode(ctx, host.name, Number(param(ctx, "timeoutMs"))) };
+    return { ok: true as const, summary: await drainNode(ctx, host.name) };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     return {
@@ -222,14 +220,6 @@ async function removeNode(ctx: ActionContext) {
 
 // ---- applying the control plane's objects ----
 
-function objectsOf(ctx: ActionContext, files: string[]): K8sObject[] {
-  const parsed = files.map((path) => ({ path, objects: YAML.parseAllDocuments(ctx.resources.asset(path)).map((d) => d.toJSON() as K8sObject).filter((o) => o && o.kind) }));
-  return selfHostedObjectsInOrder(parsed).map((x) => x.object);
-}
-
-/** Kinds Bootdeck replaces when their rendered content changed; the rest are only created when missing (a Service's allocated fields, a ServiceAccount's tokens stay). */
-const REPLACEABLE = new Set(["DaemonSet", "Deployment", "ConfigMap", "Secret", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "PodDisruptionBudget"]);
-
 async function listPods(ctx: ActionContext, selector: string): Promise<(PodLike & { spec?: { nodeName?: string; containers?: { image?: string }[] } })[]> {
   return (await ctx.resources.api().getJson<{ items: PodLike[] }>(`/api/v1/namespaces/kube-system/pods?labelSelector=${encodeURIComponent(selector)}`, ctx.signal))?.items ?? [];
 }
@@ -253,22 +243,18 @@ export async function waitApiServers(ctx: ActionContext, image: string | undefin
   return line;
 }
 
+/** The planned objects in plan order: `apply` replaces what was applied from other content, `create` only creates what is missing; then the rollouts. */
 async function applyObjects(ctx: ActionContext) {
-  const files = json<string[]>(ctx, "files");
   const wait = param(ctx, "wait");
   const image = ctx.planned.params?.image;
-  const objects = objectsOf(ctx, files);
+  const calls = (ctx.planned.api ?? []).filter((c) => c.verb === "apply" || c.verb === "create");
   const results: string[] = [];
-  const rolled: K8sObject[] = [];
-  for (const o of objects) {
+  const rolled: ObjectRef[] = [];
+  for (const c of calls) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
-    // The bootstrap token's Secret has a life of its own (an expiration set when applied, renewed by
-    // joins): an upgrade leaves it alone rather than put it back without one.
-    if (isBootstrapTokenSecret(o)) continue;
-    const name = `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`;
-    const r = REPLACEABLE.has(o.kind) ? await applyObject(ctx, o) : await createOnly(ctx, o);
-    if (r !== "unchanged") results.push(`${name} ${r}`);
-    if (o.kind === "DaemonSet" || o.kind === "Deployment") rolled.push(o);
+    const r = c.verb === "apply" ? await sendApply(ctx, c) : (await sendCreate(ctx, c)) === "created" ? "created" : "unchanged";
+    if (r !== "unchanged") results.push(`${refLabel(c.object)} ${r}`);
+    if (c.object.kind === "DaemonSet" || c.object.kind === "Deployment") rolled.push(c.object);
   }
   for (const o of rolled) await waitRollout(ctx, o, 10 * 60_000);
   let health = "";
@@ -279,15 +265,7 @@ async function applyObjects(ctx: ActionContext) {
       health += `; etcd: ${healthLine(view)}`;
     }
   }
-  return { ok: true as const, summary: `${results.length ? results.join(", ") : `${objects.length} objects unchanged`}${rolled.length ? `; ${rolled.length} workload${rolled.length === 1 ? "" : "s"} rolled out` : ""}${health ? `; ${health}` : ""}` };
-}
-
-async function createOnly(ctx: ActionContext, o: K8sObject): Promise<"created" | "unchanged"> {
-  const api = ctx.resources.api();
-  if (await api.getJson(objectPath(o), ctx.signal)) return "unchanged";
-  const r = await api.request(objectPath(o, false), { method: "POST", body: o, signal: ctx.signal });
-  if (r.status !== 201 && r.status !== 200 && r.status !== 409) throw new Error(`creating ${o.kind} ${o.metadata.name}: HTTP ${r.status}`);
-  return "created";
+  return { ok: true as const, summary: `${results.length ? results.join(", ") : `${calls.length} objects unchanged`}${rolled.length ? `; ${rolled.length} workload${rolled.length === 1 ? "" : "s"} rolled out` : ""}${health ? `; ${health}` : ""}` };
 }
 
 // ---- the definition ----

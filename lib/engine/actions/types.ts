@@ -1,14 +1,13 @@
 // What an action receives and returns. Actions are plain functions of this context, so the runner
 // owns persistence, events, timeouts and cancellation in one place. An action sends only what its
 // planned step carries: `planned.exec` (looked up with `plannedExec`) and `planned.files`.
-import type { Executor } from "../../ssh";
 import type { PlannedExec, PlannedStep } from "../plan";
 import type { RunResources } from "../run-resources";
 import type { EngineHost } from "../targets";
 import type { Tx } from "../lease";
 
-/** What the engine asks of an SSH executor; tests pass a recording one. */
-export type EngineExecutor = Pick<Executor, "run" | "upload" | "forward" | "close" | "disconnect">;
+export type { EngineExecutor } from "../engine-executor";
+import type { EngineExecutor } from "../engine-executor";
 
 export type WaitCheck<T> = { ok: true; value: T } | { ok: false; why: string };
 

@@ -1,13 +1,13 @@
 // One node's kubelet upgrade against a recording executor and a scripted API: what it sends, in which
 // order, and what it does when the new kubelet does not come back Ready (rolls back, says so, leaves
 // the node in service) or is there already (a resumed run: nothing but the uncordon).
-import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { keptPkiFrom } from "../../assets/keep";
 import { renderAssets } from "../../assets/render";
 import { validateClusterDefinition, type ClusterDefinition } from "../../cluster/definition";
 import { exampleDefinition } from "../../cluster/example";
 import type { PlannedStep } from "../plan";
+import { assetIndexFrom } from "../plan-objects";
 import { buildUpgradePlan } from "../plans-day2";
 import { upgradeActions } from "./upgrade";
 import { WaitAbandoned, type ActionContext } from "./types";
@@ -24,7 +24,7 @@ beforeAll(async () => {
   const before = await renderAssets(def, { keyType: "ecdsa" });
   const after = await renderAssets({ ...def, spec: { ...def.spec, kubernetes: { ...def.spec.kubernetes, version: "v1.37.2" } } }, { keyType: "ecdsa", keep: keptPkiFrom(new Map(before.map((a) => [a.path, a.content]))) });
   files = new Map(after.map((a) => [a.path, a.content]));
-  const index = new Map(after.map((a) => [a.path, { sha256: createHash("sha256").update(a.content).digest("hex"), size: a.content.length }]));
+  const index = assetIndexFrom(after);
   const plan = buildUpgradePlan(def, "run_AAAAAAAAAAAAAAAA", index, { to: "v1.37.2" });
   step = plan.phases.flatMap((p) => p.steps).find((s) => s.key === "kubelet/worker-1")!;
   masterStep = plan.phases.flatMap((p) => p.steps).find((s) => s.key === "kubelet/master-1")!;
@@ -127,8 +127,8 @@ describe("a node's kubelet upgrade", () => {
     if (r.ok) return;
     expect(r.error).toMatch(/^timed out after 4 min waiting for worker-1 Ready with kubelet v1\.37\.2; rolled back \(bootdeck-rolled-back to abc\): worker-1 is Ready with kubelet v1\.36\.3 and uncordoned; the upgrade stops here$/);
     expect(r.data?.rolledBack).toBe(true);
-    // ("exec true": every 10 s the wait checks the host still answers.)
-    expect(sent.filter((x) => x !== "exec true").slice(-4)).toEqual(["exec start", "exec journal", "exec rollback", "api uncordon"]);
+    // ("exec alive": every 10 s the wait checks the host still answers, with the plan's read-only command.)
+    expect(sent.filter((x) => x !== "exec alive").slice(-4)).toEqual(["exec start", "exec journal", "exec rollback", "api uncordon"]);
   });
 
   it("moves on from a master only once its own API server answers /readyz three times in a row and every master's API server is Ready", async () => {

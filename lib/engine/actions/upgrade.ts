@@ -145,7 +145,7 @@ async function kubeletUpgrade(ctx: ActionContext): Promise<ActionOutcome> {
   let drained = "";
   let released: string | undefined;
   try {
-    drained = await drainNode(ctx, host.name, Number(param(ctx, "drainTimeoutMs")));
+    drained = await drainNode(ctx, host.name);
     // A master's kubelet restart may restart its API server and etcd: the address leaves first.
     released = await moveAddress(ctx, "release-address");
     await runPlanned(ctx, plannedExec(ctx, "save"));

@@ -1,0 +1,171 @@
+import "server-only";
+// The step's planned API calls, sent as planned: each object or patch is the plan's (an object of the
+// asset set is taken from it and checked against the planned checksum first), each verb does what the
+// plan says it does. Actions look calls up by id or verb, as they look up commands (types.ts).
+import type { K8sObject } from "../../assets/yaml-out";
+import { apiMessage, type ClusterApiClient } from "../cluster-api";
+import type { ObjectRef, PlannedApiCall } from "../plan";
+import { objectSha, parseObjects, refLabel, sameRef } from "../plan-objects";
+import type { ActionContext } from "./types";
+
+/** The planned call `id` of this step. */
+export function plannedCall(ctx: Pick<ActionContext, "planned">, id: string): PlannedApiCall {
+  const c = (ctx.planned.api ?? []).find((x) => x.id === id);
+  if (!c) throw new Error(`the plan of ${ctx.planned.key} has no API call "${id}": it was made by another version of Bootdeck; plan the run again`);
+  return c;
+}
+
+/** The step's planned calls of `verb` (on `name`, when given), in plan order. */
+export const plannedCalls = (ctx: Pick<ActionContext, "planned">, verb: PlannedApiCall["verb"], name?: string): PlannedApiCall[] =>
+  (ctx.planned.api ?? []).filter((c) => c.verb === verb && (name === undefined || c.object.name === name));
+
+/** The one planned call of `verb` on `name`. */
+export function plannedCallOn(ctx: Pick<ActionContext, "planned">, verb: PlannedApiCall["verb"], name: string): PlannedApiCall {
+  const c = plannedCalls(ctx, verb, name)[0];
+  if (!c) throw new Error(`the plan of ${ctx.planned.key} does not ${verb} ${name}: it was made by another version of Bootdeck; plan the run again`);
+  return c;
+}
+
+/** What a call sends: the planned body, or — for an object of the asset set — that object, checked against the planned checksum. */
+export function callBody(ctx: Pick<ActionContext, "planned" | "resources">, c: PlannedApiCall): Record<string, unknown> {
+  if (!c.asset) {
+    if (!c.body) throw new Error(`${ctx.planned.key}: "${c.id}" has no body`);
+    return c.body;
+  }
+  const o = parseObjects(ctx.resources.asset(c.asset)).find((x) => sameRef({ apiVersion: x.apiVersion, kind: x.kind, name: x.metadata.name, namespace: x.metadata.namespace }, c.object));
+  if (!o) throw new Error(`${c.asset} in the run's asset set has no ${refLabel(c.object)}: plan the run again`);
+  const sha = objectSha(o);
+  if (sha !== c.sha256) throw new Error(`${refLabel(c.object)} in the run's asset set does not match the plan (sha256 ${sha.slice(0, 12)}, planned ${(c.sha256 ?? "").slice(0, 12)}): plan the run again`);
+  return o;
+}
+
+// ---- where the API serves an object ----
+
+type Resource = { base: string; plural: string; namespaced: boolean };
+const CORE = (plural: string, namespaced = true): Resource => ({ base: "/api/v1", plural, namespaced });
+const GROUP = (group: string, plural: string, namespaced = true): Resource => ({ base: `/apis/${group}`, plural, namespaced });
+/** Kinds the engine writes; any other is looked up through discovery. */
+const KNOWN: Record<string, Resource> = {
+  "v1/Node": CORE("nodes", false),
+  "v1/Namespace": CORE("namespaces", false),
+  "v1/ServiceAccount": CORE("serviceaccounts"),
+  "v1/Secret": CORE("secrets"),
+  "v1/ConfigMap": CORE("configmaps"),
+  "v1/Service": CORE("services"),
+  "apps/v1/DaemonSet": GROUP("apps/v1", "daemonsets"),
+  "apps/v1/Deployment": GROUP("apps/v1", "deployments"),
+  "policy/v1/PodDisruptionBudget": GROUP("policy/v1", "poddisruptionbudgets"),
+  "rbac.authorization.k8s.io/v1/ClusterRole": GROUP("rbac.authorization.k8s.io/v1", "clusterroles", false),
+  "rbac.authorization.k8s.io/v1/ClusterRoleBinding": GROUP("rbac.authorization.k8s.io/v1", "clusterrolebindings", false),
+  "rbac.authorization.k8s.io/v1/Role": GROUP("rbac.authorization.k8s.io/v1", "roles"),
+  "rbac.authorization.k8s.io/v1/RoleBinding": GROUP("rbac.authorization.k8s.io/v1", "rolebindings"),
+};
+
+type ApiResourceList = { resources?: { name: string; kind: string; namespaced: boolean }[] };
+const discovered = new WeakMap<object, Map<string, ApiResourceList>>();
+
+/** A path segment as RFC 3986 allows it: ":" and "@" stay (as Kubernetes' own clients send RBAC names such as system:coredns), the rest percent-encoded. */
+export const pathSegment = (s: string) => encodeURIComponent(s).replace(/%3A/g, ":").replace(/%40/g, "@");
+
+async function resourceOf(api: Pick<ClusterApiClient, "getJson">, ref: ObjectRef): Promise<Resource> {
+  const known = KNOWN[`${ref.apiVersion}/${ref.kind}`];
+  if (known) return known;
+  const base = ref.apiVersion.includes("/") ? `/apis/${ref.apiVersion}` : `/api/${ref.apiVersion}`;
+  const cache = discovered.get(api) ?? discovered.set(api, new Map()).get(api)!;
+  let list = cache.get(base);
+  if (!list?.resources?.some((r) => r.kind === ref.kind)) {
+    list = (await api.getJson<ApiResourceList>(base)) ?? {};
+    cache.set(base, list);
+  }
+  const r = list.resources?.find((x) => x.kind === ref.kind && !x.name.includes("/"));
+  if (!r) throw new Error(`the API does not serve ${ref.apiVersion} ${ref.kind}`);
+  return { base, plural: r.name, namespaced: r.namespaced };
+}
+
+/** Where the API serves an object (`named: false`: its collection, where it is created). */
+export async function objectPath(api: Pick<ClusterApiClient, "getJson">, ref: ObjectRef, named = true): Promise<string> {
+  const r = await resourceOf(api, ref);
+  const ns = r.namespaced ? `/namespaces/${pathSegment(ref.namespace ?? "default")}` : "";
+  return `${r.base}${ns}/${r.plural}${named ? `/${pathSegment(ref.name)}` : ""}`;
+}
+
+// ---- the verbs ----
+
+const api = (ctx: Pick<ActionContext, "resources">) => ctx.resources.api();
+
+/** Reads an object: undefined when it does not exist. */
+export async function readObject<T>(ctx: Pick<ActionContext, "resources" | "signal">, ref: ObjectRef): Promise<T | undefined> {
+  return api(ctx).getJson<T>(await objectPath(api(ctx), ref), ctx.signal);
+}
+
+async function exists(ctx: Pick<ActionContext, "resources" | "signal">, ref: ObjectRef): Promise<boolean> {
+  try {
+    return (await readObject(ctx, ref)) !== undefined;
+  } catch (e) {
+    throw new Error(`reading ${refLabel(ref)}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/**
+ * `create`: reads the object first and creates it only when it is missing. A create refused because
+ * the object appeared meanwhile (409, or 422 "provided IP is already allocated" for a Service with a
+ * fixed clusterIP that an earlier attempt created) is read again: present is present. `atRunTime`
+ * fills in what the plan's rule leaves to the run (a bootstrap token's expiration).
+ */
+export async function sendCreate(ctx: Pick<ActionContext, "planned" | "resources" | "signal">, c: PlannedApiCall, atRunTime: (o: Record<string, unknown>) => Record<string, unknown> = (o) => o): Promise<"created" | "present"> {
+  if (await exists(ctx, c.object)) return "present";
+  const r = await api(ctx).request(await objectPath(api(ctx), c.object, false), { method: "POST", body: atRunTime(callBody(ctx, c)), signal: ctx.signal });
+  if (r.status === 200 || r.status === 201) return "created";
+  if ((r.status === 409 || r.status === 422) && (await exists(ctx, c.object).catch(() => false))) return "present";
+  throw new Error(`creating ${refLabel(c.object)}: HTTP ${r.status} ${apiMessage(r.body)}`);
+}
+
+/** Recorded on objects `apply` writes: the next apply compares it instead of the defaulted live object. */
+export const APPLIED_ANNOTATION = "bootdeck.io/applied-sha256";
+
+/** `apply`: creates the object when missing, replaces it when it was applied from other content; leaves it alone otherwise. */
+export async function sendApply(ctx: Pick<ActionContext, "planned" | "resources" | "signal">, c: PlannedApiCall): Promise<"created" | "replaced" | "unchanged"> {
+  const o = callBody(ctx, c) as K8sObject;
+  const sha = objectSha(o);
+  const annotated = { ...o, metadata: { ...o.metadata, annotations: { ...(o.metadata.annotations as Record<string, string> | undefined), [APPLIED_ANNOTATION]: sha } } };
+  const path = await objectPath(api(ctx), c.object);
+  const live = await api(ctx).getJson<{ metadata: { resourceVersion?: string; annotations?: Record<string, string> } }>(path, ctx.signal);
+  if (!live) {
+    const r = await api(ctx).request(await objectPath(api(ctx), c.object, false), { method: "POST", body: annotated, signal: ctx.signal });
+    if (r.status === 201 || r.status === 200) return "created";
+    if (r.status !== 409) throw new Error(`creating ${refLabel(c.object)}: HTTP ${r.status} ${apiMessage(r.body)}`);
+    return sendApply(ctx, c);
+  }
+  if (live.metadata.annotations?.[APPLIED_ANNOTATION] === sha) return "unchanged";
+  const r = await api(ctx).request(path, { method: "PUT", body: { ...annotated, metadata: { ...annotated.metadata, resourceVersion: live.metadata.resourceVersion } }, signal: ctx.signal });
+  if (r.status === 409) return sendApply(ctx, c);
+  if (r.status !== 200) throw new Error(`replacing ${refLabel(c.object)}: HTTP ${r.status} ${apiMessage(r.body)}`);
+  return "replaced";
+}
+
+/** `patch` (a JSON merge patch; `atRunTime` fills in what the plan's rule leaves to the run); `taint` and `cordon` are patches too. */
+export async function sendPatch(ctx: Pick<ActionContext, "planned" | "resources" | "signal">, c: PlannedApiCall, body: Record<string, unknown> = callBody(ctx, c)): Promise<void> {
+  const r = await api(ctx).request(await objectPath(api(ctx), c.object), { method: "PATCH", body, contentType: "application/merge-patch+json", signal: ctx.signal });
+  if (r.status !== 200) throw new Error(`${c.id}: HTTP ${r.status} ${apiMessage(r.body)}`);
+}
+
+/** `delete`: false when the object was gone already. */
+export async function sendDelete(ctx: Pick<ActionContext, "planned" | "resources" | "signal">, c: PlannedApiCall, opts: { timeoutMs?: number } = {}): Promise<boolean> {
+  const r = await api(ctx).request(await objectPath(api(ctx), c.object), { method: "DELETE", signal: ctx.signal, timeoutMs: opts.timeoutMs });
+  if (r.status === 404) return false;
+  if (r.status !== 200 && r.status !== 202) throw new Error(`deleting ${refLabel(c.object)}: HTTP ${r.status} ${apiMessage(r.body)}`);
+  return true;
+}
+
+type Taint = { key: string; value?: string; effect: string };
+
+/** `taint`: the planned taint added to the node's (`current`) when it lacks it; false when it has it. */
+export async function sendTaint(ctx: Pick<ActionContext, "planned" | "resources" | "signal">, c: PlannedApiCall, current: readonly Taint[]): Promise<boolean> {
+  const t = callBody(ctx, c) as Taint;
+  if (current.some((x) => x.key === t.key && x.effect === t.effect)) return false;
+  await sendPatch(ctx, c, { spec: { taints: [...current, t] } });
+  return true;
+}
+
+/** The body a cordon or uncordon sends. */
+export const unschedulableBody = (verb: "cordon" | "uncordon") => ({ spec: { unschedulable: verb === "cordon" ? true : null } });
