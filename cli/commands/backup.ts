@@ -9,7 +9,7 @@ import { startBackupRun } from "../../lib/backups/runs";
 import { backupKeyText, clusterBackupKey, parseBackupKey } from "../../lib/backups/backup-key";
 import { copyBackupToBucket, fetchAndOpenBackup, importClusterFromBucket, listRemoteSnapshots } from "../../lib/backups/remote";
 import { backupPolicyBody, backupTargetBody } from "../../lib/backups/schemas";
-import { describeTarget, S3Error, type S3Target } from "../../lib/backups/s3";
+import { describeTarget, type S3Target } from "../../lib/backups/s3";
 import { backupFileName, getBackupOrThrow, getBackupPolicy, listBackups, setBackupPolicy } from "../../lib/backups/store";
 import { getTargetView, removeTarget, setTarget, testStoredTarget } from "../../lib/backups/target";
 import { findClusterIdByName } from "../../lib/clusters/repository";
@@ -215,10 +215,6 @@ export const backup: Command = {
       if (err instanceof AppError) {
         console.error(err.status === 2 ? err.message : `bootdeck backup: ${err.message}`);
         return err.status === 2 ? 2 : 1;
-      }
-      if (err instanceof S3Error) {
-        console.error(`bootdeck backup: ${err.message}\n${err.hint}`);
-        return 1;
       }
       if (err instanceof Error && err.name === "ZodError") {
         console.error(`bootdeck backup: ${err.message}`);

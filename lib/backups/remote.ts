@@ -189,7 +189,7 @@ async function readManifest(t: S3Target, key: Buffer, manifestKey: string): Prom
   try {
     parsed = manifestSchema.parse(JSON.parse((await getObjectBuffer(t, manifestKey, 1024 * 1024)).toString("utf8")));
   } catch (err) {
-    if (err instanceof AppError || (err instanceof Error && err.name === "S3Error")) throw err;
+    if (err instanceof AppError) throw err;
     throw unprocessable(`${objectUrl(t, manifestKey)} is not a Bootdeck backup manifest`);
   }
   const secrets = manifestSecrets.parse(JSON.parse(open(key, parsed.box, boxContext("manifest", parsed.clusterId, parsed.backupId), objectUrl(t, manifestKey)).toString("utf8")));

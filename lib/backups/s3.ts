@@ -8,6 +8,7 @@ import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import { AppError } from "../http/errors";
 
 export type S3Target = {
   /** https://host:port; empty for AWS's own endpoint of the region. */
@@ -24,13 +25,17 @@ export type S3Target = {
 /** The ways a target can be wrong, each with its own message and remedy. */
 export type TargetProblem = "unreachable" | "bad-credentials" | "no-bucket" | "no-permission" | "not-s3" | "error";
 
-export class S3Error extends Error {
+/**
+ * A bucket operation that failed: `what` failed where, and the remedy. An AppError (422: the settings
+ * given lead nowhere usable) whose message carries both, so a route or the command line shows it whole.
+ */
+export class S3Error extends AppError {
   constructor(
     readonly problem: TargetProblem,
-    message: string,
+    readonly what: string,
     readonly hint: string,
   ) {
-    super(message);
+    super(422, `bucket_${problem}`, `${what}; ${hint}`, { problem, hint });
     this.name = "S3Error";
   }
 }
@@ -40,6 +45,11 @@ export const PART_SIZE = 8 * 1024 * 1024;
 
 export const describeTarget = (t: Pick<S3Target, "endpoint" | "region" | "bucket">) => `bucket ${t.bucket} at ${t.endpoint || `AWS S3 (${t.region})`}`;
 export const objectUrl = (t: Pick<S3Target, "bucket">, key: string) => `s3://${t.bucket}/${key}`;
+
+// The SDK warns on every process start that its releases after January 2027 need Node 22; the locked
+// version runs on the Node 20 this project pins (package-lock.json), so the warning would only clutter
+// every command's output.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 
 export function s3Client(t: S3Target, opts: { attempts?: number } = {}): S3Client {
   return new S3Client({
@@ -108,9 +118,9 @@ export async function testTarget(t: S3Target, probeKey: string): Promise<TargetT
     return { ok: true, message: `${describeTarget(t)}: listed, wrote and deleted a probe object under "${t.prefix}" in ${Date.now() - started} ms` };
   } catch (err) {
     const e = err instanceof S3Error ? err : classifyS3Error(err, t, "testing the target");
-    // A write refused after a successful list is a missing write permission, whatever the server calls it.
-    const problem = e.problem === "no-permission" || (e.problem === "error" && /probe/.test(e.message)) ? "no-permission" : e.problem;
-    return { ok: false, problem, message: e.message, hint: problem === "no-permission" && /probe/.test(e.message) ? "the key may read the bucket but not write or delete in it: give it s3:PutObject and s3:DeleteObject on the prefix" : e.hint };
+    const onProbe = /probe object/.test(e.what);
+    if (e.problem === "no-permission" && onProbe) return { ok: false, problem: "no-permission", message: e.what, hint: "the key may read the bucket but not write or delete in it: give it s3:PutObject and s3:DeleteObject on the prefix" };
+    return { ok: false, problem: e.problem, message: e.what, hint: e.hint };
   } finally {
     client.destroy();
   }

@@ -66,7 +66,7 @@ export const backupActions: Record<string, Action> = {
       };
     } catch (err) {
       const hint = err instanceof S3Error ? err.hint : undefined;
-      return { ok: false, error: `copying backup ${backupId} to the bucket failed: ${err instanceof Error ? err.message : String(err)}`, hint: `${hint ? `${hint}; ` : ""}the snapshot is stored on this dashboard; "Test the target" on the cluster page checks the bucket, then retry this run` };
+      return { ok: false, error: `copying backup ${backupId} to the bucket failed: ${err instanceof S3Error ? err.what : err instanceof Error ? err.message : String(err)}`, hint: `${hint ? `${hint}; ` : ""}the snapshot is stored on this dashboard; "Test the target" on the cluster page checks the bucket, then retry this run` };
     }
   },
 
