@@ -275,6 +275,7 @@ export const pageRules: Record<string, PageRule> = {
   "/clusters/:id/runs/:runId": "signed-in",
   "/clusters/:id/hosts/:host": "signed-in",
   "/clusters/import": { permission: "cluster:write" },
+  "/clusters/from-bucket": { permission: "cluster:write" },
   "/clusters/new": { permission: "cluster:write" },
   "/users": { permission: "user:manage" },
   "/audit": { permission: "audit:read" },
