@@ -137,10 +137,16 @@ export async function copyBackupToBucket({ backupId, progress = () => undefined,
     await putObject(t, keys.manifest, JSON.stringify(manifest));
     const where = `${objectUrl(t, keys.snapshot)} at ${t.endpoint || `AWS S3 (${t.region})`}`;
     await db.backup.update({ where: { id: b.id }, data: { remoteKey: keys.snapshot, remoteWhere: where, remoteEtag: up.etag, remoteAt: new Date(), remoteError: null } });
-    const expired = await applyBucketRetention(b.clusterId, t);
+    let expired: string[];
+    try {
+      expired = await applyBucketRetention(b.clusterId, t);
+    } catch (err) {
+      throw new AppError(422, "bucket_retention", `backup ${b.id} is in the bucket and verified, but retention there failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
     return { where, verifiedBy: up.verifiedBy, seconds: (Date.now() - started) / 1000, expired };
   } catch (err) {
-    await db.backup.update({ where: { id: b.id }, data: { remoteError: (err instanceof Error ? err.message : String(err)).slice(0, 500) } }).catch(() => undefined);
+    if (!(err instanceof AppError && err.code === "bucket_retention"))
+      await db.backup.update({ where: { id: b.id }, data: { remoteError: (err instanceof Error ? err.message : String(err)).slice(0, 500) } }).catch(() => undefined);
     throw err;
   }
 }
