@@ -161,8 +161,8 @@ export type Uploaded = { key: string; etag: string; size: number; sha256: string
 
 /**
  * Uploads a file (multipart above PART_SIZE, two parts in flight) and proves the bucket holds exactly
- * its bytes: the ETag the bucket reports must be the one computed here; a server whose ETags are not
- * MD5-based (some encrypt at rest) is checked by reading the object back and hashing it. Its SHA-256 is
+ * its bytes: the ETag the bucket reports is the one computed here, or (a server whose ETags are not
+ * MD5-based, as some that encrypt at rest) the object read back hashes to the file's SHA-256. Its SHA-256 is
  * also stored in the object's metadata for whoever fetches it later.
  */
 export async function uploadFile(t: S3Target, key: string, file: string, size: number, opts: { onProgress?: (sent: number, total: number) => void; signal?: AbortSignal; contentType?: string } = {}): Promise<Uploaded> {
@@ -183,12 +183,11 @@ export async function uploadFile(t: S3Target, key: string, file: string, size: n
     const got = plainEtag(head.ETag);
     if (head.ContentLength !== undefined && head.ContentLength !== size)
       throw new S3Error("error", `${objectUrl(t, key)} holds ${head.ContentLength} bytes after the upload, the file has ${size}`, "upload it again (retry the run); if it persists, the storage server truncates uploads");
-    if (/^[0-9a-f]{32}(-\d+)?$/.test(got)) {
-      if (got !== expected.etag) throw new S3Error("error", `${objectUrl(t, key)} arrived changed: the bucket reports ETag ${got}, its bytes here give ${expected.etag}`, "upload it again (retry the run); if it persists, something between here and the bucket alters the data");
-      return { key, etag: got, size, sha256: expected.sha256, verifiedBy: "etag" };
-    }
+    if (got === expected.etag) return { key, etag: got, size, sha256: expected.sha256, verifiedBy: "etag" };
+    // Another ETag: not MD5-based (encryption at rest), or a multipart rule of the server's own. The
+    // bytes decide: read back and hashed.
     const read = await readBackSha256(t, client, key);
-    if (read !== expected.sha256) throw new S3Error("error", `${objectUrl(t, key)} arrived changed: read back, its SHA-256 is ${read}, the file's is ${expected.sha256}`, "upload it again (retry the run)");
+    if (read !== expected.sha256) throw new S3Error("error", `${objectUrl(t, key)} arrived changed: read back, its SHA-256 is ${read}, the file's is ${expected.sha256} (the bucket's ETag ${got || "(none)"}, expected ${expected.etag})`, "upload it again (retry the run); if it persists, something between here and the bucket alters the data");
     return { key, etag: got, size, sha256: expected.sha256, verifiedBy: "read-back" };
   } finally {
     client.destroy();

@@ -6,6 +6,7 @@ import { backupRelPath, dataPath, recordBackup, applyRetention } from "../../bac
 import { openSealedWriter, type SealedWriter } from "../../backups/sealed-file";
 import { copyBackupToBucket } from "../../backups/remote";
 import { S3Error } from "../../backups/s3";
+import { AppError } from "../../http/errors";
 import { getDb } from "../../db/client";
 import { parseSnapshotReport } from "./dr-scripts";
 import { runPlanned } from "./bootstrap";
@@ -66,7 +67,9 @@ export const backupActions: Record<string, Action> = {
       };
     } catch (err) {
       const hint = err instanceof S3Error ? err.hint : undefined;
-      return { ok: false, error: `copying backup ${backupId} to the bucket failed: ${err instanceof S3Error ? err.what : err instanceof Error ? err.message : String(err)}`, hint: `${hint ? `${hint}; ` : ""}the snapshot is stored on this dashboard; "Test the target" on the cluster page checks the bucket, then retry this run` };
+      const retention = err instanceof AppError && err.code === "bucket_retention";
+      const text = err instanceof S3Error ? err.what : err instanceof Error ? err.message : String(err);
+      return { ok: false, error: retention ? text : `copying backup ${backupId} to the bucket failed: ${text}`, hint: `${hint ? `${hint}; ` : ""}the snapshot is stored on this dashboard; "Test the target" on the cluster page checks the bucket, then retry this run` };
     }
   },
 
