@@ -111,9 +111,13 @@ export async function testTarget(t: S3Target, probeKey: string): Promise<TargetT
   const client = s3Client(t, { attempts: 1 });
   const started = Date.now();
   try {
-    await call(t, "listing the bucket", () => client.send(new ListObjectsV2Command({ Bucket: t.bucket, Prefix: t.prefix, MaxKeys: 1 })));
+    const listed = await call(t, "listing the bucket", () => client.send(new ListObjectsV2Command({ Bucket: t.bucket, Prefix: t.prefix, MaxKeys: 1 })));
+    // A web page parses as XML too: an S3 listing names its bucket and counts its keys.
+    const notS3 = (why: string) => new S3Error("not-s3", `${why}: ${t.endpoint || "the endpoint"} did not answer like an S3 server`, "check the endpoint URL: it must be the S3 API's address, not a console's");
+    if (listed.Name === undefined && listed.KeyCount === undefined) throw notS3("listing the bucket");
     const key = `${t.prefix}${probeKey}`;
-    await call(t, `writing a probe object (${key})`, () => client.send(new PutObjectCommand({ Bucket: t.bucket, Key: key, Body: "bootdeck write probe\n", ContentType: "text/plain" })));
+    const put = await call(t, `writing a probe object (${key})`, () => client.send(new PutObjectCommand({ Bucket: t.bucket, Key: key, Body: "bootdeck write probe\n", ContentType: "text/plain" })));
+    if (!put.ETag) throw notS3(`writing a probe object (${key})`);
     await call(t, `deleting the probe object (${key})`, () => client.send(new DeleteObjectCommand({ Bucket: t.bucket, Key: key })));
     return { ok: true, message: `${describeTarget(t)}: listed, wrote and deleted a probe object under "${t.prefix}" in ${Date.now() - started} ms` };
   } catch (err) {
