@@ -8,7 +8,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { CreateBucketCommand, ListBucketsCommand, S3Client } from "@aws-sdk/client-s3";
+import { CreateBucketCommand, DeleteObjectCommand, ListBucketsCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { ensureComponent, type Log } from "./upstream/build";
 import { seaweedfsComponent } from "./upstream/components";
 
@@ -92,6 +92,8 @@ export async function startS3Server(opts: { log?: Log; timeoutMs?: number } = {}
     "-s3.port.lance=0",
     `-s3.localSocket=${path.join(dir, "s3.sock")}`,
     `-s3.config=${path.join(dir, "s3.json")}`,
+    // Like S3: a bucket exists only once created (SeaweedFS would make one on an admin's first upload).
+    "-s3.autoCreateBucket=false",
   ];
   const out = fs.openSync(path.join(dir, "weed.log"), "a");
   const child: ChildProcess = spawn(bin, args, { cwd: dir, stdio: ["ignore", out, out], detached: false });
@@ -106,7 +108,7 @@ export async function startS3Server(opts: { log?: Log; timeoutMs?: number } = {}
   let exited: string | undefined;
   child.once("exit", (code, signal) => (exited = `weed exited (${signal ?? code})`));
   const endpoint = `http://127.0.0.1:${s3}`;
-  const client = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true, credentials: admin, maxAttempts: 1 });
+  const client = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true, credentials: admin, maxAttempts: 1, requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" });
   const stop = async () => {
     client.destroy();
     if (!exited && child.pid) {
@@ -120,6 +122,7 @@ export async function startS3Server(opts: { log?: Log; timeoutMs?: number } = {}
   };
   const deadline = Date.now() + (opts.timeoutMs ?? 90_000);
   let why = "";
+  // Up when a write goes through: the gateway answers before the volume server has writable volumes.
   for (;;) {
     if (exited) {
       const log = readLog();
@@ -128,6 +131,11 @@ export async function startS3Server(opts: { log?: Log; timeoutMs?: number } = {}
     }
     try {
       await client.send(new ListBucketsCommand({}));
+      await client.send(new CreateBucketCommand({ Bucket: "bootdeck-ready" })).catch((err: unknown) => {
+        if ((err as { name?: string }).name !== "BucketAlreadyOwnedByYou" && (err as { name?: string }).name !== "BucketAlreadyExists") throw err;
+      });
+      await client.send(new PutObjectCommand({ Bucket: "bootdeck-ready", Key: "probe", Body: "ready" }));
+      await client.send(new DeleteObjectCommand({ Bucket: "bootdeck-ready", Key: "probe" }));
       break;
     } catch (err) {
       why = err instanceof Error ? err.message : String(err);
