@@ -108,7 +108,7 @@ export async function startS3Server(opts: { log?: Log; timeoutMs?: number } = {}
   let exited: string | undefined;
   child.once("exit", (code, signal) => (exited = `weed exited (${signal ?? code})`));
   const endpoint = `http://127.0.0.1:${s3}`;
-  const client = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true, credentials: admin, maxAttempts: 1, requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" });
+  const client = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true, credentials: { ...admin }, maxAttempts: 1, requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" });
   const stop = async () => {
     client.destroy();
     if (!exited && child.pid) {

@@ -42,8 +42,8 @@ export async function setTarget({ clusterId, body, by }: { clusterId: string; bo
   if (!(await db.cluster.findUnique({ where: { id: clusterId }, select: { id: true } }))) throw notFound("Cluster");
   const old = await db.backupTarget.findUnique({ where: { clusterId }, select: { secretKeyCipher: true } });
   if (!body.secretAccessKey && !old) throw unprocessable("the secret key is required the first time a target is set");
-  const { secretAccessKey, ...settings } = body;
-  const data = { ...settings, secretKeyCipher: secretAccessKey ? encryptSecret(secretAccessKey) : old!.secretKeyCipher, updatedBy: by, lastTestAt: null, lastTestOk: null, lastTestMessage: null };
+  const { secretAccessKey, endpoint, region, bucket, prefix, forcePathStyle, accessKeyId } = body;
+  const data = { endpoint, region, bucket, prefix, forcePathStyle, accessKeyId, secretKeyCipher: secretAccessKey ? encryptSecret(secretAccessKey) : old!.secretKeyCipher, updatedBy: by, lastTestAt: null, lastTestOk: null, lastTestMessage: null };
   return view(await db.backupTarget.upsert({ where: { clusterId }, create: { clusterId, ...data }, update: data }));
 }
 
