@@ -50,6 +50,19 @@ test("an admin sees the failing schedule and expiring certificates, downloads a 
   await expect(page.getByTestId("cert-warning")).toContainText(/certificates? end within 30 days/);
   await expect(page.getByTestId("asset-certs").locator('tr[data-warn="yes"]').first()).toBeVisible();
   await expect(page.getByTestId("plan-rotate")).toBeVisible();
+  // The bucket: none yet (said plainly); set one nothing answers at, and its test names the problem.
+  await expect(page.getByTestId("backup-target")).toContainText("none: backups live on this dashboard's disk only");
+  await expect(page.getByTestId(`copies-${seeded.backupId}`)).toHaveText("here");
+  await page.getByTestId("target-edit").click();
+  await page.getByTestId("target-endpoint").fill("http://127.0.0.1:9");
+  await page.getByTestId("target-bucket").fill("dr-ui-backups");
+  await page.getByTestId("target-accessKeyId").fill("AKIDE2E");
+  await page.getByTestId("target-secretAccessKey").fill("e2e-secret-key");
+  await page.getByTestId("target-save").click();
+  await expect(page.getByTestId("target-where")).toContainText(`s3://dr-ui-backups/${seeded.clusterId}/ at http://127.0.0.1:9`);
+  await page.getByTestId("target-test").click();
+  await expect(page.getByTestId("target-test-result")).toHaveAttribute("data-problem", "unreachable");
+  await expect(page.getByTestId("target-test-result")).toContainText("Endpoint unreachable: listing the bucket: the endpoint http://127.0.0.1:9 cannot be reached");
   await page.getByTestId(`restore-${seeded.backupId}`).click();
   await expect(page.getByTestId("run-status")).toHaveText("planned");
   await expect(page.getByTestId("plan-heading-upload")).toContainText(/Copy backup bk_\S+ \(etcd revision 48213\) to every master/);
@@ -61,7 +74,7 @@ test("a support engineer sees the same facts, and no button that changes anythin
   await page.getByTestId("cluster-row-dr-ui").getByRole("link", { name: "dr-ui", exact: true }).click();
   await expect(page.getByTestId("backup-schedule")).toHaveAttribute("data-state", "failing");
   await expect(page.getByTestId(`backup-${seeded.backupId}`)).toContainText("48213");
-  for (const id of ["backup-now", "plan-recover", `download-${seeded.backupId}`, `restore-${seeded.backupId}`, "plan-rotate", "edit-schedule"]) await expect(page.getByTestId(id)).toHaveCount(0);
+  for (const id of ["backup-now", "plan-recover", `download-${seeded.backupId}`, `restore-${seeded.backupId}`, "plan-rotate", "edit-schedule", "target-edit", "target-test", "target-remove"]) await expect(page.getByTestId(id)).toHaveCount(0);
   await expect(page.getByTestId("read-live-certs")).toBeVisible();
   expect((await page.request.get(`/api/clusters/${seeded.clusterId}/backups/${seeded.backupId}/download`)).status()).toBe(403);
 });

@@ -56,6 +56,10 @@ const def = (patch: (d: ReturnType<typeof exampleDefinition>) => void) => {
   return d;
 };
 
+/** A bucket nothing listens at (the discard port on loopback: refused at once), and a well-formed backup key. */
+const bucket = { endpoint: "http://127.0.0.1:9", region: "us-east-1", bucket: "hostile-bucket", prefix: "p/", forcePathStyle: true, accessKeyId: "AKIDHOSTILE", secretAccessKey: "secret" };
+const goodKey = `bdk1:${Buffer.alloc(32, 7).toString("base64")}`;
+
 /** Per route method: bodies carrying a hostile string in each field that matters. A mutating route without a template fails. */
 export const templates: Record<string, (s: string) => unknown[]> = {
   "POST /api/auth/login": (s) => [{ username: s, password: s }, { username: "admin", password: s }],
@@ -112,6 +116,28 @@ export const templates: Record<string, (s: string) => unknown[]> = {
     { enabled: true, intervalMinutes: s, keepLast: 3, keepDays: 7 },
     { enabled: false, intervalMinutes: 60, keepLast: s, keepDays: s },
   ],
+  // The bucket: every field hostile in turn. The endpoint is a closed loopback port, so a body that
+  // passes is stored and a test of it is refused at once; a hostile endpoint goes with a key id no
+  // check accepts, so nothing else (AWS's own endpoint for "") is ever stored or contacted.
+  "PUT /api/clusters/:id/backups/target": (s) => [
+    { ...bucket, endpoint: s, accessKeyId: "with space" },
+    ...(["region", "bucket", "prefix", "accessKeyId", "secretAccessKey"] as const).map((k) => ({ ...bucket, [k]: s })),
+    { ...bucket, forcePathStyle: s },
+  ],
+  // Reads no body; the target (if a body above was stored) is a closed port: unreachable at once.
+  "POST /api/clusters/:id/backups/target/test": (s) => [{ note: s }],
+  "DELETE /api/clusters/:id/backups/target": (s) => [{ note: s }],
+  "POST /api/backups/remote": (s) => [
+    { target: { ...bucket, endpoint: s, accessKeyId: "with space" }, backupKey: goodKey },
+    { target: { ...bucket, bucket: s }, backupKey: goodKey },
+    { target: { ...bucket, prefix: s }, backupKey: goodKey },
+    { target: bucket, backupKey: s },
+  ],
+  "POST /api/backups/remote/import": (s) => [
+    { target: bucket, backupKey: goodKey, clusterId: s },
+    { target: bucket, backupKey: goodKey, clusterId: "cl_AAAAAAAAAAAAAAAA", backupId: s },
+    { target: { ...bucket, region: s }, backupKey: s, clusterId: "cl_AAAAAAAAAAAAAAAA" },
+  ],
   // Reads no body; the hosts' keys are not pinned (409), so no host is contacted.
   "POST /api/clusters/:id/certificates/live": (s) => [{ note: s }],
   // Pause and resume read no body; the run is a check (409: only upgrades pause).
@@ -144,6 +170,8 @@ const bodyless = new Set([
   "POST /api/clusters/:id/assets/ensure",
   "POST /api/clusters/:id/backups",
   "POST /api/clusters/:id/certificates/live",
+  "POST /api/clusters/:id/backups/target/test",
+  "DELETE /api/clusters/:id/backups/target",
 ]);
 
 /** Bodies that are wrong as a whole. */

@@ -151,7 +151,7 @@ export function ClusterDetail({ id }: { id: string }) {
         </ul>
       </section>
       <ClusterRuns clusterId={c.id} />
-      <BackupsPanel clusterId={c.id} />
+      <BackupsPanel clusterId={c.id} clusterName={c.name} />
       <CertificatesPanel clusterId={c.id} />
       <ClusterLive clusterId={c.id} />
       {canWrite && <DeleteCluster id={c.id} name={c.name} />}

@@ -45,6 +45,9 @@ export function ClusterList() {
             <Link href="/clusters/import" className="btn" data-testid="import-cluster">
               Import cluster.yaml
             </Link>
+            <Link href="/clusters/from-bucket" className="btn" data-testid="from-bucket" title="On a new dashboard: take a cluster over from the bucket its backups were copied to">
+              Restore from a bucket
+            </Link>
             <Link href="/clusters/new" className="btn-primary" data-testid="new-cluster">
               New cluster
             </Link>

@@ -11,6 +11,7 @@ import type { CreateRunBody } from "@/lib/engine/schemas";
 import { api } from "../api-client";
 import { useCan } from "../current-user";
 import { Time } from "../time";
+import { BackupTarget } from "./backup-target";
 
 const size = (n: number) => (n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`);
 
@@ -22,7 +23,7 @@ function usePlan(clusterId: string) {
   });
 }
 
-export function BackupsPanel({ clusterId }: { clusterId: string }) {
+export function BackupsPanel({ clusterId, clusterName }: { clusterId: string; clusterName?: string }) {
   const queryClient = useQueryClient();
   const router = useRouter();
   const canBackup = useCan("backup:create");
@@ -103,6 +104,7 @@ export function BackupsPanel({ clusterId }: { clusterId: string }) {
           {save.isError && <span className="text-red-600">{save.error.message}</span>}
         </form>
       )}
+      {q.data && <BackupTarget clusterId={clusterId} clusterName={clusterName} target={q.data.target} canEdit={canSchedule} />}
       {q.isError && <p className="text-sm text-red-600">Could not load the backups: {q.error.message}</p>}
       {q.data?.backups.length === 0 && <p className="text-sm text-slate-500">No backups yet.</p>}
       {q.data && q.data.backups.length > 0 && (
@@ -115,6 +117,7 @@ export function BackupsPanel({ clusterId }: { clusterId: string }) {
               <th className="p-1 text-right font-medium">Size</th>
               <th className="p-1 font-medium">From</th>
               <th className="p-1 font-medium">SHA-256</th>
+              <th className="p-1 font-medium">Copies</th>
               <th className="p-1" />
             </tr>
           </thead>
@@ -130,6 +133,18 @@ export function BackupsPanel({ clusterId }: { clusterId: string }) {
                 <td className="p-1">{b.member}</td>
                 <td className="p-1 font-mono text-xs" title={b.sha256}>
                   {b.sha256.slice(0, 12)}…
+                </td>
+                <td className="p-1 text-xs" data-testid={`copies-${b.id}`}>
+                  <span className="flex flex-wrap gap-1">
+                    {b.copies.local && <span className="rounded bg-slate-100 px-1" title="in this dashboard's data directory, encrypted">here</span>}
+                    {b.copies.bucket && (
+                      <span className="rounded bg-green-100 px-1 text-green-800" title={`${b.copies.bucket.where}, verified ${b.copies.bucket.at}`} data-testid="copy-bucket">
+                        bucket: <span className="font-mono">{b.copies.bucket.where}</span>
+                      </span>
+                    )}
+                    {!b.copies.local && !b.copies.bucket && <span className="text-red-700">no copy left</span>}
+                    {b.copies.bucketError && <span className="text-red-700" data-testid="copy-bucket-error">not in the bucket: {b.copies.bucketError}</span>}
+                  </span>
                 </td>
                 <td className="flex gap-2 p-1">
                   {canDownload && (

@@ -118,7 +118,7 @@ function writeBuildModule(c: Component, work: string): void {
   const mod = [`module bootdeck.local/lab-build/${c.id}`, "", "go 1.26", "", "require (", ...c.modules.map((m) => `\t${m.path} ${m.version}`), ")", ""];
   fs.writeFileSync(path.join(work, "go.mod"), mod.join("\n"));
   if (c.stagingReplaces) fs.appendFileSync(path.join(work, "go.mod"), `\n${stagingReplaces(c, work).join("\n")}\n`);
-  for (const r of c.replaces ?? []) fs.appendFileSync(path.join(work, "go.mod"), `\n// ${r.why}\nreplace ${r.path} => ${r.path} ${r.version}\n`);
+  for (const r of c.replaces ?? []) fs.appendFileSync(path.join(work, "go.mod"), `\n// ${r.why}\nreplace ${r.path} => ${r.with ?? r.path} ${r.version}\n`);
   // go mod tidy keeps what some file imports: a build-tagged file names every command.
   const pkgs = [...c.binaries.map((b) => b.pkg)];
   fs.writeFileSync(path.join(work, "tools.go"), `//go:build tools\n\npackage tools\n\nimport (\n${pkgs.map((p) => `\t_ "${p}"`).join("\n")}\n)\n`);

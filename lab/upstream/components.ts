@@ -26,8 +26,8 @@ export type Component = {
   binaries: GoBinary[];
   /** Kubernetes: pin its staging modules (k8s.io/api, …) to the matching v0.N.x. */
   stagingReplaces?: boolean;
-  /** Dependencies pinned to another version because the module proxy does not serve the one required. */
-  replaces?: { path: string; version: string; why: string }[];
+  /** Dependencies pinned to another version (or module, `with`) because the module proxy does not serve the one required. */
+  replaces?: { path: string; version: string; with?: string; why: string }[];
   /** pause: compiled with gcc from the Kubernetes module's build/pause/linux/pause.c. */
   pauseFrom?: string;
   /** Debian packages the build needs (cgo headers and static libraries). */
@@ -199,6 +199,21 @@ export function kwokComponent(version = "v0.8.0"): Component {
     version,
     modules: [{ path: "sigs.k8s.io/kwok", version }],
     binaries: [{ name: "kwok", pkg: "sigs.k8s.io/kwok/cmd/kwok", ldflags: [`-X sigs.k8s.io/kwok/pkg/consts.Version=${version}`] }],
+  };
+}
+
+/**
+ * SeaweedFS: the S3-compatible object store the backup tests upload to (`weed server -s3` on loopback).
+ * Apache-2.0; MinIO's server is AGPL. Not tagged on the module proxy: a pseudo-version of its main branch.
+ */
+export function seaweedfsComponent(version = "v0.0.0-20261109003541-7506e5f91cd6"): Component {
+  return {
+    id: "seaweedfs",
+    version,
+    modules: [{ path: "github.com/seaweedfs/seaweedfs", version }],
+    // Its own go.mod replaces this module (the original repository is gone); a requiring module must too.
+    replaces: [{ path: "github.com/tyler-smith/go-bip39", with: "github.com/cosmos/go-bip39", version: "v1.0.0", why: "seaweedfs's go.mod replaces it: the original repository was deleted" }],
+    binaries: [{ name: "weed", pkg: "github.com/seaweedfs/seaweedfs/weed" }],
   };
 }
 

@@ -29,3 +29,24 @@ describe("scheduleHealth", () => {
     expect(scheduleHealth({ ...base, enabledSince: ago(110) }, now).state).toBe("pending");
   });
 });
+
+describe("a bucket's settings", () => {
+  const base = { endpoint: "https://s3.example:9000/", bucket: "dr-backups", accessKeyId: "AKID", secretAccessKey: "s" };
+  it("normalize the endpoint and the prefix, and default to us-east-1 and path-style", async () => {
+    const { backupTargetBody } = await import("./schemas");
+    expect(backupTargetBody.parse({ ...base, prefix: "site-a/etcd" })).toEqual({ ...base, endpoint: "https://s3.example:9000", prefix: "site-a/etcd/", region: "us-east-1", forcePathStyle: true });
+    expect(backupTargetBody.parse({ ...base, endpoint: "" }).endpoint).toBe("");
+  });
+
+  it("refuse what is not an S3 address, bucket or prefix", async () => {
+    const { backupTargetBody } = await import("./schemas");
+    for (const endpoint of ["ftp://x", "https://user:pw@s3.example", "https://s3.example/path", "https://s3.example?x=1", "s3.example"]) expect(backupTargetBody.safeParse({ ...base, endpoint }).success, endpoint).toBe(false);
+    for (const bucket of ["UPPER", "a", "-dash", "has_underscore"]) expect(backupTargetBody.safeParse({ ...base, bucket }).success, bucket).toBe(false);
+    for (const prefix of ["/abs", "a/../b", "a//b", "./x", "a b"]) expect(backupTargetBody.safeParse({ ...base, prefix }).success, prefix).toBe(false);
+  });
+
+  it("refuse a long prefix with a bad last character (a pattern that backtracked would hang here)", async () => {
+    const { backupTargetBody } = await import("./schemas");
+    expect(backupTargetBody.safeParse({ ...base, prefix: `${"a".repeat(190)}$` }).success).toBe(false);
+  });
+});

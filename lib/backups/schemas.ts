@@ -31,7 +31,68 @@ export type BackupView = {
   runId: string | null;
   createdBy: string | null;
   createdAt: string;
+  /** Where its copies are: this dashboard's data directory, and the cluster's bucket. */
+  copies: {
+    local: boolean;
+    /** s3://bucket/key at the endpoint, once verified there; the last upload's error otherwise. */
+    bucket: { where: string; at: string } | null;
+    bucketError: string | null;
+  };
 };
+
+const endpointText = z
+  .string()
+  .max(300)
+  .refine((s) => {
+    if (s === "") return true;
+    try {
+      const u = new URL(s);
+      return (u.protocol === "https:" || u.protocol === "http:") && !u.username && !u.password && !u.search && !u.hash && (u.pathname === "/" || u.pathname === "");
+    } catch {
+      return false;
+    }
+  }, "must be http(s)://host[:port] with no path, or empty for AWS S3");
+
+/** PUT /api/clusters/:id/backups/target — the cluster's S3-compatible bucket. */
+export const backupTargetBody = z.strictObject({
+  endpoint: endpointText.transform((s) => s.replace(/\/$/, "")),
+  region: z.string().regex(/^[a-z0-9-]{1,32}$/, "a region such as us-east-1").default("us-east-1"),
+  bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "3 to 63 lower-case letters, digits, dots and hyphens"),
+  /** Objects go under <prefix><clusterId>/; a prefix ends with "/" (added when missing). */
+  prefix: z
+    .string()
+    .max(200)
+    .regex(/^(?:[A-Za-z0-9!_.*'()-]+\/)*[A-Za-z0-9!_.*'()-]*$/, "letters, digits and !_.*'()- in segments separated by /")
+    .refine((s) => !s.split("/").some((seg) => seg === "." || seg === ".."), "no . or .. segments")
+    .default("")
+    .transform((s) => (s && !s.endsWith("/") ? `${s}/` : s)),
+  forcePathStyle: z.boolean().default(true),
+  accessKeyId: z.string().regex(/^[\x21-\x7e]{1,128}$/, "1 to 128 printable characters, no spaces"),
+  /** Omitted on an update: the stored one is kept. Never sent back. */
+  secretAccessKey: z.string().regex(/^[\x21-\x7e]{1,256}$/, "1 to 256 printable characters, no spaces").optional(),
+});
+export type BackupTargetBody = z.output<typeof backupTargetBody>;
+
+export type TargetTestView = { ok: boolean; problem?: string; message: string; hint?: string; at: string };
+
+/** The target as the pages see it: never the secret key. */
+export type BackupTargetView = Omit<BackupTargetBody, "secretAccessKey"> & { secretKeySet: true; lastTest: TargetTestView | null; updatedAt: string; updatedBy: string | null };
+
+/** A bucket and a backup key as a new dashboard is given them, to list and import what the bucket holds. */
+export const remoteSourceBody = z.strictObject({
+  target: backupTargetBody.required({ secretAccessKey: true }),
+  backupKey: z.string().max(200),
+});
+
+/** POST /api/backups/remote/import */
+export const remoteImportBody = remoteSourceBody.extend({
+  clusterId: z.string().regex(/^cl_[A-Za-z0-9_-]{16}$/),
+  /** The snapshot whose cluster export (definition, credentials, assets) is imported; the newest when omitted. */
+  backupId: z.string().regex(/^bk_[A-Za-z0-9_-]{16}$/).optional(),
+});
+
+export type RemoteSnapshotView = { clusterId: string; clusterName: string; backupId: string; createdAt: string; revision: string; size: number; etcdVersion: string; member: string; trigger: string; kubernetesVersion: string };
+export type RemoteListView = { snapshots: RemoteSnapshotView[]; unreadable: { key: string; error: string }[] };
 
 export type ScheduleHealth = { state: "off" | "ok" | "failing" | "pending"; message: string };
 
@@ -46,7 +107,7 @@ export type BackupPolicyView = BackupPolicyBody & {
   health: ScheduleHealth;
 };
 
-export type BackupsView = { backups: BackupView[]; policy: BackupPolicyView };
+export type BackupsView = { backups: BackupView[]; policy: BackupPolicyView; target: BackupTargetView | null };
 
 const span = (ms: number) => (ms >= 2 * 86_400_000 ? `${Math.round(ms / 86_400_000)} days` : ms >= 2 * 3_600_000 ? `${Math.round(ms / 3_600_000)} hours` : `${Math.max(1, Math.round(ms / 60_000))} minutes`);
 
@@ -71,4 +132,5 @@ export function scheduleHealth(
 
 export const backupQueryKeys = {
   backups: (clusterId: string) => ["clusters", clusterId, "backups"] as const,
+  remote: () => ["backups", "remote"] as const,
 };

@@ -59,6 +59,7 @@ export type BackupRow = Omit<DbBackupRow, "size" | "storedSize"> & { size: numbe
 const fromDb = (b: DbBackupRow): BackupRow => ({ ...b, size: Number(b.size), storedSize: Number(b.storedSize) });
 
 function view(b: BackupRow, users: Map<string, string>): BackupView {
+  const local = existsSync(dataPath(b.file));
   return {
     id: b.id,
     trigger: b.trigger === "schedule" ? "schedule" : "manual",
@@ -72,6 +73,7 @@ function view(b: BackupRow, users: Map<string, string>): BackupView {
     runId: b.runId,
     createdBy: b.createdById ? (users.get(b.createdById) ?? "a deleted user") : null,
     createdAt: b.createdAt.toISOString(),
+    copies: { local, bucket: b.remoteKey && b.remoteWhere && b.remoteAt ? { where: b.remoteWhere, at: b.remoteAt.toISOString() } : null, bucketError: b.remoteKey ? null : b.remoteError },
   };
 }
 
@@ -97,7 +99,7 @@ export const sealedRef = (b: Pick<BackupRow, "file" | "keyCipher" | "nonce" | "t
 export async function openVerifiedBackup(b: Pick<BackupRow, "id" | "file" | "keyCipher" | "nonce" | "tag" | "sha256" | "size">): Promise<{ stream: () => ReturnType<typeof openSealedReader>; size: number }> {
   const ref = sealedRef(b);
   const unusable = (message: string) => new AppError(409, "backup_unusable", message);
-  if (!existsSync(ref.path)) throw unusable(`the file of backup ${b.id} is missing from the data directory (${b.file})`);
+  if (!existsSync(ref.path)) throw unusable(`the file of backup ${b.id} is missing from the data directory (${b.file}) and no copy of it is in a bucket`);
   let got: { sha256: string; size: number };
   try {
     got = await verifySealedFile(ref);
@@ -149,6 +151,15 @@ export async function setBackupPolicy({ clusterId, body, by }: { clusterId: stri
 }
 
 /**
+ * The retention rule, for the data directory and the bucket alike: of `items` (newest first) the newest
+ * `keepLast` stay (at least one), and older ones go once they are older than `keepDays`.
+ */
+export function expiredByPolicy<T extends { createdAt: Date }>(items: readonly T[], policy: { keepLast: number; keepDays: number }, now: Date): T[] {
+  const cutoff = now.getTime() - policy.keepDays * 86_400_000;
+  return items.slice(Math.max(1, policy.keepLast)).filter((r) => r.createdAt.getTime() < cutoff);
+}
+
+/**
  * Retention: the newest `keepLast` backups stay; older ones go once they are older than `keepDays`.
  * The newest backup is never deleted. Returns the ids removed (files and rows), each audited.
  */
@@ -156,8 +167,7 @@ export async function applyRetention({ clusterId, now = new Date() }: { clusterI
   const db = getDb();
   const policy = policyView(await db.backupPolicy.findUnique({ where: { clusterId } }));
   const rows = await db.backup.findMany({ where: { clusterId }, orderBy: { createdAt: "desc" }, select: { id: true, file: true, createdAt: true, revision: true } });
-  const cutoff = now.getTime() - policy.keepDays * 86_400_000;
-  const expired = rows.slice(Math.max(1, policy.keepLast)).filter((r) => r.createdAt.getTime() < cutoff);
+  const expired = expiredByPolicy(rows, policy, now);
   for (const r of expired) {
     await db.backup.delete({ where: { id: r.id } });
     rmSync(dataPath(r.file), { force: true });

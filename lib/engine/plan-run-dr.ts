@@ -1,7 +1,9 @@
 import "server-only";
 // Planning the disaster-recovery runs from a request body: what each needs beyond the definition (the
 // backup's retention, the stored snapshot to restore, the asset set) is read here and put in the plan.
+import { objectUrl } from "../backups/s3";
 import { getBackupOrThrow, getBackupPolicy } from "../backups/store";
+import { getTargetView } from "../backups/target";
 import { getDb } from "../db/client";
 import type { ClusterDefinition } from "../cluster/definition";
 import { unprocessable } from "../http/errors";
@@ -43,7 +45,9 @@ export async function planDrRun(input: {
   try {
     if (body.type === "backup") {
       const policy = await getBackupPolicy({ clusterId });
-      plan = buildBackupPlan(definition, id, { backupId: newId("bk"), trigger: input.trigger ?? "manual", retention: { keepLast: policy.keepLast, keepDays: policy.keepDays } });
+      const target = await getTargetView(clusterId);
+      const bucket = target ? `${objectUrl(target, `${target.prefix}${clusterId}/`)} at ${target.endpoint || `AWS S3 (${target.region})`}` : undefined;
+      plan = buildBackupPlan(definition, id, { backupId: newId("bk"), trigger: input.trigger ?? "manual", retention: { keepLast: policy.keepLast, keepDays: policy.keepDays }, bucket });
     } else if (body.type === "rotate-certs") {
       const renewed = await renewAssetSet(clusterId, definition, body.leafValidityDays);
       assetSetId = renewed.id;

@@ -35,6 +35,21 @@ describe("backup plan", () => {
     expect(step.checks!.at(-2)).toMatch(/encrypted with a new data key into the data directory as bk_BBBBBBBBBBBBBBBB/);
     expect(step.checks!.at(-1)).toMatch(/the newest 14 backups stay, older ones go after 30 days/);
   });
+
+  it("copies nothing off the machine without a bucket", () => {
+    expect(plan.phases.map((p) => p.id)).toEqual(["snapshot"]);
+  });
+
+  it("with a bucket, copies the snapshot there after storing it, and says where and how it is checked", () => {
+    const withBucket = buildBackupPlan(def(), "run_AAAAAAAAAAAAAAAA", { backupId: "bk_BBBBBBBBBBBBBBBB", trigger: "schedule", retention: { keepLast: 3, keepDays: 7 }, bucket: "s3://dr/site-a/cl_CCCCCCCCCCCCCCCC/ at https://s3.example" });
+    expect(withBucket.phases.map((p) => p.id)).toEqual(["snapshot", "upload"]);
+    const upload = withBucket.phases[1]!.steps[0]!;
+    expect(upload).toMatchObject({ key: "upload/bucket", action: "backup-upload", host: null, params: { backupId: "bk_BBBBBBBBBBBBBBBB" } });
+    expect(upload.exec ?? []).toEqual([]);
+    expect(upload.commands.join("\n")).toMatch(/to s3:\/\/dr\/site-a\/cl_CCCCCCCCCCCCCCCC\/ at https:\/\/s3.example: the encrypted file as stored/);
+    expect(upload.commands.join("\n")).toMatch(/sealed with the cluster's backup key/);
+    expect(upload.commands.at(-1)).toMatch(/retention in the bucket: the newest 3 stay, older ones go after 7 days/);
+  });
 });
 
 describe("the snapshot script's report", () => {

@@ -31,7 +31,13 @@ import { checkpointEnable, exec, selfHostedPivotPhase, temporaryControlPlanePhas
 /** Where a backup run leaves its snapshot on a master while it streams it back (etcd's data directory, which the etcd container mounts at the same path). */
 export const snapshotPath = (runId: string) => `${ETCD_DIRS.data}/bootdeck-snapshot-${runId}.db`;
 
-export type BackupPlanInput = { backupId: string; trigger: "manual" | "schedule"; retention: { keepLast: number; keepDays: number } };
+export type BackupPlanInput = {
+  backupId: string;
+  trigger: "manual" | "schedule";
+  retention: { keepLast: number; keepDays: number };
+  /** The cluster's bucket, as shown ("s3://bucket/prefix/clusterId/ at endpoint"): the snapshot is copied there too. */
+  bucket?: string;
+};
 
 /**
  * A backup: on the first master whose etcd member is healthy (the others, in order, when it is not),
@@ -69,6 +75,31 @@ export function buildBackupPlan(def: ClusterDefinition, runId: string, input: Ba
           }),
         ],
       },
+      ...(input.bucket
+        ? [
+            {
+              id: "upload",
+              title: "Copy the encrypted snapshot to the cluster's bucket and verify it there",
+              steps: [
+                step({
+                  key: "upload/bucket",
+                  phase: "upload",
+                  action: "backup-upload",
+                  title: "Copy to the bucket",
+                  host: null,
+                  describe: [
+                    `to ${input.bucket}: the encrypted file as stored (multipart, with progress), then its ETag compared with the one computed here (or the object read back and hashed)`,
+                    "beside it the cluster's export (definition, SSH credentials, host-key pins, assets) and the manifest (the snapshot's data key), both sealed with the cluster's backup key",
+                    `then retention in the bucket: the newest ${input.retention.keepLast} stay, older ones go after ${input.retention.keepDays} days`,
+                  ],
+                  params: { backupId: input.backupId },
+                  retries: 2,
+                  timeoutMs: 60 * MIN,
+                }),
+              ],
+            },
+          ]
+        : []),
     ],
   };
 }

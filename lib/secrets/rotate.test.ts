@@ -47,6 +47,18 @@ describe("rotate-master-key with a key file", () => {
   });
   afterEach(async () => db.cleanup());
 
+  test("re-seals the cluster's backup key and its bucket's secret key too", async () => {
+    const cluster = await getDb().cluster.findFirstOrThrow();
+    const backupKey = Buffer.alloc(32, 9).toString("base64");
+    await getDb().cluster.update({ where: { id: cluster.id }, data: { backupKeyCipher: encryptSecret(backupKey) } });
+    await getDb().backupTarget.create({ data: { clusterId: cluster.id, endpoint: "http://127.0.0.1:9", region: "us-east-1", bucket: "b-1", accessKeyId: "AKID", secretKeyCipher: encryptSecret("bucket-secret") } });
+    const r = await rotateMasterKey();
+    expect(r.credentials).toBe(4);
+    const after = await getDb().cluster.findUniqueOrThrow({ where: { id: cluster.id }, include: { backupTarget: true } });
+    expect([sealedKeyId(after.backupKeyCipher!), sealedKeyId(after.backupTarget!.secretKeyCipher)]).toEqual([r.newKeyId, r.newKeyId]);
+    expect([decryptSecret(after.backupKeyCipher!), decryptSecret(after.backupTarget!.secretKeyCipher)]).toEqual([backupKey, "bucket-secret"]);
+  });
+
   test("re-seals every credential and sensitive asset under a new key, retires the old key file 0600", async () => {
     const oldId = getMasterKey().id;
     const keyFile = path.join(db.dir, "master.key");

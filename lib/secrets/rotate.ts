@@ -1,6 +1,6 @@
 import "server-only";
 // Master-key rotation: every sealed value in the database (Credential secrets and passphrases,
-// sensitive Asset contents, the data keys of stored backups) is opened and sealed again under a new key in ONE transaction, then the
+// sensitive Asset contents, the data keys of stored backups, clusters' backup keys, buckets' secret keys) is opened and sealed again under a new key in ONE transaction, then the
 // key file is replaced. The order makes a crash at any point recoverable:
 //   1. the new key is written to master.key.new (temp file, fsync, rename): the DB still uses the old key;
 //   2. the DB transaction re-seals everything: before commit nothing changed, after it every record
@@ -91,6 +91,15 @@ export async function rotateMasterKey(input: { newKeyFile?: string; now?: Date; 
       for (const b of await tx.backup.findMany({ select: { id: true, keyCipher: true } })) {
         await tx.backup.update({ where: { id: b.id }, data: { keyCipher: reseal(b.keyCipher) } });
         backups++;
+      }
+      // Each cluster's backup key and its bucket's secret key (counted with the credentials).
+      for (const c of await tx.cluster.findMany({ where: { backupKeyCipher: { not: null } }, select: { id: true, backupKeyCipher: true } })) {
+        await tx.cluster.update({ where: { id: c.id }, data: { backupKeyCipher: reseal(c.backupKeyCipher!) } });
+        credentials++;
+      }
+      for (const t of await tx.backupTarget.findMany({ select: { clusterId: true, secretKeyCipher: true } })) {
+        await tx.backupTarget.update({ where: { clusterId: t.clusterId }, data: { secretKeyCipher: reseal(t.secretKeyCipher) } });
+        credentials++;
       }
     },
     { maxWait: 30_000, timeout: 10 * 60_000 },

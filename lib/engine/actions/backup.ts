@@ -4,6 +4,9 @@ import "server-only";
 // row (and file) its run stored before.
 import { backupRelPath, dataPath, recordBackup, applyRetention } from "../../backups/store";
 import { openSealedWriter, type SealedWriter } from "../../backups/sealed-file";
+import { copyBackupToBucket } from "../../backups/remote";
+import { S3Error } from "../../backups/s3";
+import { AppError } from "../../http/errors";
 import { getDb } from "../../db/client";
 import { parseSnapshotReport } from "./dr-scripts";
 import { runPlanned } from "./bootstrap";
@@ -51,6 +54,25 @@ async function snapshotFrom(ctx: ActionContext, member: string, clusterId: strin
 }
 
 export const backupActions: Record<string, Action> = {
+  /** The stored snapshot copied to the cluster's bucket, verified there, then retention in the bucket. */
+  async "backup-upload"(ctx): Promise<ActionOutcome> {
+    const backupId = ctx.planned.params?.backupId;
+    if (!backupId) return { ok: false, error: "the plan names no backup id; plan the run again" };
+    try {
+      const r = await copyBackupToBucket({ backupId, signal: ctx.signal, progress: (message) => void ctx.emit("step.progress", { key: ctx.planned.key, message }).catch(() => undefined) });
+      return {
+        ok: true,
+        summary: `backup ${backupId} copied to ${r.where} in ${r.seconds.toFixed(1)} s, verified (${r.verifiedBy === "etag" ? "the bucket's ETag is the one computed here" : "read back and hashed"})${r.expired.length ? `; retention removed ${r.expired.length} older cop${r.expired.length === 1 ? "y" : "ies"} from the bucket` : ""}`,
+        data: { backupId, where: r.where, verifiedBy: r.verifiedBy, expiredRemote: r.expired },
+      };
+    } catch (err) {
+      const hint = err instanceof S3Error ? err.hint : undefined;
+      const retention = err instanceof AppError && err.code === "bucket_retention";
+      const text = err instanceof S3Error ? err.what : err instanceof Error ? err.message : String(err);
+      return { ok: false, error: retention ? text : `copying backup ${backupId} to the bucket failed: ${text}`, hint: `${hint ? `${hint}; ` : ""}the snapshot is stored on this dashboard; "Test the target" on the cluster page checks the bucket, then retry this run` };
+    }
+  },
+
   /** Snapshot etcd on the first healthy master of the planned ones, stream it back, store it encrypted, apply retention. */
   async "etcd-snapshot"(ctx): Promise<ActionOutcome> {
     const backupId = ctx.planned.params?.backupId;

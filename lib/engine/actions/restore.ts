@@ -3,7 +3,8 @@ import "server-only";
 // host scripts, the waits for etcd and for the self-hosted control plane, the checkpoints, and a
 // verification that proves every node alive after the event (not Ready in a status etcd kept from the
 // past). The temporary control plane and the pivot are the bootstrap's own actions.
-import { getBackupOrThrow, openVerifiedBackup } from "../../backups/store";
+import { fetchAndOpenBackup } from "../../backups/remote";
+import { getBackupOrThrow } from "../../backups/store";
 import { getDb } from "../../db/client";
 import type { ExecResult } from "../../ssh";
 import type { EngineHost } from "../targets";
@@ -39,7 +40,8 @@ export const restoreActions: Record<string, Action> = {
       const backup = await getBackupOrThrow({ clusterId, backupId });
       const have = textOf(await runPlanned(ctx, plannedExec(ctx, "probe"), { quiet: true })).trim();
       if (have === backup.sha256) return { ok: true, summary: `${host.name} holds backup ${backupId} already (sha256 ${backup.sha256.slice(0, 12)}…)` };
-      const opened = await openVerifiedBackup(backup);
+      // A cluster taken over from its bucket has its snapshots there: fetched into the data directory once.
+      const opened = await fetchAndOpenBackup(backup, (message) => void ctx.emit("step.progress", { key: ctx.planned.key, message }).catch(() => undefined));
       const started = Date.now();
       const out = textOf(await runLocked(ctx, plannedExec(ctx, "upload"), { stdin: opened.stream }));
       return { ok: true, summary: `${lastLine(out)} to ${host.name} in ${((Date.now() - started) / 1000).toFixed(1)} s (sha256 ${backup.sha256.slice(0, 12)}… checked there)` };

@@ -1,15 +1,16 @@
 import { recordAudit } from "@/lib/audit/record";
 import { startBackupRun } from "@/lib/backups/runs";
 import { getBackupPolicy, listBackups } from "@/lib/backups/store";
+import { getTargetView } from "@/lib/backups/target";
 import { clusterIdParams } from "@/lib/clusters/schemas";
 import { scheduleRun } from "@/lib/engine/start";
 import { getClusterOrThrow } from "@/lib/clusters/repository";
 import { json, route } from "@/lib/http/route";
 
-// GET /api/clusters/:id/backups — the stored snapshots (never their keys) and the schedule with its health.
+// GET /api/clusters/:id/backups — the stored snapshots (never their keys) with where each copy is, the schedule with its health, the bucket.
 export const GET = route({ permission: "cluster:read", params: clusterIdParams }, async ({ params }) => {
   await getClusterOrThrow({ id: params.id });
-  return json({ backups: await listBackups({ clusterId: params.id }), policy: await getBackupPolicy({ clusterId: params.id }) });
+  return json({ backups: await listBackups({ clusterId: params.id }), policy: await getBackupPolicy({ clusterId: params.id }), target: await getTargetView(params.id) });
 });
 
 // POST /api/clusters/:id/backups — take a snapshot now: plans and starts a backup run (admin or lead).
