@@ -103,7 +103,8 @@ export function PlannedStepBody({ step, runId }: { step: PlannedStep; runId?: st
   const legacy = legacyCommands(step);
   const calls = step.api ?? [];
   const checks = step.checks ?? [];
-  const empty = parts.every((p) => !p.exec.length && !p.files.length) && !legacy.length && !calls.length;
+  const offsite = step.offsite ?? [];
+  const empty = parts.every((p) => !p.exec.length && !p.files.length) && !legacy.length && !calls.length && !offsite.length;
   return (
     <div className="space-y-2">
       {empty && <p className="text-xs text-slate-500">No files, commands or API writes: this step compares what it read.</p>}
@@ -151,6 +152,16 @@ export function PlannedStepBody({ step, runId }: { step: PlannedStep; runId?: st
           <ul className="text-xs">
             {calls.map((c, i) => (
               <ApiCallView key={c.id} call={c} testId={`plan-api-${step.key}-${i}`} />
+            ))}
+          </ul>
+        </section>
+      )}
+      {offsite.length > 0 && (
+        <section data-testid={`plan-offsite-${step.key}`}>
+          <h3 className="text-xs font-medium text-slate-600">to the off-machine backup store, from the dashboard</h3>
+          <ul className="list-disc pl-5 text-xs text-slate-700">
+            {offsite.map((c, i) => (
+              <li key={i}>{c}</li>
             ))}
           </ul>
         </section>

@@ -85,6 +85,7 @@ export function planText(plan: RunPlan): string {
         const y = callYaml(c);
         if (y) out.push(indent(y, "         "));
       }
+      for (const c of s.offsite ?? []) out.push(`       off-site ${c}`);
       for (const c of s.checks ?? []) out.push(`       then ${c}`);
     }
   });

@@ -81,6 +81,8 @@ export const plannedStep = z.object({
   api: z.array(plannedApiCall).optional(),
   /** What the step reads and waits for (prose: nothing is sent by these lines). */
   checks: z.array(z.string()).optional(),
+  /** What the step writes to the cluster's off-machine backup store (an S3 bucket), from the dashboard. */
+  offsite: z.array(z.string()).optional(),
   /** Steps whose failure makes this one pointless (keys); failed dependencies mark it skipped. */
   dependsOn: z.array(z.string()).default([]),
   /** Per attempt. */

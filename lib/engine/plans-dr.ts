@@ -87,7 +87,7 @@ export function buildBackupPlan(def: ClusterDefinition, runId: string, input: Ba
                   action: "backup-upload",
                   title: "Copy to the bucket",
                   host: null,
-                  describe: [
+                  offsite: [
                     `to ${input.bucket}: the encrypted file as stored (multipart, with progress), then its ETag compared with the one computed here (or the object read back and hashed)`,
                     "beside it the cluster's export (definition, SSH credentials, host-key pins, assets) and the manifest (the snapshot's data key), both sealed with the cluster's backup key",
                     `then retention in the bucket: the newest ${input.retention.keepLast} stay, older ones go after ${input.retention.keepDays} days`,

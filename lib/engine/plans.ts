@@ -75,8 +75,8 @@ function sends(execs: PlannedExec[]): Pick<PlannedStep, "exec" | "commands"> {
   return { exec: execs, commands: execs.map((e) => asSent(e.argv)) };
 }
 
-export type StepInput = Omit<PlannedStep, "files" | "commands" | "exec" | "api" | "checks" | "dependsOn" | "retries"> &
-  Partial<Pick<PlannedStep, "files" | "dependsOn" | "retries" | "api" | "checks">> & { exec?: PlannedExec[] };
+export type StepInput = Omit<PlannedStep, "files" | "commands" | "exec" | "api" | "checks" | "offsite" | "dependsOn" | "retries"> &
+  Partial<Pick<PlannedStep, "files" | "dependsOn" | "retries" | "api" | "checks" | "offsite">> & { exec?: PlannedExec[] };
 
 export function step({ exec: execs = [], ...s }: StepInput): PlannedStep {
   return { files: [], dependsOn: [], retries: 0, api: [], checks: [], ...s, ...sends(execs) };
