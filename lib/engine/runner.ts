@@ -315,7 +315,9 @@ async function executeClaimed(runId: string, lease: Lease, options: RunnerOption
         if (err instanceof LeaseLost) throw err;
         if (isSshError(err) && err.detail.kind === "command-failed") exitCode = err.detail.exitCode;
         const message = err instanceof Error ? err.message : String(err);
-        outcome = { ok: false, error: message };
+        // A host that did not answer at all (not a command that failed on it): a check tells the webhooks.
+        const unreachable = isSshError(err) && (err.detail.kind === "unreachable" || err.detail.kind === "refused" || (err.detail.kind === "timeout" && err.detail.phase === "connect"));
+        outcome = { ok: false, error: message, ...(unreachable ? { data: { unreachable: true } } : {}) };
       }
       if (outcome.ok || controller.signal.aborted || retry >= (planned.retries ?? 0)) break;
       // The step's retry policy: idempotent steps (downloads, package installs) try again after a pause.
