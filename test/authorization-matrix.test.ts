@@ -72,6 +72,14 @@ export const rules: Record<string, Rule> = {
   "PATCH /api/users/:id": ADMIN,
   "DELETE /api/users/:id": ADMIN,
   "POST /api/users/:id/password": ADMIN,
+  "GET /api/webhooks": ADMIN,
+  "POST /api/webhooks": ADMIN,
+  "GET /api/webhooks/:id": ADMIN,
+  "PATCH /api/webhooks/:id": ADMIN,
+  "DELETE /api/webhooks/:id": ADMIN,
+  "GET /api/webhooks/:id/deliveries": ADMIN,
+  "POST /api/webhooks/:id/ping": ADMIN,
+  "POST /api/webhooks/:id/deliveries/:deliveryId/redeliver": ADMIN,
 };
 
 /**
