@@ -8,7 +8,7 @@ import "server-only";
 //   takes queued deliveries back.
 // Either way the writes of whoever executes a run are guarded by Run.workerId (lease.ts): a worker that
 // no longer holds its run writes nothing.
-import { databaseKind } from "../db/client";
+import { databaseKind, getDb } from "../db/client";
 import { getEnv } from "../env";
 import type { RunnerOptions } from "./runner";
 import { PgBossRunQueue } from "./pg-queue";
@@ -29,6 +29,8 @@ export interface RunQueue {
   stop(options?: { handOver?: boolean; graceMs?: number }): Promise<void>;
   /** Waits for the runs this process is executing (CLI and tests). */
   drain(): Promise<void>;
+  /** Started runs waiting for a worker to take them (the metrics' queue depth). */
+  depth(): Promise<number>;
 }
 
 /** The SQLite implementation: this process's lease worker. */
@@ -57,6 +59,9 @@ export class LeaseRunQueue implements RunQueue {
   }
   drain(): Promise<void> {
     return this.worker.drain();
+  }
+  async depth(): Promise<number> {
+    return getDb().run.count({ where: { status: "running", workerId: null } });
   }
 }
 
