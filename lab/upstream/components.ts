@@ -192,6 +192,19 @@ export function registryComponent(version = "v3.1.2"): Component {
   };
 }
 
+/**
+ * promtool, Prometheus' own checker: the metrics endpoint's test runs `promtool check metrics` on what
+ * /metrics serves. Not part of a cluster; built into the same cache on first use.
+ */
+export function promtoolComponent(version = "v0.316.0"): Component {
+  return {
+    id: "promtool",
+    version,
+    modules: [{ path: "github.com/prometheus/prometheus", version }],
+    binaries: [{ name: "promtool", pkg: "github.com/prometheus/prometheus/cmd/promtool", ldflags: [`-X github.com/prometheus/common/version.Version=${version}`] }],
+  };
+}
+
 /** Everything a lab cluster of this Kubernetes version runs, control plane to pods. */
 export function componentsForCluster(kubernetesVersion: string): Component[] {
   const { pins } = profileOf(kubernetesVersion);
