@@ -280,6 +280,8 @@ export const pageRules: Record<string, PageRule> = {
   "/clusters/new": { permission: "cluster:write" },
   "/users": { permission: "user:manage" },
   "/audit": { permission: "audit:read" },
+  "/webhooks": { permission: "webhook:manage" },
+  "/webhooks/:id": { permission: "webhook:manage" },
 };
 
 describe("pages", async () => {
