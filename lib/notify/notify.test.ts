@@ -3,7 +3,8 @@
 // endpoint's deliveries arrive in order, a 500 is retried with backoff before the next is sent;
 // a receiver that never answers times out, is retried, and holds up neither the run nor another
 // endpoint; a delivery that keeps failing is given up; a redelivery sends the same bytes; a
-// certificate expiring within an endpoint's window is told once; the secret is sealed at rest.
+// certificate expiring within an endpoint's window is told once, and so is a backup schedule that
+// cannot start its backups; the secret is sealed at rest.
 // On SQLite, and on PostgreSQL with BOOTDECK_TEST_DATABASE_URL set.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -19,6 +20,7 @@ import { planRun } from "../engine/plan-run";
 import { executeRun } from "../engine/runner";
 import { startRun } from "../engine/runs";
 import { SshError } from "../ssh/errors";
+import { startDueBackups } from "../backups/schedule";
 import { checkCertificateExpiry } from "./checks";
 import type { DeliveryPolicy } from "./deliver";
 import { createWebhook, listDeliveries } from "./endpoints";
@@ -271,6 +273,32 @@ describe("a certificate expiring", () => {
     expect(near.received[0]!.json).toMatchObject({ type: "certificate.expiring", cluster: { id: clusterId }, certificate: { notAfter: notAfter.toISOString(), daysLeft: 10, assetSetVersion: 1 } });
     expect(await listDeliveries(nearId)).toHaveLength(1);
     expect(far.received).toEqual([]);
+  });
+});
+
+describe("a backup schedule failing", () => {
+  it("is told when a scheduled backup cannot start, once per streak", async () => {
+    const rx = await receiver();
+    const id = await endpoint(rx.url, ["backup.failing"]);
+    // Another run holds the cluster, so the due backup is skipped (and tried again in a few minutes).
+    await getDb().cluster.update({ where: { id: clusterId }, data: { activeRunId: "run_heldbyanother00" } });
+    try {
+      const due = new Date(Date.now() - 1000);
+      await getDb().backupPolicy.upsert({ where: { clusterId }, create: { clusterId, enabled: true, intervalMinutes: 60, nextDueAt: due }, update: { enabled: true, nextDueAt: due, failures: 0, lastStatus: null } });
+      expect(await startDueBackups()).toEqual([]);
+      await getDb().backupPolicy.update({ where: { clusterId }, data: { nextDueAt: new Date(Date.now() - 1000) } });
+      expect(await startDueBackups()).toEqual([]);
+      worker();
+      const got = await until("the warning", () => rx.received[0]);
+      expect(got.json).toMatchObject({ type: "backup.failing", cluster: { id: clusterId }, backup: { outcome: "skipped", failures: 1, runId: null } });
+      expect(got.json.summary).toMatch(/^scheduled backup could not start: Another run \(run_heldbyanother00\) is in progress/);
+      // The second skip of the same streak is not told again.
+      expect((await getDb().backupPolicy.findUniqueOrThrow({ where: { clusterId } })).failures).toBe(2);
+      expect(await listDeliveries(id)).toHaveLength(1);
+    } finally {
+      await getDb().cluster.update({ where: { id: clusterId }, data: { activeRunId: null } });
+      await getDb().backupPolicy.update({ where: { clusterId }, data: { enabled: false } });
+    }
   });
 });
 
