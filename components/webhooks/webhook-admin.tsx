@@ -40,7 +40,7 @@ export function WebhookAdmin() {
       <h1 className="text-2xl font-bold">Webhooks</h1>
       <p className="text-sm text-slate-600">
         Bootdeck POSTs each chosen event to these URLs, signed with the endpoint&apos;s secret in <code>X-Bootdeck-Signature-256</code> (as GitHub signs its webhooks), in Bootdeck&apos;s JSON
-        schema or as a Slack message. Deliveries to one endpoint go out one at a time, in order, and are retried for about an hour and a half. The body&apos;s schema and how to check a
+        schema or as a Slack message. Deliveries to one endpoint go out one at a time, in order, and are retried for up to about 85 minutes. The body&apos;s schema and how to check a
         signature: docs/notifications.md.
       </p>
       {note && (

@@ -17,7 +17,7 @@ export type DeliveryPolicy = {
   backoff: BackoffOptions;
 };
 
-/** Ten attempts over about an hour and a half: 10 s, 20 s, 40 s … up to 43 min apart. */
+/** Ten attempts over 70 to 85 minutes: 10 s, 20 s, 40 s … up to 43 min apart (less the jitter). */
 export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = { timeoutMs: 10_000, backoff: { attempts: 10, baseMs: 10_000, maxMs: 60 * 60_000, jitter: 0.2 } };
 
 const RESPONSE_BODY_BYTES = 1024;
