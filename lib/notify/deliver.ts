@@ -49,6 +49,12 @@ export async function attemptDelivery(deliveryId: string, workerId: string, poli
     const url = new URL(d.endpoint.url);
     // Checked when saved; checked again so that nothing but http(s) is ever fetched.
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`refused: ${url.protocol} is not http or https`);
+    let secret: string;
+    try {
+      secret = decryptSecret(d.endpoint.secretCipher);
+    } catch (err) {
+      throw new Error(`could not open the endpoint's signing secret (${err instanceof Error ? err.message : String(err)}); nothing was sent`);
+    }
     const timeout = AbortSignal.timeout(policy.timeoutMs);
     const res = await fetch(url, {
       method: "POST",
@@ -58,7 +64,7 @@ export async function attemptDelivery(deliveryId: string, workerId: string, poli
       headers: {
         "content-type": "application/json",
         "user-agent": "Bootdeck-Webhooks/1",
-        [SIGNATURE_HEADER]: signBody(decryptSecret(d.endpoint.secretCipher), d.body),
+        [SIGNATURE_HEADER]: signBody(secret, d.body),
         "x-bootdeck-event": d.event,
         "x-bootdeck-delivery": d.id,
         "x-bootdeck-event-id": d.eventId,
@@ -75,7 +81,7 @@ export async function attemptDelivery(deliveryId: string, workerId: string, poli
       await db.webhookDelivery.updateMany({ where: { id: deliveryId, lockedBy: workerId, status: "delivering" }, data: { status: "pending", lockedBy: null, lockedUntil: null } });
       return { outcome: "released" };
     }
-    error = describeFetchError(err, policy.timeoutMs);
+    error = err instanceof Error && /^(refused|could not open)/.test(err.message) ? err.message : describeFetchError(err, policy.timeoutMs);
   }
   const durationMs = Math.round(performance.now() - started);
   const ok = error === undefined;
