@@ -14,8 +14,18 @@ import { wakeDeliveries } from "./wake";
 type Tx = Prisma.TransactionClient;
 type Endpoint = { id: string; events: string; format: string; certificateDays: number };
 
+/** Never throws: this runs inside the transaction that ends a run, which must commit whatever an endpoint holds. */
+const eventsOf = (e: Endpoint): string[] => {
+  try {
+    const v: unknown = JSON.parse(e.events);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+  } catch {
+    return [];
+  }
+};
+
 const subscribed = (e: Endpoint, facts: EventFacts): boolean => {
-  if (!(JSON.parse(e.events) as string[]).includes(facts.type)) return false;
+  if (!eventsOf(e).includes(facts.type)) return false;
   return facts.type !== "certificate.expiring" || (facts.certificate?.daysLeft ?? Infinity) <= e.certificateDays;
 };
 
