@@ -1,7 +1,8 @@
 import "server-only";
 // Notifications about conditions rather than moments: a cluster's first certificate expiring within an
 // endpoint's window (looked at every engine process's tick; told once per endpoint and certificate),
-// and a backup schedule that failed (told by the schedule when it records the failure).
+// and a backup schedule that failed (told by the schedule when it records the failure). The same tick
+// prunes the delivery log.
 import { backfillNotAfter } from "../assets/store";
 import { getDb } from "../db/client";
 import { newId } from "../ids";
@@ -72,12 +73,24 @@ export async function notifyBackupFailing(input: { clusterId: string; outcome: "
   );
 }
 
+/** The delivery log keeps what was delivered or given up for this long. */
+export const DELIVERY_LOG_DAYS = 30;
+
+/** Deletes finished deliveries older than the log keeps (their attempts go with them). */
+export async function pruneDeliveryLog(now = new Date()): Promise<number> {
+  const r = await getDb().webhookDelivery.deleteMany({ where: { status: { in: ["delivered", "failed"] }, createdAt: { lt: new Date(now.getTime() - DELIVERY_LOG_DAYS * DAY_MS) } } });
+  return r.count;
+}
+
 const holder = globalThis as unknown as { bootdeckNotifyChecks?: NodeJS.Timeout };
 
-/** Starts the certificate check in this process (once); its timer does not keep the process alive. */
+/** Starts the certificate check and the log's pruning in this process (once); its timer does not keep the process alive. */
 export function startNotificationChecks(): void {
   if (holder.bootdeckNotifyChecks) return;
-  const tick = () => void checkCertificateExpiry().catch((err: unknown) => console.error("[bootdeck webhooks] certificate check failed:", err));
+  const tick = () =>
+    void checkCertificateExpiry()
+      .then(() => pruneDeliveryLog())
+      .catch((err: unknown) => console.error("[bootdeck webhooks] certificate check or delivery log pruning failed:", err));
   holder.bootdeckNotifyChecks = setInterval(tick, TICK_MS);
   holder.bootdeckNotifyChecks.unref();
   tick();

@@ -21,7 +21,7 @@ import { executeRun } from "../engine/runner";
 import { startRun } from "../engine/runs";
 import { SshError } from "../ssh/errors";
 import { startDueBackups } from "../backups/schedule";
-import { checkCertificateExpiry } from "./checks";
+import { checkCertificateExpiry, pruneDeliveryLog } from "./checks";
 import type { DeliveryPolicy } from "./deliver";
 import { createWebhook, listDeliveries } from "./endpoints";
 import { queuePing, queueRedelivery } from "./outbox";
@@ -299,6 +299,19 @@ describe("a backup schedule failing", () => {
       await getDb().cluster.update({ where: { id: clusterId }, data: { activeRunId: null } });
       await getDb().backupPolicy.update({ where: { clusterId }, data: { enabled: false } });
     }
+  });
+});
+
+describe("the delivery log", () => {
+  it("keeps finished deliveries for 30 days, and what still waits for ever", async () => {
+    const id = await endpoint("https://hooks.example/x", ["run.failed"]);
+    const [old, waiting, recent] = [await queuePing(id, "a"), await queuePing(id, "b"), await queuePing(id, "c")];
+    const longAgo = new Date(Date.now() - 31 * 86_400_000);
+    await getDb().webhookDelivery.update({ where: { id: old }, data: { status: "delivered", createdAt: longAgo } });
+    await getDb().webhookDelivery.update({ where: { id: waiting }, data: { createdAt: longAgo } });
+    await getDb().webhookDelivery.update({ where: { id: recent }, data: { status: "failed" } });
+    expect(await pruneDeliveryLog()).toBe(1);
+    expect((await listDeliveries(id)).map((d) => d.id).sort()).toEqual([waiting, recent].sort());
   });
 });
 
