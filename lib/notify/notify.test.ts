@@ -18,6 +18,7 @@ import { getDb } from "../db/client";
 import { newId } from "../ids";
 import { planRun } from "../engine/plan-run";
 import { executeRun } from "../engine/runner";
+import { appendRunEvent } from "../engine/events";
 import { startRun } from "../engine/runs";
 import { SshError } from "../ssh/errors";
 import { startDueBackups } from "../backups/schedule";
@@ -162,6 +163,21 @@ describe("a failed run", () => {
     await until("the success", () => rx.received[0]);
     expect(rx.received.map((r) => r.json.type)).toEqual(["run.succeeded"]);
     expect(other.received).toEqual([]);
+  });
+});
+
+describe("a run's end", () => {
+  it("is told by its status: needs-decision as waiting for a decision, cancelled not at all", async () => {
+    const rx = await receiver();
+    const id = await endpoint(rx.url, ["run.succeeded", "run.failed", "run.needs-decision"]);
+    const runId = await planRun({ clusterId, body: { type: "check" }, by: "test" });
+    const message = "needs a decision: preflight warnings on 1 of 4 hosts (worker-1) wait for an admin or lead to accept them";
+    await appendRunEvent({ runId, type: "run.finished", data: { status: "cancelled", summary: { message: "cancelled by a user" } } });
+    await appendRunEvent({ runId, type: "run.finished", data: { status: "needs-decision", summary: { message, failedHosts: ["worker-1"] } } });
+    worker();
+    await until("the decision", () => rx.received[0]);
+    expect(rx.received[0]!.json).toMatchObject({ type: "run.needs-decision", summary: `check run needs a decision: ${message}`, run: { id: runId, status: "needs-decision", failedHosts: ["worker-1"] } });
+    expect(await listDeliveries(id)).toHaveLength(1);
   });
 });
 
