@@ -16,6 +16,9 @@ const TICK_MS = 30_000;
 /** A backup that could not start (another run held the cluster) is tried again this much later. */
 export const SKIP_RETRY_MS = 5 * 60_000;
 
+/** A notification that could not be queued is logged; the schedule goes on with the other clusters. */
+const notifyFailed = (err: unknown) => console.error("[bootdeck backups] could not queue the backup.failing notification:", err);
+
 /** Writes the outcome of each schedule's last run once it has finished. */
 export async function reconcileScheduledRuns(): Promise<void> {
   const db = getDb();
@@ -31,7 +34,7 @@ export async function reconcileScheduledRuns(): Promise<void> {
     });
     if (!ok) {
       await recordAudit({ action: "backup.schedule-failed", target: p.lastRunId!, details: { clusterId: p.clusterId, error } });
-      await notifyBackupFailing({ clusterId: p.clusterId, outcome: "failed", error: error ?? "failed", runId: p.lastRunId });
+      await notifyBackupFailing({ clusterId: p.clusterId, outcome: "failed", error: error ?? "failed", runId: p.lastRunId }).catch(notifyFailed);
     }
   }
 }
@@ -66,7 +69,7 @@ export async function startDueBackups(now = new Date()): Promise<string[]> {
         data: { lastStatus: busy ? "skipped" : "failed", lastError: message.slice(0, 500), failures: { increment: 1 }, ...(busy ? { nextDueAt: new Date(now.getTime() + SKIP_RETRY_MS) } : {}) },
       });
       await recordAudit({ action: "backup.schedule-failed", target: p.clusterId, details: { clusterId: p.clusterId, error: message.slice(0, 500), skipped: busy } });
-      await notifyBackupFailing({ clusterId: p.clusterId, outcome: busy ? "skipped" : "failed", error: message.slice(0, 500), runId: null, at: now });
+      await notifyBackupFailing({ clusterId: p.clusterId, outcome: busy ? "skipped" : "failed", error: message.slice(0, 500), runId: null, at: now }).catch(notifyFailed);
     }
   }
   return started;
