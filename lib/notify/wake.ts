@@ -2,8 +2,9 @@
 // which is how a delivery queued by another process is found).
 import { EventEmitter } from "node:events";
 
-const bus = new EventEmitter();
-bus.setMaxListeners(0);
+// On globalThis: Next.js may load this module once for the route handlers and once for the engine.
+const holder = globalThis as unknown as { bootdeckDeliveryBus?: EventEmitter };
+const bus = (holder.bootdeckDeliveryBus ??= new EventEmitter().setMaxListeners(0));
 
 export function wakeDeliveries(): void {
   bus.emit("wake");
