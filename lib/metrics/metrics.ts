@@ -26,6 +26,9 @@ function processRegistry(): Registry {
   if (holder.bootdeckProcessMetrics) return holder.bootdeckProcessMetrics;
   const r = new Registry();
   collectDefaultMetrics({ register: r });
+  // Gauges named like counters, which promtool's lint refuses ("non-counter metrics should not have
+  // _total suffix"); nodejs_active_handles, nodejs_active_requests and nodejs_active_resources say the same by type.
+  for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) r.removeSingleMetric(name);
   return (holder.bootdeckProcessMetrics = r);
 }
 
@@ -106,8 +109,9 @@ async function databaseRegistry(now: Date): Promise<Registry> {
     scheduleFailures.set({ cluster }, p.failures);
   }
 
-  const certDays = new Gauge({ name: "bootdeck_cluster_certificate_expiry_days", help: "Days until the first certificate of the cluster's newest asset set expires (negative once it has).", labelNames: ["cluster"], registers: [register] });
-  for (const [clusterId, c] of certificates) certDays.set({ cluster: clusterName.get(clusterId) ?? c.name }, (c.notAfter.getTime() - now.getTime()) / 86_400_000);
+  // Seconds, not days: Prometheus' base unit (promtool refuses a _days metric); divide by 86400.
+  const certLeft = new Gauge({ name: "bootdeck_cluster_certificate_expires_in_seconds", help: "Time until the first certificate of the cluster's newest asset set expires (negative once it has); / 86400 for days.", labelNames: ["cluster"], registers: [register] });
+  for (const [clusterId, c] of certificates) certLeft.set({ cluster: clusterName.get(clusterId) ?? c.name }, (c.notAfter.getTime() - now.getTime()) / 1000);
 
   const ready = new Gauge({ name: "bootdeck_cluster_nodes_ready", help: "Nodes Ready when the dashboard's live view last saw the cluster.", labelNames: ["cluster"], registers: [register] });
   const total = new Gauge({ name: "bootdeck_cluster_nodes", help: "Nodes when the dashboard's live view last saw the cluster.", labelNames: ["cluster"], registers: [register] });
