@@ -4,7 +4,8 @@
 // a receiver that never answers times out, is retried, and holds up neither the run nor another
 // endpoint; a delivery that keeps failing is given up; a redelivery sends the same bytes; a
 // certificate expiring within an endpoint's window is told once, and so is a backup schedule that
-// cannot start its backups; the secret is sealed at rest.
+// cannot start its backups; a run's status decides its event; the log is pruned after 30 days; the
+// secret is sealed at rest.
 // On SQLite, and on PostgreSQL with BOOTDECK_TEST_DATABASE_URL set.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
