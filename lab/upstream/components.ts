@@ -201,7 +201,9 @@ export function promtoolComponent(version = "v0.316.0"): Component {
     id: "promtool",
     version,
     modules: [{ path: "github.com/prometheus/prometheus", version }],
-    binaries: [{ name: "promtool", pkg: "github.com/prometheus/prometheus/cmd/promtool", ldflags: [`-X github.com/prometheus/common/version.Version=${version}`] }],
+    // remove_all_sd: without the cloud service discoveries (AWS, Azure, GCE …), which the checks of
+    // metrics and rules never use and which are most of the build.
+    binaries: [{ name: "promtool", pkg: "github.com/prometheus/prometheus/cmd/promtool", tags: ["remove_all_sd"], ldflags: [`-X github.com/prometheus/common/version.Version=${version}`] }],
   };
 }
 
