@@ -12,6 +12,7 @@ export type { ShellUser };
 const nav: { href: string; label: string; permission: Permission; testId: string }[] = [
   { href: "/clusters", label: "Clusters", permission: "cluster:read", testId: "nav-clusters" },
   { href: "/users", label: "Users", permission: "user:manage", testId: "nav-users" },
+  { href: "/webhooks", label: "Webhooks", permission: "webhook:manage", testId: "nav-webhooks" },
   { href: "/audit", label: "Audit", permission: "audit:read", testId: "nav-audit" },
 ];
 

@@ -46,6 +46,7 @@ const pages: { name: string; url: () => string; ready: string }[] = [
   { name: "new cluster wizard", url: () => "/clusters/new", ready: "cluster-wizard" },
   { name: "audit log", url: () => "/audit", ready: "audit-table" },
   { name: "users", url: () => "/users", ready: "current-user" },
+  { name: "webhooks", url: () => "/webhooks", ready: "webhook-create" },
 ];
 
 test("the sign-in page", async ({ page }) => {

@@ -33,6 +33,13 @@ const schema = z.object({
     .refine((s) => parseProxyList(s).every((p) => p.ok), "must be comma-separated IP addresses or CIDRs, e.g. 127.0.0.1, 10.0.0.0/8"),
   /** "off" when separate `bootdeck worker` processes run the engine instead of the dashboard. */
   BOOTDECK_ENGINE: z.enum(["on", "off"]).default("on"),
+  /** The dashboard's address as people reach it (https://bootdeck.example): webhook bodies link to its pages. */
+  BOOTDECK_PUBLIC_URL: z
+    .string()
+    .refine((s) => URL.canParse(s) && ["http:", "https:"].includes(new URL(s).protocol), "must be an http:// or https:// URL, e.g. https://bootdeck.example")
+    .optional(),
+  /** A bearer token that lets a scraper read /metrics without signing in (at least 32 characters). */
+  BOOTDECK_METRICS_TOKEN: z.string().min(32, "must be at least 32 characters (openssl rand -hex 32)").max(256).optional(),
   /** Fault injection for the crash-point test only (lib/engine/crash-points.ts); never set it in a deployment. */
   BOOTDECK_CRASH_AFTER: z.string().optional(),
   NODE_ENV: z.string().default("development"),

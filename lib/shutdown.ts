@@ -4,11 +4,14 @@ import "server-only";
 //    close does not wait for viewers (browsers reconnect to the next process and resume from
 //    Last-Event-ID);
 // 2. stop the engine's runs without ending them and give their leases up, so another worker (or the
-//    restarted process) takes them over at once; the backup schedule stops ticking here.
+//    restarted process) takes them over at once; the backup schedule and the certificate check stop
+//    ticking here, and webhook deliveries in flight are given back.
 // Next.js exits by itself once its server has closed; a lease it had no time to give up is taken over
 // at once anyway by a process of this machine that sees the holder's pid gone.
 import { stopBackupScheduler } from "./backups/schedule";
 import { getRunQueue } from "./engine/queue";
+import { stopNotificationChecks } from "./notify/checks";
+import { stopDeliveryWorker } from "./notify/queue";
 
 const holder = globalThis as unknown as { bootdeckShutdown?: { controller: AbortController; installed: boolean; done?: Promise<void> } };
 const state = (holder.bootdeckShutdown ??= { controller: new AbortController(), installed: false });
@@ -29,7 +32,9 @@ export function shutdown({ graceMs = 5_000 }: { graceMs?: number } = {}): Promis
     state.controller.abort(new Error("the server is shutting down"));
     // No scheduled backup starts here any more (the next process's scheduler takes the schedule over).
     stopBackupScheduler();
-    await getRunQueue().stop({ handOver: true, graceMs });
+    stopNotificationChecks();
+    // Deliveries in flight are given back (not counted as attempts) for the next process to send.
+    await Promise.all([getRunQueue().stop({ handOver: true, graceMs }), stopDeliveryWorker()]);
   })();
   return state.done;
 }

@@ -40,11 +40,11 @@ fi
 step "type check";       npm run -s typecheck
 step "import cycles";    npm run -s check:imports
 step "unit tests";       npx vitest run --project unit
-# The engine (queue, failover, live events), the audit trail, the database layer, sign-in and the backup
-# schedule's claims again, on PostgreSQL; with the engine's tests under test/ (secrets-at-rest reads the
-# SQLite file itself).
+# The engine (queue, failover, live events), the audit trail, the database layer, sign-in, the backup
+# schedule's claims, webhook deliveries and the metrics again, on PostgreSQL; with the engine's tests
+# under test/ (secrets-at-rest reads the SQLite file itself).
 pg="$(bash scripts/postgres.sh)"
-step "engine tests on PostgreSQL"; BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project unit lib/engine lib/audit lib/db lib/auth lib/backups \
+step "engine tests on PostgreSQL"; BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project unit lib/engine lib/audit lib/db lib/auth lib/backups lib/notify lib/metrics \
   test/run-release.test.ts test/engine-off.test.ts test/shutdown-with-viewers.test.ts test/stream-session.test.ts
 # Integration against lab hosts (root). The whole bootstrap with its worker processes killed runs on
 # PostgreSQL (runs as pg-boss jobs); the crash-point bootstrap and the rest on SQLite. The first builds

@@ -78,6 +78,14 @@ export const rules: Record<string, Rule> = {
   "PATCH /api/users/:id": ADMIN,
   "DELETE /api/users/:id": ADMIN,
   "POST /api/users/:id/password": ADMIN,
+  "GET /api/webhooks": ADMIN,
+  "POST /api/webhooks": ADMIN,
+  "GET /api/webhooks/:id": ADMIN,
+  "PATCH /api/webhooks/:id": ADMIN,
+  "DELETE /api/webhooks/:id": ADMIN,
+  "GET /api/webhooks/:id/deliveries": ADMIN,
+  "POST /api/webhooks/:id/ping": ADMIN,
+  "POST /api/webhooks/:id/deliveries/:deliveryId/redeliver": ADMIN,
 };
 
 /**
@@ -279,6 +287,8 @@ export const pageRules: Record<string, PageRule> = {
   "/clusters/new": { permission: "cluster:write" },
   "/users": { permission: "user:manage" },
   "/audit": { permission: "audit:read" },
+  "/webhooks": { permission: "webhook:manage" },
+  "/webhooks/:id": { permission: "webhook:manage" },
 };
 
 describe("pages", async () => {

@@ -13,6 +13,8 @@ import { createCluster } from "../lib/clusters/repository";
 import { getDb } from "../lib/db/client";
 import { createRun } from "../lib/engine/runs";
 import { auditCsv } from "../lib/audit/query";
+import { createWebhook } from "../lib/notify/endpoints";
+import { queuePing } from "../lib/notify/outbox";
 import { Forbidden } from "../components/forbidden";
 import { createTempDb, type TempDb } from "./temp-db";
 import { call, createActor, fromPeer, listApiRoutes, methods, signIn, type Actor, type Handler, type Method, type Signed } from "./http-helpers";
@@ -155,6 +157,18 @@ export const templates: Record<string, (s: string) => unknown[]> = {
   ],
   // Reads no body: renders the cluster's first asset set in the background when it has none.
   "POST /api/clusters/:id/assets/ensure": (s) => [{ note: s }],
+  "POST /api/webhooks": (s) => [
+    { name: s, url: "https://hooks.example/x", events: ["run.failed"], secret: "0123456789abcdef0123" },
+    { name: "hostile-url", url: s, events: ["run.failed"], secret: "0123456789abcdef0123" },
+    { name: "hostile-secret", url: "https://hooks.example/x", events: ["run.failed"], secret: s },
+    { name: "hostile-events", url: "https://hooks.example/x", events: [s], format: s, certificateDays: s, secret: "0123456789abcdef0123" },
+  ],
+  "PATCH /api/webhooks/:id": (s) => [{ name: s }, { url: s }, { secret: s }, { events: [s] }, { format: s }, { certificateDays: s, enabled: s }],
+  // Reads no body; deletes an endpoint of its own (the first request; the rest answer 404).
+  "DELETE /api/webhooks/:id": (s) => [{ note: s }],
+  // Both read an empty object only: anything in it is refused (422) and nothing is queued.
+  "POST /api/webhooks/:id/ping": (s) => [{ note: s }],
+  "POST /api/webhooks/:id/deliveries/:deliveryId/redeliver": (s) => [{ note: s }],
 };
 
 /** Routes that read no body: a malformed one changes nothing about their answer. */
@@ -172,6 +186,7 @@ const bodyless = new Set([
   "POST /api/clusters/:id/certificates/live",
   "POST /api/clusters/:id/backups/target/test",
   "DELETE /api/clusters/:id/backups/target",
+  "DELETE /api/webhooks/:id",
 ]);
 
 /** Bodies that are wrong as a whole. */
@@ -209,6 +224,11 @@ beforeAll(async () => {
   // A cluster another run holds: taking a backup of it answers 409 and starts nothing.
   ids.lockedCluster = (await createCluster({ definition: exampleDefinition({ name: "locked", hosts: 2 }), secrets: { "admin-key": { privateKey: key } } })).id;
   await getDb().cluster.update({ where: { id: ids.lockedCluster }, data: { activeRunId: ids.run } });
+  // Webhook endpoints: one the routes act on (with a delivery to redeliver), one for the delete.
+  const hook = { url: "https://hooks.example/x", format: "json" as const, events: ["run.failed" as const], certificateDays: 14, secret: "0123456789abcdef0123", enabled: false };
+  ids.webhook = await createWebhook({ name: "target-hook", ...hook }, "test");
+  ids.webhookToDelete = await createWebhook({ name: "victim-hook", ...hook }, "test");
+  ids.delivery = await queuePing(ids.webhook, "test");
   console.log(`hostile corpus: ${hostileStrings.length} strings × ${templateCount} field templates over ${entries.length} mutating route methods + ${structural.length} malformed bodies each = ${caseCount} requests`);
 });
 afterAll(async () => {
@@ -220,7 +240,8 @@ afterAll(async () => {
 function paramsFor(e: Entry): Record<string, string> {
   const resource = e.path.split("/")[2];
   const cluster = e.key === "POST /api/clusters/:id/backups" ? ids.lockedCluster! : ids.cluster!;
-  return Object.fromEntries(e.params.map((p) => [p, p === "id" ? (resource === "users" ? ids.user! : resource === "runs" ? ids.run! : cluster) : "x"]));
+  const webhook = e.key === "DELETE /api/webhooks/:id" ? ids.webhookToDelete! : ids.webhook!;
+  return Object.fromEntries(e.params.map((p) => [p, p === "id" ? (resource === "users" ? ids.user! : resource === "runs" ? ids.run! : resource === "webhooks" ? webhook : cluster) : p === "deliveryId" ? ids.delivery! : "x"]));
 }
 
 async function send(e: Entry, body: string): Promise<{ status: number; json: unknown }> {

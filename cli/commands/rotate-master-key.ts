@@ -39,10 +39,10 @@ export const rotateMasterKeyCommand: Command = {
       await recordAudit({
         action: "secrets.rotate_master_key",
         username: `cli:${userInfo().username}`,
-        details: { oldKeyId: r.oldKeyId, newKeyId: r.newKeyId, credentials: r.credentials, assets: r.assets, backups: r.backups, resumed: r.resumed, source: r.source },
+        details: { oldKeyId: r.oldKeyId, newKeyId: r.newKeyId, credentials: r.credentials, assets: r.assets, backups: r.backups, webhooks: r.webhooks, resumed: r.resumed, source: r.source },
       });
       console.log(
-        `rotate-master-key: ${r.resumed ? "finished an interrupted rotation; " : ""}re-sealed ${r.credentials} credential(s), ${r.assets} sensitive asset(s) and the keys of ${r.backups} backup(s): key ${r.oldKeyId} → ${r.newKeyId}`,
+        `rotate-master-key: ${r.resumed ? "finished an interrupted rotation; " : ""}re-sealed ${r.credentials} credential(s), ${r.assets} sensitive asset(s), the keys of ${r.backups} backup(s) and ${r.webhooks} webhook secret(s): key ${r.oldKeyId} → ${r.newKeyId}`,
       );
       if (r.source === "file") {
         console.log(`rotate-master-key: ${r.keyFile} now holds key ${r.newKeyId}`);

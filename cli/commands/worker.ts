@@ -1,5 +1,7 @@
 import { startBackupScheduler } from "../../lib/backups/schedule";
 import { getRunQueue } from "../../lib/engine/queue";
+import { startNotificationChecks } from "../../lib/notify/checks";
+import { startDeliveryWorker } from "../../lib/notify/queue";
 import { shutdown } from "../../lib/shutdown";
 import type { Command } from "./command";
 
@@ -13,6 +15,9 @@ export const worker: Command = {
     await w.startWorkerLoop();
     // Scheduled backups are started by every engine process (a guarded claim picks one).
     startBackupScheduler();
+    // So are webhook deliveries (a guarded claim per delivery) and the certificate check.
+    startDeliveryWorker();
+    startNotificationChecks();
     console.log(`engine worker ${w.workerId} is running (${w.kind === "pg-boss" ? "PostgreSQL: runs are pg-boss jobs" : "SQLite: leases"}); Ctrl-C or SIGTERM stops it and hands its runs over (another worker resumes them at once)`);
     // The engine's timers do not hold the process open (they must not keep a dashboard from exiting),
     // so an idle worker would exit at once: this one waits for a signal, then hands its runs over.

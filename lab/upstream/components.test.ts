@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { versionProfiles } from "../../lib/cluster/versions";
-import { componentKey, componentsForCluster, etcdComponent, kubernetesComponent, runcComponent } from "./components";
+import { componentKey, componentsForCluster, etcdComponent, kubernetesComponent, promtoolComponent, runcComponent } from "./components";
 
 describe("the upstream components a lab cluster runs", () => {
   it("follow the release's pins: Kubernetes itself, kubeadm's etcd, CoreDNS and pause, and the runtime", () => {
@@ -27,5 +27,11 @@ describe("the upstream components a lab cluster runs", () => {
     const runc = runcComponent().binaries[0]!;
     expect(runc).toMatchObject({ cgo: true, static: true });
     expect(runc.tags).toContain("seccomp");
+  });
+
+  it("include Prometheus' promtool for the metrics endpoint's test, from the prometheus module's cmd/promtool", () => {
+    const p = promtoolComponent();
+    expect(componentKey(p)).toBe("promtool-v0.316.0");
+    expect(p.binaries.map((b) => b.pkg)).toEqual(["github.com/prometheus/prometheus/cmd/promtool"]);
   });
 });

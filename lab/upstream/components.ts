@@ -217,6 +217,21 @@ export function seaweedfsComponent(version = "v0.0.0-20261109003541-7506e5f91cd6
   };
 }
 
+/**
+ * promtool, Prometheus' own checker: the metrics endpoint's test runs `promtool check metrics` on what
+ * /metrics serves. Not part of a cluster; built into the same cache on first use.
+ */
+export function promtoolComponent(version = "v0.316.0"): Component {
+  return {
+    id: "promtool",
+    version,
+    modules: [{ path: "github.com/prometheus/prometheus", version }],
+    // remove_all_sd: without the cloud service discoveries (AWS, Azure, GCE …), which the checks of
+    // metrics and rules never use and which are most of the build.
+    binaries: [{ name: "promtool", pkg: "github.com/prometheus/prometheus/cmd/promtool", tags: ["remove_all_sd"], ldflags: [`-X github.com/prometheus/common/version.Version=${version}`] }],
+  };
+}
+
 /** Everything a lab cluster of this Kubernetes version runs, control plane to pods. */
 export function componentsForCluster(kubernetesVersion: string): Component[] {
   const { pins } = profileOf(kubernetesVersion);

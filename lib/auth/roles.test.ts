@@ -20,6 +20,8 @@ const messages: Record<Permission, string> = {
   "cluster:recover": "Your role may not restore, recover or rotate the certificates of clusters",
   "user:manage": "Your role may not manage users",
   "audit:read": "Your role may not read the audit log",
+  "webhook:manage": "Your role may not manage webhooks",
+  "metrics:read": "Your role may not read metrics",
 };
 
 test.each(Object.entries(messages))("refused %s: %s", (permission, message) => {

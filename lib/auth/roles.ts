@@ -23,6 +23,10 @@ const grants = {
   "cluster:recover": ["admin"],
   "user:manage": ["admin"],
   "audit:read": ["admin"],
+  /** Webhook endpoints (their URLs and signing secrets) and their delivery logs. */
+  "webhook:manage": ["admin"],
+  /** /metrics in the Prometheus format: what the cluster pages show anyway (a scraper uses BOOTDECK_METRICS_TOKEN). */
+  "metrics:read": ["admin", "lead", "support"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof grants;
@@ -48,6 +52,8 @@ export const permissionText: Record<Permission, string> = {
   "cluster:recover": "restore, recover or rotate the certificates of clusters",
   "user:manage": "manage users",
   "audit:read": "read the audit log",
+  "webhook:manage": "manage webhooks",
+  "metrics:read": "read metrics",
 };
 
 /** The roles that have `permission`, for telling a user who can do what they may not. */

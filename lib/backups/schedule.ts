@@ -8,12 +8,16 @@ import { recordAudit } from "../audit/record";
 import { getDb } from "../db/client";
 import { scheduleRun } from "../engine/schedule-run";
 import { AppError } from "../http/errors";
+import { notifyBackupFailing } from "../notify/checks";
 import { startBackupRun } from "./runs";
 import { sweepOrphanBackupFiles } from "./store";
 
 const TICK_MS = 30_000;
 /** A backup that could not start (another run held the cluster) is tried again this much later. */
 export const SKIP_RETRY_MS = 5 * 60_000;
+
+/** A notification that could not be queued is logged; the schedule goes on with the other clusters. */
+const notifyFailed = (err: unknown) => console.error("[bootdeck backups] could not queue the backup.failing notification:", err);
 
 /** Writes the outcome of each schedule's last run once it has finished. */
 export async function reconcileScheduledRuns(): Promise<void> {
@@ -28,7 +32,10 @@ export async function reconcileScheduledRuns(): Promise<void> {
       where: { clusterId: p.clusterId, lastRunId: p.lastRunId, lastStatus: "running" },
       data: ok ? { lastStatus: "succeeded", lastError: null, lastSuccessAt: run.finishedAt ?? new Date(), failures: 0 } : { lastStatus: "failed", lastError: error, failures: { increment: 1 } },
     });
-    if (!ok) await recordAudit({ action: "backup.schedule-failed", target: p.lastRunId!, details: { clusterId: p.clusterId, error } });
+    if (!ok) {
+      await recordAudit({ action: "backup.schedule-failed", target: p.lastRunId!, details: { clusterId: p.clusterId, error } });
+      await notifyBackupFailing({ clusterId: p.clusterId, outcome: "failed", error: error ?? "failed", runId: p.lastRunId }).catch(notifyFailed);
+    }
   }
 }
 
@@ -62,6 +69,7 @@ export async function startDueBackups(now = new Date()): Promise<string[]> {
         data: { lastStatus: busy ? "skipped" : "failed", lastError: message.slice(0, 500), failures: { increment: 1 }, ...(busy ? { nextDueAt: new Date(now.getTime() + SKIP_RETRY_MS) } : {}) },
       });
       await recordAudit({ action: "backup.schedule-failed", target: p.clusterId, details: { clusterId: p.clusterId, error: message.slice(0, 500), skipped: busy } });
+      await notifyBackupFailing({ clusterId: p.clusterId, outcome: busy ? "skipped" : "failed", error: message.slice(0, 500), runId: null, at: now }).catch(notifyFailed);
     }
   }
   return started;

@@ -8,6 +8,7 @@ import { SESSION_RECHECK_BATCH_MS, SESSION_RECHECK_IDLE_MS, type SessionRecheck 
 import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
+import { viewerOpened } from "../metrics/viewers";
 import { Executor } from "../ssh";
 import { loadRunResources, type RunResources } from "../engine/run-resources";
 import { loadEngineHosts } from "../engine/targets";
@@ -244,8 +245,10 @@ export async function clusterLiveStream({ clusterId, signal, session }: { cluste
   let keepalive: NodeJS.Timeout | undefined;
   let recheck: NodeJS.Timeout | undefined;
   let closed = false;
+  let viewerClosed: (() => void) | undefined;
   const end = () => {
     closed = true;
+    viewerClosed?.();
     unsubscribe?.();
     unsubscribe = undefined;
     clearInterval(keepalive);
@@ -286,6 +289,7 @@ export async function clusterLiveStream({ clusterId, signal, session }: { cluste
           flushing = false;
         })();
       };
+      viewerClosed = viewerOpened("cluster");
       write("retry: 3000\n\n");
       unsubscribe = subscribeClusterLive(clusterId, (m) => send(`event: ${m.type}\ndata: ${JSON.stringify(m)}\n\n`));
       keepalive = setInterval(() => send(": keep-alive\n\n"), KEEPALIVE_MS);

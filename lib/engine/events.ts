@@ -7,6 +7,8 @@ import { EventEmitter } from "node:events";
 import { databaseKind, getDb } from "../db/client";
 import { getEnv } from "../env";
 import type { Prisma } from "../generated/prisma/client";
+import { queueRunEventNotificationsIn } from "../notify/outbox";
+import { wakeDeliveries } from "../notify/wake";
 import { crashAfter } from "./crash-points";
 import { RUN_EVENT_CHANNEL, RunEventListener } from "./pg-notify";
 
@@ -38,12 +40,19 @@ export async function appendRunEventIn(tx: Prisma.TransactionClient, input: RunE
   });
   // Delivered to every LISTENing process when (and only if) this transaction commits.
   if (databaseKind() === "postgres") await tx.$executeRawUnsafe(`SELECT pg_notify('${RUN_EVENT_CHANNEL}', $1)`, `${input.runId}:${run.lastSeq}`);
-  return toStored(row);
+  const stored = toStored(row);
+  // Every run's end (and a check's unreachable host) passes here: its webhook deliveries commit with it.
+  if (NOTIFYING.has(stored.type)) await queueRunEventNotificationsIn(tx, stored);
+  return stored;
 }
+
+/** The run events that may be notifications (outbox.ts decides). */
+const NOTIFYING = new Set(["run.finished", "step.failed"]);
 
 /** Wakes this process's listeners with a committed event. */
 export function publishRunEvent(event: StoredRunEvent): void {
   bus.emit(event.runId, event);
+  if (NOTIFYING.has(event.type)) wakeDeliveries();
   crashAfter(event);
 }
 

@@ -291,4 +291,12 @@ export class PgBossRunQueue implements RunQueue {
   async drain(): Promise<void> {
     while (this.active.size) await Promise.allSettled([...this.active.values()]);
   }
+
+  /** Run jobs queued or waiting for a retry; 0 before any worker created pg-boss's tables. */
+  async depth(): Promise<number> {
+    const [exists] = await getDb().$queryRawUnsafe<{ t: string | null }[]>(`SELECT to_regclass('pgboss.job')::text AS t`);
+    if (!exists?.t) return 0;
+    const [row] = await getDb().$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state IN ('created', 'retry')`, RUN_QUEUE);
+    return row?.n ?? 0;
+  }
 }

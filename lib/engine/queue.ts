@@ -8,7 +8,7 @@ import "server-only";
 //   takes queued deliveries back.
 // Either way the writes of whoever executes a run are guarded by Run.workerId (lease.ts): a worker that
 // no longer holds its run writes nothing.
-import { databaseKind } from "../db/client";
+import { databaseKind, getDb } from "../db/client";
 import { getEnv } from "../env";
 import type { RunnerOptions } from "./runner";
 import { PgBossRunQueue } from "./pg-queue";
@@ -43,6 +43,9 @@ export class LeaseRunQueue implements RunQueue {
   }
   drain(): Promise<void> {
     return this.worker.drain();
+  }
+  async depth(): Promise<number> {
+    return getDb().run.count({ where: { status: "running", workerId: null } });
   }
 }
 

@@ -14,4 +14,6 @@ export interface RunQueue {
   stop(options?: { handOver?: boolean; graceMs?: number }): Promise<void>;
   /** Waits for the runs this process is executing (CLI and tests). */
   drain(): Promise<void>;
+  /** Started runs waiting for a worker to take them (the metrics' queue depth). */
+  depth(): Promise<number>;
 }

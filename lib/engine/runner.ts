@@ -433,7 +433,10 @@ class RunExecution {
       } catch (err) {
         if (err instanceof LeaseLost) throw err;
         if (isSshError(err) && err.detail.kind === "command-failed") exitCode = err.detail.exitCode;
-        outcome = { ok: false, error: err instanceof Error ? err.message : String(err) };
+        const message = err instanceof Error ? err.message : String(err);
+        // A host that did not answer at all (not a command that failed on it): a check tells the webhooks.
+        const unreachable = isSshError(err) && (err.detail.kind === "unreachable" || err.detail.kind === "refused" || (err.detail.kind === "timeout" && err.detail.phase === "connect"));
+        outcome = { ok: false, error: message, ...(unreachable ? { data: { unreachable: true } } : {}) };
       }
       if (outcome.ok || this.controller.signal.aborted || retry >= (planned.retries ?? 0)) break;
       const inMs = 2_000 * 2 ** retry;

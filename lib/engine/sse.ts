@@ -10,6 +10,7 @@ import "server-only";
 import { SESSION_RECHECK_BATCH_MS, SESSION_RECHECK_IDLE_MS, type SessionRecheck } from "../auth/session-recheck";
 import { databaseKind, getDb } from "../db/client";
 import { notFound } from "../http/errors";
+import { viewerOpened } from "../metrics/viewers";
 import { listenForRunEvents, listRunEvents, onRunChange, type StoredRunEvent } from "./events";
 
 // SQLite: a primary-key read of Run.lastSeq every 100 ms finds events appended by another process (a
@@ -37,8 +38,10 @@ export async function runEventStream({ runId, afterSeq, signal, session }: { run
   signal.addEventListener("abort", () => wake?.(), { once: true });
   const format = (e: StoredRunEvent) => `id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 
+  let viewerClosed: (() => void) | undefined;
   return new ReadableStream<Uint8Array>({
     async start(controller) {
+      viewerClosed = viewerOpened("run");
       let lastWrite = Date.now();
       let allowed = true;
       try {
@@ -84,6 +87,7 @@ export async function runEventStream({ runId, afterSeq, signal, session }: { run
         // The client went away mid-write; nothing to do.
       } finally {
         unsubscribe();
+        viewerClosed?.();
         try {
           controller.close();
         } catch {
@@ -93,6 +97,7 @@ export async function runEventStream({ runId, afterSeq, signal, session }: { run
     },
     cancel() {
       unsubscribe();
+      viewerClosed?.();
     },
   });
 }

@@ -6,6 +6,8 @@ import "server-only";
 // the dashboard's own engine unless BOOTDECK_ENGINE=off, or any `bootdeck worker`.
 import { getEnv } from "../env";
 import { startBackupScheduler } from "../backups/schedule";
+import { startNotificationChecks } from "../notify/checks";
+import { startDeliveryWorker } from "../notify/queue";
 import { getRunQueue } from "./queue";
 import { requestCancel } from "./runs";
 
@@ -19,6 +21,9 @@ export function startEngineFromEnv(): void {
     .startWorkerLoop()
     .catch((err: unknown) => console.error("[bootdeck engine] could not start:", err));
   startBackupScheduler();
+  // Webhook deliveries and the certificate check run in every engine process, like the schedule.
+  startDeliveryWorker();
+  startNotificationChecks();
 }
 
 export { scheduleRun } from "./schedule-run";

@@ -2,6 +2,7 @@ import "server-only";
 // The funnel every route handler goes through: who is asking, may they, parse the input, call one
 // function in lib/, and map errors to a status and a safe message. Plain Web Request/Response, so
 // nothing here depends on Next.js.
+import { createHash, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { can, permissionText, type Permission } from "../auth/roles";
 import { getSessionUser, readSessionToken, type SessionUser } from "../auth/sessions";
@@ -38,6 +39,35 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, never>>>(
       return await handler({ req, user, params: parsed.data as z.output<P>, ip: clientAddress(req.headers) });
     } catch (err) {
       return errorResponse(err);
+    }
+  };
+}
+
+/**
+ * A read-only route for machines: `Authorization: Bearer <token>` when `token()` names one (compared in
+ * constant time), or else a signed-in user with `permission` (a person looking at /metrics). A wrong
+ * token is refused, never tried as a session.
+ */
+export function scrapeRoute(options: { permission: Permission; token: () => string | undefined }, handler: (req: Request) => Promise<Response>): (req: Request) => Promise<Response> {
+  return async (req) => {
+    try {
+      const auth = req.headers.get("authorization");
+      if (auth !== null) {
+        const expected = options.token();
+        const given = /^Bearer\s+(\S+)\s*$/i.exec(auth)?.[1];
+        const digest = (s: string) => createHash("sha256").update(s).digest();
+        if (!expected || !given || !timingSafeEqual(digest(given), digest(expected)))
+          throw new AppError(401, "unauthorized", expected ? "The bearer token is not the one configured (BOOTDECK_METRICS_TOKEN)" : "No bearer token is configured (BOOTDECK_METRICS_TOKEN); sign in instead");
+        return await handler(req);
+      }
+      const user = await getSessionUser(readSessionToken(req.url, req.headers));
+      if (!user) throw new AppError(401, "unauthorized", "Sign in first, or send Authorization: Bearer with BOOTDECK_METRICS_TOKEN");
+      if (!can(user.role, options.permission)) throw forbidden(permissionText[options.permission]);
+      return await handler(req);
+    } catch (err) {
+      const res = errorResponse(err);
+      if (res.status === 401) res.headers.set("www-authenticate", 'Bearer realm="bootdeck"');
+      return res;
     }
   };
 }

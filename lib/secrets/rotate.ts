@@ -1,6 +1,7 @@
 import "server-only";
 // Master-key rotation: every sealed value in the database (Credential secrets and passphrases,
-// sensitive Asset contents, the data keys of stored backups, clusters' backup keys, buckets' secret keys) is opened and sealed again under a new key in ONE transaction, then the
+// sensitive Asset contents, the data keys of stored backups, clusters' backup keys, buckets' secret keys,
+// webhook signing secrets) is opened and sealed again under a new key in ONE transaction, then the
 // key file is replaced. The order makes a crash at any point recoverable:
 //   1. the new key is written to master.key.new (temp file, fsync, rename): the DB still uses the old key;
 //   2. the DB transaction re-seals everything: before commit nothing changed, after it every record
@@ -33,6 +34,8 @@ export type RotationResult = {
   assets: number;
   /** Backups whose data key was sealed again (their files are not rewritten). */
   backups: number;
+  /** Webhook endpoints whose signing secret was sealed again. */
+  webhooks: number;
   resumed: boolean;
   source: "env" | "file";
   keyFile?: string;
@@ -71,6 +74,7 @@ export async function rotateMasterKey(input: { newKeyFile?: string; now?: Date; 
   let credentials = 0;
   let assets = 0;
   let backups = 0;
+  let webhooks = 0;
   await getDb().$transaction(
     async (tx) => {
       const creds = await tx.credential.findMany({ select: { id: true, secretCipher: true, passphraseCipher: true } });
@@ -101,13 +105,18 @@ export async function rotateMasterKey(input: { newKeyFile?: string; now?: Date; 
         await tx.backupTarget.update({ where: { clusterId: t.clusterId }, data: { secretKeyCipher: reseal(t.secretKeyCipher) } });
         credentials++;
       }
+      // Webhook endpoints' signing secrets.
+      for (const w of await tx.webhookEndpoint.findMany({ select: { id: true, secretCipher: true } })) {
+        await tx.webhookEndpoint.update({ where: { id: w.id }, data: { secretCipher: reseal(w.secretCipher) } });
+        webhooks++;
+      }
     },
     { maxWait: 30_000, timeout: 10 * 60_000 },
   );
   input.hooks?.afterCommit?.();
 
   // 3. Retire the old key and put the new one in place.
-  const result: RotationResult = { oldKeyId: current.id, newKeyId: next.id, credentials, assets, backups, resumed, source };
+  const result: RotationResult = { oldKeyId: current.id, newKeyId: next.id, credentials, assets, backups, webhooks, resumed, source };
   if (source === "file") {
     const file = env.masterKeyFile;
     if (readKeyFile(file).id !== next.id) {
