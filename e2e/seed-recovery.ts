@@ -17,7 +17,7 @@ export const SNAPSHOT_BYTES = "etcd snapshot bytes for the browser test";
 async function main(): Promise<void> {
   const definition = exampleDefinition({ name: "dr-ui", hosts: 4 });
   const { id: clusterId } = await createCluster({ definition, secrets: { "admin-key": { privateKey: testKeyPair().private } } });
-  await saveAssetSet({ clusterId, assets: await renderAssets(definition, { keyType: "ecdsa", leafValidityDays: 20 }), options: { keyType: "ecdsa", caValidityDays: 3650, leafValidityDays: 20, importedCa: false } });
+  await saveAssetSet({ clusterId, assets: await renderAssets(definition, { leafValidityDays: 20 }), options: { encryptionAlgorithm: "ECDSA-P256", caValidityDays: 3650, leafValidityDays: 20, importedCa: false } });
   const backupId = newId("bk");
   const w = openSealedWriter(dataPath(backupRelPath(clusterId, backupId)));
   w.stream.write(SNAPSHOT_BYTES);

@@ -31,7 +31,7 @@ export async function renderLoopbackCluster(opts: { version?: string; workers?: 
     { name: "master-1", address: "127.0.0.1", role: "master" },
     ...Array.from({ length: opts.workers ?? 0 }, (_, i) => ({ name: `worker-${i + 1}`, address: `127.0.0.${i + 2}`, role: "worker" })),
   ];
-  const assets = await renderAssets(def, { keyType: "ecdsa" });
+  const assets = await renderAssets(def, { encryptionAlgorithm: "ECDSA-P256" });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bootdeck-labcluster-"));
   for (const a of assets) {
     const p = path.join(dir, a.path);

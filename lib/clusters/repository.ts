@@ -1,9 +1,11 @@
 import "server-only";
 // Cluster definitions in the database: the validated document, its hosts' state rows, and its
 // credentials with their secrets encrypted. Every write validates first; nothing invalid is saved.
+import { parseSetOptions } from "../assets/set-options";
 import { validateClusterDefinition, type ClusterDefinition, type Problem } from "../cluster/definition";
 import { effectiveHost } from "../cluster/derive";
 import { getDb } from "../db/client";
+import { CHANGING_RUN_TYPES } from "../engine/changing-runs";
 import { AppError, ValidationError, conflict, notFound } from "../http/errors";
 import { newId } from "../ids";
 import { encryptSecret } from "../secrets/cipher";
@@ -113,6 +115,8 @@ export async function updateCluster(input: { id: string; definition: unknown; se
   const existing = await db.cluster.findUnique({ where: { id: input.id }, include: { hosts: true, credentials: true } });
   if (!existing) throw notFound("Cluster");
   if (existing.activeRunId) throw conflict("A run is in progress on this cluster; wait for it to finish or cancel it before editing");
+  const algorithmChange = await refusedAlgorithmChange(input.id, definition);
+  if (algorithmChange) throw new ValidationError([algorithmChange], warnings);
   const sealed = sealSecrets(definition, input.secrets, new Map(existing.credentials.map((c) => [c.name, c])));
   const hostKeys: HostKeyChanges = { kept: [], cleared: [], removed: [] };
   {
@@ -182,6 +186,28 @@ export async function deleteCluster({ id, confirmName }: { id: string; confirmNa
 }
 
 // ---- helpers ----
+
+/**
+ * A definition may not move a running cluster to another key algorithm: that needs new CAs, and the
+ * certificate rotation keeps them (docs/cluster-yaml.md, "Key algorithm"). Running: a run that changes
+ * hosts has pushed an asset set, and no reset came after it. An unset algorithm keeps the cluster's.
+ */
+async function refusedAlgorithmChange(clusterId: string, definition: ClusterDefinition): Promise<Problem | undefined> {
+  const asked = definition.spec.pki?.encryptionAlgorithm;
+  if (!asked) return undefined;
+  const run = await getDb().run.findFirst({
+    where: { clusterId, type: { in: [...CHANGING_RUN_TYPES, "reset"] }, status: { not: "planned" }, assetSetId: { not: null } },
+    orderBy: { createdAt: "desc" },
+    select: { type: true, status: true, assetSet: { select: { version: true, options: true } } },
+  });
+  if (!run?.assetSet || (run.type === "reset" && run.status === "succeeded")) return undefined;
+  const running = parseSetOptions(run.assetSet.options).encryptionAlgorithm;
+  if (running === asked) return undefined;
+  return {
+    path: "spec.pki.encryptionAlgorithm",
+    message: `the cluster runs ${running} keys (asset set v${run.assetSet.version}); ${asked} needs new CAs, and a certificate rotation keeps the CAs: keep ${running} (or leave the field out), or reset the cluster and bootstrap it again with ${asked}`,
+  };
+}
 
 function validateOrThrow(input: unknown): { definition: ClusterDefinition; warnings: Problem[] } {
   const result = validateClusterDefinition(input);

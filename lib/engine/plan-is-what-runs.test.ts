@@ -28,7 +28,7 @@ beforeAll(async () => {
   db = await createTempDb();
   privateKey = testKeyPair().private;
   clusterId = (await createCluster({ definition: exampleDefinition({ name: "as-planned", hosts: 5 }), secrets: { "admin-key": { privateKey } } })).id;
-  await renderAndSaveAssetSet({ clusterId, options: { keyType: "ecdsa" } });
+  await renderAndSaveAssetSet({ clusterId, options: {} });
 }, 60_000);
 afterAll(async () => db?.cleanup());
 
@@ -205,7 +205,7 @@ describe("what reaches the hosts is what the plan shows", () => {
     const def = exampleDefinition({ name: "as-planned-static", hosts: 5 });
     def.spec.kubernetes.controlPlane = "static";
     const staticId = (await createCluster({ definition: def, secrets: { "admin-key": { privateKey } } })).id;
-    await renderAndSaveAssetSet({ clusterId: staticId, options: { keyType: "ecdsa" } });
+    await renderAndSaveAssetSet({ clusterId: staticId, options: {} });
     const rec = new RecordingExecutor();
     const runId = await planRun({ clusterId: staticId, body: { type: "bootstrap" }, by: "test" });
     await startRun({ runId });
