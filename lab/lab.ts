@@ -78,10 +78,13 @@ export type UpOptions = {
   log: Log;
 };
 
-/** Where the first master's kubelet finds its kubeconfig (1.8+, then older), seen from this machine. */
+/**
+ * The administrator kubeconfig a bootstrap puts on the first master (/etc/kubernetes/admin.conf), seen
+ * from this machine. Not the kubelet's: that is the node's own identity, which may not act for others.
+ */
 export function firstMasterKubeconfigs(state: LabState): string[] {
   const first = state.hosts.find((h) => h.role === "master") ?? state.hosts[0];
-  return first ? ["etc/kubernetes/kubelet.conf", "etc/kubernetes/kubeconfig"].map((p) => path.join(first.root, p)) : [];
+  return first ? [path.join(first.root, "etc/kubernetes/admin.conf")] : [];
 }
 
 function hostNames(o: UpOptions): { name: string; role: LabHostState["role"] }[] {
