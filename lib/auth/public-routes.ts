@@ -3,7 +3,7 @@ import "server-only";
 // through the same funnel.
 import { z } from "zod";
 import { login } from "./login";
-import { deleteSession, getSessionUser, readSessionToken, secureCookies, sessionSetCookie } from "./sessions";
+import { csrfTokenMatches, deleteSession, getSessionUser, readSessionToken, secureCookies, sessionSetCookie } from "./sessions";
 import { clientAddress } from "../http/client-address";
 import { errorResponse, json, readJson } from "../http/route";
 import { AppError } from "../http/errors";
@@ -36,7 +36,7 @@ export async function handleLogout(req: Request): Promise<Response> {
   try {
     const token = readSessionToken(req.url, req.headers);
     const user = await getSessionUser(token);
-    if (user && req.headers.get("x-csrf-token") !== user.csrfToken) throw new AppError(403, "csrf", "Missing or stale CSRF token");
+    if (user && !csrfTokenMatches(req.headers.get("x-csrf-token"), user.csrfToken)) throw new AppError(403, "csrf", "Missing or stale CSRF token");
     if (token) await deleteSession(token);
     if (user) await recordAudit({ action: "auth.logout", userId: user.id, username: user.username, ip: clientAddress(req.headers) });
     return json({ ok: true }, { headers: { "set-cookie": sessionSetCookie({ token: "", expiresAt: new Date(0), secure: secureCookies(req.url, req.headers) }) } });

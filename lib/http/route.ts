@@ -4,7 +4,7 @@ import "server-only";
 // nothing here depends on Next.js.
 import { z } from "zod";
 import { can, permissionText, type Permission } from "../auth/roles";
-import { getSessionUser, readSessionToken, type SessionUser } from "../auth/sessions";
+import { csrfTokenMatches, getSessionUser, readSessionToken, type SessionUser } from "../auth/sessions";
 import { DatabaseFullError, isDiskFull, noteDiskFull } from "../db/storage";
 import { clientAddress } from "./client-address";
 import { AppError, ValidationError, forbidden, unauthorized } from "./errors";
@@ -29,7 +29,7 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, never>>>(
     try {
       const user = await getSessionUser(readSessionToken(req.url, req.headers));
       if (!user) throw unauthorized();
-      if (mutating.has(req.method) && req.headers.get("x-csrf-token") !== user.csrfToken)
+      if (mutating.has(req.method) && !csrfTokenMatches(req.headers.get("x-csrf-token"), user.csrfToken))
         throw new AppError(403, "csrf", "Missing or stale CSRF token; reload the page and try again");
       if (!can(user.role, options.permission)) throw forbidden(permissionText[options.permission]);
       const raw = (await ctx?.params) ?? {};
