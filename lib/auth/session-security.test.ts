@@ -81,6 +81,39 @@ describe("sign-in", () => {
     expect(res.status).toBe(403);
   });
 
+  test("DNS rebinding: a Host and Origin of another name are refused, whether or not they agree", async () => {
+    const body = { username: lead.username, password: password(lead) };
+    const rebound = await login(body, { host: "evil.example", origin: "http://evil.example" });
+    expect(rebound.status).toBe(400);
+    expect(((await rebound.json()) as { error: { code: string; message: string } }).error).toEqual({
+      code: "unknown_host",
+      message: "This dashboard answers only on localhost until BOOTDECK_PUBLIC_URL names the address users open it at (asked for evil.example)",
+    });
+    // Unset, loopback names answer on any port (the browser tests reach the server through a proxy port).
+    expect((await login(body, { host: "127.0.0.1:3000", origin: "http://127.0.0.1:3000" })).status).toBe(200);
+    expect((await login(body, { host: "localhost:4100" })).status).toBe(200);
+    // An API route refuses the name before it looks at the session.
+    const listUsers = usersRoute.GET as Handler;
+    expect((await listUsers(new Request("http://localhost/api/users", { headers: { host: "evil.example" } }), { params: Promise.resolve({}) })).status).toBe(400);
+    process.env.BOOTDECK_PUBLIC_URL = "https://dash.example.com";
+    process.env.BOOTDECK_ALLOWED_HOSTS = "10.0.0.5:3000";
+    resetEnvCache();
+    try {
+      expect((await login(body, { host: "dash.example.com", origin: "https://dash.example.com" })).status).toBe(200);
+      expect((await login(body, { host: "dash.example.com:443", origin: "https://dash.example.com" })).status).toBe(200);
+      expect((await login(body, { host: "10.0.0.5:3000", origin: "http://10.0.0.5:3000" })).status).toBe(200);
+      expect((await login(body, { host: "evil.example", origin: "http://evil.example" })).status).toBe(400);
+      // The Host the configured one, the Origin another site's: refused as a cross-site post.
+      expect((await login(body, { host: "dash.example.com", origin: "https://evil.example" })).status).toBe(403);
+      expect((await login(body, { host: "dash.example.com", origin: "http://dash.example.com.evil.example" })).status).toBe(403);
+      expect((await login(body, { host: "localhost:3000" })).status).toBe(400); // localhost is not the dashboard any more
+    } finally {
+      delete process.env.BOOTDECK_PUBLIC_URL;
+      delete process.env.BOOTDECK_ALLOWED_HOSTS;
+      resetEnvCache();
+    }
+  });
+
   test("throttling: exponential back-off per account and address, never a lock a stranger holds", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
