@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const { id: clusterId } = await createCluster({ definition, secrets: { "admin-key": { privateKey: testKeyPair().private } } });
   await saveAssetSet({ clusterId, assets: await renderAssets(definition, { leafValidityDays: 20 }), options: { encryptionAlgorithm: "ECDSA-P256", caValidityDays: 3650, leafValidityDays: 20, importedCa: false } });
   const backupId = newId("bk");
-  const w = openSealedWriter(dataPath(backupRelPath(clusterId, backupId)));
+  const w = openSealedWriter(dataPath(backupRelPath(clusterId, backupId)), backupId);
   w.stream.write(SNAPSHOT_BYTES);
   await recordBackup({ id: backupId, clusterId, runId: null, trigger: "manual", sealed: await w.finish(), facts: { member: "master-2", revision: "48213", totalKeys: 1234, etcdVersion: "3.6.0" } });
   // The last scheduled attempt failed; the next one is a day away, so the server's schedule starts no run.

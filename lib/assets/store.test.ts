@@ -39,7 +39,7 @@ describe("asset sets in the database", () => {
     expect(rows.length).toBe(first.length);
     const key = rows.find((r) => r.path === "tls/ca.key");
     const plain = first.find((a) => a.path === "tls/ca.key")?.content ?? "";
-    expect(key?.content).toMatch(/^v1:/);
+    expect(key?.content).toMatch(/^v2:/); // sealed for its own row (docs/access.md)
     expect(key?.content).not.toContain("PRIVATE KEY");
     expect(key?.sha256).toBe(execFileSync("sha256sum", { input: plain, encoding: "utf8" }).split(" ")[0]);
     expect(key?.size).toBe(Buffer.byteLength(plain));

@@ -8,7 +8,7 @@ import { getClusterOrThrow } from "../clusters/repository";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
 import { newId } from "../ids";
-import { decryptSecret, encryptSecret } from "../secrets/cipher";
+import { decryptSecret, encryptSecret, secretContexts } from "../secrets/cipher";
 import { certificateDetails, certificateSummaryText, isCertificatePath, type CertificateDetails } from "./cert-details";
 import { keptPkiFrom } from "./keep";
 import { keptPkiAlgorithm, renderAssets } from "./render";
@@ -37,6 +37,11 @@ export type AssetSetView = AssetSetSummary & { assets: StoredAsset[] };
 
 const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 
+/** A stored asset's plain content: a sensitive one is opened where it is stored (its row). */
+export function assetContent(a: { id: string; content: string; sensitive: boolean }): string {
+  return a.sensitive ? decryptSecret(a.content, secretContexts.asset(a.id)) : a.content;
+}
+
 /** The earliest expiry among a set's certificates (what the fleet list warns about); null when it has none. */
 export function earliestNotAfter(assets: readonly { path: string; content: string; sensitive: boolean }[]): Date | null {
   let earliest: Date | null = null;
@@ -63,16 +68,20 @@ export async function backfillNotAfter({ assetSetId }: { assetSetId: string }): 
 export async function saveAssetSet(input: { clusterId: string; assets: readonly RenderedAsset[]; options: AssetSetOptions }): Promise<{ id: string; version: number }> {
   const db = getDb();
   const notAfter = earliestNotAfter(input.assets);
-  const rows = input.assets.map((a) => ({
-    id: newId("ast"),
-    path: a.path,
-    mode: a.mode,
-    sensitive: a.sensitive,
-    content: a.sensitive ? encryptSecret(a.content) : a.content,
-    sha256: sha256(a.content),
-    size: Buffer.byteLength(a.content, "utf8"),
-    purpose: a.purpose,
-  }));
+  const rows = input.assets.map((a) => {
+    const id = newId("ast");
+    return {
+      id,
+      path: a.path,
+      mode: a.mode,
+      sensitive: a.sensitive,
+      // Sealed for its own row: moved to another, it does not decrypt.
+      content: a.sensitive ? encryptSecret(a.content, secretContexts.asset(id)) : a.content,
+      sha256: sha256(a.content),
+      size: Buffer.byteLength(a.content, "utf8"),
+      purpose: a.purpose,
+    };
+  });
   // Two saves racing for the same next version: the unique (clusterId, version) index lets one win; retry the other.
   for (let attempt = 0; ; attempt++) {
     const last = await db.assetSet.findFirst({ where: { clusterId: input.clusterId }, orderBy: { version: "desc" }, select: { version: true } });
@@ -99,10 +108,10 @@ export async function saveAssetSet(input: { clusterId: string; assets: readonly 
  * cluster.
  */
 export async function renderKeepingPki(input: { clusterId: string; fromSetId: string; definition: unknown; joiningMembers?: readonly string[] }): Promise<{ assets: RenderedAsset[]; options: AssetSetOptions }> {
-  const prev = await getDb().assetSet.findUnique({ where: { id: input.fromSetId }, select: { version: true, options: true, clusterId: true, assets: { select: { path: true, content: true, sensitive: true } } } });
+  const prev = await getDb().assetSet.findUnique({ where: { id: input.fromSetId }, select: { version: true, options: true, clusterId: true, assets: { select: { id: true, path: true, content: true, sensitive: true } } } });
   if (!prev || prev.clusterId !== input.clusterId) throw notFound("Asset set");
   const options = parseSetOptions(prev.options);
-  const files = new Map(prev.assets.map((a) => [a.path, a.sensitive ? decryptSecret(a.content) : a.content]));
+  const files = new Map(prev.assets.map((a) => [a.path, assetContent(a)]));
   const keep = keptPkiFrom(files);
   // New keys (a new host's) are of the kept PKI's algorithm; the render refuses a definition asking for another.
   const encryptionAlgorithm = keptPkiAlgorithm(keep) ?? options.encryptionAlgorithm;
@@ -176,7 +185,7 @@ export async function getAssetSet({ id, includeSecrets = false }: { id: string; 
     options: parseSetOptions(set.options),
     fileCount: set.assets.length,
     assets: set.assets.map((a) => {
-      const content = a.sensitive ? (includeSecrets ? decryptSecret(a.content) : undefined) : a.content;
+      const content = a.sensitive ? (includeSecrets ? assetContent(a) : undefined) : a.content;
       let certificate: CertificateDetails | undefined;
       if (!a.sensitive && isCertificatePath(a.path)) {
         try {

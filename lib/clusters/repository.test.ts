@@ -8,7 +8,7 @@ import { createTempDb, type TempDb } from "../../test/temp-db";
 import { exampleDefinition } from "../cluster/example";
 import { getDb } from "../db/client";
 import { ValidationError } from "../http/errors";
-import { decryptSecret } from "../secrets/cipher";
+import { decryptSecret, secretContexts } from "../secrets/cipher";
 import { clusterEncryptionAlgorithm } from "../assets/store";
 import { createCluster, deleteCluster, getClusterOrThrow, getExportableDefinition, listClusters, updateCluster } from "./repository";
 import { importClusterYaml } from "./import";
@@ -35,8 +35,10 @@ describe("cluster definitions in the database", () => {
     expect(view.credentials).toEqual([{ name: "admin-key", type: "privateKey", fingerprint: keyFingerprint, hasSecret: true }]);
     expect(JSON.stringify(view)).not.toContain("PRIVATE KEY");
     const row = await getDb().credential.findFirstOrThrow({ where: { clusterId: id } });
-    expect(row.secretCipher).toMatch(/^v1:/);
-    expect(decryptSecret(row.secretCipher!)).toBe(key);
+    expect(row.secretCipher).toMatch(/^v2:/);
+    expect(decryptSecret(row.secretCipher!, secretContexts.credential(id, "admin-key", "secretCipher"))).toBe(key);
+    // Bound to its row: the same value under another cluster's credential does not open.
+    expect(() => decryptSecret(row.secretCipher!, secretContexts.credential("cl_othercluster0001", "admin-key", "secretCipher"))).toThrow(/does not authenticate/);
   });
 
   it("never saves an invalid definition, and says what is wrong by field", async () => {

@@ -8,7 +8,7 @@ import { getDb } from "../db/client";
 import { CHANGING_RUN_TYPES } from "../engine/changing-runs";
 import { AppError, ValidationError, conflict, notFound } from "../http/errors";
 import { newId } from "../ids";
-import { encryptSecret } from "../secrets/cipher";
+import { encryptSecret, secretContexts } from "../secrets/cipher";
 import { checkPrivateKey } from "../ssh/private-key";
 import type { CredentialSecrets } from "./schemas";
 
@@ -82,8 +82,8 @@ export async function getExportableDefinition({ id }: { id: string }): Promise<C
 
 export async function createCluster(input: { definition: unknown; secrets: CredentialSecrets }): Promise<{ id: string; warnings: Problem[] }> {
   const { definition, warnings } = validateOrThrow(input.definition);
-  const sealed = sealSecrets(definition, input.secrets, new Map());
   const id = newId("cl");
+  const sealed = sealSecrets(id, definition, input.secrets, new Map());
   try {
     await getDb().$transaction(async (tx) => {
       await tx.cluster.create({
@@ -117,7 +117,7 @@ export async function updateCluster(input: { id: string; definition: unknown; se
   if (existing.activeRunId) throw conflict("A run is in progress on this cluster; wait for it to finish or cancel it before editing");
   const algorithmChange = await refusedAlgorithmChange(input.id, definition);
   if (algorithmChange) throw new ValidationError([algorithmChange], warnings);
-  const sealed = sealSecrets(definition, input.secrets, new Map(existing.credentials.map((c) => [c.name, c])));
+  const sealed = sealSecrets(input.id, definition, input.secrets, new Map(existing.credentials.map((c) => [c.name, c])));
   const hostKeys: HostKeyChanges = { kept: [], cleared: [], removed: [] };
   {
     const next = new Map(hostRows(definition).map((r) => [r.name, r]));
@@ -242,7 +242,9 @@ type SealedCredential = { name: string; kind: string; secretCipher: string | nul
  * Checks each credential's secret and encrypts it. A credential given no new secret keeps the one
  * stored under its name (so cluster.yaml, which never holds secrets, can be re-imported).
  */
-function sealSecrets(def: ClusterDefinition, secrets: CredentialSecrets, stored: Map<string, StoredCredential>): SealedCredential[] {
+function sealSecrets(clusterId: string, def: ClusterDefinition, secrets: CredentialSecrets, stored: Map<string, StoredCredential>): SealedCredential[] {
+  // Each secret is sealed for its row (the cluster's credential of that name) and field.
+  const seal = (name: string, field: "secretCipher" | "passphraseCipher", plain: string) => encryptSecret(plain, secretContexts.credential(clusterId, name, field));
   const errors: Problem[] = [];
   const declared = new Set(def.spec.credentials.map((c) => c.name));
   for (const name of Object.keys(secrets))
@@ -254,7 +256,7 @@ function sealSecrets(def: ClusterDefinition, secrets: CredentialSecrets, stored:
     const path = `secrets.${c.name}`;
     if (c.type === "agent") return { name: c.name, kind: c.type, secretCipher: null, passphraseCipher: null, fingerprint: null };
     if (c.type === "password") {
-      if (s.password) return { name: c.name, kind: c.type, secretCipher: encryptSecret(s.password), passphraseCipher: null, fingerprint: null };
+      if (s.password) return { name: c.name, kind: c.type, secretCipher: seal(c.name, "secretCipher", s.password), passphraseCipher: null, fingerprint: null };
       if (keep?.secretCipher) return { name: c.name, kind: c.type, secretCipher: keep.secretCipher, passphraseCipher: null, fingerprint: null };
       errors.push({ path: `${path}.password`, message: "is required for a password credential" });
       return { name: c.name, kind: c.type, secretCipher: null, passphraseCipher: null, fingerprint: null };
@@ -268,8 +270,8 @@ function sealSecrets(def: ClusterDefinition, secrets: CredentialSecrets, stored:
       return {
         name: c.name,
         kind: c.type,
-        secretCipher: encryptSecret(s.privateKey),
-        passphraseCipher: s.passphrase ? encryptSecret(s.passphrase) : null,
+        secretCipher: seal(c.name, "secretCipher", s.privateKey),
+        passphraseCipher: s.passphrase ? seal(c.name, "passphraseCipher", s.passphrase) : null,
         fingerprint: check.fingerprint,
       };
     }

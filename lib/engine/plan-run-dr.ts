@@ -11,9 +11,8 @@ import { buildBackupPlan, buildRecoverPlan, buildRestorePlan } from "./plans-dr"
 import { buildRotationPlan } from "./plans-certs";
 import { renderRenewed, RenewError } from "../assets/renew";
 import { parseSetOptions } from "../assets/set-options";
-import { assetIndexOf, saveAssetSet } from "../assets/store";
+import { assetContent, assetIndexOf, saveAssetSet } from "../assets/store";
 import type { RenderedAsset } from "../assets/types";
-import { decryptSecret } from "../secrets/cipher";
 import { X509Certificate } from "node:crypto";
 import { RenderOptionsError, RenderValidationError } from "../assets/types";
 import { PlanError, type AssetIndex } from "./plans";
@@ -79,9 +78,9 @@ async function latestAssets(clusterId: string): Promise<{ id: string; index: Ass
 async function renewAssetSet(clusterId: string, definition: ClusterDefinition, leafValidityDays?: number): Promise<{ id: string; index: AssetIndex; serials: { apiserver: string; etcd: Record<string, string> } }> {
   const db = getDb();
   const setId = await runningAssetSet(clusterId);
-  const set = setId ? await db.assetSet.findUnique({ where: { id: setId }, select: { id: true, version: true, options: true, assets: { select: { path: true, content: true, sensitive: true } } } }) : null;
+  const set = setId ? await db.assetSet.findUnique({ where: { id: setId }, select: { id: true, version: true, options: true, assets: { select: { id: true, path: true, content: true, sensitive: true } } } }) : null;
   if (!set) throw unprocessable("the cluster has no rendered assets: it was never bootstrapped by Bootdeck");
-  const previous = new Map(set.assets.map((a) => [a.path, a.sensitive ? decryptSecret(a.content) : a.content]));
+  const previous = new Map(set.assets.map((a) => [a.path, assetContent(a)]));
   const options = parseSetOptions(set.options);
   const leaf = leafValidityDays ?? options.leafValidityDays;
   let assets: RenderedAsset[];
