@@ -1,19 +1,21 @@
 // Service-account tokens: JWTs signed with the rendered service-account key (RS256 for RSA, ES256
-// for ECDSA P-256), verified with the public key given to the API server.
+// for ECDSA P-256, ES384 for P-384, as the API server signs them), verified with the public key given
+// to the API server.
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
 
 const b64url = (b: Buffer | string) => Buffer.from(b).toString("base64url");
 
-function alg(key: KeyObject): "RS256" | "ES256" {
-  return key.asymmetricKeyType === "ec" ? "ES256" : "RS256";
+function alg(key: KeyObject): { name: "RS256" | "ES256" | "ES384"; hash: "sha256" | "sha384" } {
+  if (key.asymmetricKeyType !== "ec") return { name: "RS256", hash: "sha256" };
+  return key.asymmetricKeyDetails?.namedCurve === "secp384r1" ? { name: "ES384", hash: "sha384" } : { name: "ES256", hash: "sha256" };
 }
 
 export function signJwt(claims: Record<string, unknown>, privateKeyPem: string): string {
   const key = createPrivateKey(privateKeyPem);
   const a = alg(key);
-  const head = b64url(JSON.stringify({ alg: a, typ: "JWT" }));
+  const head = b64url(JSON.stringify({ alg: a.name, typ: "JWT" }));
   const body = b64url(JSON.stringify(claims));
-  const sig = sign("sha256", Buffer.from(`${head}.${body}`), a === "ES256" ? { key, dsaEncoding: "ieee-p1363" } : key);
+  const sig = sign(a.hash, Buffer.from(`${head}.${body}`), a.name === "RS256" ? key : { key, dsaEncoding: "ieee-p1363" });
   return `${head}.${body}.${b64url(sig)}`;
 }
 
@@ -31,7 +33,8 @@ export function verifyJwt(token: string, publicKeysPem: string[], nowSec = Date.
   for (const pem of publicKeysPem) {
     try {
       const key = createPublicKey(pem);
-      const ok = verify("sha256", Buffer.from(`${h}.${b}`), alg(key) === "ES256" ? { key, dsaEncoding: "ieee-p1363" } : key, Buffer.from(s, "base64url"));
+      const a = alg(key);
+      const ok = verify(a.hash, Buffer.from(`${h}.${b}`), a.name === "RS256" ? key : { key, dsaEncoding: "ieee-p1363" }, Buffer.from(s, "base64url"));
       if (!ok) continue;
       if (typeof claims.exp === "number" && claims.exp < nowSec) return undefined;
       return claims;
