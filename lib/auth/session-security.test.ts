@@ -49,6 +49,10 @@ describe("sign-in", () => {
     // X-Forwarded-Proto counts only from a trusted proxy, as X-Forwarded-For does.
     const forged = await login({ username: lead.username, password: password(lead) }, { ...fromPeer("198.51.100.9"), "x-forwarded-proto": "https" });
     expect(forged.headers.get("set-cookie")).not.toMatch(/Secure/);
+    // Nor does the URL's scheme, which Next.js builds from that same header.
+    const viaUrl = await handleLogin(new Request("https://localhost/api/auth/login", { method: "POST", headers: { "content-type": "application/json", ...fromPeer("198.51.100.9"), "x-forwarded-proto": "https" }, body: JSON.stringify({ username: lead.username, password: password(lead) }) }));
+    expect(viaUrl.status).toBe(200);
+    expect(viaUrl.headers.get("set-cookie")).not.toMatch(/Secure/);
     await behindProxy(async () => {
       const secure = await login({ username: lead.username, password: password(lead) }, { ...fromPeer("127.0.0.1"), "x-forwarded-proto": "https" });
       expect(secure.headers.get("set-cookie")).toMatch(/; Secure/);

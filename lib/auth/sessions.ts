@@ -14,11 +14,12 @@ import type { Role } from "./roles";
 export const sessionCookieName = (secure: boolean) => (secure ? "__Host-bootdeck_session" : "bootdeck_session");
 
 /**
- * Whether the request came over HTTPS: directly, or as a trusted proxy in front says
- * (X-Forwarded-Proto counts only from BOOTDECK_TRUSTED_PROXIES, as X-Forwarded-For does).
+ * Whether the request came over HTTPS: as a trusted proxy in front says (X-Forwarded-Proto counts
+ * only from BOOTDECK_TRUSTED_PROXIES, as X-Forwarded-For does). The request URL's own scheme proves
+ * nothing: server.js serves plain HTTP, and Next.js builds a route's URL scheme from the client's
+ * X-Forwarded-Proto. Where TLS ends elsewhere without a listed proxy, BOOTDECK_SECURE_COOKIES=always.
  */
-export function isHttpsRequest(url: string, headers: Headers): boolean {
-  if (new URL(url).protocol === "https:") return true;
+export function isHttpsRequest(_url: string, headers: Headers): boolean {
   return peerIsTrustedProxy(headers) && headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";
 }
 
