@@ -26,7 +26,7 @@ export async function assetSet(): Promise<{ assets: Asset[]; source: string }> {
   try {
     const { renderAssets } = await import("../lib/assets/render");
     const { exampleDefinition } = await import("../lib/cluster/example");
-    const rendered = await renderAssets(exampleDefinition({ hosts: 6 }), { keyType: "rsa" });
+    const rendered = await renderAssets(exampleDefinition({ hosts: 6 }), { encryptionAlgorithm: "RSA-2048" });
     return { assets: rendered.map((a) => ({ path: a.path, content: a.content, mode: a.mode })), source: "lib/assets renderAssets (3 masters + 3 workers, RSA)" };
   } catch (err) {
     const synth = (n: number) => randomBytes(Math.ceil(n * 0.75)).toString("base64").slice(0, n);

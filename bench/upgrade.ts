@@ -22,7 +22,7 @@ import { planRun } from "../lib/engine/plan-run";
 import { executeRun } from "../lib/engine/runner";
 import { startRun } from "../lib/engine/runs";
 import { adminCredentialsFrom } from "../lib/engine/cluster-api";
-import { decryptSecret } from "../lib/secrets/cipher";
+import { assetContent } from "../lib/assets/store";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -77,8 +77,8 @@ async function main(): Promise<void> {
     const planMs = Date.now() - planStart;
     await startRun({ runId });
     // An API request like any client's (a quorum read of the default namespace), with the admin credentials.
-    const set = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { assetSet: { select: { assets: { where: { path: "auth/kubeconfig" }, select: { content: true } } } } } });
-    const admin = adminCredentialsFrom(decryptSecret(set.assetSet!.assets[0]!.content));
+    const set = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { assetSet: { select: { assets: { where: { path: "auth/kubeconfig" }, select: { id: true, content: true, sensitive: true } } } } } });
+    const admin = adminCredentialsFrom(assetContent(set.assetSet!.assets[0]!));
     const vip = labVip(lab);
     const probeHost = `worker-${workers}`;
     const fromHost = probeFromHost(lab, probeHost, `https://${vip}:6443/api/v1/namespaces/default`, 100, { client: admin, maxTimeS: 5, fixedCadence: true });

@@ -40,7 +40,6 @@ test("an admin plans adding a master and a worker, removing a worker and an upgr
   const clusterUrl = page.url();
   // The running cluster's PKI comes from its asset set: render one first.
   await page.getByTestId("assets-tab").click();
-  await page.getByTestId("render-key-type").selectOption("ecdsa");
   await page.getByTestId("render-start").click();
   await expect(page.getByTestId("render-progress")).toContainText("Saved as version 1", { timeout: 60_000 });
 

@@ -17,9 +17,9 @@ export const SNAPSHOT_BYTES = "etcd snapshot bytes for the browser test";
 async function main(): Promise<void> {
   const definition = exampleDefinition({ name: "dr-ui", hosts: 4 });
   const { id: clusterId } = await createCluster({ definition, secrets: { "admin-key": { privateKey: testKeyPair().private } } });
-  await saveAssetSet({ clusterId, assets: await renderAssets(definition, { keyType: "ecdsa", leafValidityDays: 20 }), options: { keyType: "ecdsa", caValidityDays: 3650, leafValidityDays: 20, importedCa: false } });
+  await saveAssetSet({ clusterId, assets: await renderAssets(definition, { leafValidityDays: 20 }), options: { encryptionAlgorithm: "ECDSA-P256", caValidityDays: 3650, leafValidityDays: 20, importedCa: false } });
   const backupId = newId("bk");
-  const w = openSealedWriter(dataPath(backupRelPath(clusterId, backupId)));
+  const w = openSealedWriter(dataPath(backupRelPath(clusterId, backupId)), backupId);
   w.stream.write(SNAPSHOT_BYTES);
   await recordBackup({ id: backupId, clusterId, runId: null, trigger: "manual", sealed: await w.finish(), facts: { member: "master-2", revision: "48213", totalKeys: 1234, etcdVersion: "3.6.0" } });
   // The last scheduled attempt failed; the next one is a day away, so the server's schedule starts no run.

@@ -87,8 +87,8 @@ async function seed(): Promise<void> {
     { name: "worker-2", address: "192.0.2.63", role: "worker" },
   ];
   const { id: clusterId } = await createCluster({ definition: def, secrets: { "admin-key": { privateKey: privateKey() } } });
-  // A real asset set (ECDSA: fast), so planned files can be read and certificates expire somewhere.
-  await renderAndSaveAssetSet({ clusterId, options: { keyType: "ecdsa" } });
+  // A real asset set (ECDSA-P256, the default: fast), so planned files can be read and certificates expire somewhere.
+  await renderAndSaveAssetSet({ clusterId, options: {} });
   await db.host.update({ where: { clusterId_name: { clusterId, name: "worker-2" } }, data: { facts: JSON.stringify({ os: "Debian GNU/Linux 12 (bookworm)", osId: "debian", kernel: "6.1.0-28-amd64", arch: "x86_64", hostname: "worker-2", init: "systemd", cpus: 2, memKb: 4_000_000, addresses: [{ iface: "eth0", cidr: "192.0.2.63/24" }], clockOffsetS: 0.01, gatheredAt: new Date(Date.now() - 3_600_000).toISOString() }) } });
   const hosts = def.spec.hosts;
   const t0 = Date.now() - 30 * 60_000;

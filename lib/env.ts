@@ -31,13 +31,22 @@ const schema = z.object({
     .string()
     .default("")
     .refine((s) => parseProxyList(s).every((p) => p.ok), "must be comma-separated IP addresses or CIDRs, e.g. 127.0.0.1, 10.0.0.0/8"),
-  /** "off" when separate `bootdeck worker` processes run the engine instead of the dashboard. */
-  BOOTDECK_ENGINE: z.enum(["on", "off"]).default("on"),
-  /** The dashboard's address as people reach it (https://bootdeck.example): webhook bodies link to its pages. */
+  /**
+   * The URL users open the dashboard at (https://dash.example.com): requests naming another Host, and
+   * sign-ins from another Origin, are refused (DNS rebinding, login CSRF). Unset: only localhost,
+   * 127.0.0.1 and [::1] are accepted, on any port.
+   */
   BOOTDECK_PUBLIC_URL: z
     .string()
-    .refine((s) => URL.canParse(s) && ["http:", "https:"].includes(new URL(s).protocol), "must be an http:// or https:// URL, e.g. https://bootdeck.example")
-    .optional(),
+    .optional()
+    .refine((s) => s === undefined || publicUrlOf(s) !== undefined, "must be the dashboard's http:// or https:// URL, with no path, user or query (https://dash.example.com)"),
+  /** More host names (host or host:port) the dashboard answers to besides BOOTDECK_PUBLIC_URL's, comma-separated. */
+  BOOTDECK_ALLOWED_HOSTS: z
+    .string()
+    .default("")
+    .refine((s) => hostList(s).every((h) => h !== undefined), "must be comma-separated host names or host:port, e.g. dash.example.com, 10.0.0.5:3000"),
+  /** "off" when separate `bootdeck worker` processes run the engine instead of the dashboard. */
+  BOOTDECK_ENGINE: z.enum(["on", "off"]).default("on"),
   /** A bearer token that lets a scraper read /metrics without signing in (at least 32 characters). */
   BOOTDECK_METRICS_TOKEN: z.string().min(32, "must be at least 32 characters (openssl rand -hex 32)").max(256).optional(),
   /** Fault injection for the crash-point test only (lib/engine/crash-points.ts); never set it in a deployment. */
@@ -46,7 +55,35 @@ const schema = z.object({
 });
 
 export type ProxyEntry = { address: string; prefix: number; family: "ipv4" | "ipv6" };
-export type Env = z.infer<typeof schema> & { databaseUrl: string; masterKeyFile: string; trustedProxies: ProxyEntry[] };
+export type Env = z.infer<typeof schema> & {
+  databaseUrl: string;
+  masterKeyFile: string;
+  trustedProxies: ProxyEntry[];
+  /** BOOTDECK_PUBLIC_URL as an origin ("https://dash.example.com"), if set. */
+  publicOrigin: URL | undefined;
+  /** Host header values BOOTDECK_ALLOWED_HOSTS adds, lower case. */
+  allowedHosts: string[];
+};
+
+function publicUrlOf(s: string): URL | undefined {
+  try {
+    const u = new URL(s);
+    if ((u.protocol !== "http:" && u.protocol !== "https:") || u.username || u.password || u.search || u.hash || (u.pathname !== "/" && u.pathname !== "")) return undefined;
+    return u;
+  } catch {
+    return undefined;
+  }
+}
+
+/** "host" or "host:port" as a Host header carries it, lower case; undefined for anything else. */
+function hostList(s: string): (string | undefined)[] {
+  const hostPort = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+  return s
+    .split(",")
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean)
+    .map((h) => (hostPort.test(h) ? h : undefined));
+}
 
 function parseProxyList(s: string): ({ ok: true; entry: ProxyEntry } | { ok: false })[] {
   return s
@@ -78,6 +115,8 @@ export function getEnv(): Env {
     databaseUrl: e.DATABASE_URL ?? `file:${path.join(e.BOOTDECK_DATA_DIR, "bootdeck.db")}`,
     masterKeyFile: e.BOOTDECK_MASTER_KEY_FILE ?? path.join(e.BOOTDECK_DATA_DIR, "master.key"),
     trustedProxies: parseProxyList(e.BOOTDECK_TRUSTED_PROXIES).flatMap((p) => (p.ok ? [p.entry] : [])),
+    publicOrigin: e.BOOTDECK_PUBLIC_URL ? publicUrlOf(e.BOOTDECK_PUBLIC_URL) : undefined,
+    allowedHosts: hostList(e.BOOTDECK_ALLOWED_HOSTS).flatMap((h) => (h ? [h] : [])),
   };
   return cached;
 }

@@ -7,7 +7,7 @@ import { APPLIED_ANNOTATION, objectPath } from "../lib/engine/actions/api-calls"
 import type { PlannedApiCall, RunPlan } from "../lib/engine/plan";
 import { objectSha, parseObjects, refLabel, refOf, sameRef } from "../lib/engine/plan-objects";
 import { getDb } from "../lib/db/client";
-import { decryptSecret } from "../lib/secrets/cipher";
+import { assetContent } from "../lib/assets/store";
 import type { FakeClusterApi } from "./fake-cluster";
 
 type Write = FakeClusterApi["writes"][number];
@@ -16,8 +16,8 @@ type Planned = { step: string; call: PlannedApiCall; path: string; collection: s
 /** The run's asset set, decrypted (the test reads what the plan only shows by checksum). */
 async function assetsOf(runId: string): Promise<Map<string, string>> {
   const run = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { assetSetId: true } });
-  const rows = run.assetSetId ? await getDb().asset.findMany({ where: { assetSetId: run.assetSetId }, select: { path: true, content: true, sensitive: true } }) : [];
-  return new Map(rows.map((r) => [r.path, r.sensitive ? decryptSecret(r.content) : r.content]));
+  const rows = run.assetSetId ? await getDb().asset.findMany({ where: { assetSetId: run.assetSetId }, select: { id: true, path: true, content: true, sensitive: true } }) : [];
+  return new Map(rows.map((r) => [r.path, assetContent(r)]));
 }
 
 const withoutKeys = (o: Record<string, unknown>, path: string[]): Record<string, unknown> => {

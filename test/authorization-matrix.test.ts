@@ -223,7 +223,7 @@ beforeAll(async () => {
   }
   // A stored backup with its file, so the download runs whole for whoever may.
   fixtures.backup = newId("bk");
-  const sealed = openSealedWriter(dataPath(backupRelPath(fixtures.cluster, fixtures.backup)));
+  const sealed = openSealedWriter(dataPath(backupRelPath(fixtures.cluster, fixtures.backup)), fixtures.backup);
   sealed.stream.write("snapshot bytes");
   await recordBackup({ id: fixtures.backup, clusterId: fixtures.cluster, runId: null, trigger: "manual", sealed: await sealed.finish(), facts: { member: "master-1", revision: "42", totalKeys: 1, etcdVersion: "3.6.0" } });
   const plain = entries.filter((e) => e.key === e.rule && !e.key.includes(" [")).length;

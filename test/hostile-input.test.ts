@@ -86,7 +86,7 @@ export const templates: Record<string, (s: string) => unknown[]> = {
     { yaml: stringify(def((d) => (d.metadata.name = s))), secrets: {} },
     { yaml: `metadata:\n  name: ${s}\n`, secrets: {}, replace: true },
   ],
-  "POST /api/clusters/:id/assets": (s) => [{ keyType: s }, { caValidityDays: s }, { importedCa: { certPem: s, keyPem: s } }],
+  "POST /api/clusters/:id/assets": (s) => [{ leafValidityDays: s }, { caValidityDays: s }, { importedCa: { certPem: s, keyPem: s } }],
   "POST /api/users": (s) => [
     { username: s, role: "support" },
     { username: "hostile-display", displayName: s, role: "support" },

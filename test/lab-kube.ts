@@ -8,7 +8,7 @@ export type LabKube = {
   ssh(host: string, script: string): string;
   /** Like ssh, but returns the exit code and the combined output instead of throwing. */
   trySsh(host: string, script: string): { code: number; out: string };
-  /** kubectl on `host` (default master-1) as the admin (the master's kubelet.conf) or with `kubeconfig`. */
+  /** kubectl on `host` (default master-1) as the admin (the master's /etc/kubernetes/admin.conf) or with `kubeconfig`. */
   kubectl(args: string, opts?: { host?: string; kubeconfig?: string; input?: string }): string;
   tryKubectl(args: string, opts?: { host?: string; kubeconfig?: string }): { code: number; out: string };
 };
@@ -34,7 +34,7 @@ export function labKube(lab: LabState): LabKube {
     if (r.code !== 0) throw new Error(`on ${host}: ${script}\nexit ${r.code}: ${r.out}`);
     return r.out;
   };
-  const kubectlScript = (args: string, kubeconfig = "/etc/kubernetes/kubelet.conf") => `kubectl --kubeconfig ${kubeconfig} --request-timeout=20s ${args}`;
+  const kubectlScript = (args: string, kubeconfig = "/etc/kubernetes/admin.conf") => `kubectl --kubeconfig ${kubeconfig} --request-timeout=20s ${args}`;
   return {
     ssh: (host, script) => ssh(host, script),
     trySsh: (host, script) => trySsh(host, script),

@@ -18,7 +18,7 @@ import { planRun } from "../lib/engine/plan-run";
 import { executeRun } from "../lib/engine/runner";
 import { startRun } from "../lib/engine/runs";
 import type { CreateRunBody } from "../lib/engine/schemas";
-import { decryptSecret } from "../lib/secrets/cipher";
+import { assetContent } from "../lib/assets/store";
 import { outage, probeApi, probeFromHost, sshTo } from "./lab-api";
 import type { LabKube } from "./lab-kube";
 
@@ -44,7 +44,7 @@ export async function runHere(clusterId: string, body: CreateRunBody): Promise<{
 /** The admin kubeconfig of the asset set the run executed (decrypted). */
 export async function adminKubeconfigOf(runId: string): Promise<string> {
   const set = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { assetSet: { select: { assets: { where: { path: "auth/kubeconfig" } } } } } });
-  return decryptSecret(set.assetSet!.assets[0]!.content);
+  return assetContent(set.assetSet!.assets[0]!);
 }
 
 /** The summary the step last finished with. */

@@ -33,7 +33,7 @@ export async function seedMetrics(name = "metered"): Promise<MetricsFixture> {
   // The newest backup is two hours old; its schedule is paused.
   const backupAt = new Date(now.getTime() - 2 * 3_600_000);
   const backupId = newId("bk");
-  const sealed = openSealedWriter(dataPath(backupRelPath(clusterId, backupId)));
+  const sealed = openSealedWriter(dataPath(backupRelPath(clusterId, backupId)), backupId);
   sealed.stream.write("snapshot bytes");
   await recordBackup({ id: backupId, clusterId, runId: null, trigger: "schedule", sealed: await sealed.finish(), facts: { member: "master-1", revision: "7", totalKeys: 3, etcdVersion: "3.6.8" } });
   await db.backup.update({ where: { id: backupId }, data: { createdAt: backupAt } });

@@ -148,7 +148,7 @@ beforeAll(async () => {
   // The route started a render ahead in the background: it must end before the database goes.
   renderingAhead = ((await res.json()) as { id: string }).id;
   // 5. Rendered assets: private keys and tokens (ECDSA keeps the render quick).
-  const set = await renderAndSaveAssetSet({ clusterId: a.id, options: { keyType: "ecdsa" } });
+  const set = await renderAndSaveAssetSet({ clusterId: a.id, options: {} });
   const rendered = await getAssetSet({ id: set.id, includeSecrets: true });
   const sensitive = rendered.assets.filter((x) => x.sensitive && x.content);
   expect(sensitive.length).toBeGreaterThan(3);

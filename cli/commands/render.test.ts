@@ -43,7 +43,7 @@ describe("bootdeck render", { timeout: 120_000 }, () => {
   it("writes the asset tree with 0600 files and 0700 directories and prints one line per file", async () => {
     const { dir, config } = workspace();
     const out = path.join(dir, "assets");
-    const r = await render(["--config", config, "--asset-dir", out, "--key-type", "ecdsa"]);
+    const r = await render(["--config", config, "--asset-dir", out]);
     expect(r.code, r.err).toBe(0);
     const entries = walk(out);
     const files = entries.filter((p) => statSync(p).isFile());
@@ -53,16 +53,17 @@ describe("bootdeck render", { timeout: 120_000 }, () => {
     const lines = r.out.trim().split("\n");
     expect(lines.length).toBe(files.length + 1);
     expect(r.out).toMatch(/^tls\/ca\.crt +cluster CA/m);
+    expect(r.out).toContain("ECDSA-P256 keys"); // the default for a definition that names none
     expect(readdirSync(dir).sort()).toEqual(["assets", "cluster.yaml"]); // no temp directory left behind
   });
 
   it("accepts an empty directory and refuses one with anything in it, leaving it untouched", async () => {
     const { dir, config } = workspace();
     mkdirSync(path.join(dir, "empty"));
-    expect((await render(["--config", config, "--asset-dir", path.join(dir, "empty"), "--key-type", "ecdsa"])).code).toBe(0);
+    expect((await render(["--config", config, "--asset-dir", path.join(dir, "empty")])).code).toBe(0);
     mkdirSync(path.join(dir, "used"));
     writeFileSync(path.join(dir, "used", "old.txt"), "x");
-    const r = await render(["--config", config, "--asset-dir", path.join(dir, "used"), "--key-type", "ecdsa"]);
+    const r = await render(["--config", config, "--asset-dir", path.join(dir, "used")]);
     expect(r.code).toBe(1);
     expect(r.err).toContain("is not empty");
     expect(readdirSync(path.join(dir, "used"))).toEqual(["old.txt"]);
@@ -92,6 +93,7 @@ describe("bootdeck render", { timeout: 120_000 }, () => {
 
   it("exits 2 on usage errors", async () => {
     expect((await render([])).code).toBe(2);
-    expect((await render(["--config", "x", "--asset-dir", "y", "--key-type", "dsa"])).code).toBe(2);
+    // The key algorithm is the definition's (spec.pki.encryptionAlgorithm), not an option.
+    expect((await render(["--config", "x", "--asset-dir", "y", "--key-type", "ecdsa"])).code).toBe(2);
   });
 });

@@ -5,17 +5,18 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { parseClusterYaml } from "../../lib/cluster/yaml";
 import { DIR_MODE, renderAssets } from "../../lib/assets/render";
-import { RenderOptionsError, RenderValidationError, type KeyType, type RenderedAsset } from "../../lib/assets/types";
+import { RenderOptionsError, RenderValidationError, type RenderedAsset } from "../../lib/assets/types";
+import { DEFAULT_ENCRYPTION_ALGORITHM } from "../../lib/cluster/definition";
 import { printErrors, printWarnings } from "../problems";
 import type { Command } from "./command";
 
 const usage = `Usage: bootdeck render --config cluster.yaml --asset-dir DIR [options]
 
 Renders every asset the cluster needs (tls/, auth/, bootstrap-manifests/, etcd/, manifests/, kubelet/).
-DIR must be empty or absent; files are written 0600, directories 0700.
+DIR must be empty or absent; files are written 0600, directories 0700. Every key is of the
+definition's spec.pki.encryptionAlgorithm (default ECDSA-P256), each certificate with its own.
 
 Options:
-  --key-type rsa|ecdsa   key algorithm (default rsa: RSA-2048; ecdsa: P-256)
   --ca-cert FILE         import this CA certificate instead of generating one (needs --ca-key)
   --ca-key FILE          private key of the imported CA
   --ca-days N            validity of generated CAs in days (default 3650)
@@ -71,7 +72,6 @@ export const render: Command = {
         options: {
           config: { type: "string" },
           "asset-dir": { type: "string" },
-          "key-type": { type: "string" },
           "ca-cert": { type: "string" },
           "ca-key": { type: "string" },
           "ca-days": { type: "string" },
@@ -90,10 +90,8 @@ export const render: Command = {
     }
     const config = values.config as string | undefined;
     const dir = values["asset-dir"] as string | undefined;
-    const keyType = (values["key-type"] as string | undefined) ?? "rsa";
     const fail = (msg: string) => (console.error(`bootdeck render: ${msg}`), 2);
     if (!config || !dir) return fail(`--config and --asset-dir are required\n\n${usage}`);
-    if (keyType !== "rsa" && keyType !== "ecdsa") return fail(`--key-type must be rsa or ecdsa, not "${keyType}"`);
     if (Boolean(values["ca-cert"]) !== Boolean(values["ca-key"])) return fail("--ca-cert and --ca-key go together");
     const days = (name: string): number | undefined | "bad" => {
       const v = values[name] as string | undefined;
@@ -134,11 +132,11 @@ export const render: Command = {
 
     let assets: RenderedAsset[];
     try {
-      // A progress line on a terminal: RSA keys take a second or two.
+      // A progress line on a terminal: RSA-4096 keys take seconds.
       const onProgress = process.stderr.isTTY
         ? (done: number, total: number, label: string) => process.stderr.write(`\r\x1b[Krendering ${done}/${total}: ${label}${done === total ? "\r\x1b[K" : ""}`)
         : undefined;
-      assets = await renderAssets(parsed.definition, { keyType: keyType as KeyType, importedCa, caValidityDays: caDays, leafValidityDays: leafDays, onProgress });
+      assets = await renderAssets(parsed.definition, { importedCa, caValidityDays: caDays, leafValidityDays: leafDays, onProgress });
     } catch (err) {
       if (err instanceof RenderValidationError) {
         printErrors(config, err.problems);
@@ -153,7 +151,7 @@ export const render: Command = {
     await writeAssetDir(dir, assets);
     const width = Math.max(...assets.map((a) => a.path.length));
     for (const a of assets) console.log(`${a.path.padEnd(width)}  ${a.purpose}`);
-    console.log(`${dir}: ${assets.length} files for cluster ${parsed.definition.metadata.name} (${parsed.definition.spec.kubernetes.version}, ${keyType === "rsa" ? "RSA-2048" : "ECDSA P-256"} keys)`);
+    console.log(`${dir}: ${assets.length} files for cluster ${parsed.definition.metadata.name} (${parsed.definition.spec.kubernetes.version}, ${parsed.definition.spec.pki?.encryptionAlgorithm ?? DEFAULT_ENCRYPTION_ALGORITHM} keys)`);
     return 0;
   },
 };

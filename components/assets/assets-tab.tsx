@@ -50,7 +50,7 @@ export function AssetsTab({ clusterId, canRender, canDownloadSecrets }: Props) {
               <select className="input" value={current} onChange={(e) => setSelected(e.target.value)} data-testid="asset-set-select">
                 {sets.data.map((s) => (
                   <option key={s.id} value={s.id}>
-                    v{s.version} · {formatTime(String(s.createdAt), zone)} · {s.options.keyType === "rsa" ? "RSA-2048" : "ECDSA P-256"}
+                    v{s.version} · {formatTime(String(s.createdAt), zone)} · {s.options.encryptionAlgorithm}
                     {s.options.importedCa ? " · imported CA" : ""} · {s.fileCount} files
                   </option>
                 ))}

@@ -7,7 +7,6 @@ import { api, ApiError } from "../api-client";
 
 export function RenderPanel({ clusterId, onRendered }: { clusterId: string; onRendered: (setId: string) => void }) {
   const queryClient = useQueryClient();
-  const [keyType, setKeyType] = useState<"rsa" | "ecdsa">("rsa");
   const [caDays, setCaDays] = useState(3650);
   const [leafDays, setLeafDays] = useState(365);
   const [importCa, setImportCa] = useState(false);
@@ -17,7 +16,7 @@ export function RenderPanel({ clusterId, onRendered }: { clusterId: string; onRe
 
   const start = useMutation({
     mutationFn: () => {
-      const body: RenderAssetsBody = { keyType, caValidityDays: caDays, leafValidityDays: leafDays, ...(importCa ? { importedCa: { certPem, keyPem } } : {}) };
+      const body: RenderAssetsBody = { caValidityDays: caDays, leafValidityDays: leafDays, ...(importCa ? { importedCa: { certPem, keyPem } } : {}) };
       return api<RenderJobView>(`/api/clusters/${clusterId}/assets`, { method: "POST", body });
     },
     onSuccess: (job) => setJobId(job.id),
@@ -47,16 +46,10 @@ export function RenderPanel({ clusterId, onRendered }: { clusterId: string; onRe
     <section className="card space-y-3" data-testid="render-panel">
       <h2 className="font-semibold">Render assets</h2>
       <p className="text-sm text-slate-600">
-        Generates the cluster&apos;s certificates, kubeconfigs, manifests and kubelet units as a new version. Earlier versions are kept for comparison.
+        Generates the cluster&apos;s certificates, kubeconfigs, manifests and kubelet units as a new version. Earlier versions are kept for comparison. Every key is of the cluster&apos;s algorithm
+        (<span className="font-mono">spec.pki.encryptionAlgorithm</span>; ECDSA-P256 unless the definition or an earlier set says otherwise).
       </p>
       <div className="flex flex-wrap items-end gap-4 text-sm">
-        <label className="flex flex-col gap-1">
-          Key type
-          <select className="input" value={keyType} onChange={(e) => setKeyType(e.target.value as "rsa" | "ecdsa")} data-testid="render-key-type" disabled={running}>
-            <option value="rsa">RSA-2048 (as bootkube)</option>
-            <option value="ecdsa">ECDSA P-256 (faster, smaller)</option>
-          </select>
-        </label>
         <label className="flex flex-col gap-1">
           CA validity (days)
           <input className="input w-28" type="number" min={1} max={36500} value={caDays} onChange={(e) => setCaDays(Number(e.target.value))} disabled={running} />

@@ -122,6 +122,10 @@ describe("the draft round-trips every field the wizard shows", () => {
     expect(toSecrets(d)).toEqual({ "admin-key": { privateKey: "KEY" }, registry: { password: "pw" } });
     expect(def.spec.runtime).toEqual({ source: "mirror", mirrorUrl: "https://github.com", cgroupDriver: "systemd" });
     expect(def.spec.kubernetes.allowCgroupV1).toBe(false);
+    // A new cluster's keys are ECDSA-P256 unless chosen otherwise; an edited one without the field keeps its own.
+    expect(def.spec.pki).toEqual({ encryptionAlgorithm: "ECDSA-P256" });
+    expect(toDefinition({ ...d, encryptionAlgorithm: "RSA-3072" }).spec.pki).toEqual({ encryptionAlgorithm: "RSA-3072" });
+    expect(toDefinition({ ...d, encryptionAlgorithm: "" }).spec.pki).toBeUndefined();
     // No registry user and no new password: no pull credentials, no registry credential.
     const plain = toDefinition({ ...d, registryUsername: "", registryPassword: { ...d.registryPassword, password: "" } });
     expect(plain.spec.images).toEqual({ registry: "10.237.40.1:5000", ca: CA });

@@ -1,6 +1,6 @@
 // The wizard's editable state: strings as typed, converted to a definition for validation and
 // saving. Conversion is lossless for what the wizard shows, so editing a saved cluster round-trips.
-import { API_VERSION, type ClusterDefinition, type ClusterDefinitionInput, type ControlPlaneMode } from "@/lib/cluster/definition";
+import { API_VERSION, DEFAULT_ENCRYPTION_ALGORITHM, type ClusterDefinition, type ClusterDefinitionInput, type ControlPlaneMode, type EncryptionAlgorithm } from "@/lib/cluster/definition";
 import { defaultKubernetesVersion } from "@/lib/cluster/versions";
 import type { CredentialSecrets } from "@/lib/clusters/schemas";
 import { splitLabelPairs } from "@/lib/cluster/host-lines";
@@ -34,6 +34,8 @@ export type Draft = {
   version: string;
   controlPlane: ControlPlaneMode;
   allowCgroupV1: boolean;
+  /** The PKI's key algorithm; "" = the definition names none (an existing cluster keeps its set's). */
+  encryptionAlgorithm: EncryptionAlgorithm | "";
   apiType: "first-master" | "dns" | "vip";
   apiHost: string;
   apiPort: string;
@@ -93,6 +95,7 @@ export function emptyDraft(): Draft {
     version: defaultKubernetesVersion,
     controlPlane: "self-hosted",
     allowCgroupV1: false,
+    encryptionAlgorithm: DEFAULT_ENCRYPTION_ALGORITHM,
     apiType: "first-master",
     apiHost: "",
     apiPort: "6443",
@@ -214,6 +217,7 @@ export function toDefinition(d: Draft): ClusterDefinitionInput {
     metadata: { name: d.name.trim() },
     spec: {
       kubernetes: { version: d.version, controlPlane: d.controlPlane, allowCgroupV1: d.allowCgroupV1 },
+      ...(d.encryptionAlgorithm ? { pki: { encryptionAlgorithm: d.encryptionAlgorithm } } : {}),
       apiEndpoint: apiEndpointOf(d),
       network: {
         podCidr: d.podCidr.trim(),
@@ -301,6 +305,7 @@ export function fromDefinition(def: ClusterDefinition, stored: { name: string; f
     version: s.kubernetes.version,
     controlPlane: s.kubernetes.controlPlane,
     allowCgroupV1: s.kubernetes.allowCgroupV1,
+    encryptionAlgorithm: s.pki?.encryptionAlgorithm ?? "",
     apiType: s.apiEndpoint.type,
     apiHost: s.apiEndpoint.host ?? "",
     apiPort: String(s.apiEndpoint.port),

@@ -61,6 +61,7 @@ export function reviewRows(d: Draft, derived: Derived | undefined): ReviewRow[] 
     ["Name", d.name],
     ["Kubernetes", `${d.version}, ${d.controlPlane === "static" ? "control plane as static pods on every master" : "self-hosted control plane"}`],
     ["cgroup v1 hosts", cgroupV1Text(d.allowCgroupV1, features.cgroupV1Refused)],
+    ["Key algorithm", d.encryptionAlgorithm ? `${d.encryptionAlgorithm}, a key per certificate` : "the cluster's (its asset set's), a key per certificate"],
     ["API endpoint", derived ? derived.apiServerUrl : "—"],
     ["API address held by", apiEndpointHolder(d)],
     ["Pod CIDR", d.podCidr],

@@ -26,6 +26,8 @@ describe("problems as people read them", () => {
     expect(stepOfPath("spec.network.flannel.vxlanPort")).toBe("network");
     expect(stepOfPath("spec.apiEndpoint.keepalived.interface")).toBe("basics");
     expect(stepOfPath("spec.kubernetes.allowCgroupV1")).toBe("basics");
+    expect(stepOfPath("spec.pki.encryptionAlgorithm")).toBe("basics");
+    expect(fieldIdOf("spec.pki.encryptionAlgorithm", draft)).toBe("encryption-algorithm");
     expect(fieldIdOf("spec.apiEndpoint.keepalived.virtualRouterId", draft)).toBe("vrrp-id");
     expect(fieldIdOf("spec.images.ca", draft)).toBe("registry-ca");
   });

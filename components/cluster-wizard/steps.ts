@@ -32,7 +32,7 @@ function isRegistryCredentialPath(path: string, draft: Named | undefined): boole
 
 /** The step showing a path's field; the draft tells the registry's credential from the SSH ones. */
 export function stepOfPath(path: string, draft?: Named): StepId {
-  if (path.startsWith("metadata") || path.startsWith("spec.kubernetes") || path.startsWith("spec.apiEndpoint")) return "basics";
+  if (path.startsWith("metadata") || path.startsWith("spec.kubernetes") || path.startsWith("spec.pki") || path.startsWith("spec.apiEndpoint")) return "basics";
   if (path.startsWith("spec.network")) return "network";
   if (isRegistryCredentialPath(path, draft)) return "binaries";
   if (path.startsWith("spec.hosts") || path.startsWith("spec.ssh") || path.startsWith("spec.credentials") || path.startsWith("secrets")) return "hosts";
@@ -44,6 +44,7 @@ const fieldIds: Record<string, string> = {
   "metadata.name": "name",
   "spec.kubernetes.version": "version",
   "spec.kubernetes.allowCgroupV1": "allow-cgroup-v1",
+  "spec.pki.encryptionAlgorithm": "encryption-algorithm",
   "spec.apiEndpoint.type": "api-type",
   "spec.apiEndpoint.host": "api-host",
   "spec.apiEndpoint.port": "api-port",
@@ -77,6 +78,7 @@ const fieldLabels: Record<string, string> = {
   "metadata.name": "Cluster name",
   "spec.kubernetes.version": "Kubernetes version",
   "spec.kubernetes.allowCgroupV1": "Allow cgroup v1 hosts",
+  "spec.pki.encryptionAlgorithm": "Key algorithm",
   "spec.apiEndpoint.type": "API endpoint",
   "spec.apiEndpoint.host": "API endpoint host",
   "spec.apiEndpoint.port": "API endpoint port",

@@ -2,7 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { controlPlaneModeHelp, validateClusterDefinition, type ControlPlaneMode, type Problem } from "@/lib/cluster/definition";
+import { controlPlaneModeHelp, encryptionAlgorithmNotes, encryptionAlgorithms, validateClusterDefinition, type ControlPlaneMode, type EncryptionAlgorithm, type Problem } from "@/lib/cluster/definition";
 import { defaultDnsServiceIp, deriveCluster } from "@/lib/cluster/derive";
 import { queryKeys } from "@/lib/clusters/schemas";
 import { versionChoiceLabel, versionProfiles } from "@/lib/cluster/versions";
@@ -146,6 +146,32 @@ export function ClusterWizard({ initial, clusterId }: Props) {
             <select id="mode" data-testid="field-control-plane" className={inputClass(errorsAt("spec.kubernetes.controlPlane"))} value={draft.controlPlane} onChange={(e) => update({ controlPlane: e.target.value as ControlPlaneMode })}>
               <option value="self-hosted">Self-hosted (pivot to workloads)</option>
               <option value="static">Static pods on every master</option>
+            </select>
+          </Field>
+          <Field
+            label="Key algorithm"
+            htmlFor="encryption-algorithm"
+            errors={errorsAt("spec.pki.encryptionAlgorithm")}
+            hint={
+              draft.encryptionAlgorithm
+                ? `${encryptionAlgorithmNotes[draft.encryptionAlgorithm]}. Every certificate gets its own key. A running cluster keeps its algorithm: changing it needs new CAs.`
+                : "The definition names none: the cluster keeps the algorithm of its asset set (RSA-2048 for one rendered before this choice existed)."
+            }
+          >
+            <select
+              id="encryption-algorithm"
+              data-testid="field-encryption-algorithm"
+              className={inputClass(errorsAt("spec.pki.encryptionAlgorithm"))}
+              value={draft.encryptionAlgorithm}
+              onChange={(e) => update({ encryptionAlgorithm: e.target.value as EncryptionAlgorithm | "" })}
+            >
+              {draft.encryptionAlgorithm === "" && <option value="">Keep the cluster&apos;s</option>}
+              {encryptionAlgorithms.map((a) => (
+                <option key={a} value={a}>
+                  {a}
+                  {a === "ECDSA-P256" ? " (default)" : ""}
+                </option>
+              ))}
             </select>
           </Field>
           <CheckField

@@ -184,7 +184,18 @@ function FileRows({ file: f, runId, open, onToggle }: { file: PlannedStep["files
   return (
     <>
       <tr>
-        <td className="break-all pr-3">{f.path}</td>
+        <td className="break-all pr-3">
+          {f.path}
+          {f.systemMasters && (
+            <span
+              className="ml-2 whitespace-nowrap rounded bg-amber-100 px-1 font-sans text-[10px] font-semibold text-amber-900"
+              title="Carries a system:masters credential: cluster-admin, beyond RBAC. Only the administrator's kubeconfig and the API server's client towards kubelets do."
+              data-testid={`file-system-masters-${f.path}`}
+            >
+              system:masters
+            </span>
+          )}
+        </td>
         <td className="pr-3">{octalMode(f.mode)}</td>
         <td className="pr-3" title={f.sha256}>
           {f.sha256.slice(0, 12)}

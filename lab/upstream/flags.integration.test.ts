@@ -49,7 +49,7 @@ describe.each(realVersions())("the flags Bootdeck renders for %s", (version) => 
       ]);
       const def = exampleDefinition();
       def.spec.kubernetes.version = version;
-      const assets = await renderAssets(def, { keyType: "ecdsa" });
+      const assets = await renderAssets(def, { encryptionAlgorithm: "ECDSA-P256" });
       const byComponent = new Map<string, string[][]>();
       for (const a of assets.filter((x) => x.path.endsWith(".yaml") && /^(manifests|bootstrap-manifests|etcd|checkpoint)\//.test(x.path)))
         for (const c of containers(a.content)) {

@@ -50,7 +50,7 @@ async function render(body: unknown): Promise<RenderJobView> {
 
 describe("the Assets API", () => {
   it("renders in the background with progress, then lists and shows the set without secrets", async () => {
-    const job = await render({ keyType: "ecdsa" });
+    const job = await render({});
     expect(job.done).toBe(job.total);
     expect(job.result?.version).toBe(1);
     const list = await call(setsRoute.GET as Handler, { method: "GET", path: "", params: { id: clusterId }, signed: lead });
@@ -62,17 +62,20 @@ describe("the Assets API", () => {
   });
 
   it("reports field problems for bad options and refuses renders by non-admins", async () => {
-    const bad = await call(setsRoute.POST as Handler, { method: "POST", path: "", params: { id: clusterId }, signed: admin, body: JSON.stringify({ keyType: "dsa", leafValidityDays: 0 }) });
+    const bad = await call(setsRoute.POST as Handler, { method: "POST", path: "", params: { id: clusterId }, signed: admin, body: JSON.stringify({ caValidityDays: "long", leafValidityDays: 0 }) });
     expect(bad.status).toBe(422);
     const paths = ((await bad.json()) as { error: { details: { errors: { path: string }[] } } }).error.details.errors.map((e) => e.path);
-    expect(paths).toEqual(expect.arrayContaining(["keyType", "leafValidityDays"]));
+    expect(paths).toEqual(expect.arrayContaining(["caValidityDays", "leafValidityDays"]));
+    // The key algorithm is the cluster's definition's, not a render option.
+    const keyType = await call(setsRoute.POST as Handler, { method: "POST", path: "", params: { id: clusterId }, signed: admin, body: JSON.stringify({ keyType: "ecdsa" }) });
+    expect(keyType.status).toBe(422);
     const byLead = await call(setsRoute.POST as Handler, { method: "POST", path: "", params: { id: clusterId }, signed: lead, body: "{}" });
     expect(byLead.status).toBe(403);
   });
 
   it("diffs two renders and downloads private keys only for admins", async () => {
     const sets = (await (await call(setsRoute.GET as Handler, { method: "GET", path: "", params: { id: clusterId }, signed: lead })).json()) as { id: string }[];
-    const v2 = await render({ keyType: "ecdsa", leafValidityDays: 90 });
+    const v2 = await render({ leafValidityDays: 90 });
     const first = sets[0]?.id ?? "";
     const second = v2.result?.id ?? "";
     const diff = await call(diffRoute.GET as Handler, { method: "GET", path: `/api/x?against=${first}`, params: { id: clusterId, setId: second }, signed: lead });

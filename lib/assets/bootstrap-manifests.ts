@@ -5,11 +5,15 @@ import { BOOTSTRAP_SECRETS_HOST_DIR, SECRETS_DIR, type ManifestFile, type Render
 import { apiserverCommand, apiserverProbes, componentProbe, CONTROLLER_MANAGER_PORT, controllerManagerCommand, podIpEnv, SCHEDULER_PORT, schedulerCommand } from "./manifests/flags";
 import type { K8sObject } from "./yaml-out";
 
+/** Where the masters' kubelet client certificates are rendered: `tls/kubelet/<master>.crt` and `.key`. */
+export const KUBELET_IDENTITY_DIR = "tls/kubelet/";
+
 /** Asset path → path inside /etc/kubernetes/bootstrap-secrets. Plans are data: the engine copies exactly these. */
 export function bootstrapSecretFiles(assetPaths: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const p of assetPaths) {
-    if (p.startsWith("tls/")) out[p] = p.slice("tls/".length);
+    // A master kubelet's identity goes to that master only (host-files.ts), never to the control plane.
+    if (p.startsWith("tls/") && !p.startsWith(KUBELET_IDENTITY_DIR)) out[p] = p.slice("tls/".length);
     else if (p === "auth/kubeconfig-controller-manager" || p === "auth/kubeconfig-scheduler" || p === "apiserver/authentication-config.yaml")
       out[p] = p.slice(p.indexOf("/") + 1);
   }

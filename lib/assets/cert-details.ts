@@ -18,6 +18,9 @@ export type CertificateDetails = {
 // Node prints multi-valued names one attribute a line: join them back as "O=…, CN=…".
 const oneLine = (dn: string) => dn.split("\n").filter(Boolean).join(", ");
 
+/** OpenSSL's curve names as NIST's. */
+const curveNames: Record<string, string> = { prime256v1: "P-256", secp384r1: "P-384", secp521r1: "P-521" };
+
 export function certificateDetails(pem: string, now: Date = new Date()): CertificateDetails {
   const c = new X509Certificate(pem);
   const notAfter = new Date(c.validTo);
@@ -26,7 +29,7 @@ export function certificateDetails(pem: string, now: Date = new Date()): Certifi
     key.asymmetricKeyType === "rsa"
       ? `RSA-${key.asymmetricKeyDetails?.modulusLength ?? "?"}`
       : key.asymmetricKeyType === "ec"
-        ? `ECDSA ${key.asymmetricKeyDetails?.namedCurve === "prime256v1" ? "P-256" : (key.asymmetricKeyDetails?.namedCurve ?? "")}`
+        ? `ECDSA ${curveNames[key.asymmetricKeyDetails?.namedCurve ?? ""] ?? key.asymmetricKeyDetails?.namedCurve ?? ""}`
         : String(key.asymmetricKeyType);
   return {
     subject: oneLine(c.subject),

@@ -5,7 +5,8 @@ import type { ClusterDefinition } from "../cluster/definition";
 import type { Derived } from "../cluster/derive";
 import { isIP } from "../cluster/net-syntax";
 import { keyPairFrom, privateKeyPem, publicKeyPem, startKeyGeneration, type KeyPair } from "./pki";
-import { RenderOptionsError, type ImportedCa, type KeyType } from "./types";
+import type { EncryptionAlgorithm } from "../cluster/definition";
+import { RenderOptionsError, type ImportedCa } from "./types";
 import { buildCertificate, certificateDer, certificatePem, type AltName, type NameAttr, type Usage } from "./x509";
 import type { Capabilities } from "./capabilities";
 
@@ -16,8 +17,6 @@ export type CertPlanEntry = {
   stem: string;
   /** Plan entry that signs this one; undefined for a self-signed CA. */
   issuer?: string;
-  /** Plan entry whose key this certificate shares: one key per holder (see `certificatePlan`). */
-  keyOf?: string;
   isCa: boolean;
   subject: NameAttr[];
   usages: Usage[];
@@ -57,11 +56,10 @@ export function apiserverAltNames(def: ClusterDefinition, derived: Derived): Alt
 }
 
 /**
- * One key per holder, not per certificate: the API server's client certificates (towards kubelets, etcd
- * and aggregated API servers) share its serving key, and an etcd member's peer certificate shares its
- * server key. Each pair sits in the same files, read by the same process, so separate keys would not
- * contain a leak, and every key costs an RSA key generation (11 keys instead of 17 for 3 masters).
- * Components, members and CAs keep keys of their own; bootkube shared more (one etcd key for all members).
+ * Every certificate gets a key of its own, and the service-account signing pair one more (the only key
+ * Kubernetes itself shares, between the API server and the controller-manager). Separate CAs exist so
+ * that one leaked key does not open everything: the API server's client keys towards kubelets, etcd and
+ * aggregated API servers are not its serving key, and an etcd member's peer key is not its server key.
  */
 export function certificatePlan(def: ClusterDefinition, derived: Derived, caps: Capabilities): PlanEntry[] {
   const plan: PlanEntry[] = [
@@ -72,7 +70,7 @@ export function certificatePlan(def: ClusterDefinition, derived: Derived, caps: 
     },
     { name: "admin", stem: "tls/admin", issuer: CA, isCa: false, subject: [o("system:masters"), cn("kubernetes-admin")], usages: ["clientAuth"], altNames: [], purpose: "cluster administrator client certificate (system:masters)" },
     {
-      name: "apiserver-kubelet-client", stem: "tls/apiserver-kubelet-client", issuer: CA, keyOf: "apiserver", isCa: false,
+      name: "apiserver-kubelet-client", stem: "tls/apiserver-kubelet-client", issuer: CA, isCa: false,
       subject: [o("system:masters"), cn("kube-apiserver-kubelet-client")], usages: ["clientAuth"], altNames: [], purpose: "API server's client certificate towards kubelets (logs, exec)",
     },
     { name: "controller-manager", stem: "tls/controller-manager", issuer: CA, isCa: false, subject: [cn("system:kube-controller-manager")], usages: ["clientAuth"], altNames: [], purpose: "controller-manager client certificate" },
@@ -84,16 +82,32 @@ export function certificatePlan(def: ClusterDefinition, derived: Derived, caps: 
     const names = uniqueAltNames([m.address, m.name, "localhost", "127.0.0.1"]);
     plan.push(
       { name: `etcd-server-${m.name}`, stem: `tls/etcd/server-${m.name}`, issuer: ETCD_CA, isCa: false, subject: [o("etcd"), cn(m.name)], usages: ["serverAuth", "clientAuth"], altNames: names, purpose: `etcd client-port serving certificate for ${m.name}` },
-      { name: `etcd-peer-${m.name}`, stem: `tls/etcd/peer-${m.name}`, issuer: ETCD_CA, keyOf: `etcd-server-${m.name}`, isCa: false, subject: [o("etcd"), cn(m.name)], usages: ["serverAuth", "clientAuth"], altNames: names, purpose: `etcd peer certificate for ${m.name} (member-to-member TLS)` },
+      { name: `etcd-peer-${m.name}`, stem: `tls/etcd/peer-${m.name}`, issuer: ETCD_CA, isCa: false, subject: [o("etcd"), cn(m.name)], usages: ["serverAuth", "clientAuth"], altNames: names, purpose: `etcd peer certificate for ${m.name} (member-to-member TLS)` },
     );
   }
-  plan.push({ name: "etcd-client", stem: "tls/etcd-client", issuer: ETCD_CA, keyOf: "apiserver", isCa: false, subject: [o("etcd"), cn("kube-apiserver-etcd-client")], usages: ["clientAuth"], altNames: [], purpose: "API server's client certificate towards etcd" });
+  // Each master's kubelet authenticates as its node (system:node:NAME, so NodeRestriction applies), from
+  // a certificate issued here because it must run etcd's static pod before any API server could sign a
+  // CSR; it renews the certificate itself through CSRs (rotateCertificates). Workers bootstrap theirs.
+  for (const m of derived.masters)
+    plan.push({
+      name: `kubelet-${m.name}`, stem: `tls/kubelet/${m.name}`, issuer: CA, isCa: false, subject: [o("system:nodes"), cn(`system:node:${m.name}`)], usages: ["clientAuth"],
+      altNames: [], purpose: `client certificate of ${m.name}'s kubelet (system:node:${m.name}; it renews it through CSRs)`,
+    });
+  plan.push({ name: "etcd-client", stem: "tls/etcd-client", issuer: ETCD_CA, isCa: false, subject: [o("etcd"), cn("kube-apiserver-etcd-client")], usages: ["clientAuth"], altNames: [], purpose: "API server's client certificate towards etcd" });
   plan.push(
     { name: FRONT_PROXY_CA, stem: "tls/front-proxy-ca", isCa: true, subject: [cn("front-proxy-ca")], usages: [], altNames: [], purpose: "front-proxy CA: the aggregation layer trusts only what it signs" },
-    { name: "front-proxy-client", stem: "tls/front-proxy-client", issuer: FRONT_PROXY_CA, keyOf: "apiserver", isCa: false, subject: [cn("front-proxy-client")], usages: ["clientAuth"], altNames: [], purpose: "API server's client certificate towards aggregated API servers" },
+    { name: "front-proxy-client", stem: "tls/front-proxy-client", issuer: FRONT_PROXY_CA, isCa: false, subject: [cn("front-proxy-client")], usages: ["clientAuth"], altNames: [], purpose: "API server's client certificate towards aggregated API servers" },
   );
   return plan;
 }
+
+/**
+ * The asset files that carry a system:masters credential (a certificate in that group, its key, or a
+ * kubeconfig embedding them): the administrator's and the API server's client towards kubelets. Only
+ * these may; render.test.ts checks every rendered file against it.
+ */
+export const SYSTEM_MASTERS_ASSETS: readonly string[] = ["auth/kubeconfig", "tls/admin.crt", "tls/admin.key", "tls/apiserver-kubelet-client.crt", "tls/apiserver-kubelet-client.key"];
+export const carriesSystemMasters = (assetPath: string): boolean => SYSTEM_MASTERS_ASSETS.includes(assetPath);
 
 export const isCertEntry = (e: PlanEntry): e is CertPlanEntry => !("keyOnly" in e);
 
@@ -101,7 +115,7 @@ export type IssuedCert = { entry: CertPlanEntry; certDer: Buffer; certPem: strin
 export type IssuedPki = { certs: Map<string, IssuedCert>; serviceAccount: { keyPem: string; pubPem: string } };
 
 export type IssueOptions = {
-  keyType: KeyType;
+  algorithm: EncryptionAlgorithm;
   caValidityDays: number;
   leafValidityDays: number;
   now: Date;
@@ -149,15 +163,14 @@ export async function issueCertificates(plan: PlanEntry[], opts: IssueOptions): 
   const imported = opts.importedCa ? checkImportedCa(opts.importedCa, opts.now) : undefined;
   const injected: Record<string, KeyObject | string> = { ...opts.keys };
   if (imported) injected[CA] = imported.key.privateKey;
-  const holder = keyHolder(injected);
   const keys = startKeyGeneration(
-    keyNames(plan, injected),
-    opts.keyType,
+    keyNames(plan),
+    opts.algorithm,
     injected,
     (name) => opts.onStep?.(`key ${name}`),
   );
   const keyOf = (entry: PlanEntry): Promise<KeyPair> => {
-    const p = keys.get(holder(entry));
+    const p = keys.get(entry.name);
     if (!p) throw new Error(`no key planned for ${entry.name}`);
     return p;
   };
@@ -208,21 +221,7 @@ export async function issueCertificates(plan: PlanEntry[], opts: IssueOptions): 
   return { certs: out, serviceAccount: { keyPem: privateKeyPem(saKey.privateKey), pubPem: publicKeyPem(saKey.publicKey) } };
 }
 
-/**
- * Whose key an entry uses: its own where one is given (a kept set keeps every file's key, so a set
- * rendered with a key per certificate stays so), else the holder it shares with.
- */
-const keyHolder =
-  (injected: Readonly<Record<string, unknown>>) =>
-  (e: PlanEntry): string =>
-    injected[e.name] !== undefined || !("keyOf" in e) || !e.keyOf ? e.name : e.keyOf;
-
-/** The keys a render of the plan uses, generated or given (`injected`, by entry name). */
-export function keyNames(plan: readonly PlanEntry[], injected: Readonly<Record<string, unknown>> = {}): string[] {
-  return [...new Set(plan.map(keyHolder(injected)))];
-}
-
-/** Counts the keys a plan generates (the benchmark reports it). */
-export function plannedKeyCount(plan: PlanEntry[]): number {
-  return keyNames(plan).length;
+/** The keys a render of the plan uses, generated or given: one per entry. */
+export function keyNames(plan: readonly PlanEntry[]): string[] {
+  return plan.map((e) => e.name);
 }

@@ -27,7 +27,7 @@ describe("the API address Bootdeck provisions", () => {
     expect(conf).toContain("  vrrp_garp_master_delay 1");
     expect(conf).toContain("  vrrp_garp_lower_prio_repeat 3");
     expect(keepalivedUnit()).toContain("ExecStart=/usr/sbin/keepalived --dont-fork --log-console --vrrp --use-file=/etc/bootdeck/keepalived.conf");
-    const files = (await renderAssets(v.definition, { keyType: "ecdsa" })).map((a) => a.path);
+    const files = (await renderAssets(v.definition, { encryptionAlgorithm: "ECDSA-P256" })).map((a) => a.path);
     expect(files).toContain("endpoint/keepalived.conf");
     expect(files).toContain("endpoint/bootdeck-keepalived.service");
   });
@@ -36,7 +36,7 @@ describe("the API address Bootdeck provisions", () => {
     const v = validateClusterDefinition(vip());
     if (!v.ok) throw new Error(JSON.stringify(v.errors));
     expect(provisionsVip(v.definition)).toBe(false);
-    expect((await renderAssets(v.definition, { keyType: "ecdsa" })).some((a) => a.path.startsWith("endpoint/"))).toBe(false);
+    expect((await renderAssets(v.definition, { encryptionAlgorithm: "ECDSA-P256" })).some((a) => a.path.startsWith("endpoint/"))).toBe(false);
   });
 
   it("accepts keepalived only for a VIP, on a well-formed interface and router id", () => {

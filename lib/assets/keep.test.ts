@@ -27,13 +27,23 @@ describe("render keeping a running cluster's PKI", () => {
   let before: Map<string, string>;
 
   beforeAll(async () => {
-    before = byPath(await renderAssets(base, { keyType: "ecdsa" }));
+    before = byPath(await renderAssets(base, { encryptionAlgorithm: "ECDSA-P256" }));
   });
 
   it("gives an added master its own etcd pair and kubelet settings and changes no other secret", async () => {
-    const after = byPath(await renderAssets(withMaster4(base), { keyType: "ecdsa", keep: keptPkiFrom(before), joiningMembers: ["master-4"] }));
+    const after = byPath(await renderAssets(withMaster4(base), { encryptionAlgorithm: "ECDSA-P256", keep: keptPkiFrom(before), joiningMembers: ["master-4"] }));
     const added = [...after.keys()].filter((p) => !before.has(p)).sort();
-    expect(added).toEqual(["etcd/etcd-master-4.yaml", "kubelet/hosts/master-4.env", "tls/etcd/peer-master-4.crt", "tls/etcd/peer-master-4.key", "tls/etcd/server-master-4.crt", "tls/etcd/server-master-4.key"]);
+    expect(added).toEqual([
+      "auth/kubeconfig-kubelet-master-4",
+      "etcd/etcd-master-4.yaml",
+      "kubelet/hosts/master-4.env",
+      "tls/etcd/peer-master-4.crt",
+      "tls/etcd/peer-master-4.key",
+      "tls/etcd/server-master-4.crt",
+      "tls/etcd/server-master-4.key",
+      "tls/kubelet/master-4.crt",
+      "tls/kubelet/master-4.key",
+    ]);
     const changedSecrets = [...before.keys()].filter((p) => (p.startsWith("tls/") || p.startsWith("auth/")) && after.get(p) !== before.get(p));
     expect(changedSecrets).toEqual([]);
     // The new pair is signed by the kept etcd CA and names the new member.
@@ -53,20 +63,22 @@ describe("render keeping a running cluster's PKI", () => {
     expect(after.get("manifests/kube-apiserver-secret.yaml")).toBe(before.get("manifests/kube-apiserver-secret.yaml"));
   });
 
-  it("keeps a key per certificate where the running cluster has one (a set rendered before keys were shared per holder)", async () => {
-    const own = new Map(before);
-    const separate = byPath(await renderAssets(base, { keyType: "ecdsa" }));
-    for (const stem of ["tls/etcd-client", "tls/etcd/peer-master-1"]) for (const p of [`${stem}.crt`, `${stem}.key`]) own.set(p, separate.get(p)!);
-    const after = byPath(await renderAssets(withMaster4(base), { keyType: "ecdsa", keep: keptPkiFrom(own), joiningMembers: ["master-4"] }));
-    for (const p of ["tls/etcd-client.key", "tls/etcd/peer-master-1.key", "tls/apiserver.key"]) expect(after.get(p)).toBe(own.get(p));
-    expect(after.get("tls/etcd-client.key")).not.toBe(after.get("tls/apiserver.key"));
-    // The added member's pair shares one new key.
-    expect(after.get("tls/etcd/peer-master-4.key")).toBe(after.get("tls/etcd/server-master-4.key"));
+  it("keeps the shared keys of a set rendered when certificates shared them, and gives new certificates keys of their own", async () => {
+    // Such a set: the API server's client certificates on its serving key, a member's peer certificate on its server key.
+    const { generateKeyPairSync } = await import("node:crypto");
+    const key = () => generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey;
+    const [apiserver, member] = [key(), key()];
+    const keys = { apiserver, "apiserver-kubelet-client": apiserver, "etcd-client": apiserver, "front-proxy-client": apiserver, "etcd-server-master-1": member, "etcd-peer-master-1": member };
+    const shared = byPath(await renderAssets(base, { keys }));
+    expect(shared.get("tls/etcd-client.key")).toBe(shared.get("tls/apiserver.key"));
+    const after = byPath(await renderAssets(withMaster4(base), { keep: keptPkiFrom(shared), joiningMembers: ["master-4"] }));
+    for (const p of ["tls/etcd-client.key", "tls/etcd/peer-master-1.key", "tls/apiserver.key", "tls/etcd-client.crt"]) expect(after.get(p)).toBe(shared.get(p));
+    expect(after.get("tls/etcd/peer-master-4.key")).not.toBe(after.get("tls/etcd/server-master-4.key"));
   });
 
   it("changes no secret for another version, only what the version changes", async () => {
     const next = { ...base, spec: { ...base.spec, kubernetes: { ...base.spec.kubernetes, version: "v1.37.2" } } };
-    const after = byPath(await renderAssets(next, { keyType: "ecdsa", keep: keptPkiFrom(before) }));
+    const after = byPath(await renderAssets(next, { encryptionAlgorithm: "ECDSA-P256", keep: keptPkiFrom(before) }));
     expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
     const changed = [...before.keys()].filter((p) => after.get(p) !== before.get(p));
     expect(changed.filter((p) => p.startsWith("tls/") || p.startsWith("auth/") || p.endsWith("-secret.yaml") || p === "manifests/kubelet-bootstrap-token.yaml")).toEqual([]);
@@ -76,7 +88,7 @@ describe("render keeping a running cluster's PKI", () => {
 
   it("issues the API server's certificate again, with its kept key, when the endpoint it must name changed", async () => {
     const moved = { ...base, spec: { ...base.spec, apiEndpoint: { type: "dns" as const, host: "api2.example.internal", port: 6443 } } };
-    const after = byPath(await renderAssets(moved, { keyType: "ecdsa", keep: keptPkiFrom(before) }));
+    const after = byPath(await renderAssets(moved, { encryptionAlgorithm: "ECDSA-P256", keep: keptPkiFrom(before) }));
     const old = new X509Certificate(before.get("tls/apiserver.crt")!);
     const now = new X509Certificate(after.get("tls/apiserver.crt")!);
     expect(now.serialNumber).not.toBe(old.serialNumber);

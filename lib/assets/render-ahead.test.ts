@@ -31,7 +31,7 @@ test("render ahead: a cluster without assets gets one render in the background, 
 
 test("a planned file's content by its checksum; a secret stays hidden; an unknown checksum is not found", async () => {
   const { id: clusterId } = await createCluster({ definition: exampleDefinition({ name: "files", hosts: 3 }), secrets: { "admin-key": { privateKey: key() } } });
-  const set = await renderAndSaveAssetSet({ clusterId, options: { keyType: "ecdsa" } });
+  const set = await renderAndSaveAssetSet({ clusterId, options: {} });
   const runId = await createRun({ clusterId, type: "bootstrap", plan: { runType: "bootstrap", phases: [] }, assetSetId: set.id });
   const sha = async (path: string) => (await getDb().asset.findFirstOrThrow({ where: { assetSetId: set.id, path } })).sha256;
   const ca = await getRunFile({ runId, sha256: await sha("tls/ca.crt") });

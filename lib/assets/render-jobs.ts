@@ -6,16 +6,18 @@ import { randomBytes } from "node:crypto";
 import { getDb } from "../db/client";
 import { AppError, conflict } from "../http/errors";
 import type { RenderJobView } from "./schemas";
-import { renderAndSaveAssetSet } from "./store";
-import { RenderOptionsError, RenderValidationError, type ImportedCa, type KeyType } from "./types";
+import { getClusterOrThrow } from "../clusters/repository";
+import { parseSetOptions } from "./set-options";
+import { clusterEncryptionAlgorithm, renderAndSaveAssetSet } from "./store";
+import { RenderOptionsError, RenderValidationError, type ImportedCa } from "./types";
 
 const KEEP_MS = 10 * 60 * 1000;
 type Job = RenderJobView & { finishedAt?: number; settled?: Promise<unknown> };
 const holder = globalThis as unknown as { bootdeckRenderJobs?: Map<string, Job> };
 const jobs = (holder.bootdeckRenderJobs ??= new Map());
 
-/** The defaults a bootstrap renders with when nobody chose otherwise (RSA-2048, as bootkube). */
-export const DEFAULT_RENDER = { keyType: "rsa", caValidityDays: 3650, leafValidityDays: 365 } as const;
+/** The validity a bootstrap renders with when nobody chose otherwise (the key algorithm is the cluster's: store.ts). */
+export const DEFAULT_RENDER = { caValidityDays: 3650, leafValidityDays: 365 } as const;
 
 function prune(now: number): void {
   for (const [id, j] of jobs) if (j.finishedAt !== undefined && now - j.finishedAt > KEEP_MS) jobs.delete(id);
@@ -23,7 +25,7 @@ function prune(now: number): void {
 
 export function startRenderJob(input: {
   clusterId: string;
-  options: { keyType: KeyType; caValidityDays: number; leafValidityDays: number; importedCa?: ImportedCa };
+  options: { caValidityDays: number; leafValidityDays: number; importedCa?: ImportedCa };
 }): RenderJobView {
   prune(Date.now());
   for (const j of jobs.values()) if (j.clusterId === input.clusterId && j.status === "running") throw conflict("A render of this cluster is already running");
@@ -72,14 +74,19 @@ export async function awaitRunningRender(clusterId: string): Promise<void> {
 }
 
 /**
- * Render ahead: the cluster's first asset set, started in the background when it has none and no
- * render is under way (RSA keys take seconds). Returns "ready" when a set exists, else the job to poll.
- * Called when a cluster is saved, and by the run buttons before they plan.
+ * Render ahead: the cluster's first asset set, started in the background when it has none (or its
+ * latest is of another key algorithm than the definition now asks for) and no render is under way (RSA
+ * keys take seconds). Returns "ready" when a set exists, else the job to poll. Called when a cluster is
+ * saved, and by the run buttons before they plan.
  */
 export async function ensureAssetSet({ clusterId }: { clusterId: string }): Promise<{ ready: true } | { ready: false; job: RenderJobView; started: boolean }> {
   const running = runningRenderJob(clusterId);
   if (running) return { ready: false, job: running, started: false };
-  if (await getDb().assetSet.findFirst({ where: { clusterId }, select: { id: true } })) return { ready: true };
+  const latest = await getDb().assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { options: true } });
+  if (latest) {
+    const { definition } = await getClusterOrThrow({ id: clusterId });
+    if (parseSetOptions(latest.options).encryptionAlgorithm === (await clusterEncryptionAlgorithm({ clusterId, definition }))) return { ready: true };
+  }
   return { ready: false, job: startRenderJob({ clusterId, options: { ...DEFAULT_RENDER } }), started: true };
 }
 

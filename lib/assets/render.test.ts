@@ -1,21 +1,22 @@
 // The rendered asset set, checked by the tools that will consume it: openssl, kubectl and the
-// Kubernetes schemas. Renders once per profile and key type, then inspects the files on disk.
+// Kubernetes schemas. Renders once per profile and key algorithm, then inspects the files on disk.
 import { X509Certificate, createPrivateKey, createPublicKey } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { validateClusterDefinition, type ClusterDefinitionInput } from "../cluster/definition";
+import { validateClusterDefinition, type ClusterDefinitionInput, type EncryptionAlgorithm } from "../cluster/definition";
 import { deriveCluster } from "../cluster/derive";
 import { exampleDefinition } from "../cluster/example";
 import { capabilitiesFor } from "./capabilities";
-import { certificatePlan, isCertEntry, type CertPlanEntry } from "./certificates";
+import { carriesSystemMasters, certificatePlan, isCertEntry, type CertPlanEntry } from "./certificates";
 import { apiserverSecretFiles, controllerManagerSecretFiles } from "./manifests/flags";
 import { secretKey } from "./manifests/common";
 import { renderAssets, selfHostedObjectsInOrder } from "./render";
 import { parseManifest, run, validateObject, writeAssetsToTemp, type ParsedObject } from "./test-helpers";
 import { TOKEN_PATTERN } from "./token";
-import { RenderOptionsError, RenderValidationError, type KeyType, type RenderedAsset } from "./types";
+import { keptPkiFrom } from "./keep";
+import { RenderOptionsError, RenderValidationError, type RenderedAsset } from "./types";
 
 function definition(version: string, hosts = 8): ClusterDefinitionInput {
   const def = exampleDefinition({ hosts });
@@ -35,22 +36,37 @@ const byPath = (assets: RenderedAsset[], path: string): RenderedAsset => {
   return a;
 };
 
-const cases: { name: string; version: string; keyType: KeyType }[] = [
-  { name: "modern profile, RSA-2048", version: "v1.36.3", keyType: "rsa" },
-  { name: "oldest modern profile, ECDSA P-256", version: "v1.34.4", keyType: "ecdsa" },
+/** What OpenSSL prints for each algorithm's keys and signatures. */
+const expected: Record<EncryptionAlgorithm, { type: "rsa" | "ec"; size: number | string; signature: string }> = {
+  "ECDSA-P256": { type: "ec", size: "prime256v1", signature: "ecdsa-with-SHA256" },
+  "ECDSA-P384": { type: "ec", size: "secp384r1", signature: "ecdsa-with-SHA384" },
+  "RSA-2048": { type: "rsa", size: 2048, signature: "sha256WithRSAEncryption" },
+  "RSA-3072": { type: "rsa", size: 3072, signature: "sha256WithRSAEncryption" },
+  "RSA-4096": { type: "rsa", size: 4096, signature: "sha256WithRSAEncryption" },
+};
+
+// Every algorithm on the default profile; the default (no field) where a new cluster gets it.
+const cases: { name: string; version: string; algorithm: EncryptionAlgorithm; inDefinition: boolean }[] = [
+  { name: "modern profile, the default ECDSA-P256", version: "v1.36.3", algorithm: "ECDSA-P256", inDefinition: false },
+  { name: "modern profile, ECDSA-P384", version: "v1.36.3", algorithm: "ECDSA-P384", inDefinition: true },
+  { name: "modern profile, RSA-2048", version: "v1.36.3", algorithm: "RSA-2048", inDefinition: true },
+  { name: "modern profile, RSA-3072", version: "v1.36.3", algorithm: "RSA-3072", inDefinition: true },
+  { name: "modern profile, RSA-4096", version: "v1.36.3", algorithm: "RSA-4096", inDefinition: true },
+  { name: "oldest modern profile, ECDSA-P256", version: "v1.34.4", algorithm: "ECDSA-P256", inDefinition: true },
 ];
 
-describe.each(cases)("a render for the $name", ({ version, keyType }) => {
+describe.each(cases)("a render for the $name", ({ version, algorithm, inDefinition }) => {
   const input = definition(version);
+  if (inDefinition) input.spec.pki = { encryptionAlgorithm: algorithm };
   let assets: RenderedAsset[];
   let dir: string;
   const file = (p: string) => join(dir, p);
   const content = (p: string) => byPath(assets, p).content;
 
   beforeAll(async () => {
-    assets = await renderAssets(input, { keyType });
+    assets = await renderAssets(input);
     dir = writeAssetsToTemp(assets);
-  });
+  }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("passes openssl verify for every certificate against its intended CA", () => {
@@ -84,11 +100,16 @@ describe.each(cases)("a render for the $name", ({ version, keyType }) => {
     expect(run("openssl", ["pkey", "-in", file("tls/service-account.key"), "-pubout"]).out).toBe(content("tls/service-account.pub"));
   });
 
-  it("uses the selected key type", () => {
-    const key = createPrivateKey(content("tls/apiserver.key"));
-    expect(key.asymmetricKeyType).toBe(keyType === "rsa" ? "rsa" : "ec");
-    if (keyType === "rsa") expect(key.asymmetricKeyDetails?.modulusLength).toBe(2048);
-    else expect(key.asymmetricKeyDetails?.namedCurve).toBe("prime256v1");
+  it(`makes every key ${algorithm} and signs every certificate with ${expected[algorithm].signature}`, () => {
+    const want = expected[algorithm];
+    const keys = assets.filter((a) => a.path.endsWith(".key"));
+    expect(keys.length).toBeGreaterThan(10);
+    for (const k of keys) {
+      const key = createPrivateKey(k.content);
+      expect(key.asymmetricKeyType, k.path).toBe(want.type);
+      expect(want.type === "rsa" ? key.asymmetricKeyDetails?.modulusLength : key.asymmetricKeyDetails?.namedCurve, k.path).toBe(want.size);
+    }
+    for (const entry of planFor(input)) expect(run("openssl", ["x509", "-in", file(`${entry.stem}.crt`), "-noout", "-text"]).out, entry.stem).toContain(`Signature Algorithm: ${want.signature}`);
   });
 
   it("issues a kube-ca CA with a random positive serial for 10 years and 1-year leaves", () => {
@@ -119,15 +140,40 @@ describe.each(cases)("a render for the $name", ({ version, keyType }) => {
     expect(new X509Certificate(content("tls/scheduler.crt")).subject).toBe("CN=system:kube-scheduler");
   });
 
-  it("uses one key per holder: the API server's client certificates share its key, a member's peer certificate its server key, nothing else shares", () => {
-    const keys = assets.filter((a) => a.path.endsWith(".key"));
-    const frontProxy = keys.some((k) => k.path === "tls/front-proxy-client.key");
-    const sameAs = (a: string, b: string) => expect(content(a), `${a} and ${b}`).toBe(content(b));
-    for (const client of ["tls/apiserver-kubelet-client.key", "tls/etcd-client.key", ...(frontProxy ? ["tls/front-proxy-client.key"] : [])]) sameAs(client, "tls/apiserver.key");
-    for (const m of ["master-1", "master-2", "master-3"]) sameAs(`tls/etcd/peer-${m}.key`, `tls/etcd/server-${m}.key`);
-    // 3 CAs (2 without the front proxy), the API server, admin, controller-manager, scheduler, service account, 3 members.
-    expect(new Set(keys.map((k) => k.content)).size).toBe(frontProxy ? 11 : 10);
-    expect(byPath(assets, "tls/etcd-client.key").purpose).toBe("private key of tls/etcd-client.crt (the same key as tls/apiserver.key)");
+  it("gives every certificate a key of its own: no two certificates, nor the service-account key, share a public key", () => {
+    const publicKeys = new Map<string, string>();
+    const own = (what: string, spki: string) => {
+      expect(publicKeys.get(spki), `${what} shares its key`).toBeUndefined();
+      publicKeys.set(spki, what);
+    };
+    const certs = assets.filter((a) => a.path.endsWith(".crt"));
+    for (const c of certs) own(c.path, new X509Certificate(c.content).publicKey.export({ type: "spki", format: "der" }).toString("base64"));
+    own("tls/service-account.pub", createPublicKey(content("tls/service-account.pub")).export({ type: "spki", format: "der" }).toString("base64"));
+    // 3 CAs, the API server and its 3 clients, admin, controller-manager, scheduler, and per master an
+    // etcd server, an etcd peer and a kubelet certificate.
+    expect(certs.length).toBe(3 + 4 + 3 + 3 * 3);
+  });
+
+  it("gives each master's kubelet its own node identity, and only the admin and the API server's kubelet client system:masters", () => {
+    for (const m of ["master-1", "master-2", "master-3"]) {
+      const c = new X509Certificate(content(`tls/kubelet/${m}.crt`));
+      expect(c.subject).toBe(`O=system:nodes\nCN=system:node:${m}`);
+      expect(run("openssl", ["verify", "-x509_strict", "-purpose", "sslclient", "-CAfile", file("tls/ca.crt"), file(`tls/kubelet/${m}.crt`)]).code).toBe(0);
+      const kc = parseYaml(content(`auth/kubeconfig-kubelet-${m}`)) as { users: { name: string; user: Record<string, string> }[] };
+      expect(kc.users[0]?.name).toBe(`system:node:${m}`);
+      expect(Buffer.from(kc.users[0]?.user["client-certificate-data"] ?? "", "base64").toString()).toBe(content(`tls/kubelet/${m}.crt`));
+    }
+    expect(assets.some((a) => a.path.startsWith("tls/kubelet/worker-"))).toBe(false); // workers bootstrap theirs
+    const masters = assets.filter((a) => a.path.endsWith(".crt") && new X509Certificate(a.content).subject.includes("O=system:masters")).map((a) => a.path);
+    expect(masters.sort()).toEqual(["tls/admin.crt", "tls/apiserver-kubelet-client.crt"]);
+    // What the plan review marks: every file holding such a certificate or its key, and nothing else.
+    const pem = (c: string) => c.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+    const embedded = (c: string) => [...c.matchAll(/client-certificate-data: (\S+)/g)].map((m) => Buffer.from(m[1] ?? "", "base64").toString());
+    const mastersKeys = new Set(masters.map((p) => content(p.replace(/\.crt$/, ".key"))));
+    for (const a of assets.filter((x) => !x.path.startsWith("manifests/"))) {
+      const holds = [...pem(a.content), ...embedded(a.content)].some((c) => new X509Certificate(c).subject.includes("O=system:masters")) || mastersKeys.has(a.content);
+      expect(carriesSystemMasters(a.path), a.path).toBe(holds);
+    }
   });
 
   it("gives each etcd member server and peer certificates for its own address", () => {
@@ -148,7 +194,15 @@ describe.each(cases)("a render for the $name", ({ version, keyType }) => {
 
   it("writes kubeconfigs kubectl parses, with the cluster CA embedded, a current-context and an explicit port", () => {
     const kubeconfigs = assets.filter((a) => a.path.startsWith("auth/kubeconfig"));
-    expect(kubeconfigs.map((a) => a.path).sort()).toEqual(["auth/kubeconfig", "auth/kubeconfig-controller-manager", "auth/kubeconfig-kubelet", "auth/kubeconfig-scheduler"]);
+    expect(kubeconfigs.map((a) => a.path).sort()).toEqual([
+      "auth/kubeconfig",
+      "auth/kubeconfig-controller-manager",
+      "auth/kubeconfig-kubelet",
+      "auth/kubeconfig-kubelet-master-1",
+      "auth/kubeconfig-kubelet-master-2",
+      "auth/kubeconfig-kubelet-master-3",
+      "auth/kubeconfig-scheduler",
+    ]);
     for (const a of kubeconfigs) {
       const view = run("kubectl", ["--kubeconfig", file(a.path), "config", "view", "--raw", "-o", "json"]);
       expect(view.code, a.path).toBe(0);
@@ -158,7 +212,8 @@ describe.each(cases)("a render for the $name", ({ version, keyType }) => {
       };
       expect(cfg["current-context"]).not.toBe("");
       const cluster = cfg.clusters[0]?.cluster;
-      expect(cluster?.server).toBe(a.path === "auth/kubeconfig" || a.path === "auth/kubeconfig-kubelet" ? "https://api.example.internal:6443" : "https://127.0.0.1:6443");
+      const loopback = a.path === "auth/kubeconfig-controller-manager" || a.path === "auth/kubeconfig-scheduler";
+      expect(cluster?.server).toBe(loopback ? "https://127.0.0.1:6443" : "https://api.example.internal:6443");
       expect(Buffer.from(cluster?.["certificate-authority-data"] ?? "", "base64").toString()).toBe(content("tls/ca.crt"));
       expect(run("kubectl", ["--kubeconfig", file(a.path), "config", "current-context"]).out.trim()).toBe(cfg["current-context"]);
     }
@@ -228,7 +283,7 @@ describe.each(cases)("a render for the $name", ({ version, keyType }) => {
 describe("kubelet flags", () => {
   let modern: RenderedAsset[];
   beforeAll(async () => {
-    modern = await renderAssets(definition("v1.36.3", 4), { keyType: "ecdsa" });
+    modern = await renderAssets(definition("v1.36.3", 4));
   });
 
   it("sets no removed flag and no self-set role, and uses a KubeletConfiguration", () => {
@@ -287,7 +342,7 @@ describe("flannel's network settings", () => {
   it("runs VXLAN over the chosen interface and UDP port; without them flannel keeps its own defaults (the default route's interface, 8472)", async () => {
     const chosen = definition("v1.36.3", 4);
     chosen.spec.network.flannel = { iface: "eth1", vxlanPort: 4790 };
-    const [withChoice, withDefaults] = await Promise.all([renderAssets(chosen, { keyType: "ecdsa" }), renderAssets(definition("v1.36.3", 4), { keyType: "ecdsa" })]);
+    const [withChoice, withDefaults] = await Promise.all([renderAssets(chosen), renderAssets(definition("v1.36.3", 4))]);
     expect(flannelOf(withChoice).backend).toEqual({ Type: "vxlan", Port: 4790 });
     expect(flannelOf(withChoice).args).toContain("--iface=eth1");
     expect(flannelOf(withDefaults).backend).toEqual({ Type: "vxlan" });
@@ -297,7 +352,7 @@ describe("flannel's network settings", () => {
 
 describe("render inputs", () => {
   it("differs between two real renders in keys, serials and tokens", async () => {
-    const [a, b] = await Promise.all([renderAssets(definition("v1.36.3", 4), { keyType: "ecdsa" }), renderAssets(definition("v1.36.3", 4), { keyType: "ecdsa" })]);
+    const [a, b] = await Promise.all([renderAssets(definition("v1.36.3", 4)), renderAssets(definition("v1.36.3", 4))]);
     for (const p of ["tls/ca.key", "tls/apiserver.key", "auth/kubeconfig-kubelet"]) expect(byPath(a, p).content).not.toBe(byPath(b, p).content);
     expect(new X509Certificate(byPath(a, "tls/ca.crt").content).serialNumber).not.toBe(new X509Certificate(byPath(b, "tls/ca.crt").content).serialNumber);
   });
@@ -323,7 +378,7 @@ describe("render inputs", () => {
       expect(made.code).toBe(0);
       const certPem = readFileSync(join(tmp, "ca.crt"), "utf8");
       const keyPem = readFileSync(join(tmp, "ca.key"), "utf8");
-      const assets = await renderAssets(definition("v1.36.3", 4), { keyType: "ecdsa", importedCa: { certPem, keyPem } });
+      const assets = await renderAssets(definition("v1.36.3", 4), { importedCa: { certPem, keyPem } });
       expect(byPath(assets, "tls/ca.crt").content).toBe(certPem);
       const dir = writeAssetsToTemp(assets);
       try {
@@ -341,13 +396,29 @@ describe("render inputs", () => {
     }
   });
 
+  it("keeps a kept PKI's algorithm for new keys and refuses another one: that would be a CA rotation", async () => {
+    const rsa = definition("v1.36.3", 4);
+    rsa.spec.pki = { encryptionAlgorithm: "RSA-2048" };
+    const before = new Map((await renderAssets(rsa)).map((a) => [a.path, a.content]));
+    // The definition no longer names it (as one saved before the field existed): the kept CA decides.
+    const grown = definition("v1.36.3", 4);
+    grown.spec.hosts.push({ name: "master-4", address: "192.0.2.30", role: "master" });
+    const after = await renderAssets(grown, { keep: keptPkiFrom(before), joiningMembers: ["master-4"] });
+    expect(byPath(after, "tls/ca.crt").content).toBe(before.get("tls/ca.crt"));
+    expect(before.has("tls/etcd/server-master-4.key")).toBe(false);
+    const added = createPrivateKey(byPath(after, "tls/etcd/server-master-4.key").content);
+    expect([added.asymmetricKeyType, added.asymmetricKeyDetails?.modulusLength]).toEqual(["rsa", 2048]);
+    grown.spec.pki = { encryptionAlgorithm: "ECDSA-P256" };
+    await expect(renderAssets(grown, { keep: keptPkiFrom(before) })).rejects.toThrow("the cluster's PKI is RSA-2048; ECDSA-P256 would need new CAs");
+  });
+
   it("rejects validity outside 1–36500 days", async () => {
     await expect(renderAssets(definition("v1.36.3", 4), { leafValidityDays: 0 })).rejects.toThrow(RenderOptionsError);
   });
 
   it("reports progress up to its total", async () => {
     const seen: [number, number][] = [];
-    await renderAssets(definition("v1.36.3", 4), { keyType: "ecdsa", onProgress: (d, t) => seen.push([d, t]) });
+    await renderAssets(definition("v1.36.3", 4), { onProgress: (d, t) => seen.push([d, t]) });
     const last = seen[seen.length - 1];
     expect(last?.[0]).toBe(last?.[1]);
     expect(seen.map(([d]) => d)).toEqual(seen.map((_, i) => i + 1));

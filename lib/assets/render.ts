@@ -1,13 +1,14 @@
 // renderAssets: a cluster definition in, every file a self-hosted cluster needs out (bootkube's
 // `render`). Validates first and fails whole: a caller never sees partial output.
-import { randomBytes } from "node:crypto";
-import { isStaticControlPlane, validateClusterDefinition } from "../cluster/definition";
+import { randomBytes, X509Certificate } from "node:crypto";
+import { DEFAULT_ENCRYPTION_ALGORITHM, isStaticControlPlane, validateClusterDefinition, type ClusterDefinition, type EncryptionAlgorithm } from "../cluster/definition";
 import { deriveCluster } from "../cluster/derive";
 import { bootstrapManifests, etcdManifests, staticControlPlaneManifests } from "./bootstrap-manifests";
 import { capabilitiesFor, imagesFor } from "./capabilities";
 import { apiserverAltNames, CA, certificatePlan, isCertEntry, issueCertificates, keyNames, type CertPlanEntry } from "./certificates";
 import { ENDPOINT_PATHS, keepalivedConfig, keepalivedUnit, provisionsVip } from "./endpoint";
 import { keptCertificateFits } from "./keep";
+import { algorithmOf } from "./pki";
 import type { ManifestFile, RenderContext } from "./context";
 import { kubeconfig } from "./kubeconfig";
 import { kubeletConfiguration, kubeletDropIn, kubeletHostEnv, kubeletUnit } from "./kubelet-unit";
@@ -16,7 +17,7 @@ import { authenticationConfig } from "./manifests/flags";
 import { containerdConfig, containerdUnit, crictlConfig, modulesConf, registryHost, registryHostsToml, RUNTIME_PATHS, sysctlConf } from "./runtime";
 import { generateBootstrapToken, parseBootstrapToken } from "./token";
 import { CHECKPOINT_PATHS, checkpointManifest, checkpointScript, checkpointUnit } from "./checkpoint";
-import { RenderOptionsError, RenderValidationError, defaultRenderOptions, type RenderOptions, type RenderedAsset } from "./types";
+import { RenderOptionsError, RenderValidationError, defaultRenderOptions, type KeptPki, type RenderOptions, type RenderedAsset } from "./types";
 import { toYamlDocuments } from "./yaml-out";
 
 export const FILE_MODE = 0o600;
@@ -33,8 +34,7 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
   const validation = validateClusterDefinition(input);
   if (!validation.ok) throw new RenderValidationError(validation.errors);
   const def = validation.definition;
-  const keyType = options.keyType ?? defaultRenderOptions.keyType;
-  if (keyType !== "rsa" && keyType !== "ecdsa") throw new RenderOptionsError('key type must be "rsa" or "ecdsa"');
+  const algorithm = renderAlgorithm(def, options);
   const caValidityDays = checkDays("CA validity", options.caValidityDays ?? defaultRenderOptions.caValidityDays);
   const leafValidityDays = checkDays("certificate validity", options.leafValidityDays ?? defaultRenderOptions.leafValidityDays);
   const now = options.now ?? new Date();
@@ -46,12 +46,12 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
   const kept = options.keep ? keptEntries(plan, options.keep, (entry) => (entry.name === "apiserver" ? apiserverAltNames(def, { ...derived, masters: [] }) : entry.altNames)) : undefined;
   const keys = { ...options.keys, ...kept?.keys };
   // A step per key (generated or given), per certificate, and for the files.
-  const total = keyNames(plan, keys).length + plan.filter(isCertEntry).length + 1;
+  const total = keyNames(plan).length + plan.filter(isCertEntry).length + 1;
   let done = 0;
   const step = (label: string) => options.onProgress?.(++done, total, label);
 
   const pki = await issueCertificates(plan, {
-    keyType,
+    algorithm,
     caValidityDays,
     leafValidityDays,
     now,
@@ -72,9 +72,7 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
     if (!c) throw new Error(`certificate ${entry.name} was not issued`);
     const imported = entry.name === CA && options.importedCa !== undefined;
     add(`${entry.stem}.crt`, c.certPem, false, imported ? "cluster CA (imported)" : entry.purpose);
-    const holder = entry.keyOf ? plan.find((e) => e.name === entry.keyOf) : undefined;
-    const shared = holder && isCertEntry(holder) && c.keyPem === pki.certs.get(holder.name)?.keyPem ? ` (the same key as ${holder.stem}.key)` : "";
-    add(`${entry.stem}.key`, c.keyPem, true, `private key of ${entry.stem}.crt${shared}`);
+    add(`${entry.stem}.key`, c.keyPem, true, `private key of ${entry.stem}.crt`);
   }
   add("tls/service-account.key", pki.serviceAccount.keyPem, true, "service-account token signing key (controller-manager and API server)");
   add("tls/service-account.pub", pki.serviceAccount.pubPem, false, "service-account token verification key (API server)");
@@ -92,7 +90,9 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
   // master: they talk to it on loopback, so a VIP or DNS name that points elsewhere during bootstrap
   // cannot stall them. 127.0.0.1 is in the API server's SANs.
   const loopbackUrl = `https://127.0.0.1:${def.spec.apiEndpoint.port}`;
-  add("auth/kubeconfig", kc("admin", cert("admin")), true, "administrator kubeconfig (system:masters)");
+  add("auth/kubeconfig", kc("admin", cert("admin")), true, "administrator kubeconfig (system:masters; /etc/kubernetes/admin.conf on masters)");
+  for (const m of derived.masters)
+    add(masterKubeletKubeconfig(m.name), kc(`system:node:${m.name}`, cert(`kubelet-${m.name}`)), true, `kubeconfig of ${m.name}'s kubelet: its own node identity (system:node:${m.name})`);
   add(
     "auth/kubeconfig-kubelet",
     kc("kubelet-bootstrap", { token: token.token }),
@@ -149,6 +149,35 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
   return drafts
     .map((d) => ({ path: d.path, content: d.content, mode: FILE_MODE, sensitive: d.sensitive, purpose: d.purpose }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** A master kubelet's kubeconfig in the asset set (its /etc/kubernetes/kubelet.conf). */
+export const masterKubeletKubeconfig = (master: string): string => `auth/kubeconfig-kubelet-${master}`;
+
+/**
+ * The algorithm of the keys a render generates. With a kept PKI it is the kept cluster CA's (an imported
+ * CA's key may be of another kind: then the kept API server certificate's), and another one asked for
+ * is refused: moving a running cluster to another algorithm replaces its CAs.
+ */
+function renderAlgorithm(def: ClusterDefinition, options: RenderOptions): EncryptionAlgorithm {
+  const asked = options.encryptionAlgorithm ?? def.spec.pki?.encryptionAlgorithm;
+  if (!options.keep) return asked ?? DEFAULT_ENCRYPTION_ALGORITHM;
+  const keptAlgorithm = keptPkiAlgorithm(options.keep);
+  if (asked && keptAlgorithm && asked !== keptAlgorithm)
+    throw new RenderOptionsError(
+      `the cluster's PKI is ${keptAlgorithm}; ${asked} would need new CAs (a CA rotation), which a render that keeps the PKI cannot do: keep spec.pki.encryptionAlgorithm at ${keptAlgorithm} (docs/cluster-yaml.md, "Key algorithm")`,
+    );
+  return keptAlgorithm ?? asked ?? DEFAULT_ENCRYPTION_ALGORITHM;
+}
+
+/** The algorithm of a kept PKI: its cluster CA's key, or where that is imported and of another kind, its API server's. */
+export function keptPkiAlgorithm(keep: KeptPki): EncryptionAlgorithm | undefined {
+  for (const stem of ["tls/ca", "tls/apiserver"]) {
+    const c = keep.certs.get(stem);
+    const a = c ? algorithmOf(new X509Certificate(c.certPem).publicKey) : undefined;
+    if (a) return a;
+  }
+  return undefined;
 }
 
 /**

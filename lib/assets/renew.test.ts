@@ -11,7 +11,7 @@ import { run, writeAssetsToTemp } from "./test-helpers";
 
 describe("renderRenewed", async () => {
   const def = exampleDefinition({ hosts: 5 });
-  const before = await renderAssets(def, { keyType: "ecdsa", leafValidityDays: 30 });
+  const before = await renderAssets(def, { leafValidityDays: 30 });
   const prev = new Map(before.map((a) => [a.path, a.content]));
   const later = new Date(Date.now() + 10 * 86_400_000);
   const { assets, report } = await renderRenewed(def, prev, { leafValidityDays: 365, caValidityDays: 3650, now: later });
@@ -47,6 +47,21 @@ describe("renderRenewed", async () => {
       rmSync(dir, { recursive: true, force: true });
       rmSync(oldDir, { recursive: true, force: true });
     }
+  });
+
+  it("gives the masters' kubelets their own identities when the set predates them, with keys of the set's algorithm", async () => {
+    const rsa = exampleDefinition({ hosts: 4 });
+    rsa.spec.pki = { encryptionAlgorithm: "RSA-2048" };
+    const old = new Map((await renderAssets(rsa)).map((a) => [a.path, a.content]));
+    for (const p of [...old.keys()]) if (p.startsWith("tls/kubelet/") || p.startsWith("auth/kubeconfig-kubelet-")) old.delete(p);
+    // As a definition saved before the algorithm was a field: the kept CA says RSA-2048.
+    const renewed = await renderRenewed(exampleDefinition({ hosts: 4 }), old, { leafValidityDays: 365, caValidityDays: 3650 });
+    expect(renewed.report.added.sort()).toEqual(["tls/kubelet/master-1.crt", "tls/kubelet/master-2.crt", "tls/kubelet/master-3.crt"]);
+    const m1 = renewed.assets.find((a) => a.path === "tls/kubelet/master-1.crt")!;
+    const key = new X509Certificate(m1.content).publicKey;
+    expect([key.asymmetricKeyType, key.asymmetricKeyDetails?.modulusLength]).toEqual(["rsa", 2048]);
+    expect(new X509Certificate(m1.content).verify(new X509Certificate(old.get("tls/ca.crt")!).publicKey)).toBe(true);
+    expect(renewed.assets.find((a) => a.path === "tls/ca.crt")?.content).toBe(old.get("tls/ca.crt"));
   });
 
   it("refuses a set without the keys it must keep", async () => {

@@ -10,12 +10,17 @@ import { capabilitiesFor } from "./capabilities";
 import { certificatePlan, isCertEntry } from "./certificates";
 import { keptPkiFrom, NothingToKeepError } from "./keep";
 import { renderAssets } from "./render";
-import { RenderValidationError, type KeptPki, type KeyType, type RenderedAsset } from "./types";
+import { RenderValidationError, type KeptPki, type RenderedAsset } from "./types";
 
 export class RenewError extends Error {}
 
 /** The CA files a renewal keeps, and what it issues again. */
-export type RenewalReport = { keptCas: string[]; renewed: { path: string; oldSerial: string; newSerial: string; notAfter: string }[] };
+export type RenewalReport = {
+  keptCas: string[];
+  renewed: { path: string; oldSerial: string; newSerial: string; notAfter: string }[];
+  /** Certificates the set lacked, issued with new keys. */
+  added: string[];
+};
 
 export async function renderRenewed(
   input: unknown,
@@ -31,8 +36,15 @@ export async function renderRenewed(
     if (c === undefined) throw new RenewError(`the asset set has no ${path}: a renewal keeps the cluster's keys, so the set must be whole (render it again only to start over)`);
     return c;
   };
-  // Every key of the plan must be there to be kept: a renewal never makes a new one.
+  // Every key of the plan must be there to be kept: a renewal makes a new one only for a leaf the set
+  // does not have at all (one added to the plan since the set was rendered: the masters' kubelet
+  // identities for a cluster bootstrapped before they existed).
+  const added = new Set<string>();
   for (const e of plan.filter(isCertEntry)) {
+    if (!e.isCa && !previous.has(`${e.stem}.crt`) && !previous.has(`${e.stem}.key`)) {
+      added.add(e.stem);
+      continue;
+    }
     need(`${e.stem}.key`);
     need(`${e.stem}.crt`);
   }
@@ -43,9 +55,9 @@ export async function renderRenewed(
     if (err instanceof NothingToKeepError) throw new RenewError(err.message);
     throw err;
   }
-  const keyType: KeyType = new X509Certificate(need("tls/ca.crt")).publicKey.asymmetricKeyType === "ec" ? "ecdsa" : "rsa";
-  const assets = await renderAssets(def, { keyType, keep, leafValidityDays: options.leafValidityDays, caValidityDays: options.caValidityDays, now: options.now });
-  const report: RenewalReport = { keptCas: plan.filter(isCertEntry).filter((e) => e.isCa).map((e) => e.name), renewed: [] };
+  // The keys of added leaves are of the kept PKI's algorithm (render.ts takes it from the kept CA).
+  const assets = await renderAssets(def, { keep, leafValidityDays: options.leafValidityDays, caValidityDays: options.caValidityDays, now: options.now });
+  const report: RenewalReport = { keptCas: plan.filter(isCertEntry).filter((e) => e.isCa).map((e) => e.name), renewed: [], added: [...added].map((stem) => `${stem}.crt`) };
   for (const e of plan.filter(isCertEntry)) {
     const path = `${e.stem}.crt`;
     const after = assets.find((a) => a.path === path)?.content;
@@ -54,6 +66,7 @@ export async function renderRenewed(
       if (after !== previous.get(path)) throw new RenewError(`the renewal changed the CA ${path}`);
       continue;
     }
+    if (added.has(e.stem)) continue;
     const old = new X509Certificate(need(path));
     const now = new X509Certificate(after);
     report.renewed.push({ path, oldSerial: old.serialNumber, newSerial: now.serialNumber, notAfter: new Date(now.validTo).toISOString() });

@@ -3,8 +3,8 @@ import { z } from "zod";
 
 const days = z.number({ error: "must be a number" }).int("must be a whole number of days").min(1, "must be at least 1 day").max(36500, "must be at most 36500 days");
 
+// The key algorithm is the cluster's (spec.pki.encryptionAlgorithm), not a render option.
 export const renderAssetsBody = z.strictObject({
-  keyType: z.enum(["rsa", "ecdsa"], { error: "must be rsa or ecdsa" }).default("rsa"),
   caValidityDays: days.default(3650),
   leafValidityDays: days.default(365),
   importedCa: z

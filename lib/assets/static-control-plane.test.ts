@@ -12,8 +12,8 @@ type Pod = { metadata: { name: string; labels: Record<string, string> }; spec: {
 describe("a static control plane's render", async () => {
   const def = exampleDefinition({ hosts: 5 });
   def.spec.kubernetes.controlPlane = "static";
-  const assets = await renderAssets(def, { keyType: "ecdsa" });
-  const selfHosted = await renderAssets(exampleDefinition({ hosts: 5 }), { keyType: "ecdsa" });
+  const assets = await renderAssets(def);
+  const selfHosted = await renderAssets(exampleDefinition({ hosts: 5 }));
   const paths = assets.map((a) => a.path);
   const pod = (p: string) => parseAllDocuments(assets.find((a) => a.path === p)!.content)[0]!.toJSON() as Pod;
 

@@ -15,7 +15,7 @@ import type { RenderedAsset } from "./types";
 let db: TempDb;
 let clusterId: string;
 let first: RenderedAsset[];
-const options = { keyType: "ecdsa" as const, caValidityDays: 3650, leafValidityDays: 365, importedCa: false };
+const options = { encryptionAlgorithm: "ECDSA-P256" as const, caValidityDays: 3650, leafValidityDays: 365, importedCa: false };
 
 beforeAll(async () => {
   db = await createTempDb();
@@ -24,7 +24,7 @@ beforeAll(async () => {
   const key = readFileSync(path.join(dir, "id"), "utf8");
   rmSync(dir, { recursive: true, force: true });
   ({ id: clusterId } = await createCluster({ definition: exampleDefinition({ name: "assets", hosts: 4 }), secrets: { "admin-key": { privateKey: key } } }));
-  first = await renderAssets(exampleDefinition({ name: "assets", hosts: 4 }), { keyType: "ecdsa" });
+  first = await renderAssets(exampleDefinition({ name: "assets", hosts: 4 }));
 });
 afterAll(() => db.cleanup());
 
@@ -39,7 +39,7 @@ describe("asset sets in the database", () => {
     expect(rows.length).toBe(first.length);
     const key = rows.find((r) => r.path === "tls/ca.key");
     const plain = first.find((a) => a.path === "tls/ca.key")?.content ?? "";
-    expect(key?.content).toMatch(/^v1:/);
+    expect(key?.content).toMatch(/^v2:/); // sealed for its own row (docs/access.md)
     expect(key?.content).not.toContain("PRIVATE KEY");
     expect(key?.sha256).toBe(execFileSync("sha256sum", { input: plain, encoding: "utf8" }).split(" ")[0]);
     expect(key?.size).toBe(Buffer.byteLength(plain));
@@ -79,7 +79,7 @@ describe("asset sets in the database", () => {
   });
 
   it("diffs two renders: text for public files, checksums only for sensitive ones, added and removed files", async () => {
-    const bigger = await renderAssets(exampleDefinition({ name: "assets", hosts: 5 }), { keyType: "ecdsa" });
+    const bigger = await renderAssets(exampleDefinition({ name: "assets", hosts: 5 }));
     const v3 = await saveAssetSet({ clusterId, assets: bigger, options });
     const { entries } = await diffAssetSets({ a: v1, b: v3.id });
     const e = (p: string) => entries.find((x) => x.path === p);
@@ -122,8 +122,10 @@ describe("asset sets in the database", () => {
 
   it("renders the stored definition and saves it, reporting progress", async () => {
     const progress: number[] = [];
-    const saved = await renderAndSaveAssetSet({ clusterId, options: { keyType: "ecdsa", onProgress: (d) => progress.push(d) } });
+    const saved = await renderAndSaveAssetSet({ clusterId, options: { onProgress: (d) => progress.push(d) } });
     expect(saved.version).toBe(4);
+    // The definition names no algorithm: the cluster's latest set's (ECDSA-P256) is kept.
+    expect((await listAssetSets({ clusterId }))[0]?.options.encryptionAlgorithm).toBe("ECDSA-P256");
     expect(saved.fileCount).toBe(first.length);
     expect(progress.length).toBeGreaterThan(10);
   });

@@ -3,29 +3,21 @@ import "server-only";
 // are sealed with the master key (lib/secrets/cipher); the checksum is always of the plain content,
 // so two renders compare without decrypting.
 import { createHash, X509Certificate } from "node:crypto";
+import { DEFAULT_ENCRYPTION_ALGORITHM, type ClusterDefinition, type EncryptionAlgorithm } from "../cluster/definition";
 import { getClusterOrThrow } from "../clusters/repository";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
 import { newId } from "../ids";
-import { decryptSecret, encryptSecret } from "../secrets/cipher";
+import { decryptSecret, encryptSecret, secretContexts } from "../secrets/cipher";
 import { certificateDetails, certificateSummaryText, isCertificatePath, type CertificateDetails } from "./cert-details";
 import { keptPkiFrom } from "./keep";
-import { renderAssets } from "./render";
+import { keptPkiAlgorithm, renderAssets } from "./render";
 import { assetTarball } from "./tarball";
 import { unifiedDiff } from "./text-diff";
-import type { KeyType, RenderOptions, RenderedAsset } from "./types";
+import { parseSetOptions, type AssetSetOptions } from "./set-options";
+import type { RenderOptions, RenderedAsset } from "./types";
 
-/** What is recorded about how a set was rendered (never the imported CA's key). */
-export type AssetSetOptions = {
-  keyType: KeyType;
-  caValidityDays: number;
-  leafValidityDays: number;
-  importedCa: boolean;
-  /** The Kubernetes version the set was rendered for (recorded from day-2 renders on). */
-  kubernetesVersion?: string;
-  /** The version of the set whose PKI this one kept (a render for a running cluster). */
-  keptPkiOf?: number;
-};
+export type { AssetSetOptions } from "./set-options";
 
 export type AssetSetSummary = { id: string; clusterId: string; version: number; createdAt: Date; options: AssetSetOptions; fileCount: number };
 
@@ -45,16 +37,9 @@ export type AssetSetView = AssetSetSummary & { assets: StoredAsset[] };
 
 const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 
-function parseOptions(json: string): AssetSetOptions {
-  const o = JSON.parse(json) as Partial<AssetSetOptions>;
-  return {
-    keyType: o.keyType ?? "rsa",
-    caValidityDays: o.caValidityDays ?? 3650,
-    leafValidityDays: o.leafValidityDays ?? 365,
-    importedCa: o.importedCa ?? false,
-    ...(o.kubernetesVersion ? { kubernetesVersion: o.kubernetesVersion } : {}),
-    ...(o.keptPkiOf ? { keptPkiOf: o.keptPkiOf } : {}),
-  };
+/** A stored asset's plain content: a sensitive one is opened where it is stored (its row). */
+export function assetContent(a: { id: string; content: string; sensitive: boolean }): string {
+  return a.sensitive ? decryptSecret(a.content, secretContexts.asset(a.id)) : a.content;
 }
 
 /** The earliest expiry among a set's certificates (what the fleet list warns about); null when it has none. */
@@ -83,16 +68,20 @@ export async function backfillNotAfter({ assetSetId }: { assetSetId: string }): 
 export async function saveAssetSet(input: { clusterId: string; assets: readonly RenderedAsset[]; options: AssetSetOptions }): Promise<{ id: string; version: number }> {
   const db = getDb();
   const notAfter = earliestNotAfter(input.assets);
-  const rows = input.assets.map((a) => ({
-    id: newId("ast"),
-    path: a.path,
-    mode: a.mode,
-    sensitive: a.sensitive,
-    content: a.sensitive ? encryptSecret(a.content) : a.content,
-    sha256: sha256(a.content),
-    size: Buffer.byteLength(a.content, "utf8"),
-    purpose: a.purpose,
-  }));
+  const rows = input.assets.map((a) => {
+    const id = newId("ast");
+    return {
+      id,
+      path: a.path,
+      mode: a.mode,
+      sensitive: a.sensitive,
+      // Sealed for its own row: moved to another, it does not decrypt.
+      content: a.sensitive ? encryptSecret(a.content, secretContexts.asset(id)) : a.content,
+      sha256: sha256(a.content),
+      size: Buffer.byteLength(a.content, "utf8"),
+      purpose: a.purpose,
+    };
+  });
   // Two saves racing for the same next version: the unique (clusterId, version) index lets one win; retry the other.
   for (let attempt = 0; ; attempt++) {
     const last = await db.assetSet.findFirst({ where: { clusterId: input.clusterId }, orderBy: { version: "desc" }, select: { version: true } });
@@ -119,19 +108,22 @@ export async function saveAssetSet(input: { clusterId: string; assets: readonly 
  * cluster.
  */
 export async function renderKeepingPki(input: { clusterId: string; fromSetId: string; definition: unknown; joiningMembers?: readonly string[] }): Promise<{ assets: RenderedAsset[]; options: AssetSetOptions }> {
-  const prev = await getDb().assetSet.findUnique({ where: { id: input.fromSetId }, select: { version: true, options: true, clusterId: true, assets: { select: { path: true, content: true, sensitive: true } } } });
+  const prev = await getDb().assetSet.findUnique({ where: { id: input.fromSetId }, select: { version: true, options: true, clusterId: true, assets: { select: { id: true, path: true, content: true, sensitive: true } } } });
   if (!prev || prev.clusterId !== input.clusterId) throw notFound("Asset set");
-  const options = parseOptions(prev.options);
-  const files = new Map(prev.assets.map((a) => [a.path, a.sensitive ? decryptSecret(a.content) : a.content]));
+  const options = parseSetOptions(prev.options);
+  const files = new Map(prev.assets.map((a) => [a.path, assetContent(a)]));
+  const keep = keptPkiFrom(files);
+  // New keys (a new host's) are of the kept PKI's algorithm; the render refuses a definition asking for another.
+  const encryptionAlgorithm = keptPkiAlgorithm(keep) ?? options.encryptionAlgorithm;
   const assets = await renderAssets(input.definition, {
-    keyType: options.keyType,
+    encryptionAlgorithm,
     caValidityDays: options.caValidityDays,
     leafValidityDays: options.leafValidityDays,
-    keep: keptPkiFrom(files),
+    keep,
     joiningMembers: input.joiningMembers,
   });
   const version = (input.definition as { spec?: { kubernetes?: { version?: string } } }).spec?.kubernetes?.version;
-  return { assets, options: { ...options, ...(version ? { kubernetesVersion: version } : {}), keptPkiOf: prev.version } };
+  return { assets, options: { ...options, encryptionAlgorithm, ...(version ? { kubernetesVersion: version } : {}), keptPkiOf: prev.version } };
 }
 
 /** Checksums and sizes of rendered files, as a plan lists them (the same digest saveAssetSet stores). */
@@ -139,18 +131,31 @@ export function assetIndexOf(assets: readonly RenderedAsset[]): Map<string, { sh
   return new Map(assets.map((a) => [a.path, { sha256: sha256(a.content), size: Buffer.byteLength(a.content, "utf8") }]));
 }
 
+/**
+ * The algorithm a cluster's keys are of: the definition's `spec.pki.encryptionAlgorithm`; unset, the
+ * algorithm of its latest asset set (a cluster rendered before the choice existed stays RSA-2048);
+ * without a set, the default for new clusters, ECDSA-P256.
+ */
+export async function clusterEncryptionAlgorithm({ clusterId, definition }: { clusterId: string; definition: ClusterDefinition }): Promise<EncryptionAlgorithm> {
+  const chosen = definition.spec.pki?.encryptionAlgorithm;
+  if (chosen) return chosen;
+  const latest = await getDb().assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { options: true } });
+  return latest ? parseSetOptions(latest.options).encryptionAlgorithm : DEFAULT_ENCRYPTION_ALGORITHM;
+}
+
 /** Renders the cluster's stored definition and saves the result as its next asset set. */
 export async function renderAndSaveAssetSet(input: {
   clusterId: string;
-  options: Pick<RenderOptions, "keyType" | "caValidityDays" | "leafValidityDays" | "importedCa" | "onProgress">;
+  options: Pick<RenderOptions, "caValidityDays" | "leafValidityDays" | "importedCa" | "onProgress">;
 }): Promise<{ id: string; version: number; fileCount: number }> {
   const cluster = await getClusterOrThrow({ id: input.clusterId });
-  const assets = await renderAssets(cluster.definition, input.options);
+  const encryptionAlgorithm = await clusterEncryptionAlgorithm({ clusterId: input.clusterId, definition: cluster.definition });
+  const assets = await renderAssets(cluster.definition, { ...input.options, encryptionAlgorithm });
   const saved = await saveAssetSet({
     clusterId: input.clusterId,
     assets,
     options: {
-      keyType: input.options.keyType ?? "rsa",
+      encryptionAlgorithm,
       caValidityDays: input.options.caValidityDays ?? 3650,
       leafValidityDays: input.options.leafValidityDays ?? 365,
       importedCa: input.options.importedCa !== undefined,
@@ -166,7 +171,7 @@ export async function listAssetSets({ clusterId }: { clusterId: string }): Promi
     orderBy: { version: "desc" },
     select: { id: true, clusterId: true, version: true, createdAt: true, options: true, _count: { select: { assets: true } } },
   });
-  return sets.map((s) => ({ id: s.id, clusterId: s.clusterId, version: s.version, createdAt: s.createdAt, options: parseOptions(s.options), fileCount: s._count.assets }));
+  return sets.map((s) => ({ id: s.id, clusterId: s.clusterId, version: s.version, createdAt: s.createdAt, options: parseSetOptions(s.options), fileCount: s._count.assets }));
 }
 
 export async function getAssetSet({ id, includeSecrets = false }: { id: string; includeSecrets?: boolean }): Promise<AssetSetView> {
@@ -177,10 +182,10 @@ export async function getAssetSet({ id, includeSecrets = false }: { id: string; 
     clusterId: set.clusterId,
     version: set.version,
     createdAt: set.createdAt,
-    options: parseOptions(set.options),
+    options: parseSetOptions(set.options),
     fileCount: set.assets.length,
     assets: set.assets.map((a) => {
-      const content = a.sensitive ? (includeSecrets ? decryptSecret(a.content) : undefined) : a.content;
+      const content = a.sensitive ? (includeSecrets ? assetContent(a) : undefined) : a.content;
       let certificate: CertificateDetails | undefined;
       if (!a.sensitive && isCertificatePath(a.path)) {
         try {

@@ -1,8 +1,6 @@
 // Shared types of the render library. Plain TypeScript: the CLI, the server and tests use it.
 import type { KeyObject } from "node:crypto";
-import type { Problem } from "../cluster/definition";
-
-export type KeyType = "rsa" | "ecdsa";
+import type { EncryptionAlgorithm, Problem } from "../cluster/definition";
 
 export type RenderedAsset = {
   /** Relative path inside the asset directory, e.g. `tls/ca.crt`. */
@@ -19,7 +17,12 @@ export type RenderedAsset = {
 export type ImportedCa = { certPem: string; keyPem: string };
 
 export type RenderOptions = {
-  keyType?: KeyType;
+  /**
+   * The algorithm of the keys generated; default: the definition's `spec.pki.encryptionAlgorithm`, else
+   * the kept PKI's (its cluster CA's), else ECDSA-P256. With `keep` it must be the kept CA's: another
+   * algorithm is a CA rotation, not a render that keeps the PKI.
+   */
+  encryptionAlgorithm?: EncryptionAlgorithm;
   caValidityDays?: number;
   leafValidityDays?: number;
   importedCa?: ImportedCa;
@@ -55,7 +58,7 @@ export type KeptPki = {
   reissue?: "leaves";
 };
 
-export const defaultRenderOptions = { keyType: "rsa", caValidityDays: 3650, leafValidityDays: 365 } as const;
+export const defaultRenderOptions = { caValidityDays: 3650, leafValidityDays: 365 } as const;
 
 /** A definition that fails validation: carries every field problem, and nothing was rendered. */
 export class RenderValidationError extends Error {

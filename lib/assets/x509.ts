@@ -15,6 +15,8 @@ const extensionsToAsn1 = (forge.pki as unknown as { certificateExtensionsToAsn1(
 const OID = {
   sha256WithRSA: "1.2.840.113549.1.1.11",
   ecdsaWithSHA256: "1.2.840.10045.4.3.2",
+  ecdsaWithSHA384: "1.2.840.10045.4.3.3",
+  ecdsaWithSHA512: "1.2.840.10045.4.3.4",
   subjectKeyIdentifier: "2.5.29.14",
   authorityKeyIdentifier: "2.5.29.35",
 } as const;
@@ -43,11 +45,20 @@ const buf = (s: string): Buffer => Buffer.from(s, "binary");
 const seq = (v: Asn1[]): Asn1 => asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, v);
 const oid = (o: string): Asn1 => asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OID, false, asn1.oidToDer(o).getBytes());
 
-function algorithmIdentifier(signingKey: KeyObject): Asn1 {
+/**
+ * The signature algorithm for a signing key, as Go's crypto/x509 (and so kubeadm) picks it: SHA-256
+ * with RSA of any size; ECDSA with the hash that matches the curve (P-256: SHA-256, P-384: SHA-384,
+ * P-521: SHA-512, the last only for an imported CA).
+ */
+function signatureAlgorithm(signingKey: KeyObject): { hash: "sha256" | "sha384" | "sha512"; identifier: () => Asn1 } {
   const type = signingKey.asymmetricKeyType;
-  if (type === "rsa") return seq([oid(OID.sha256WithRSA), asn1.create(asn1.Class.UNIVERSAL, asn1.Type.NULL, false, "")]);
-  // RFC 5758: ECDSA algorithm identifiers carry no parameters.
-  if (type === "ec") return seq([oid(OID.ecdsaWithSHA256)]);
+  if (type === "rsa") return { hash: "sha256", identifier: () => seq([oid(OID.sha256WithRSA), asn1.create(asn1.Class.UNIVERSAL, asn1.Type.NULL, false, "")]) };
+  if (type === "ec") {
+    const curve = signingKey.asymmetricKeyDetails?.namedCurve;
+    const [hash, id] = curve === "secp384r1" ? (["sha384", OID.ecdsaWithSHA384] as const) : curve === "secp521r1" ? (["sha512", OID.ecdsaWithSHA512] as const) : (["sha256", OID.ecdsaWithSHA256] as const);
+    // RFC 5758: ECDSA algorithm identifiers carry no parameters.
+    return { hash, identifier: () => seq([oid(id)]) };
+  }
   throw new Error(`cannot sign with a ${String(type)} key; use RSA or ECDSA`);
 }
 
@@ -136,11 +147,11 @@ export function buildCertificate(spec: CertificateSpec): Buffer {
   const aki = spec.issuer ? (subjectKeyIdentifierOf(spec.issuer.certDer) ?? keyIdentifier(spec.signingKey)) : ski;
   list.push(keyIdExtension(OID.authorityKeyIdentifier, seq([asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, false, bin(aki))])));
 
-  const algorithm = algorithmIdentifier(spec.signingKey);
+  const algorithm = signatureAlgorithm(spec.signingKey);
   const tbs = seq([
     asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, [asn1.create(asn1.Class.UNIVERSAL, asn1.Type.INTEGER, false, asn1.integerToDer(2).getBytes())]),
     asn1.create(asn1.Class.UNIVERSAL, asn1.Type.INTEGER, false, bin(spec.serial)),
-    algorithm,
+    algorithm.identifier(),
     issuerName,
     seq([time(spec.notBefore), time(spec.notAfter)]),
     subjectName,
@@ -149,10 +160,10 @@ export function buildCertificate(spec: CertificateSpec): Buffer {
   ]);
   const tbsDer = buf(asn1.toDer(tbs).getBytes());
   // Node signs ECDSA as a DER Ecdsa-Sig-Value, which is what X.509 expects.
-  const signature = sign("sha256", tbsDer, spec.signingKey);
+  const signature = sign(algorithm.hash, tbsDer, spec.signingKey);
   const cert = seq([
     tbs,
-    algorithmIdentifier(spec.signingKey),
+    algorithm.identifier(),
     asn1.create(asn1.Class.UNIVERSAL, asn1.Type.BITSTRING, false, `\u0000${bin(signature)}`),
   ]);
   return buf(asn1.toDer(cert).getBytes());

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { passwordProblem } from "./password";
+import { hashPassword, passwordProblem, verifyPassword } from "./password";
 import { generatePassword } from "./users";
 
 describe("passwordProblem", () => {
@@ -20,5 +20,24 @@ describe("passwordProblem", () => {
   test("keeps the length rules", () => {
     expect(passwordProblem("Xk9#")).toBe("must be at least 10 characters");
     expect(passwordProblem("x".repeat(257))).toBe("must be at most 256 characters");
+  });
+});
+
+describe("verifyPassword", () => {
+  test("accepts its own hashes and refuses a wrong password", async () => {
+    const stored = await hashPassword("correct horse battery staple");
+    expect(await verifyPassword("correct horse battery staple", stored)).toBe(true);
+    expect(await verifyPassword("correct horse battery stable", stored)).toBe(false);
+  });
+
+  test("refuses a stored hash whose parameters are out of bounds (a tampered row), rather than allocating for them", async () => {
+    const stored = await hashPassword("correct horse battery staple");
+    const [, , , , salt, hash] = stored.split("$");
+    const tampered = (n: string, r: string, p: string) => ["scrypt", n, r, p, salt, hash].join("$");
+    // 2^30 × r 8 would be 128 GiB; r and p huge; N not a power of two; not numbers at all.
+    for (const [n, r, p] of [[String(2 ** 30), "8", "1"], [String(2 ** 15), "100000", "1"], [String(2 ** 15), "8", "10000"], ["40000", "8", "1"], ["32768e0", "8", "1"], ["1024", "8", "1"]] as const) {
+      expect(await verifyPassword("correct horse battery staple", tampered(n, r, p)), `${n} ${r} ${p}`).toBe(false);
+    }
+    expect(await verifyPassword("correct horse battery staple", `${stored}$extra`)).toBe(false);
   });
 });

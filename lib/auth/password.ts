@@ -22,12 +22,31 @@ export async function hashPassword(password: string): Promise<string> {
   return ["scrypt", N, r, p, salt.toString("base64"), hash.toString("base64")].join("$");
 }
 
+/**
+ * The parameters a stored hash may ask for. A row is data, not code: a tampered one must not make a
+ * sign-in allocate gigabytes (scrypt needs 128·N·r bytes) or run for minutes. The bounds leave room
+ * to raise N and r later (up to 256 MiB), and hold what hashPassword writes.
+ */
+export const scryptBounds = { minLogN: 14, maxLogN: 20, maxR: 16, maxP: 4 } as const;
+
+function storedParams(n: string, rr: string, pp: string): ScryptOptions | undefined {
+  if (![n, rr, pp].every((v) => /^[1-9][0-9]{0,7}$/.test(v))) return undefined;
+  const [N, r, p] = [Number(n), Number(rr), Number(pp)];
+  const logN = Math.log2(N);
+  if (!Number.isInteger(logN) || logN < scryptBounds.minLogN || logN > scryptBounds.maxLogN) return undefined;
+  if (r > scryptBounds.maxR || p > scryptBounds.maxP) return undefined;
+  return { N, r, p };
+}
+
+/** Whether `password` matches a stored hash; false too for a hash whose parameters are out of bounds. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, rr, pp, salt, hash] = stored.split("$");
-  if (scheme !== "scrypt" || !n || !rr || !pp || !salt || !hash) return false;
+  const [scheme, n, rr, pp, salt, hash, ...rest] = stored.split("$");
+  if (scheme !== "scrypt" || !n || !rr || !pp || !salt || !hash || rest.length) return false;
+  const params = storedParams(n, rr, pp);
   const expected = Buffer.from(hash, "base64");
-  const actual = await scrypt(password, Buffer.from(salt, "base64"), { N: Number(n), r: Number(rr), p: Number(pp) });
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  if (!params || expected.length !== keyLength) return false;
+  const actual = await scrypt(password, Buffer.from(salt, "base64"), params);
+  return timingSafeEqual(actual, expected);
 }
 
 export const passwordRules = { min: 10, max: 256 } as const;

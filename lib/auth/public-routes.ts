@@ -3,24 +3,28 @@ import "server-only";
 // through the same funnel.
 import { z } from "zod";
 import { login } from "./login";
-import { deleteSession, getSessionUser, readSessionToken, secureCookies, sessionSetCookie } from "./sessions";
+import { csrfTokenMatches, deleteSession, getSessionUser, readSessionToken, secureCookies, sessionSetCookie } from "./sessions";
 import { clientAddress } from "../http/client-address";
 import { errorResponse, json, readJson } from "../http/route";
 import { AppError } from "../http/errors";
+import { assertKnownHost, originAllowed } from "../http/host-check";
 import { recordAudit } from "../audit/record";
 
 const loginSchema = z.strictObject({ username: z.string().min(1, "is required").max(64), password: z.string().min(1, "is required").max(256) });
 
-/** Refuses cross-site form posts to the sign-in endpoint (login CSRF). */
-function assertSameOrigin(req: Request): void {
+/**
+ * Refuses sign-ins posted from another site (login CSRF, DNS rebinding): the Origin must be the
+ * dashboard's configured one (lib/http/host-check.ts), never merely the one the Host header names.
+ */
+function assertOwnOrigin(req: Request): void {
   const origin = req.headers.get("origin");
-  if (origin && origin !== new URL(req.url).origin && origin !== `${req.headers.get("x-forwarded-proto") ?? "http"}://${req.headers.get("host")}`)
-    throw new AppError(403, "cross_origin", "Sign-in must come from this dashboard's own page");
+  if (origin !== null && !originAllowed(origin)) throw new AppError(403, "cross_origin", "Sign-in must come from this dashboard's own page");
 }
 
 export async function handleLogin(req: Request): Promise<Response> {
   try {
-    assertSameOrigin(req);
+    assertKnownHost(req);
+    assertOwnOrigin(req);
     const body = await readJson(req, loginSchema, 8 * 1024);
     // Any session the browser already had is replaced, never reused (no session fixation).
     const previous = readSessionToken(req.url, req.headers);
@@ -34,9 +38,10 @@ export async function handleLogin(req: Request): Promise<Response> {
 
 export async function handleLogout(req: Request): Promise<Response> {
   try {
+    assertKnownHost(req);
     const token = readSessionToken(req.url, req.headers);
     const user = await getSessionUser(token);
-    if (user && req.headers.get("x-csrf-token") !== user.csrfToken) throw new AppError(403, "csrf", "Missing or stale CSRF token");
+    if (user && !csrfTokenMatches(req.headers.get("x-csrf-token"), user.csrfToken)) throw new AppError(403, "csrf", "Missing or stale CSRF token");
     if (token) await deleteSession(token);
     if (user) await recordAudit({ action: "auth.logout", userId: user.id, username: user.username, ip: clientAddress(req.headers) });
     return json({ ok: true }, { headers: { "set-cookie": sessionSetCookie({ token: "", expiresAt: new Date(0), secure: secureCookies(req.url, req.headers) }) } });

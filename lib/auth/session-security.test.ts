@@ -21,6 +21,18 @@ beforeAll(async () => {
 });
 afterAll(async () => db?.cleanup());
 
+/** Runs `f` with 127.0.0.1 as the trusted proxy (BOOTDECK_TRUSTED_PROXIES). */
+async function behindProxy(f: () => Promise<void>): Promise<void> {
+  process.env.BOOTDECK_TRUSTED_PROXIES = "127.0.0.1";
+  resetEnvCache();
+  try {
+    await f();
+  } finally {
+    delete process.env.BOOTDECK_TRUSTED_PROXIES;
+    resetEnvCache();
+  }
+}
+
 function login(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return handleLogin(new Request("http://localhost/api/auth/login", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }));
 }
@@ -34,8 +46,19 @@ describe("sign-in", () => {
     expect(c).toMatch(/HttpOnly/);
     expect(c).toMatch(/SameSite=Lax/);
     expect(c).not.toMatch(/Secure/);
-    const secure = await login({ username: lead.username, password: password(lead) }, { "x-forwarded-proto": "https" });
-    expect(secure.headers.get("set-cookie")).toMatch(/; Secure/);
+    // X-Forwarded-Proto counts only from a trusted proxy, as X-Forwarded-For does.
+    const forged = await login({ username: lead.username, password: password(lead) }, { ...fromPeer("198.51.100.9"), "x-forwarded-proto": "https" });
+    expect(forged.headers.get("set-cookie")).not.toMatch(/Secure/);
+    // Nor does the URL's scheme, which Next.js builds from that same header.
+    const viaUrl = await handleLogin(new Request("https://localhost/api/auth/login", { method: "POST", headers: { "content-type": "application/json", ...fromPeer("198.51.100.9"), "x-forwarded-proto": "https" }, body: JSON.stringify({ username: lead.username, password: password(lead) }) }));
+    expect(viaUrl.status).toBe(200);
+    expect(viaUrl.headers.get("set-cookie")).not.toMatch(/Secure/);
+    await behindProxy(async () => {
+      const secure = await login({ username: lead.username, password: password(lead) }, { ...fromPeer("127.0.0.1"), "x-forwarded-proto": "https" });
+      expect(secure.headers.get("set-cookie")).toMatch(/; Secure/);
+      const untrusted = await login({ username: lead.username, password: password(lead) }, { ...fromPeer("198.51.100.9"), "x-forwarded-proto": "https" });
+      expect(untrusted.headers.get("set-cookie")).not.toMatch(/Secure/);
+    });
   });
 
   test("session fixation: signing in with an existing cookie replaces its session, never reuses it", async () => {
@@ -60,6 +83,39 @@ describe("sign-in", () => {
   test("a cross-site sign-in post is refused (login CSRF)", async () => {
     const res = await login({ username: lead.username, password: password(lead) }, { origin: "https://evil.example" });
     expect(res.status).toBe(403);
+  });
+
+  test("DNS rebinding: a Host and Origin of another name are refused, whether or not they agree", async () => {
+    const body = { username: lead.username, password: password(lead) };
+    const rebound = await login(body, { host: "evil.example", origin: "http://evil.example" });
+    expect(rebound.status).toBe(400);
+    expect(((await rebound.json()) as { error: { code: string; message: string } }).error).toEqual({
+      code: "unknown_host",
+      message: "This dashboard answers only on localhost until BOOTDECK_PUBLIC_URL names the address users open it at (asked for evil.example)",
+    });
+    // Unset, loopback names answer on any port (the browser tests reach the server through a proxy port).
+    expect((await login(body, { host: "127.0.0.1:3000", origin: "http://127.0.0.1:3000" })).status).toBe(200);
+    expect((await login(body, { host: "localhost:4100" })).status).toBe(200);
+    // An API route refuses the name before it looks at the session.
+    const listUsers = usersRoute.GET as Handler;
+    expect((await listUsers(new Request("http://localhost/api/users", { headers: { host: "evil.example" } }), { params: Promise.resolve({}) })).status).toBe(400);
+    process.env.BOOTDECK_PUBLIC_URL = "https://dash.example.com";
+    process.env.BOOTDECK_ALLOWED_HOSTS = "10.0.0.5:3000";
+    resetEnvCache();
+    try {
+      expect((await login(body, { host: "dash.example.com", origin: "https://dash.example.com" })).status).toBe(200);
+      expect((await login(body, { host: "dash.example.com:443", origin: "https://dash.example.com" })).status).toBe(200);
+      expect((await login(body, { host: "10.0.0.5:3000", origin: "http://10.0.0.5:3000" })).status).toBe(200);
+      expect((await login(body, { host: "evil.example", origin: "http://evil.example" })).status).toBe(400);
+      // The Host the configured one, the Origin another site's: refused as a cross-site post.
+      expect((await login(body, { host: "dash.example.com", origin: "https://evil.example" })).status).toBe(403);
+      expect((await login(body, { host: "dash.example.com", origin: "http://dash.example.com.evil.example" })).status).toBe(403);
+      expect((await login(body, { host: "localhost:3000" })).status).toBe(400); // localhost is not the dashboard any more
+    } finally {
+      delete process.env.BOOTDECK_PUBLIC_URL;
+      delete process.env.BOOTDECK_ALLOWED_HOSTS;
+      resetEnvCache();
+    }
   });
 
   test("throttling: exponential back-off per account and address, never a lock a stranger holds", async () => {
@@ -90,11 +146,27 @@ describe("sign-in", () => {
     }
   });
 
-  test("throttling per address: ten failures free whatever the names, then back-off for every name", async () => {
-    const from = fromPeer("203.0.113.78");
-    for (let i = 0; i < 11; i++) expect((await login({ username: `sprayed-${i}`, password: "wrong-password-x" }, from)).status).toBe(401);
-    expect((await login({ username: lead.username, password: password(lead) }, from)).status).toBe(429);
-    expect((await login({ username: lead.username, password: password(lead) }, fromPeer("203.0.113.79"))).status).toBe(200);
+  test("throttling per address has a much higher ceiling: a hundred failures free whatever the names, then at most a minute's wait", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const from = fromPeer("203.0.113.78");
+      // Ten sprayed names (each pair's own 5 free failures are not reached) do not hold back another user there.
+      for (let i = 0; i < 10; i++) expect((await login({ username: `sprayed-${i}`, password: "wrong-password-x" }, from)).status).toBe(401);
+      expect((await login({ username: lead.username, password: password(lead) }, from)).status).toBe(200);
+      for (let i = 10; i < 101; i++) expect((await login({ username: `sprayed-${i}`, password: "wrong-password-x" }, from)).status).toBe(401);
+      const held = await login({ username: lead.username, password: password(lead) }, from);
+      expect(held.status).toBe(429);
+      expect(held.headers.get("retry-after")).toBe("1");
+      expect((await login({ username: lead.username, password: password(lead) }, fromPeer("203.0.113.79"))).status).toBe(200);
+      // However long the spray goes on, the address's wait stops at a minute.
+      for (let i = 0; i < 12; i++) {
+        vi.setSystemTime(Date.now() + 61_000);
+        expect((await login({ username: `sprayed-more-${i}`, password: "wrong-password-x" }, from)).status).toBe(401);
+      }
+      expect(Number((await login({ username: lead.username, password: password(lead) }, from)).headers.get("retry-after"))).toBe(60);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   test("the audit log's address is the TCP peer's: forwarded headers count only from a trusted proxy", async () => {
@@ -129,8 +201,8 @@ describe("sign-in", () => {
     expect(tokenFrom(res)).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
-  test("over HTTPS the cookie is __Host- prefixed (Secure, Path=/, no Domain), and only that name is read", async () => {
-    const https = { "x-forwarded-proto": "https" };
+  test("over HTTPS the cookie is __Host- prefixed (Secure, Path=/, no Domain), and only that name is read", () => behindProxy(async () => {
+    const https = { ...fromPeer("127.0.0.1"), "x-forwarded-proto": "https" };
     const res = await login({ username: lead.username, password: password(lead) }, https);
     const c = res.headers.get("set-cookie")!;
     expect(c).toMatch(/^__Host-bootdeck_session=[A-Za-z0-9_-]{43}; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Lax; Secure$/);
@@ -143,7 +215,7 @@ describe("sign-in", () => {
     // An unprefixed cookie (which a sibling host or a plain-HTTP page could have planted) does not count.
     expect((await get(`bootdeck_session=${adminToken}`)).status).toBe(401);
     expect(token).not.toBe(adminToken);
-  });
+  }));
 
   test("unknown users and wrong passwords get the same answer", async () => {
     const a = await login({ username: "nobody-here", password: "whatever-123" }, fromPeer("203.0.113.5"));

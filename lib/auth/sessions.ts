@@ -1,9 +1,10 @@
 import "server-only";
 // Server-side sessions. The browser holds a random token in an httpOnly cookie; the database holds
 // only its SHA-256, so a copy of the database does not let anyone sign in.
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { getDb } from "../db/client";
 import { getEnv } from "../env";
+import { peerIsTrustedProxy } from "../http/client-address";
 import type { Role } from "./roles";
 
 /**
@@ -12,9 +13,21 @@ import type { Role } from "./roles";
  */
 export const sessionCookieName = (secure: boolean) => (secure ? "__Host-bootdeck_session" : "bootdeck_session");
 
-/** Whether the request came over HTTPS (directly, or as a proxy in front says). */
-export function isHttpsRequest(url: string, headers: Headers): boolean {
-  return new URL(url).protocol === "https:" || headers.get("x-forwarded-proto") === "https";
+/**
+ * Whether the request came over HTTPS: as a trusted proxy in front says (X-Forwarded-Proto counts
+ * only from BOOTDECK_TRUSTED_PROXIES, as X-Forwarded-For does). The request URL's own scheme proves
+ * nothing: server.js serves plain HTTP, and Next.js builds a route's URL scheme from the client's
+ * X-Forwarded-Proto. Where TLS ends elsewhere without a listed proxy, BOOTDECK_SECURE_COOKIES=always.
+ */
+export function isHttpsRequest(_url: string, headers: Headers): boolean {
+  return peerIsTrustedProxy(headers) && headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";
+}
+
+/** The CSRF token a request sent against the session's, compared in constant time. */
+export function csrfTokenMatches(given: string | null, expected: string): boolean {
+  if (given === null) return false;
+  const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
+  return timingSafeEqual(digest(given), digest(expected));
 }
 
 /** Whether cookies are Secure (and prefixed) for this request: BOOTDECK_SECURE_COOKIES, or the request's scheme. */

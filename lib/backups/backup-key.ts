@@ -7,7 +7,7 @@ import "server-only";
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { getDb } from "../db/client";
 import { AppError, notFound } from "../http/errors";
-import { decryptSecret, encryptSecret } from "../secrets/cipher";
+import { decryptSecret, encryptSecret, secretContexts } from "../secrets/cipher";
 
 const PREFIX = "bdk1:";
 
@@ -28,17 +28,17 @@ export async function clusterBackupKey(clusterId: string): Promise<Buffer> {
   const db = getDb();
   const row = await db.cluster.findUnique({ where: { id: clusterId }, select: { backupKeyCipher: true } });
   if (!row) throw notFound("Cluster");
-  if (row.backupKeyCipher) return Buffer.from(decryptSecret(row.backupKeyCipher), "base64");
+  if (row.backupKeyCipher) return Buffer.from(decryptSecret(row.backupKeyCipher, secretContexts.clusterBackupKey(clusterId)), "base64");
   const made = randomBytes(32);
   // Guarded: two processes making one at once keep the first.
-  await db.cluster.updateMany({ where: { id: clusterId, backupKeyCipher: null }, data: { backupKeyCipher: encryptSecret(made.toString("base64")) } });
+  await db.cluster.updateMany({ where: { id: clusterId, backupKeyCipher: null }, data: { backupKeyCipher: encryptSecret(made.toString("base64"), secretContexts.clusterBackupKey(clusterId)) } });
   const stored = await db.cluster.findUniqueOrThrow({ where: { id: clusterId }, select: { backupKeyCipher: true } });
-  return Buffer.from(decryptSecret(stored.backupKeyCipher!), "base64");
+  return Buffer.from(decryptSecret(stored.backupKeyCipher!, secretContexts.clusterBackupKey(clusterId)), "base64");
 }
 
 /** Stores a given backup key for a cluster (a cluster restored from its bucket keeps its key). */
 export async function setClusterBackupKey(clusterId: string, key: Buffer, db: Pick<ReturnType<typeof getDb>, "cluster"> = getDb()): Promise<void> {
-  await db.cluster.update({ where: { id: clusterId }, data: { backupKeyCipher: encryptSecret(key.toString("base64")) } });
+  await db.cluster.update({ where: { id: clusterId }, data: { backupKeyCipher: encryptSecret(key.toString("base64"), secretContexts.clusterBackupKey(clusterId)) } });
 }
 
 export type Box = { v: 1; nonce: string; tag: string; data: string };

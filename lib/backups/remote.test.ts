@@ -13,7 +13,8 @@ import { exampleDefinition } from "../cluster/example";
 import { createCluster } from "../clusters/repository";
 import { getDb } from "../db/client";
 import { newId } from "../ids";
-import { decryptSecret, encryptSecret } from "../secrets/cipher";
+import { assetContent } from "../assets/store";
+import { decryptSecret, encryptSecret, secretContexts } from "../secrets/cipher";
 import { backupKeyText, clusterBackupKey, parseBackupKey } from "./backup-key";
 import { copyBackupToBucket, fetchAndOpenBackup, importClusterFromBucket, listRemoteSnapshots } from "./remote";
 import { getObjectBuffer, listObjects, type S3Target } from "./s3";
@@ -36,11 +37,12 @@ beforeAll(async () => {
   ({ id: clusterId } = await createCluster({ definition: exampleDefinition({ name: "far-away", hosts: 4 }), secrets: { "admin-key": { privateKey: sshKey } } }));
   await getDb().host.updateMany({ where: { clusterId, name: "master-1" }, data: { hostKeyFingerprint: "SHA256:pinned-master-1" } });
   const setId = newId("as");
+  const caKeyId = newId("ast");
   await getDb().assetSet.create({ data: { id: setId, clusterId, version: 3, options: JSON.stringify({ keyType: "rsa" }) } });
   await getDb().asset.createMany({
     data: [
       { id: newId("ast"), assetSetId: setId, path: "tls/ca.crt", content: "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n", sha256: "a".repeat(64), size: 10, sensitive: false },
-      { id: newId("ast"), assetSetId: setId, path: "tls/ca.key", content: encryptSecret(caKey), sha256: "b".repeat(64), size: caKey.length, sensitive: true },
+      { id: caKeyId, assetSetId: setId, path: "tls/ca.key", content: encryptSecret(caKey, secretContexts.asset(caKeyId)), sha256: "b".repeat(64), size: caKey.length, sensitive: true },
     ],
   });
   target = { endpoint: server.endpoint, region: "us-east-1", bucket: "bootdeck-dr", prefix: "site-a/", forcePathStyle: true, ...server.admin };
@@ -53,7 +55,7 @@ afterAll(async () => {
 
 async function storeBackup(createdAt: Date, content: Buffer): Promise<string> {
   const id = newId("bk");
-  const w = openSealedWriter(dataPath(backupRelPath(clusterId, id)));
+  const w = openSealedWriter(dataPath(backupRelPath(clusterId, id)), id);
   w.stream.write(content);
   const sealed = await w.finish();
   await recordBackup({ id, clusterId, runId: null, trigger: "schedule", sealed, facts: { member: "master-1", revision: "4242", totalKeys: 7, etcdVersion: "3.6.8" } });
@@ -128,10 +130,10 @@ describe("a new dashboard given the bucket and the backup key", () => {
     expect(r).toEqual({ clusterId, name: "far-away", backups: 1, fromBackup: newest });
     const c = await getDb().cluster.findUniqueOrThrow({ where: { id: clusterId }, include: { credentials: true, hosts: true, assetSets: { include: { assets: true } }, backupPolicy: true, backupTarget: true } });
     expect(c.definition).toBe(original.definition);
-    expect(decryptSecret(c.credentials[0]!.secretCipher!)).toBe(sshKey);
+    expect(decryptSecret(c.credentials[0]!.secretCipher!, secretContexts.credential(clusterId, c.credentials[0]!.name, "secretCipher"))).toBe(sshKey);
     expect(c.hosts.find((h) => h.name === "master-1")?.hostKeyFingerprint).toBe("SHA256:pinned-master-1");
     const caKeyRow = c.assetSets[0]!.assets.find((a) => a.path === "tls/ca.key")!;
-    expect(decryptSecret(caKeyRow.content)).toBe(caKey);
+    expect(assetContent(caKeyRow)).toBe(caKey);
     expect(c.backupPolicy).toMatchObject({ enabled: false });
     expect(c.backupTarget).toMatchObject({ bucket: "bootdeck-dr", prefix: "site-a/" });
     expect(backupKeyText(await clusterBackupKey(clusterId))).toBe(keyText);

@@ -20,7 +20,8 @@ import { getDb } from "../db/client";
 import { runningAssetSet } from "../engine/plan-run-day2";
 import { AppError, conflict, notFound, unprocessable } from "../http/errors";
 import { newId } from "../ids";
-import { decryptSecret, encryptSecret } from "../secrets/cipher";
+import { assetContent } from "../assets/store";
+import { decryptSecret, encryptSecret, secretContexts } from "../secrets/cipher";
 import { clusterBackupKey, open, seal, setClusterBackupKey, type Box } from "./backup-key";
 import type { RemoteListView, RemoteSnapshotView } from "./schemas";
 import { deleteObjects, describeTarget, getObjectBuffer, getObjectStream, listObjects, objectUrl, putObject, uploadFile, type S3Target } from "./s3";
@@ -78,10 +79,10 @@ async function clusterExport(clusterId: string): Promise<ClusterExport> {
   return {
     format: EXPORT_FORMAT,
     cluster: { id: c.id, name: c.name, kubernetesVersion: c.kubernetesVersion, definition: c.definition, revision: c.revision },
-    credentials: c.credentials.map((k) => ({ name: k.name, kind: k.kind, secret: k.secretCipher ? decryptSecret(k.secretCipher) : null, passphrase: k.passphraseCipher ? decryptSecret(k.passphraseCipher) : null, fingerprint: k.fingerprint })),
+    credentials: c.credentials.map((k) => ({ name: k.name, kind: k.kind, secret: k.secretCipher ? decryptSecret(k.secretCipher, secretContexts.credential(c.id, k.name, "secretCipher")) : null, passphrase: k.passphraseCipher ? decryptSecret(k.passphraseCipher, secretContexts.credential(c.id, k.name, "passphraseCipher")) : null, fingerprint: k.fingerprint })),
     hosts: c.hosts.map((h) => ({ name: h.name, address: h.address, sshPort: h.sshPort, role: h.role, position: h.position, hostKeyFingerprint: h.hostKeyFingerprint, facts: h.facts })),
     assetSet: set
-      ? { version: set.version, options: set.options, notAfter: set.notAfter?.toISOString() ?? null, assets: set.assets.map((a) => ({ path: a.path, mode: a.mode, sensitive: a.sensitive, content: a.sensitive ? decryptSecret(a.content) : a.content, sha256: a.sha256, size: a.size, purpose: a.purpose })) }
+      ? { version: set.version, options: set.options, notAfter: set.notAfter?.toISOString() ?? null, assets: set.assets.map((a) => ({ path: a.path, mode: a.mode, sensitive: a.sensitive, content: assetContent(a), sha256: a.sha256, size: a.size, purpose: a.purpose })) }
       : null,
     policy: { intervalMinutes: policy.intervalMinutes, keepLast: policy.keepLast, keepDays: policy.keepDays },
   };
@@ -119,7 +120,7 @@ export async function copyBackupToBucket({ backupId, progress = () => undefined,
     const exported = Buffer.from(JSON.stringify(await clusterExport(b.clusterId)), "utf8");
     await putObject(t, keys.cluster, JSON.stringify(seal(key, exported, boxContext("cluster", b.clusterId, b.id))));
     const secrets: ManifestSecrets = {
-      dataKey: decryptSecret(b.keyCipher),
+      dataKey: decryptSecret(b.keyCipher, secretContexts.backupKey(b.id)),
       nonce: b.nonce,
       tag: b.tag,
       sha256: b.sha256,
@@ -262,15 +263,20 @@ export async function importClusterFromBucket(input: { target: S3Target; key: Bu
       await tx.cluster.create({ data: { id: clusterId, name: exp.cluster.name, kubernetesVersion: exp.cluster.kubernetesVersion, definition: exp.cluster.definition, revision: exp.cluster.revision } });
       await setClusterBackupKey(clusterId, key, tx);
       for (const c of exp.credentials)
-        await tx.credential.create({ data: { id: newId("cred"), clusterId, name: c.name, kind: c.kind, secretCipher: c.secret === null ? null : encryptSecret(c.secret), passphraseCipher: c.passphrase === null ? null : encryptSecret(c.passphrase), fingerprint: c.fingerprint } });
+        await tx.credential.create({ data: { id: newId("cred"), clusterId, name: c.name, kind: c.kind, secretCipher: c.secret === null ? null : encryptSecret(c.secret, secretContexts.credential(clusterId, c.name, "secretCipher")), passphraseCipher: c.passphrase === null ? null : encryptSecret(c.passphrase, secretContexts.credential(clusterId, c.name, "passphraseCipher")), fingerprint: c.fingerprint } });
       await tx.host.createMany({ data: exp.hosts.map((h) => ({ id: newId("host"), clusterId, ...h })) });
       if (exp.assetSet) {
         const setId = newId("as");
         await tx.assetSet.create({ data: { id: setId, clusterId, version: exp.assetSet.version, options: exp.assetSet.options, notAfter: exp.assetSet.notAfter ? new Date(exp.assetSet.notAfter) : null } });
-        await tx.asset.createMany({ data: exp.assetSet.assets.map((a) => ({ id: newId("ast"), assetSetId: setId, ...a, content: a.sensitive ? encryptSecret(a.content) : a.content })) });
+        await tx.asset.createMany({
+          data: exp.assetSet.assets.map((a) => {
+            const id = newId("ast");
+            return { id, assetSetId: setId, ...a, content: a.sensitive ? encryptSecret(a.content, secretContexts.asset(id)) : a.content };
+          }),
+        });
       }
       await tx.backupPolicy.create({ data: { clusterId, enabled: false, ...exp.policy, updatedBy: input.by } });
-      await tx.backupTarget.create({ data: { clusterId, endpoint: t.endpoint, region: t.region, bucket: t.bucket, prefix: t.prefix, forcePathStyle: t.forcePathStyle, accessKeyId: t.accessKeyId, secretKeyCipher: encryptSecret(t.secretAccessKey), updatedBy: input.by } });
+      await tx.backupTarget.create({ data: { clusterId, endpoint: t.endpoint, region: t.region, bucket: t.bucket, prefix: t.prefix, forcePathStyle: t.forcePathStyle, accessKeyId: t.accessKeyId, secretKeyCipher: encryptSecret(t.secretAccessKey, secretContexts.bucketSecret(clusterId)), updatedBy: input.by } });
       for (const m of mine) {
         const s = m.secrets;
         await tx.backup.create({
@@ -280,7 +286,7 @@ export async function importClusterFromBucket(input: { target: S3Target; key: Bu
             trigger: s.trigger,
             member: s.member,
             file: backupRelPath(clusterId, m.backupId),
-            keyCipher: encryptSecret(s.dataKey),
+            keyCipher: encryptSecret(s.dataKey, secretContexts.backupKey(m.backupId)),
             nonce: s.nonce,
             tag: s.tag,
             sha256: s.sha256,

@@ -13,10 +13,12 @@ beforeAll(async () => {
 });
 afterAll(() => db.cleanup());
 
-async function seal(file: string, chunks: Buffer[]): Promise<SealedFile> {
-  const w = openSealedWriter(file);
+/** Seals as backup "bk_<file name>" would be. */
+async function seal(file: string, chunks: Buffer[]): Promise<SealedFile & { backupId: string }> {
+  const backupId = `bk_${path.basename(file, ".snapshot")}`;
+  const w = openSealedWriter(file, backupId);
   for (const c of chunks) w.stream.write(c);
-  return w.finish();
+  return { ...(await w.finish()), backupId };
 }
 
 async function readAll(s: NodeJS.ReadableStream): Promise<Buffer> {
@@ -40,12 +42,12 @@ describe("sealed files", () => {
     expect(onDisk.equals(plain)).toBe(false);
     expect((await import("node:fs")).statSync(file).mode & 0o777).toBe(0o600);
     expect(existsSync(`${file}.part`)).toBe(false);
-    expect(sealed.keyCipher).toMatch(/^v1:/);
+    expect(sealed.keyCipher).toMatch(/^v2:/);
     expect((await readAll(openSealedReader(sealed))).equals(plain)).toBe(true);
     expect(await verifySealedFile(sealed)).toEqual({ sha256: sealed.sha256, size: plain.length });
   });
 
-  it("refuses a file with one byte changed, a wrong tag, or another file's key", async () => {
+  it("refuses a file with one byte changed, a wrong tag, or another file's key (sealed for another backup's row)", async () => {
     const a = await seal(path.join(db.dir, "backups", "cl_x", "a.snapshot"), [plain]);
     const b = await seal(path.join(db.dir, "backups", "cl_x", "b.snapshot"), [plain]);
     await expect(verifySealedFile({ ...a, tag: b.tag })).rejects.toThrow(/authenticate/);
@@ -58,7 +60,7 @@ describe("sealed files", () => {
 
   it("leaves nothing behind when aborted", async () => {
     const file = path.join(db.dir, "backups", "cl_x", "aborted.snapshot");
-    const w = openSealedWriter(file);
+    const w = openSealedWriter(file, "bk_aborted");
     w.stream.write(plain.subarray(0, 100));
     await w.abort();
     expect(existsSync(`${file}.part`)).toBe(false);

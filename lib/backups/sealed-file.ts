@@ -8,7 +8,7 @@ import { createReadStream, createWriteStream, mkdirSync, renameSync, rmSync } fr
 import path from "node:path";
 import { PassThrough, Transform, type Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { decryptSecret, encryptSecret } from "../secrets/cipher";
+import { decryptSecret, encryptSecret, secretContexts } from "../secrets/cipher";
 
 export type SealedFile = {
   /** Absolute path of the encrypted file. */
@@ -31,8 +31,8 @@ export type SealedWriter = {
   abort(): Promise<void>;
 };
 
-/** Writes `file` (its directories 0700, the file 0600) through a fresh data key. */
-export function openSealedWriter(file: string): SealedWriter {
+/** Writes `file` (its directories 0700, the file 0600) through a fresh data key, sealed for backup `backupId`'s row. */
+export function openSealedWriter(file: string, backupId: string): SealedWriter {
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
   const nonce = randomBytes(12);
@@ -65,7 +65,7 @@ export function openSealedWriter(file: string): SealedWriter {
       input.end();
       await piped;
       renameSync(part, file);
-      return { path: file, keyCipher: encryptSecret(key.toString("base64")), nonce: nonce.toString("base64"), tag: cipher.getAuthTag().toString("base64"), sha256: hash.digest("hex"), size, storedSize };
+      return { path: file, keyCipher: encryptSecret(key.toString("base64"), secretContexts.backupKey(backupId)), nonce: nonce.toString("base64"), tag: cipher.getAuthTag().toString("base64"), sha256: hash.digest("hex"), size, storedSize };
     },
     async abort() {
       input.destroy(new Error("aborted"));
@@ -77,14 +77,14 @@ export function openSealedWriter(file: string): SealedWriter {
   };
 }
 
-export type SealedRef = Pick<SealedFile, "path" | "keyCipher" | "nonce" | "tag">;
+export type SealedRef = Pick<SealedFile, "path" | "keyCipher" | "nonce" | "tag"> & { backupId: string };
 
 /**
  * The plain content as a stream. GCM authenticates the whole file: a changed byte makes the stream
  * fail at its end, so callers that must not hand out unverified bytes call verifySealedFile first.
  */
 export function openSealedReader(ref: SealedRef): Readable {
-  const key = Buffer.from(decryptSecret(ref.keyCipher), "base64");
+  const key = Buffer.from(decryptSecret(ref.keyCipher, secretContexts.backupKey(ref.backupId)), "base64");
   const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(ref.nonce, "base64"));
   decipher.setAuthTag(Buffer.from(ref.tag, "base64"));
   const source = createReadStream(ref.path);

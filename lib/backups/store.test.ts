@@ -24,7 +24,7 @@ afterAll(() => db.cleanup());
 
 async function storeBackup(cid: string, createdAt: Date, content = `snapshot ${createdAt.toISOString()}`): Promise<string> {
   const id = newId("bk");
-  const w = openSealedWriter(dataPath(backupRelPath(cid, id)));
+  const w = openSealedWriter(dataPath(backupRelPath(cid, id)), id);
   w.stream.write(content);
   const sealed = await w.finish();
   await recordBackup({ id, clusterId: cid, runId: null, trigger: "schedule", sealed, facts: { member: "master-1", revision: "18446744073709551000", totalKeys: 7, etcdVersion: "3.6.0" } });
@@ -67,7 +67,7 @@ describe("retention", () => {
 
   it("records a snapshot past 2 GiB with its exact size (etcd databases grow to 8 GiB)", async () => {
     const id = newId("bk");
-    const w = openSealedWriter(dataPath(backupRelPath(clusterId, id)));
+    const w = openSealedWriter(dataPath(backupRelPath(clusterId, id)), id);
     const sealed = await w.finish();
     const size = 6 * 2 ** 30 + 12_345;
     await recordBackup({ id, clusterId, runId: null, trigger: "manual", sealed: { ...sealed, size, storedSize: size + 16 }, facts: { member: "master-1", revision: "42", totalKeys: 1, etcdVersion: "3.6.8" } });

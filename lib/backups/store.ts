@@ -90,7 +90,7 @@ export async function getBackupOrThrow({ clusterId, backupId }: { clusterId: str
   return fromDb(b);
 }
 
-export const sealedRef = (b: Pick<BackupRow, "file" | "keyCipher" | "nonce" | "tag">): SealedRef => ({ path: dataPath(b.file), keyCipher: b.keyCipher, nonce: b.nonce, tag: b.tag });
+export const sealedRef = (b: Pick<BackupRow, "id" | "file" | "keyCipher" | "nonce" | "tag">): SealedRef => ({ path: dataPath(b.file), keyCipher: b.keyCipher, nonce: b.nonce, tag: b.tag, backupId: b.id });
 
 /**
  * The plain snapshot after checking it whole: the file authenticates under its key and its content has

@@ -4,7 +4,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { getDb } from "../db/client";
 import { notFound, unprocessable } from "../http/errors";
-import { decryptSecret, encryptSecret } from "../secrets/cipher";
+import { decryptSecret, encryptSecret, secretContexts } from "../secrets/cipher";
 import type { BackupTargetBody, BackupTargetView, TargetTestView } from "./schemas";
 import { testTarget, type S3Target } from "./s3";
 
@@ -33,7 +33,7 @@ export async function getTargetView(clusterId: string): Promise<BackupTargetView
 /** The target with its secret key opened, for the engine and the tests of it; undefined when none is set. */
 export async function loadTarget(clusterId: string): Promise<S3Target | undefined> {
   const r = await getDb().backupTarget.findUnique({ where: { clusterId } });
-  return r ? { endpoint: r.endpoint, region: r.region, bucket: r.bucket, prefix: r.prefix, forcePathStyle: r.forcePathStyle, accessKeyId: r.accessKeyId, secretAccessKey: decryptSecret(r.secretKeyCipher) } : undefined;
+  return r ? { endpoint: r.endpoint, region: r.region, bucket: r.bucket, prefix: r.prefix, forcePathStyle: r.forcePathStyle, accessKeyId: r.accessKeyId, secretAccessKey: decryptSecret(r.secretKeyCipher, secretContexts.bucketSecret(clusterId)) } : undefined;
 }
 
 /** Sets the target; a missing secret key keeps the stored one (there must be one). */
@@ -43,7 +43,7 @@ export async function setTarget({ clusterId, body, by }: { clusterId: string; bo
   const old = await db.backupTarget.findUnique({ where: { clusterId }, select: { secretKeyCipher: true } });
   if (!body.secretAccessKey && !old) throw unprocessable("the secret key is required the first time a target is set");
   const { secretAccessKey, endpoint, region, bucket, prefix, forcePathStyle, accessKeyId } = body;
-  const data = { endpoint, region, bucket, prefix, forcePathStyle, accessKeyId, secretKeyCipher: secretAccessKey ? encryptSecret(secretAccessKey) : old!.secretKeyCipher, updatedBy: by, lastTestAt: null, lastTestOk: null, lastTestMessage: null };
+  const data = { endpoint, region, bucket, prefix, forcePathStyle, accessKeyId, secretKeyCipher: secretAccessKey ? encryptSecret(secretAccessKey, secretContexts.bucketSecret(clusterId)) : old!.secretKeyCipher, updatedBy: by, lastTestAt: null, lastTestOk: null, lastTestMessage: null };
   return view(await db.backupTarget.upsert({ where: { clusterId }, create: { clusterId, ...data }, update: data }));
 }
 

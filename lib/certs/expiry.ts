@@ -8,12 +8,12 @@ import tls from "node:tls";
 import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
 import { AppError, notFound } from "../http/errors";
-import { decryptSecret } from "../secrets/cipher";
 import { Executor, isSshError, type HostTarget } from "../ssh";
 import { liveCertificateFiles, liveCertificatesArgv, parseCertFiles } from "./files";
 import { listScheduleHealth } from "../backups/store";
 import { loadEngineHosts, type EngineHost } from "../engine/targets";
 import { EXPIRY_WARNING_DAYS, expiryText, type AssetCertificates, type CertificateRow, type ClusterAlerts, type LiveCertificates } from "./schemas";
+import { assetContent } from "../assets/store";
 
 export function certificateRow(pem: string | Buffer, at: { source: string; host: string | null; what: string }, now = new Date()): CertificateRow {
   const c = new X509Certificate(pem);
@@ -156,10 +156,10 @@ async function etcdClientCredentials(clusterId: string): Promise<{ cert: string;
   const db = getDb();
   const set = await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true } });
   if (!set) return undefined;
-  const rows = await db.asset.findMany({ where: { assetSetId: set.id, path: { in: ["tls/etcd-client.crt", "tls/etcd-client.key"] } }, select: { path: true, content: true, sensitive: true } });
+  const rows = await db.asset.findMany({ where: { assetSetId: set.id, path: { in: ["tls/etcd-client.crt", "tls/etcd-client.key"] } }, select: { id: true, path: true, content: true, sensitive: true } });
   const get = (p: string) => rows.find((r) => r.path === p);
   const cert = get("tls/etcd-client.crt");
   const key = get("tls/etcd-client.key");
   if (!cert || !key) return undefined;
-  return { cert: cert.content, key: key.sensitive ? decryptSecret(key.content) : key.content };
+  return { cert: cert.content, key: assetContent(key) };
 }

@@ -30,7 +30,8 @@ export function liveCertificateFiles(def: ClusterDefinition, role: "master" | "w
   if (role === "master") {
     const apiserver = isStaticControlPlane(def) ? `${STATIC_SECRETS_HOST_DIR}/apiserver.crt` : `${CHECKPOINT_PATHS.secrets}/apiserver.crt`;
     files.push(
-      { path: "/etc/kubernetes/kubelet.conf", what: "kubelet client certificate (the master's kubeconfig)" },
+      { path: "/etc/kubernetes/kubelet.conf", what: "kubelet client certificate (the master's kubeconfig: system:node)" },
+      { path: "/etc/kubernetes/admin.conf", what: "administrator client certificate (admin.conf: system:masters)" },
       { path: "/etc/kubernetes/etcd/server.crt", what: "etcd serving certificate" },
       { path: "/etc/kubernetes/etcd/peer.crt", what: "etcd peer certificate" },
       { path: apiserver, what: isStaticControlPlane(def) ? "API server certificate (static control plane)" : "API server certificate (its checkpoint's copy)" },

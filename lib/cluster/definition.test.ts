@@ -32,6 +32,13 @@ describe("a cluster definition", () => {
     }
   });
 
+  it("takes a key algorithm kubeadm offers, or none (the cluster's: docs/cluster-yaml.md)", () => {
+    for (const a of ["ECDSA-P256", "ECDSA-P384", "RSA-2048", "RSA-3072", "RSA-4096"] as const) expect(errorsOf(withSpec((s) => (s.pki = { encryptionAlgorithm: a })))).toEqual([]);
+    expect(errorsOf(withSpec((s) => (s.pki = {})))).toEqual([]);
+    expect(messageAt(withSpec((s) => (s.pki = { encryptionAlgorithm: "RSA-1024" as never })), "spec.pki.encryptionAlgorithm")).toBe("must be one of ECDSA-P256, ECDSA-P384, RSA-2048, RSA-3072, RSA-4096");
+    expect(messageAt(withSpec((s) => (s.pki = { keyType: "rsa" } as never)), "spec.pki")).toBe("unknown field: keyType");
+  });
+
   it("reports every problem at once, each at its field path", () => {
     const def = withSpec((s) => {
       s.network.podCidr = "10.3.0.0/16";

@@ -123,6 +123,23 @@ export const controlPlaneModeHelp: Record<ControlPlaneMode, string> = {
 
 /** The control plane ends as static pods on every master (no pivot to workloads, no checkpoint). */
 export const isStaticControlPlane = (def: { spec: { kubernetes: { controlPlane: string } } }) => def.spec.kubernetes.controlPlane === "static";
+/**
+ * The key algorithm of every key and certificate the cluster's PKI gets, as kubeadm names it
+ * (`encryptionAlgorithm`). Unset: ECDSA-P256 for a new cluster; a cluster that already has an asset set
+ * keeps the algorithm of that set (RSA-2048 for one rendered before the choice existed).
+ */
+export const encryptionAlgorithms = ["ECDSA-P256", "ECDSA-P384", "RSA-2048", "RSA-3072", "RSA-4096"] as const;
+export type EncryptionAlgorithm = (typeof encryptionAlgorithms)[number];
+export const DEFAULT_ENCRYPTION_ALGORITHM: EncryptionAlgorithm = "ECDSA-P256";
+/** One line on what each is for: the wizard and docs/cluster-yaml.md show them. */
+export const encryptionAlgorithmNotes: Record<EncryptionAlgorithm, string> = {
+  "ECDSA-P256": "the default: small keys and certificates, fast handshakes; what Talos and RKE2 use",
+  "ECDSA-P384": "for policies that ask for a 192-bit security level (CNSA)",
+  "RSA-2048": "for clients that cannot do ECDSA; what clusters made before this choice have; RHEL's FUTURE crypto policy rejects it",
+  "RSA-3072": "RSA that RHEL's FUTURE crypto policy and NIST after 2030 accept",
+  "RSA-4096": "the largest RSA: slow to generate and to sign with",
+};
+
 export const runtimeSources = ["mirror", "packages"] as const;
 export const cgroupDrivers = ["systemd", "cgroupfs"] as const;
 
@@ -164,6 +181,11 @@ export const clusterDefinitionSchema = z.strictObject({
        */
       allowCgroupV1: z.boolean({ error: "must be true or false" }).default(false),
     }),
+    pki: z
+      .strictObject({
+        encryptionAlgorithm: z.enum(encryptionAlgorithms, { error: `must be one of ${encryptionAlgorithms.join(", ")}` }).optional(),
+      })
+      .optional(),
     apiEndpoint: z.strictObject({
       type: z.enum(apiEndpointTypes, { error: "must be first-master, dns or vip" }),
       host: z.string().max(limits.address).optional(),

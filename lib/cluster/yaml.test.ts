@@ -33,6 +33,17 @@ describe("parseClusterYaml", () => {
     expect(missing.ok ? [] : missing.errors).toContainEqual({ path: "spec.hosts[0].address", message: "is required" });
   });
 
+  it("says a document is nested too deeply instead of passing on the parser's stack overflow", () => {
+    for (const text of [`a: ${"[".repeat(5000)}${"]".repeat(5000)}`, `a: ${"{x: ".repeat(5000)}1${"}".repeat(5000)}`, Array.from({ length: 1000 }, (_, i) => `${" ".repeat(i)}- `).join("\n")]) {
+      const r = parseClusterYaml(text);
+      expect(r.ok).toBe(false);
+      const errors = r.ok ? [] : r.errors;
+      expect(errors).toHaveLength(1);
+      expect(errors[0]?.message).toBe("nests lists or maps too deeply to be read: a cluster definition is a few levels deep (spec → hosts → a host → its labels)");
+      expect(JSON.stringify(errors)).not.toContain("call stack");
+    }
+  });
+
   it("round-trips an exported definition", () => {
     const r = parseClusterYaml(toClusterYaml(exampleDefinition() as Parameters<typeof toClusterYaml>[0]));
     expect(r.ok).toBe(true);

@@ -6,6 +6,7 @@ import { validateClusterDefinition, type ClusterDefinition, type ValidationResul
 export const maxYamlBytes = 2 * 1024 * 1024;
 /** How many alias uses a document may expand ("billion laughs" guard). */
 export const maxYamlAliases = 100;
+const TOO_DEEP = "nests lists or maps too deeply to be read: a cluster definition is a few levels deep (spec → hosts → a host → its labels)";
 
 export function parseClusterYaml(text: string): ValidationResult {
   if (text.length > maxYamlBytes)
@@ -13,7 +14,11 @@ export function parseClusterYaml(text: string): ValidationResult {
   // Aliases are capped so that a "billion laughs" document cannot expand without bound.
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, lineCounter });
-  if (doc.errors.length > 0)
+  if (doc.errors.length > 0) {
+    // The parser is recursive: a document nested thousands deep ends in the engine's stack limit, which
+    // it reports as its own message. Say what is wrong with the document instead, once.
+    const tooDeep = doc.errors.find((e) => /Maximum call stack size exceeded/.test(e.message));
+    if (tooDeep) return { ok: false, errors: [{ path: `(line ${lineCounter.linePos(tooDeep.pos[0]).line})`, message: TOO_DEEP }], warnings: [] };
     return {
       ok: false,
       errors: doc.errors.map((e) => ({
@@ -22,10 +27,12 @@ export function parseClusterYaml(text: string): ValidationResult {
       })),
       warnings: [],
     };
+  }
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: maxYamlAliases });
   } catch (err) {
+    if (err instanceof RangeError) return { ok: false, errors: [{ path: "(file)", message: TOO_DEEP }], warnings: [] };
     // yaml throws a ReferenceError when aliases expand past the cap (or name an unknown anchor).
     const why = err instanceof ReferenceError && /alias/i.test(err.message) ? `uses aliases that expand too far (at most ${maxYamlAliases} alias uses)` : "has an alias that cannot be resolved";
     return { ok: false, errors: [{ path: "(file)", message: why }], warnings: [] };

@@ -23,8 +23,8 @@ test("each cluster's health: nodes as last seen, the latest run, the earliest ce
   await getDb().run.update({ where: { id: older }, data: { status: "succeeded", createdAt: new Date(Date.now() - 60_000) } });
   const latest = await createRun({ clusterId: a, type: "bootstrap", plan: { runType: "bootstrap", phases: [] } });
   await getDb().run.update({ where: { id: latest }, data: { status: "needs-decision", finishedAt: new Date(), summary: JSON.stringify({ message: "needs a decision: …" }) } });
-  await renderAndSaveAssetSet({ clusterId: a, options: { keyType: "ecdsa", leafValidityDays: 400 } });
-  await renderAndSaveAssetSet({ clusterId: a, options: { keyType: "ecdsa", leafValidityDays: 20 } });
+  await renderAndSaveAssetSet({ clusterId: a, options: { leafValidityDays: 400 } });
+  await renderAndSaveAssetSet({ clusterId: a, options: { leafValidityDays: 20 } });
   const updatedBefore = (await getDb().cluster.findUniqueOrThrow({ where: { id: a } })).updatedAt;
   await recordNodesSeen({ clusterId: a, ready: 3, total: 4 });
 
@@ -43,7 +43,7 @@ test("each cluster's health: nodes as last seen, the latest run, the earliest ce
 test("a set saved before its expiry was recorded gets it on the first read", async () => {
   const key = testKeyPair().private;
   const c = (await createCluster({ definition: exampleDefinition({ name: "gamma", hosts: 3 }), secrets: { "admin-key": { privateKey: key } } })).id;
-  const set = await renderAndSaveAssetSet({ clusterId: c, options: { keyType: "ecdsa" } });
+  const set = await renderAndSaveAssetSet({ clusterId: c, options: {} });
   await getDb().assetSet.update({ where: { id: set.id }, data: { notAfter: null } });
   const gamma = (await listFleet()).find((r) => r.name === "gamma");
   expect(gamma?.certificates?.notAfter).toBeTruthy();

@@ -8,7 +8,8 @@ import { createTempDb, type TempDb } from "../../test/temp-db";
 import { exampleDefinition } from "../cluster/example";
 import { getDb } from "../db/client";
 import { ValidationError } from "../http/errors";
-import { decryptSecret } from "../secrets/cipher";
+import { decryptSecret, secretContexts } from "../secrets/cipher";
+import { clusterEncryptionAlgorithm } from "../assets/store";
 import { createCluster, deleteCluster, getClusterOrThrow, getExportableDefinition, listClusters, updateCluster } from "./repository";
 import { importClusterYaml } from "./import";
 import { toClusterYaml } from "../cluster/yaml";
@@ -34,8 +35,10 @@ describe("cluster definitions in the database", () => {
     expect(view.credentials).toEqual([{ name: "admin-key", type: "privateKey", fingerprint: keyFingerprint, hasSecret: true }]);
     expect(JSON.stringify(view)).not.toContain("PRIVATE KEY");
     const row = await getDb().credential.findFirstOrThrow({ where: { clusterId: id } });
-    expect(row.secretCipher).toMatch(/^v1:/);
-    expect(decryptSecret(row.secretCipher!)).toBe(key);
+    expect(row.secretCipher).toMatch(/^v2:/);
+    expect(decryptSecret(row.secretCipher!, secretContexts.credential(id, "admin-key", "secretCipher"))).toBe(key);
+    // Bound to its row: the same value under another cluster's credential does not open.
+    expect(() => decryptSecret(row.secretCipher!, secretContexts.credential("cl_othercluster0001", "admin-key", "secretCipher"))).toThrow(/does not authenticate/);
   });
 
   it("never saves an invalid definition, and says what is wrong by field", async () => {
@@ -117,5 +120,43 @@ describe("pinned host keys across an update", () => {
     const rows = await getDb().host.findMany({ where: { clusterId: id }, orderBy: { position: "asc" } });
     expect(rows.find((h) => h.name === "master-1")?.hostKeyFingerprint).toBe(fp(1));
     expect(rows.find((h) => h.name === "worker-1")?.hostKeyFingerprint).toBeNull();
+  });
+});
+
+describe("the key algorithm of a cluster", () => {
+  const saveSet = async (clusterId: string, options: Record<string, unknown>) =>
+    (await getDb().assetSet.create({ data: { id: `as_${Math.random().toString(36).slice(2, 18).padEnd(16, "x")}`, clusterId, version: ((await getDb().assetSet.count({ where: { clusterId } })) + 1), options: JSON.stringify(options) } })).id;
+
+  it("is ECDSA-P256 for a new cluster, and an existing one's set's (RSA-2048 for a set of before the choice)", async () => {
+    const { id } = await createCluster({ definition: exampleDefinition({ name: "algo-new" }), secrets: { "admin-key": { privateKey: key } } });
+    const { definition } = await getClusterOrThrow({ id });
+    expect(await clusterEncryptionAlgorithm({ clusterId: id, definition })).toBe("ECDSA-P256");
+    await saveSet(id, { keyType: "rsa", caValidityDays: 3650, leafValidityDays: 365, importedCa: false });
+    expect(await clusterEncryptionAlgorithm({ clusterId: id, definition })).toBe("RSA-2048");
+    await saveSet(id, {});
+    expect(await clusterEncryptionAlgorithm({ clusterId: id, definition })).toBe("RSA-2048");
+    expect(await clusterEncryptionAlgorithm({ clusterId: id, definition: { ...definition, spec: { ...definition.spec, pki: { encryptionAlgorithm: "RSA-3072" } } } })).toBe("RSA-3072");
+  });
+
+  it("may change before a bootstrap, and is refused once a run has pushed the cluster's PKI, until a reset", async () => {
+    const def = exampleDefinition({ name: "algo-running" });
+    const { id } = await createCluster({ definition: def, secrets: { "admin-key": { privateKey: key } } });
+    const setId = await saveSet(id, { encryptionAlgorithm: "RSA-2048" });
+    const withAlgorithm = (encryptionAlgorithm: "RSA-2048" | "ECDSA-P256") => ({ ...def, spec: { ...def.spec, pki: { encryptionAlgorithm } } });
+    await updateCluster({ id, definition: withAlgorithm("ECDSA-P256"), secrets: {} });
+    const run = await getDb().run.create({ data: { id: "run_algorithmrunning1", clusterId: id, type: "bootstrap", status: "succeeded", assetSetId: setId, startedAt: new Date() } });
+    const err = await updateCluster({ id, definition: withAlgorithm("ECDSA-P256"), secrets: {} }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).errors).toEqual([
+      {
+        path: "spec.pki.encryptionAlgorithm",
+        message: "the cluster runs RSA-2048 keys (asset set v1); ECDSA-P256 needs new CAs, and a certificate rotation keeps the CAs: keep RSA-2048 (or leave the field out), or reset the cluster and bootstrap it again with ECDSA-P256",
+      },
+    ]);
+    // Its own algorithm, or none (keep it), is fine.
+    await updateCluster({ id, definition: withAlgorithm("RSA-2048"), secrets: {} });
+    await updateCluster({ id, definition: def, secrets: {} });
+    await getDb().run.create({ data: { id: "run_algorithmrunning2", clusterId: id, type: "reset", status: "succeeded", assetSetId: setId, startedAt: new Date(), createdAt: new Date(run.createdAt.getTime() + 1000) } });
+    await updateCluster({ id, definition: withAlgorithm("ECDSA-P256"), secrets: {} });
   });
 });

@@ -1,12 +1,14 @@
 import "server-only";
 // Cluster definitions in the database: the validated document, its hosts' state rows, and its
 // credentials with their secrets encrypted. Every write validates first; nothing invalid is saved.
+import { parseSetOptions } from "../assets/set-options";
 import { validateClusterDefinition, type ClusterDefinition, type Problem } from "../cluster/definition";
 import { effectiveHost } from "../cluster/derive";
 import { getDb } from "../db/client";
+import { CHANGING_RUN_TYPES } from "../engine/changing-runs";
 import { AppError, ValidationError, conflict, notFound } from "../http/errors";
 import { newId } from "../ids";
-import { encryptSecret } from "../secrets/cipher";
+import { encryptSecret, secretContexts } from "../secrets/cipher";
 import { checkPrivateKey } from "../ssh/private-key";
 import type { CredentialSecrets } from "./schemas";
 
@@ -80,8 +82,8 @@ export async function getExportableDefinition({ id }: { id: string }): Promise<C
 
 export async function createCluster(input: { definition: unknown; secrets: CredentialSecrets }): Promise<{ id: string; warnings: Problem[] }> {
   const { definition, warnings } = validateOrThrow(input.definition);
-  const sealed = sealSecrets(definition, input.secrets, new Map());
   const id = newId("cl");
+  const sealed = sealSecrets(id, definition, input.secrets, new Map());
   try {
     await getDb().$transaction(async (tx) => {
       await tx.cluster.create({
@@ -113,7 +115,9 @@ export async function updateCluster(input: { id: string; definition: unknown; se
   const existing = await db.cluster.findUnique({ where: { id: input.id }, include: { hosts: true, credentials: true } });
   if (!existing) throw notFound("Cluster");
   if (existing.activeRunId) throw conflict("A run is in progress on this cluster; wait for it to finish or cancel it before editing");
-  const sealed = sealSecrets(definition, input.secrets, new Map(existing.credentials.map((c) => [c.name, c])));
+  const algorithmChange = await refusedAlgorithmChange(input.id, definition);
+  if (algorithmChange) throw new ValidationError([algorithmChange], warnings);
+  const sealed = sealSecrets(input.id, definition, input.secrets, new Map(existing.credentials.map((c) => [c.name, c])));
   const hostKeys: HostKeyChanges = { kept: [], cleared: [], removed: [] };
   {
     const next = new Map(hostRows(definition).map((r) => [r.name, r]));
@@ -183,6 +187,28 @@ export async function deleteCluster({ id, confirmName }: { id: string; confirmNa
 
 // ---- helpers ----
 
+/**
+ * A definition may not move a running cluster to another key algorithm: that needs new CAs, and the
+ * certificate rotation keeps them (docs/cluster-yaml.md, "Key algorithm"). Running: a run that changes
+ * hosts has pushed an asset set, and no reset came after it. An unset algorithm keeps the cluster's.
+ */
+async function refusedAlgorithmChange(clusterId: string, definition: ClusterDefinition): Promise<Problem | undefined> {
+  const asked = definition.spec.pki?.encryptionAlgorithm;
+  if (!asked) return undefined;
+  const run = await getDb().run.findFirst({
+    where: { clusterId, type: { in: [...CHANGING_RUN_TYPES, "reset"] }, status: { not: "planned" }, assetSetId: { not: null } },
+    orderBy: { createdAt: "desc" },
+    select: { type: true, status: true, assetSet: { select: { version: true, options: true } } },
+  });
+  if (!run?.assetSet || (run.type === "reset" && run.status === "succeeded")) return undefined;
+  const running = parseSetOptions(run.assetSet.options).encryptionAlgorithm;
+  if (running === asked) return undefined;
+  return {
+    path: "spec.pki.encryptionAlgorithm",
+    message: `the cluster runs ${running} keys (asset set v${run.assetSet.version}); ${asked} needs new CAs, and a certificate rotation keeps the CAs: keep ${running} (or leave the field out), or reset the cluster and bootstrap it again with ${asked}`,
+  };
+}
+
 function validateOrThrow(input: unknown): { definition: ClusterDefinition; warnings: Problem[] } {
   const result = validateClusterDefinition(input);
   if (!result.ok) throw new ValidationError(result.errors, result.warnings);
@@ -216,7 +242,9 @@ type SealedCredential = { name: string; kind: string; secretCipher: string | nul
  * Checks each credential's secret and encrypts it. A credential given no new secret keeps the one
  * stored under its name (so cluster.yaml, which never holds secrets, can be re-imported).
  */
-function sealSecrets(def: ClusterDefinition, secrets: CredentialSecrets, stored: Map<string, StoredCredential>): SealedCredential[] {
+function sealSecrets(clusterId: string, def: ClusterDefinition, secrets: CredentialSecrets, stored: Map<string, StoredCredential>): SealedCredential[] {
+  // Each secret is sealed for its row (the cluster's credential of that name) and field.
+  const seal = (name: string, field: "secretCipher" | "passphraseCipher", plain: string) => encryptSecret(plain, secretContexts.credential(clusterId, name, field));
   const errors: Problem[] = [];
   const declared = new Set(def.spec.credentials.map((c) => c.name));
   for (const name of Object.keys(secrets))
@@ -228,7 +256,7 @@ function sealSecrets(def: ClusterDefinition, secrets: CredentialSecrets, stored:
     const path = `secrets.${c.name}`;
     if (c.type === "agent") return { name: c.name, kind: c.type, secretCipher: null, passphraseCipher: null, fingerprint: null };
     if (c.type === "password") {
-      if (s.password) return { name: c.name, kind: c.type, secretCipher: encryptSecret(s.password), passphraseCipher: null, fingerprint: null };
+      if (s.password) return { name: c.name, kind: c.type, secretCipher: seal(c.name, "secretCipher", s.password), passphraseCipher: null, fingerprint: null };
       if (keep?.secretCipher) return { name: c.name, kind: c.type, secretCipher: keep.secretCipher, passphraseCipher: null, fingerprint: null };
       errors.push({ path: `${path}.password`, message: "is required for a password credential" });
       return { name: c.name, kind: c.type, secretCipher: null, passphraseCipher: null, fingerprint: null };
@@ -242,8 +270,8 @@ function sealSecrets(def: ClusterDefinition, secrets: CredentialSecrets, stored:
       return {
         name: c.name,
         kind: c.type,
-        secretCipher: encryptSecret(s.privateKey),
-        passphraseCipher: s.passphrase ? encryptSecret(s.passphrase) : null,
+        secretCipher: seal(c.name, "secretCipher", s.privateKey),
+        passphraseCipher: s.passphrase ? seal(c.name, "passphraseCipher", s.passphrase) : null,
         fingerprint: check.fingerprint,
       };
     }

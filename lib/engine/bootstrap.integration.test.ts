@@ -213,6 +213,16 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     expect(patch.out).toMatch(/node "worker-1" is not allowed to modify node "worker-2"|node 'worker-1' cannot (read|modify) 'worker-2'/);
     // Its own node, an unrestricted label: allowed.
     expect(kube.tryKubectl("label node worker-1 bootdeck-test=allowed --overwrite", { host: "worker-1", kubeconfig: "/etc/kubernetes/kubelet.conf" }).out).toMatch(/worker-1 labeled/);
+    // Every master's kubelet is its own node too, never the cluster's admin: NodeRestriction holds for it.
+    for (const m of ["master-1", "master-2", "master-3"]) {
+      const whoami = kube.kubectl("auth whoami -o json", { host: m, kubeconfig: "/etc/kubernetes/kubelet.conf" });
+      const info = (JSON.parse(whoami) as { status: { userInfo: { username: string; groups?: string[] } } }).status.userInfo;
+      expect(info.username, m).toBe(`system:node:${m}`);
+      expect(info.groups, m).toContain("system:nodes");
+      expect(info.groups, m).not.toContain("system:masters");
+      const other = m === "master-1" ? "master-2" : "master-1";
+      expect(kube.tryKubectl(`label node ${other} bootdeck-test=forbidden`, { host: m, kubeconfig: "/etc/kubernetes/kubelet.conf" }).code, m).not.toBe(0);
+    }
     // The bootstrap token may create and read CSRs, nothing else.
     const bootstrap = "/etc/kubernetes/bootstrap-kubelet.conf";
     expect(kube.tryKubectl("get csr", { host: "worker-1", kubeconfig: bootstrap }).code).toBe(0);

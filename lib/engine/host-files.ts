@@ -2,7 +2,7 @@
 // file into the plan with its asset, checksum and mode; the actions push what the plan says.
 import { capabilitiesFor, type Capabilities } from "../assets/capabilities";
 import type { ClusterDefinition } from "../cluster/definition";
-import { bootstrapSecretFiles, etcdMemberFiles, KUBELET_PATHS, STATIC_SECRETS_HOST_DIR } from "../assets/render";
+import { bootstrapSecretFiles, etcdMemberFiles, KUBELET_PATHS, masterKubeletKubeconfig, STATIC_SECRETS_HOST_DIR } from "../assets/render";
 import { BOOTSTRAP_SECRETS_HOST_DIR } from "../assets/context";
 import { registryHost, RUNTIME_PATHS } from "../assets/runtime";
 import { CHECKPOINT_PATHS, checkpointSecretFiles } from "../assets/checkpoint";
@@ -27,14 +27,29 @@ export function kubeletFiles(caps: Capabilities, host: HostRole): HostFile[] {
   ];
   // A kubelet that bootstraps its certificate blocks until an API server signs it, and starts no static
   // pod meanwhile. Masters run etcd as static pods, and etcd needs a quorum of masters before any API
-  // server can start: so masters get a ready kubeconfig (bootkube's way), workers join with the token.
-  if (host.role === "master") files.push({ asset: "auth/kubeconfig", path: KUBELET_PATHS.kubeconfig, mode: SECRET });
+  // server can start: so masters get a ready kubeconfig with their own node identity, workers join with the token.
+  if (host.role === "master") files.push(...masterKubeconfigFiles(host.name));
   else files.push({ asset: "auth/kubeconfig-kubelet", path: KUBELET_PATHS.bootstrapKubeconfig, mode: SECRET });
   if (host.role === "master") {
     for (const [asset, path] of Object.entries(etcdMemberFiles(host.name))) files.push({ asset, path, mode: SECRET });
     files.push({ asset: `etcd/etcd-${host.name}.yaml`, path: `${KUBELET_PATHS.staticPods}/etcd.yaml`, mode: PUBLIC });
   }
   return files;
+}
+
+/** Where the administrator kubeconfig lives on masters (kubeadm's place): for an operator on the host, never for a component. */
+export const ADMIN_KUBECONFIG_PATH = "/etc/kubernetes/admin.conf";
+
+
+/**
+ * A master's kubeconfigs: its kubelet's, with the node's own identity (system:node:NAME, under
+ * NodeRestriction), and the administrator's (system:masters) beside it, as kubeadm puts admin.conf.
+ */
+export function masterKubeconfigFiles(master: string): HostFile[] {
+  return [
+    { asset: masterKubeletKubeconfig(master), path: KUBELET_PATHS.kubeconfig, mode: SECRET },
+    { asset: "auth/kubeconfig", path: ADMIN_KUBECONFIG_PATH, mode: SECRET },
+  ];
 }
 
 /** Files of phase 6 on the first master: the bootstrap control plane's secrets and static pods. */

@@ -12,10 +12,10 @@ import { FakeClusterApi, FakeEtcd, RecordingExecutor, scriptName, TlsRecordingEx
 import { capabilitiesFor, imagesFor } from "../assets/capabilities";
 import type { ClusterDefinition } from "../cluster/definition";
 import { deriveCluster } from "../cluster/derive";
-import { decryptSecret } from "../secrets/cipher";
+
 import { KUBELET_CERTS_SCRIPT } from "./actions/dr-scripts";
 import { createTempDb, type TempDb } from "../../test/temp-db";
-import { renderAndSaveAssetSet } from "../assets/store";
+import { assetContent, renderAndSaveAssetSet } from "../assets/store";
 import { exampleDefinition } from "../cluster/example";
 import { createCluster, getClusterOrThrow, updateCluster } from "../clusters/repository";
 import { getDb } from "../db/client";
@@ -37,7 +37,7 @@ beforeAll(async () => {
   db = await createTempDb();
   privateKey = testKeyPair().private;
   clusterId = (await createCluster({ definition: exampleDefinition({ name: "as-planned", hosts: 5 }), secrets: { "admin-key": { privateKey } } })).id;
-  await renderAndSaveAssetSet({ clusterId, options: { keyType: "ecdsa" } });
+  await renderAndSaveAssetSet({ clusterId, options: {} });
 }, 60_000);
 afterAll(async () => db?.cleanup());
 
@@ -229,8 +229,8 @@ describe("what reaches the hosts is what the plan shows", () => {
   it("rotate-certs: the renewed certificates served where the plan says, the Secrets patched as planned", async () => {
     const runId = await planRun({ clusterId, body: { type: "rotate-certs", confirm: true }, by: "test" });
     const { assetSetId } = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { assetSetId: true } });
-    const rows = await getDb().asset.findMany({ where: { assetSetId: assetSetId! }, select: { path: true, content: true, sensitive: true } });
-    const renewed = new Map(rows.map((r) => [r.path, r.sensitive ? decryptSecret(r.content) : r.content]));
+    const rows = await getDb().asset.findMany({ where: { assetSetId: assetSetId! }, select: { id: true, path: true, content: true, sensitive: true } });
+    const renewed = new Map(rows.map((r) => [r.path, assetContent(r)]));
     const def = (await getClusterOrThrow({ id: clusterId })).definition;
     const nameAt = new Map(def.spec.hosts.map((h) => [h.address, h.name]));
     // The hosts serve the renewed set (the kubelet's port any certificate); a worker's client certificate changes with its renewal.
@@ -265,7 +265,7 @@ describe("what reaches the hosts is what the plan shows", () => {
     const def = exampleDefinition({ name: "as-planned-static", hosts: 5 });
     def.spec.kubernetes.controlPlane = "static";
     const staticId = (await createCluster({ definition: def, secrets: { "admin-key": { privateKey } } })).id;
-    await renderAndSaveAssetSet({ clusterId: staticId, options: { keyType: "ecdsa" } });
+    await renderAndSaveAssetSet({ clusterId: staticId, options: {} });
     const rec = new RecordingExecutor();
     const { runId, status, plan, api } = await runPlanned({ type: "bootstrap" }, rec, { cluster: staticId });
     expect(status).toBe("succeeded");
@@ -304,7 +304,7 @@ describe("day two: what reaches the hosts and the API is what the plan shows", (
   beforeAll(async () => {
     def = exampleDefinition({ name: "as-planned-day2", hosts: 5 }) as ClusterDefinition;
     day2 = (await createCluster({ definition: def, secrets: { "admin-key": { privateKey } } })).id;
-    await renderAndSaveAssetSet({ clusterId: day2, options: { keyType: "ecdsa" } });
+    await renderAndSaveAssetSet({ clusterId: day2, options: {} });
     etcd = new FakeEtcd(deriveCluster(def).etcdMembers);
   }, 60_000);
 

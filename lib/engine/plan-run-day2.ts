@@ -6,7 +6,7 @@ import { NothingToKeepError } from "../assets/keep";
 import { renderKeepingPki, saveAssetSet } from "../assets/store";
 import { loadAssetIndex } from "./asset-index";
 import { assetIndexFrom } from "./plan-objects";
-import { RenderValidationError } from "../assets/types";
+import { RenderOptionsError, RenderValidationError } from "../assets/types";
 import type { ClusterDefinition } from "../cluster/definition";
 import { validateClusterDefinition } from "../cluster/definition";
 import { effectiveHost } from "../cluster/derive";
@@ -19,17 +19,13 @@ import type { RunPlan } from "./plan";
 import { buildJoinPlan, PlanError, type AssetIndex } from "./plans";
 import { buildAddNodesPlan, buildRemovePlan, buildUpgradePlan, DEFAULT_DRAIN_TIMEOUT_MS } from "./plans-day2";
 import { endpointFiles } from "./plans-endpoint";
+import { CHANGING_RUN_TYPES } from "./changing-runs";
 import { acceptRunWarnings, createRun } from "./runs";
 import type { CreateRunBody } from "./schemas";
 
 export type Day2Body = Extract<CreateRunBody, { type: "join" | "remove" | "upgrade" }>;
 export const isDay2Body = (body: CreateRunBody): body is Day2Body => body.type === "join" || body.type === "remove" || body.type === "upgrade";
 
-/**
- * Run types whose asset set is what the cluster runs once they ran (a planned or check run proves
- * nothing): a certificate rotation pushes a renewed set; a restore or recovery the set it ran with.
- */
-const CHANGING = ["bootstrap", "join", "remove", "upgrade", "restore", "recover", "rotate-certs"];
 
 /**
  * The asset set the cluster runs: the one of its newest run that changed hosts (the set a bootstrap or
@@ -38,7 +34,7 @@ const CHANGING = ["bootstrap", "join", "remove", "upgrade", "restore", "recover"
  */
 export async function runningAssetSet(clusterId: string): Promise<string | undefined> {
   const db = getDb();
-  const run = await db.run.findFirst({ where: { clusterId, type: { in: CHANGING }, status: { not: "planned" }, assetSetId: { not: null } }, orderBy: { createdAt: "desc" }, select: { assetSetId: true } });
+  const run = await db.run.findFirst({ where: { clusterId, type: { in: CHANGING_RUN_TYPES }, status: { not: "planned" }, assetSetId: { not: null } }, orderBy: { createdAt: "desc" }, select: { assetSetId: true } });
   if (run?.assetSetId) return run.assetSetId;
   return (await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true } }))?.id;
 }
@@ -91,7 +87,7 @@ export async function planDay2Run({ clusterId, body, id, createdById, by }: { cl
     return await save(plan, set.id);
   } catch (err) {
     if (err instanceof PlanError || err instanceof NothingToKeepError) throw unprocessable(err.message);
-    if (err instanceof RenderValidationError) throw unprocessable(err.message);
+    if (err instanceof RenderValidationError || err instanceof RenderOptionsError) throw unprocessable(err.message);
     throw err;
   }
 

@@ -12,12 +12,14 @@ import { isDrRunType, type DrRunBody } from "./dr-schemas";
 import { buildBackupPlan, buildRecoverPlan, buildRestorePlan } from "./plans-dr";
 import { buildRotationPlan } from "./plans-certs";
 import { renderRenewed, RenewError } from "../assets/renew";
-import { saveAssetSet, type AssetSetOptions } from "../assets/store";
+import { parseSetOptions } from "../assets/set-options";
+import { assetContent, saveAssetSet, type AssetSetOptions } from "../assets/store";
+import type { RenderedAsset } from "../assets/types";
 import { loadAssetIndex } from "./asset-index";
 import { assetIndexFrom } from "./plan-objects";
 import { decryptSecret } from "../secrets/cipher";
 import { X509Certificate } from "node:crypto";
-import { RenderValidationError } from "../assets/types";
+import { RenderOptionsError, RenderValidationError } from "../assets/types";
 import { PlanError, type AssetIndex } from "./plans";
 import type { RunPlan } from "./plan";
 import { runningAssetSet } from "./plan-run-day2";
@@ -82,16 +84,23 @@ async function latestAssets(clusterId: string): Promise<{ id: string; index: Ass
 async function renewAssetSet(clusterId: string, definition: ClusterDefinition, leafValidityDays?: number): Promise<{ id: string; index: AssetIndex; serials: { apiserver: string; etcd: Record<string, string> } }> {
   const db = getDb();
   const setId = await runningAssetSet(clusterId);
-  const set = setId ? await db.assetSet.findUnique({ where: { id: setId }, select: { id: true, version: true, options: true, assets: { select: { path: true, content: true, sensitive: true } } } }) : null;
+  const set = setId ? await db.assetSet.findUnique({ where: { id: setId }, select: { id: true, version: true, options: true, assets: { select: { id: true, path: true, content: true, sensitive: true } } } }) : null;
   if (!set) throw unprocessable("the cluster has no rendered assets: it was never bootstrapped by Bootdeck");
-  const previous = new Map(set.assets.map((a) => [a.path, a.sensitive ? decryptSecret(a.content) : a.content]));
-  const options = JSON.parse(set.options) as Partial<AssetSetOptions>;
-  const leaf = leafValidityDays ?? options.leafValidityDays ?? 365;
-  const { assets } = await renderRenewed(definition, previous, { leafValidityDays: leaf, caValidityDays: options.caValidityDays ?? 3650 });
+  const previous = new Map(set.assets.map((a) => [a.path, assetContent(a)]));
+  const options = parseSetOptions(set.options);
+  const leaf = leafValidityDays ?? options.leafValidityDays;
+  let assets: RenderedAsset[];
+  try {
+    ({ assets } = await renderRenewed(definition, previous, { leafValidityDays: leaf, caValidityDays: options.caValidityDays }));
+  } catch (err) {
+    // A definition asking for another key algorithm than the running PKI's (a CA rotation).
+    if (err instanceof RenderOptionsError) throw unprocessable(err.message);
+    throw err;
+  }
   const saved = await saveAssetSet({
     clusterId,
     assets,
-    options: { keyType: options.keyType ?? "rsa", caValidityDays: options.caValidityDays ?? 3650, leafValidityDays: leaf, importedCa: options.importedCa ?? false, kubernetesVersion: definition.spec.kubernetes.version, keptPkiOf: set.version },
+    options: { ...options, leafValidityDays: leaf, kubernetesVersion: definition.spec.kubernetes.version, keptPkiOf: set.version },
   });
   const content = new Map(assets.map((a) => [a.path, a.content]));
   const serial = (path: string) => new X509Certificate(content.get(path) ?? "").serialNumber;

@@ -1,6 +1,7 @@
 import "server-only";
 import { awaitRunningRender } from "../assets/render-jobs";
-import { renderAndSaveAssetSet } from "../assets/store";
+import { parseSetOptions } from "../assets/set-options";
+import { clusterEncryptionAlgorithm, renderAndSaveAssetSet } from "../assets/store";
 import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
 import { unprocessable, notFound } from "../http/errors";
@@ -13,14 +14,24 @@ import { isDay2Body, planDay2Run } from "./plan-run-day2";
 import type { CreateRunBody } from "./schemas";
 import { isDrBody, planDrRun } from "./plan-run-dr";
 
-/** The cluster's latest asset set; a bootstrap or join with none renders one first (RSA keys, default validity). */
-async function latestAssets(clusterId: string, renderIfNone: boolean, version: string): Promise<{ id: string; index: AssetIndex } | undefined> {
+/**
+ * The cluster's latest asset set for its version and key algorithm; a bootstrap with none renders one
+ * first (the cluster's algorithm, default validity).
+ */
+async function latestAssets(clusterId: string, renderIfNone: boolean, definition: ClusterDefinition): Promise<{ id: string; index: AssetIndex } | undefined> {
   const db = getDb();
   // A render under way (ahead, when the cluster was saved) is waited for, not repeated.
   if (renderIfNone) await awaitRunningRender(clusterId);
+  const version = definition.spec.kubernetes.version;
+  const algorithm = await clusterEncryptionAlgorithm({ clusterId, definition });
   // An upgrade renders the next version's set before the definition says that version: skip such sets.
+  // A set of another algorithm was rendered before the definition chose this one (never bootstrapped:
+  // a running cluster's definition cannot change it, lib/clusters/repository.ts).
   const recent = await db.assetSet.findMany({ where: { clusterId }, orderBy: { version: "desc" }, take: 20, select: { id: true, options: true } });
-  let set = recent.find((s) => [undefined, version].includes((JSON.parse(s.options) as { kubernetesVersion?: string }).kubernetesVersion)) as { id: string } | undefined;
+  let set = recent.find((s) => {
+    const o = parseSetOptions(s.options);
+    return [undefined, version].includes(o.kubernetesVersion) && (!renderIfNone || o.encryptionAlgorithm === algorithm);
+  }) as { id: string } | undefined;
   if (!set && renderIfNone) set = { id: (await renderAndSaveAssetSet({ clusterId, options: {} })).id };
   if (!set) return undefined;
   return { id: set.id, index: await loadAssetIndex(set.id) };
@@ -36,7 +47,7 @@ export async function planRun({ clusterId, body, createdById, by }: { clusterId:
   if (isDay2Body(body)) return planDay2Run({ clusterId, body, id, createdById, by });
   // Backups, restores, recoveries and certificate rotations (plan-run-dr.ts).
   if (isDrBody(body)) return planDrRun({ clusterId, definition: { parsed: definition, json: cluster.definition, revision: cluster.revision }, body, id, createdById });
-  const assets = body.type === "check" ? undefined : await latestAssets(clusterId, body.type !== "reset", definition.spec.kubernetes.version);
+  const assets = body.type === "check" ? undefined : await latestAssets(clusterId, body.type !== "reset", definition);
   let plan: RunPlan;
   try {
     if (body.type === "check") plan = buildCheckPlan(definition);

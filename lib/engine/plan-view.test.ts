@@ -16,7 +16,7 @@ let rendered: Awaited<ReturnType<typeof renderAssets>>;
 beforeAll(async () => {
   const v = validateClusterDefinition(exampleDefinition({ hosts: 4 }));
   if (!v.ok) throw new Error("invalid");
-  rendered = await renderAssets(v.definition, { keyType: "ecdsa" });
+  rendered = await renderAssets(v.definition);
   plan = buildBootstrapPlan(v.definition, "run_AAAAAAAAAAAAAAAA", assetIndexFrom(rendered));
 }, 60_000);
 

@@ -16,6 +16,8 @@ export const plannedFile = z.object({
   asset: z.string().optional(),
   credential: z.string().optional(),
   host: z.string().optional(),
+  /** The file holds a credential in the system:masters group (cluster-admin, beyond RBAC): the review marks it. */
+  systemMasters: z.literal(true).optional(),
 });
 
 /**

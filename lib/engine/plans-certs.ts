@@ -20,7 +20,7 @@ import { shellScript } from "../ssh/quote";
 import { ETCD_STATUS_SCRIPT, KUBELET_CERTS_SCRIPT, RESTART_CONTAINERS_SCRIPT, TEMP_APISERVER_READY_SCRIPT } from "./actions/dr-scripts";
 import { REMOVE_SCRIPT } from "./actions/host-scripts";
 import { CONTROL_PLANE_COMPONENTS } from "./actions/kube";
-import { staticControlPlaneFiles, type HostFile } from "./host-files";
+import { masterKubeconfigFiles, staticControlPlaneFiles, type HostFile } from "./host-files";
 import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
 import { exec, filesOf, hostLock, locked, MIN, PlanError, step, tokenPhase, type AssetIndex } from "./plans";
 import { addressMoves } from "./plans-endpoint";
@@ -154,7 +154,7 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
 
   const kubelets: PlannedPhase = {
     id: "kubelets",
-    title: "The kubelets, one at a time: masters' kubeconfig, new serving certificates, workers' client certificates through CSRs",
+    title: "The kubelets, one at a time: masters' node kubeconfigs, new serving certificates, new client certificates (workers' through CSRs)",
     steps: chain(
       hosts.map((h) => ({ key: `kubelets/${h.name}`, h })),
       ({ key, h }, after) =>
@@ -165,9 +165,11 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
           title: `Kubelet certificates on ${h.name}`,
           host: h.name,
           dependsOn: after,
-          files: h.role === "master" ? files([{ asset: "auth/kubeconfig", path: KUBELET_PATHS.kubeconfig, mode: SECRET }]) : [],
+          // A master's kubelet takes the renewed node certificate from its kubeconfig (its current
+          // client certificate is set aside first), then renews it through a CSR as it does in time.
+          files: h.role === "master" ? files(masterKubeconfigFiles(h.name)) : [],
           exec: [
-            exec("renew", locked(runId, KUBELET_CERTS_SCRIPT, [h.role === "worker" ? "client" : "serving"])),
+            exec("renew", locked(runId, KUBELET_CERTS_SCRIPT, ["client"])),
             // A worker's client certificate, read before and after: a new one comes through a CSR.
             ...(h.role === "worker" ? [exec("client-cert", certFilesArgv([KUBELET_CLIENT_CERT]))] : []),
           ],

@@ -30,12 +30,12 @@ let upgraded: AssetIndex;
 
 beforeAll(async () => {
   def = valid(base);
-  const rendered = await renderAssets(def, { keyType: "ecdsa" });
+  const rendered = await renderAssets(def);
   assets = index(rendered);
   const files = new Map(rendered.map((a) => [a.path, a.content]));
   grown = valid({ ...base, spec: { ...base.spec, hosts: [...base.spec.hosts.slice(0, 3), { name: "master-4", address: "192.0.2.40", role: "master" }, { name: "master-5", address: "192.0.2.41", role: "master" }, ...base.spec.hosts.slice(3)] } });
-  grownAssets = index(await renderAssets(grown, { keyType: "ecdsa", keep: keptPkiFrom(files), joiningMembers: ["master-4", "master-5"] }));
-  upgraded = index(await renderAssets({ ...base, spec: { ...base.spec, kubernetes: { ...base.spec.kubernetes, version: "v1.37.2" } } }, { keyType: "ecdsa", keep: keptPkiFrom(files) }));
+  grownAssets = index(await renderAssets(grown, { keep: keptPkiFrom(files), joiningMembers: ["master-4", "master-5"] }));
+  upgraded = index(await renderAssets({ ...base, spec: { ...base.spec, kubernetes: { ...base.spec.kubernetes, version: "v1.37.2" } } }, { keep: keptPkiFrom(files) }));
 }, 120_000);
 
 const steps = (plan: RunPlan) => plan.phases.flatMap((p) => p.steps);

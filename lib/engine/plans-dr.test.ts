@@ -68,12 +68,12 @@ describe("restore, recover and the static bootstrap", async () => {
   const { renderAssets } = await import("../assets/render");
   const indexOf = (assets: { path: string; content: string }[]) => assetIndexFrom(assets);
   const selfHosted = def();
-  const selfHostedAssets = indexOf(await renderAssets(exampleDefinition({ name: "dr", hosts: 5 }), { keyType: "ecdsa" }));
+  const selfHostedAssets = indexOf(await renderAssets(exampleDefinition({ name: "dr", hosts: 5 })));
   const staticInput = exampleDefinition({ name: "dr", hosts: 5 });
   staticInput.spec.kubernetes.controlPlane = "static";
   const staticDef = validateClusterDefinition(staticInput);
   if (!staticDef.ok) throw new Error("static example must be valid");
-  const staticAssets = indexOf(await renderAssets(staticInput, { keyType: "ecdsa" }));
+  const staticAssets = indexOf(await renderAssets(staticInput));
   const backup = { id: "bk_BBBBBBBBBBBBBBBB", sha256: "c".repeat(64), size: 4096, revision: "1234", createdAt: "2026-12-10T00:00:00.000Z" };
   const { buildRestorePlan, buildRecoverPlan, initialCluster } = await import("./plans-dr");
   const { buildBootstrapPlan } = await import("./plans");
@@ -141,7 +141,7 @@ describe("certificate rotation plan", async () => {
   const { renderAssets } = await import("../assets/render");
   const { buildRotationPlan } = await import("./plans-certs");
   const { RESTART_CONTAINERS_SCRIPT } = await import("./actions/dr-scripts");
-  const assets = await renderAssets(exampleDefinition({ name: "dr", hosts: 5 }), { keyType: "ecdsa" });
+  const assets = await renderAssets(exampleDefinition({ name: "dr", hosts: 5 }));
   const index = assetIndexFrom(assets);
   const plan = buildRotationPlan(def(), "run_CCCCCCCCCCCCCCCC", { assets: index, serials: { apiserver: "AB12", etcd: { "master-1": "E1", "master-2": "E2", "master-3": "E3" } } });
 

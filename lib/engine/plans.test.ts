@@ -15,7 +15,7 @@ beforeAll(async () => {
   const v = validateClusterDefinition(exampleDefinition({ hosts: 5 }));
   if (!v.ok) throw new Error(JSON.stringify(v.errors));
   def = v.definition;
-  const rendered = await renderAssets(def, { keyType: "ecdsa" });
+  const rendered = await renderAssets(def);
   assets = assetIndexFrom(rendered);
 }, 60_000);
 
@@ -44,11 +44,19 @@ describe("the bootstrap plan", () => {
     const first = kubelet.steps.find((s) => s.host === "master-1")!;
     const second = kubelet.steps.find((s) => s.host === "master-2")!;
     const worker = kubelet.steps.find((s) => s.host === "worker-1")!;
-    // Masters' kubelets get a ready kubeconfig (etcd must start before any API server); workers join with the token.
+    // Masters' kubelets get a ready kubeconfig of their own node (etcd must start before any API
+    // server), the admin's beside it for operators; workers join with the token.
     expect(second.files.map((f) => f.path)).toContain("/etc/kubernetes/kubelet.conf");
     expect(worker.files.map((f) => f.path)).toContain("/etc/kubernetes/bootstrap-kubelet.conf");
     expect(worker.files.map((f) => f.path)).not.toContain("/etc/kubernetes/kubelet.conf");
-    expect(first.files.find((f) => f.path === "/etc/kubernetes/kubelet.conf")?.sha256).toBe(assets.get("auth/kubeconfig")?.sha256);
+    expect(worker.files.map((f) => f.path)).not.toContain("/etc/kubernetes/admin.conf");
+    expect(first.files.find((f) => f.path === "/etc/kubernetes/kubelet.conf")?.sha256).toBe(assets.get("auth/kubeconfig-kubelet-master-1")?.sha256);
+    expect(second.files.find((f) => f.path === "/etc/kubernetes/kubelet.conf")?.sha256).toBe(assets.get("auth/kubeconfig-kubelet-master-2")?.sha256);
+    expect(first.files.find((f) => f.path === "/etc/kubernetes/admin.conf")?.sha256).toBe(assets.get("auth/kubeconfig")?.sha256);
+    expect(assets.get("auth/kubeconfig-kubelet-master-1")?.sha256).not.toBe(assets.get("auth/kubeconfig")?.sha256);
+    // The review marks the admin credential, and only it, as system:masters.
+    expect(first.files.filter((f) => f.systemMasters).map((f) => f.path)).toEqual(["/etc/kubernetes/admin.conf"]);
+    expect(worker.files.some((f) => f.systemMasters)).toBe(false);
     // etcd's static pod and certificates on every master, none on workers.
     expect(second.files.find((f) => f.path === "/etc/kubernetes/manifests/etcd.yaml")?.sha256).toBe(assets.get("etcd/etcd-master-2.yaml")?.sha256);
     expect(worker.files.some((f) => f.path.includes("etcd"))).toBe(false);

@@ -3,6 +3,7 @@
 // its commands as argument vectors (`exec`) and its files with the asset they come from, and the
 // runner's actions send exactly those. Nothing here is rebuilt at run time.
 import { capabilitiesFor } from "../assets/capabilities";
+import { carriesSystemMasters } from "../assets/certificates";
 import { isStaticControlPlane, type ClusterDefinition } from "../cluster/definition";
 import { effectiveHost, type EffectiveHost } from "../cluster/derive";
 import { createHash } from "node:crypto";
@@ -94,7 +95,7 @@ export function filesOf(files: HostFile[], assets: AssetIndex): PlannedStep["fil
   return files.map((f) => {
     const a = assets.get(f.asset);
     if (!a) throw new PlanError(`asset ${f.asset} is missing`);
-    return { path: f.path, mode: f.mode, sha256: a.sha256, size: a.size, asset: f.asset };
+    return { path: f.path, mode: f.mode, sha256: a.sha256, size: a.size, asset: f.asset, ...(carriesSystemMasters(f.asset) ? { systemMasters: true as const } : {}) };
   });
 }
 

@@ -10,8 +10,9 @@ import { decryptSecret } from "../secrets/cipher";
 import type { EngineExecutor } from "./engine-executor";
 import { adminCredentialsFrom, ClusterApi, type ClusterApiClient } from "./cluster-api";
 import type { EngineHost } from "./targets";
+import { assetContent } from "../assets/store";
 
-type AssetRow = { path: string; content: string; sensitive: boolean; sha256: string };
+type AssetRow = { id: string; path: string; content: string; sensitive: boolean; sha256: string };
 
 export class RunResources {
   readonly derived: Derived;
@@ -44,7 +45,7 @@ export class RunResources {
   asset(path: string): string {
     const row = this.assetRows.get(path);
     if (!row) throw new Error(`asset ${path} is not in asset set v${this.assetSetVersion ?? "?"}: re-render the assets and plan a new run`);
-    return row.sensitive ? decryptSecret(row.content) : row.content;
+    return assetContent(row);
   }
 
   get firstMaster(): EngineHost {
@@ -77,7 +78,7 @@ export class RunResources {
 
 export async function loadRunResources(params: { assetSetId: string | null; definition: ClusterDefinition; executor: EngineExecutor; hosts: EngineHost[]; api?: (r: RunResources) => ClusterApiClient }): Promise<RunResources> {
   const set = params.assetSetId
-    ? await getDb().assetSet.findUnique({ where: { id: params.assetSetId }, select: { version: true, assets: { select: { path: true, content: true, sensitive: true, sha256: true } } } })
+    ? await getDb().assetSet.findUnique({ where: { id: params.assetSetId }, select: { version: true, assets: { select: { id: true, path: true, content: true, sensitive: true, sha256: true } } } })
     : null;
   return new RunResources(params.definition, set?.assets ?? [], params.executor, params.hosts, set?.version ?? null, params.api);
 }

@@ -26,7 +26,7 @@ beforeAll(async () => {
   db = await createTempDb();
   const privateKey = testKeyPair().private;
   clusterId = (await createCluster({ definition: exampleDefinition({ name: "runner", hosts: 5 }), secrets: { "admin-key": { privateKey } } })).id;
-  await renderAndSaveAssetSet({ clusterId, options: { keyType: "ecdsa" } });
+  await renderAndSaveAssetSet({ clusterId, options: {} });
 }, 60_000);
 afterAll(async () => db?.cleanup());
 

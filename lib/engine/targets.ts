@@ -4,7 +4,7 @@ import "server-only";
 import type { ClusterDefinition } from "../cluster/definition";
 import { effectiveHost } from "../cluster/derive";
 import { getDb } from "../db/client";
-import { decryptSecret } from "../secrets/cipher";
+import { decryptSecret, secretContexts } from "../secrets/cipher";
 import { recordSecretUse } from "../audit/record";
 import type { HostTarget, SshAuth } from "../ssh";
 
@@ -33,9 +33,11 @@ export async function loadEngineHosts(params: {
   for (const c of credentials.filter((x) => forSsh.has(x.name))) {
     if (c.secretCipher && params.auditSecretUse !== false) await recordSecretUse({ credentialId: c.id, credentialName: c.name, clusterId: params.clusterId, runId: params.runId, purpose: params.purpose ?? "ssh" });
     if (c.kind === "agent") auth.set(c.name, { kind: "agent" });
-    else if (c.kind === "password" && c.secretCipher) auth.set(c.name, { kind: "password", password: decryptSecret(c.secretCipher) });
+    else if (c.kind === "password" && c.secretCipher) auth.set(c.name, { kind: "password", password: decryptSecret(c.secretCipher, secretContexts.credential(c.clusterId, c.name, "secretCipher")) });
     else if (c.secretCipher)
-      auth.set(c.name, { kind: "key", privateKey: decryptSecret(c.secretCipher), ...(c.passphraseCipher ? { passphrase: decryptSecret(c.passphraseCipher) } : {}) });
+      auth.set(c.name, { kind: "key", privateKey: decryptSecret(c.secretCipher, secretContexts.credential(c.clusterId, c.name, "secretCipher")),
+        ...(c.passphraseCipher ? { passphrase: decryptSecret(c.passphraseCipher, secretContexts.credential(c.clusterId, c.name, "passphraseCipher")) } : {}),
+      });
   }
   const authFor = (name: string | undefined, host: string): SshAuth => {
     const a = name ? auth.get(name) : undefined;

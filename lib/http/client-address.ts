@@ -58,6 +58,12 @@ function normalize(address: string): string | undefined {
   return isIP(a) ? a : undefined;
 }
 
+/** Whether the TCP peer is one of BOOTDECK_TRUSTED_PROXIES: only then do its forwarding headers count. */
+export function peerIsTrustedProxy(headers: Headers): boolean {
+  const peer = peerAddress(headers);
+  return peer !== undefined && isTrusted(peer);
+}
+
 /**
  * The client's address: the peer's, unless the peer is a trusted proxy; then the nearest address in
  * X-Forwarded-For (read from the right) that is not a trusted proxy, or X-Real-IP. Undefined when the

@@ -5,9 +5,10 @@ import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { can, permissionText, type Permission } from "../auth/roles";
-import { getSessionUser, readSessionToken, type SessionUser } from "../auth/sessions";
+import { csrfTokenMatches, getSessionUser, readSessionToken, type SessionUser } from "../auth/sessions";
 import { DatabaseFullError, isDiskFull, noteDiskFull } from "../db/storage";
 import { clientAddress } from "./client-address";
+import { assertKnownHost } from "./host-check";
 import { AppError, ValidationError, forbidden, unauthorized } from "./errors";
 import { badText, clipText } from "../text";
 
@@ -19,7 +20,7 @@ export const defaultBodyLimit = 1024 * 1024;
 const mutating = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /**
- * Wraps a handler: signed-in user with `permission`, CSRF token on mutations, params parsed with
+ * Wraps a handler: a Host the dashboard answers to, signed-in user with `permission`, CSRF token on mutations, params parsed with
  * `params` (404 on mismatch), errors mapped through `errorResponse`.
  */
 export function route<P extends z.ZodType = z.ZodType<Record<string, never>>>(
@@ -28,9 +29,10 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, never>>>(
 ): (req: Request, ctx: NextContext) => Promise<Response> {
   return async (req, ctx) => {
     try {
+      assertKnownHost(req);
       const user = await getSessionUser(readSessionToken(req.url, req.headers));
       if (!user) throw unauthorized();
-      if (mutating.has(req.method) && req.headers.get("x-csrf-token") !== user.csrfToken)
+      if (mutating.has(req.method) && !csrfTokenMatches(req.headers.get("x-csrf-token"), user.csrfToken))
         throw new AppError(403, "csrf", "Missing or stale CSRF token; reload the page and try again");
       if (!can(user.role, options.permission)) throw forbidden(permissionText[options.permission]);
       const raw = (await ctx?.params) ?? {};

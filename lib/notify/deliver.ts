@@ -5,7 +5,7 @@ import "server-only";
 // gets `timeoutMs` for the whole answer; redirects are not followed (the URL an admin configured is
 // the only place a body goes).
 import { getDb } from "../db/client";
-import { decryptSecret } from "../secrets/cipher";
+import { decryptSecret, secretContexts } from "../secrets/cipher";
 import { backoffDelay, type BackoffOptions } from "../ssh/backoff";
 import { SIGNATURE_HEADER } from "./schemas";
 import { signBody } from "./sign";
@@ -38,7 +38,7 @@ export async function claimDelivery(deliveryId: string, workerId: string, policy
 /** Sends a delivery this worker claimed and records the outcome. `signal` ends it early at a shutdown (not counted as an attempt). */
 export async function attemptDelivery(deliveryId: string, workerId: string, policy: DeliveryPolicy, signal?: AbortSignal): Promise<AttemptResult> {
   const db = getDb();
-  const d = await db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { endpoint: { select: { url: true, secretCipher: true } } } });
+  const d = await db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { endpoint: { select: { id: true, url: true, secretCipher: true } } } });
   if (!d || d.status !== "delivering" || d.lockedBy !== workerId) return { outcome: "not-claimed" };
   const at = new Date();
   const started = performance.now();
@@ -51,7 +51,7 @@ export async function attemptDelivery(deliveryId: string, workerId: string, poli
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`refused: ${url.protocol} is not http or https`);
     let secret: string;
     try {
-      secret = decryptSecret(d.endpoint.secretCipher);
+      secret = decryptSecret(d.endpoint.secretCipher, secretContexts.webhookSecret(d.endpoint.id));
     } catch (err) {
       throw new Error(`could not open the endpoint's signing secret (${err instanceof Error ? err.message : String(err)}); nothing was sent`);
     }

@@ -5,7 +5,7 @@ import "server-only";
 import { getDb } from "../db/client";
 import { conflict, notFound } from "../http/errors";
 import { newId } from "../ids";
-import { encryptSecret } from "../secrets/cipher";
+import { encryptSecret, secretContexts } from "../secrets/cipher";
 import type { CreateWebhookBody, DeliveryStatus, DeliveryView, NotificationEvent, UpdateWebhookBody, WebhookFormat, WebhookView } from "./schemas";
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === "P2002";
@@ -14,7 +14,7 @@ export async function createWebhook(body: CreateWebhookBody, by: string): Promis
   const id = newId("wh");
   try {
     await getDb().webhookEndpoint.create({
-      data: { id, name: body.name, url: body.url, format: body.format, events: JSON.stringify(body.events), certificateDays: body.certificateDays, enabled: body.enabled, secretCipher: encryptSecret(body.secret), updatedBy: by },
+      data: { id, name: body.name, url: body.url, format: body.format, events: JSON.stringify(body.events), certificateDays: body.certificateDays, enabled: body.enabled, secretCipher: encryptSecret(body.secret, secretContexts.webhookSecret(id)), updatedBy: by },
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(`A webhook named "${body.name}" exists already`);
@@ -42,7 +42,7 @@ export async function updateWebhook(id: string, body: UpdateWebhookBody, by: str
   set("certificateDays", body.certificateDays, before.certificateDays);
   set("enabled", body.enabled, before.enabled);
   if (body.secret !== undefined) {
-    data.secretCipher = encryptSecret(body.secret);
+    data.secretCipher = encryptSecret(body.secret, secretContexts.webhookSecret(id));
     changed.push("secret");
   }
   try {

@@ -1,3 +1,4 @@
+import { createCipheriv, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -6,12 +7,20 @@ import { createCluster } from "../clusters/repository";
 import { getDb } from "../db/client";
 import { newId } from "../ids";
 import { createTempDb, type TempDb } from "../../test/temp-db";
-import { decryptSecret, encryptSecret, sealedKeyId } from "./cipher";
-import { ensureMasterKeyFile, generateMasterKey, getMasterKey, masterKeyText, pendingKeyFile, resetMasterKeyCache, retiredKeyFiles } from "./master-key";
+import { decryptSecret, encryptSecret, sealedKeyId, secretContexts, type SecretContext } from "./cipher";
+import { ensureMasterKeyFile, generateMasterKey, getMasterKey, masterKeyText, pendingKeyFile, resetMasterKeyCache, retiredKeyFiles, type MasterKey } from "./master-key";
 import { rotateMasterKey } from "./rotate";
 import { testKeyPair } from "../../test/ssh-key";
 
 const secrets = { key: "", passphrase: "rotate-passphrase-\u00e9\u00e8-42", password: "rotate-password-Xy9!", token: "abcdef.0123456789abcdef", caKey: "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIRotateTestCaKey\n-----END EC PRIVATE KEY-----\n" };
+
+/** A value as Bootdeck sealed it before values carried their row and field (v1: no additional data). */
+function sealV1(plain: string, key: MasterKey = getMasterKey()): string {
+  const nonce = randomBytes(12);
+  const c = createCipheriv("aes-256-gcm", key.key, nonce);
+  const body = Buffer.concat([c.update(plain, "utf8"), c.final()]);
+  return ["v1", key.id, nonce.toString("base64"), c.getAuthTag().toString("base64"), body.toString("base64")].join(":");
+}
 
 async function seed(): Promise<void> {
   secrets.key ||= testKeyPair({ passphrase: secrets.passphrase, cipher: "aes256-ctr", rounds: 4 }).private;
@@ -20,20 +29,32 @@ async function seed(): Promise<void> {
   await createCluster({ definition: def, secrets: { "admin-key": { privateKey: secrets.key, passphrase: secrets.passphrase }, pw: { password: secrets.password } } });
   const cluster = await getDb().cluster.findFirstOrThrow();
   const set = await getDb().assetSet.create({ data: { id: newId("as"), clusterId: cluster.id, version: 1 } });
-  for (const [p, content, sensitive] of [["tls/ca.key", secrets.caKey, true], ["auth/token", secrets.token, true], ["tls/ca.crt", "PUBLIC CERT", false]] as const)
+  for (const [p, content, sensitive] of [["tls/ca.key", secrets.caKey, true], ["auth/token", secrets.token, true], ["tls/ca.crt", "PUBLIC CERT", false]] as const) {
+    const id = newId("ast");
     await getDb().asset.create({
-      data: { id: newId("ast"), assetSetId: set.id, path: p, sensitive, content: sensitive ? encryptSecret(content) : content, sha256: "x", size: content.length },
+      data: { id, assetSetId: set.id, path: p, sensitive, content: sensitive ? encryptSecret(content, secretContexts.asset(id)) : content, sha256: "x", size: content.length },
     });
+  }
+}
+
+async function sealedAt(): Promise<{ sealed: string; at: SecretContext }[]> {
+  const creds = await getDb().credential.findMany();
+  const assets = await getDb().asset.findMany({ where: { sensitive: true } });
+  return [
+    ...creds.flatMap((c) => [
+      ...(c.secretCipher ? [{ sealed: c.secretCipher, at: secretContexts.credential(c.clusterId, c.name, "secretCipher") }] : []),
+      ...(c.passphraseCipher ? [{ sealed: c.passphraseCipher, at: secretContexts.credential(c.clusterId, c.name, "passphraseCipher") }] : []),
+    ]),
+    ...assets.map((a) => ({ sealed: a.content, at: secretContexts.asset(a.id) })),
+  ];
 }
 
 async function sealedValues(): Promise<string[]> {
-  const creds = await getDb().credential.findMany();
-  const assets = await getDb().asset.findMany({ where: { sensitive: true } });
-  return [...creds.flatMap((c) => [c.secretCipher, c.passphraseCipher]).filter((v): v is string => !!v), ...assets.map((a) => a.content)];
+  return (await sealedAt()).map((s) => s.sealed);
 }
 
-async function plainValues(): Promise<string[]> {
-  return (await sealedValues()).map((s) => decryptSecret(s)).sort();
+async function plainValues(key?: MasterKey): Promise<string[]> {
+  return (await sealedAt()).map((s) => decryptSecret(s.sealed, s.at, key)).sort();
 }
 const expectedPlain = () => [secrets.key, secrets.passphrase, secrets.password, secrets.token, secrets.caKey].sort();
 
@@ -50,13 +71,13 @@ describe("rotate-master-key with a key file", () => {
   test("re-seals the cluster's backup key and its bucket's secret key too", async () => {
     const cluster = await getDb().cluster.findFirstOrThrow();
     const backupKey = Buffer.alloc(32, 9).toString("base64");
-    await getDb().cluster.update({ where: { id: cluster.id }, data: { backupKeyCipher: encryptSecret(backupKey) } });
-    await getDb().backupTarget.create({ data: { clusterId: cluster.id, endpoint: "http://127.0.0.1:9", region: "us-east-1", bucket: "b-1", accessKeyId: "AKID", secretKeyCipher: encryptSecret("bucket-secret") } });
+    await getDb().cluster.update({ where: { id: cluster.id }, data: { backupKeyCipher: encryptSecret(backupKey, secretContexts.clusterBackupKey(cluster.id)) } });
+    await getDb().backupTarget.create({ data: { clusterId: cluster.id, endpoint: "http://127.0.0.1:9", region: "us-east-1", bucket: "b-1", accessKeyId: "AKID", secretKeyCipher: encryptSecret("bucket-secret", secretContexts.bucketSecret(cluster.id)) } });
     const r = await rotateMasterKey();
     expect(r.credentials).toBe(4);
     const after = await getDb().cluster.findUniqueOrThrow({ where: { id: cluster.id }, include: { backupTarget: true } });
     expect([sealedKeyId(after.backupKeyCipher!), sealedKeyId(after.backupTarget!.secretKeyCipher)]).toEqual([r.newKeyId, r.newKeyId]);
-    expect([decryptSecret(after.backupKeyCipher!), decryptSecret(after.backupTarget!.secretKeyCipher)]).toEqual([backupKey, "bucket-secret"]);
+    expect([decryptSecret(after.backupKeyCipher!, secretContexts.clusterBackupKey(cluster.id)), decryptSecret(after.backupTarget!.secretKeyCipher, secretContexts.bucketSecret(cluster.id))]).toEqual([backupKey, "bucket-secret"]);
   });
 
   test("re-seals every credential and sensitive asset under a new key, retires the old key file 0600", async () => {
@@ -114,9 +135,35 @@ describe("rotate-master-key with a key file", () => {
     void newId;
   });
 
+  test("values sealed without their row (v1, before) still open, and the rotation rewrites them bound to it (v2)", async () => {
+    // Every record as an older Bootdeck wrote it.
+    for (const c of await getDb().credential.findMany())
+      await getDb().credential.update({
+        where: { id: c.id },
+        data: {
+          secretCipher: c.secretCipher && sealV1(decryptSecret(c.secretCipher, secretContexts.credential(c.clusterId, c.name, "secretCipher"))),
+          passphraseCipher: c.passphraseCipher && sealV1(decryptSecret(c.passphraseCipher, secretContexts.credential(c.clusterId, c.name, "passphraseCipher"))),
+        },
+      });
+    for (const a of await getDb().asset.findMany({ where: { sensitive: true } })) await getDb().asset.update({ where: { id: a.id }, data: { content: sealV1(decryptSecret(a.content, secretContexts.asset(a.id))) } });
+    expect((await sealedValues()).every((s) => s.startsWith("v1:"))).toBe(true);
+    expect(await plainValues()).toEqual(expectedPlain());
+    // A v1 value opens in any row: what v2 ends.
+    const [one, other] = await getDb().asset.findMany({ where: { sensitive: true } });
+    expect(decryptSecret(one!.content, secretContexts.asset(other!.id))).toBe(decryptSecret(one!.content, secretContexts.asset(one!.id)));
+    await rotateMasterKey();
+    expect((await sealedValues()).every((s) => s.startsWith("v2:"))).toBe(true);
+    expect(await plainValues()).toEqual(expectedPlain());
+    const [a, b] = await getDb().asset.findMany({ where: { sensitive: true }, orderBy: { path: "asc" } });
+    expect(() => decryptSecret(a!.content, secretContexts.asset(b!.id))).toThrow(/sealed for another row or field/);
+    const key = await getDb().credential.findFirstOrThrow({ where: { kind: "privateKey" } });
+    expect(() => decryptSecret(key.secretCipher!, secretContexts.credential(key.clusterId, key.name, "passphraseCipher"))).toThrow(/does not authenticate/);
+  });
+
   test("a record under an unknown key aborts the rotation without changing anything", async () => {
     const stranger = generateMasterKey();
-    await getDb().credential.updateMany({ where: { kind: "password" }, data: { secretCipher: encryptSecret("x", stranger) } });
+    const pw = await getDb().credential.findFirstOrThrow({ where: { kind: "password" } });
+    await getDb().credential.update({ where: { id: pw.id }, data: { secretCipher: encryptSecret("x", secretContexts.credential(pw.clusterId, pw.name, "secretCipher"), stranger) } });
     const before = await sealedValues();
     const keyBefore = getMasterKey().id;
     await expect(rotateMasterKey()).rejects.toThrow(/no key with that id/);
@@ -157,6 +204,6 @@ describe("rotate-master-key with BOOTDECK_MASTER_KEY", () => {
     const r = await rotateMasterKey({ newKeyFile: f });
     expect(r).toMatchObject({ source: "env", newKeyId: given.id, credentials: 2, assets: 2 });
     expect((await sealedValues()).map(sealedKeyId)).toEqual(Array(5).fill(given.id));
-    expect((await sealedValues()).map((s) => decryptSecret(s, given)).sort()).toEqual(expectedPlain());
+    expect(await plainValues(given)).toEqual(expectedPlain());
   });
 });

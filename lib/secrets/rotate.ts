@@ -15,7 +15,7 @@ import { closeSync, copyFileSync, existsSync, fchmodSync, fsyncSync, openSync, r
 import path from "node:path";
 import { getDb } from "../db/client";
 import { getEnv } from "../env";
-import { decryptSecret, encryptSecret, sealedKeyId } from "./cipher";
+import { decryptSecret, encryptSecret, isCurrentFormat, sealedKeyId, secretContexts, type SecretContext } from "./cipher";
 import {
   generateMasterKey,
   getMasterKey,
@@ -69,45 +69,49 @@ export async function rotateMasterKey(input: { newKeyFile?: string; now?: Date; 
   if (source === "file" && !resumed) writeFileAtomic(pending, masterKeyText(next));
   input.hooks?.afterPendingWritten?.();
 
-  // 2. One transaction re-seals every record (records already under the new key are left alone).
-  const reseal = (sealed: string) => (sealedKeyId(sealed) === next.id ? sealed : encryptSecret(decryptSecret(sealed), next));
+  // 2. One transaction re-seals every record, bound to its row and field (v2); records already so
+  // under the new key are left alone. v1 records (sealed before values carried their row) open without it.
+  const reseal = (sealed: string, at: SecretContext) => (sealedKeyId(sealed) === next.id && isCurrentFormat(sealed) ? sealed : encryptSecret(decryptSecret(sealed, at), at, next));
   let credentials = 0;
   let assets = 0;
   let backups = 0;
   let webhooks = 0;
   await getDb().$transaction(
     async (tx) => {
-      const creds = await tx.credential.findMany({ select: { id: true, secretCipher: true, passphraseCipher: true } });
+      const creds = await tx.credential.findMany({ select: { id: true, clusterId: true, name: true, secretCipher: true, passphraseCipher: true } });
       for (const c of creds) {
         if (!c.secretCipher && !c.passphraseCipher) continue;
         await tx.credential.update({
           where: { id: c.id },
-          data: { secretCipher: c.secretCipher && reseal(c.secretCipher), passphraseCipher: c.passphraseCipher && reseal(c.passphraseCipher) },
+          data: {
+            secretCipher: c.secretCipher && reseal(c.secretCipher, secretContexts.credential(c.clusterId, c.name, "secretCipher")),
+            passphraseCipher: c.passphraseCipher && reseal(c.passphraseCipher, secretContexts.credential(c.clusterId, c.name, "passphraseCipher")),
+          },
         });
         credentials++;
       }
       const rows = await tx.asset.findMany({ where: { sensitive: true }, select: { id: true, content: true } });
       for (const a of rows) {
-        await tx.asset.update({ where: { id: a.id }, data: { content: reseal(a.content) } });
+        await tx.asset.update({ where: { id: a.id }, data: { content: reseal(a.content, secretContexts.asset(a.id)) } });
         assets++;
       }
       // Backups: each file's data key is sealed with the master key; the files themselves stay as they are.
       for (const b of await tx.backup.findMany({ select: { id: true, keyCipher: true } })) {
-        await tx.backup.update({ where: { id: b.id }, data: { keyCipher: reseal(b.keyCipher) } });
+        await tx.backup.update({ where: { id: b.id }, data: { keyCipher: reseal(b.keyCipher, secretContexts.backupKey(b.id)) } });
         backups++;
       }
       // Each cluster's backup key and its bucket's secret key (counted with the credentials).
       for (const c of await tx.cluster.findMany({ where: { backupKeyCipher: { not: null } }, select: { id: true, backupKeyCipher: true } })) {
-        await tx.cluster.update({ where: { id: c.id }, data: { backupKeyCipher: reseal(c.backupKeyCipher!) } });
+        await tx.cluster.update({ where: { id: c.id }, data: { backupKeyCipher: reseal(c.backupKeyCipher!, secretContexts.clusterBackupKey(c.id)) } });
         credentials++;
       }
       for (const t of await tx.backupTarget.findMany({ select: { clusterId: true, secretKeyCipher: true } })) {
-        await tx.backupTarget.update({ where: { clusterId: t.clusterId }, data: { secretKeyCipher: reseal(t.secretKeyCipher) } });
+        await tx.backupTarget.update({ where: { clusterId: t.clusterId }, data: { secretKeyCipher: reseal(t.secretKeyCipher, secretContexts.bucketSecret(t.clusterId)) } });
         credentials++;
       }
       // Webhook endpoints' signing secrets.
       for (const w of await tx.webhookEndpoint.findMany({ select: { id: true, secretCipher: true } })) {
-        await tx.webhookEndpoint.update({ where: { id: w.id }, data: { secretCipher: reseal(w.secretCipher) } });
+        await tx.webhookEndpoint.update({ where: { id: w.id }, data: { secretCipher: reseal(w.secretCipher, secretContexts.webhookSecret(w.id)) } });
         webhooks++;
       }
     },

@@ -26,7 +26,7 @@ async function snapshotFrom(ctx: ActionContext, member: string, clusterId: strin
   if (saved.exitCode !== 0) throw new Error(saved.stderrTail.slice(-4).join("; ") || `exit ${saved.exitCode}`);
   const report = parseSnapshotReport(saved.stdout.toString("utf8"));
   await ctx.emit("step.progress", { key: ctx.planned.key, message: `snapshot saved on ${member}: revision ${report.revision}, ${formatBytes(report.size)}; streaming it back` });
-  let writer: SealedWriter | undefined = openSealedWriter(dataPath(backupRelPath(clusterId, backupId)));
+  let writer: SealedWriter | undefined = openSealedWriter(dataPath(backupRelPath(clusterId, backupId)), backupId);
   const started = Date.now();
   try {
     const fetched = await send("fetch", { stdoutTo: writer.stream });

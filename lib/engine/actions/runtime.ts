@@ -7,7 +7,7 @@ import "server-only";
 import { registryAuthConfig } from "../../assets/runtime";
 import { recordSecretUse } from "../../audit/record";
 import { getDb } from "../../db/client";
-import { decryptSecret } from "../../secrets/cipher";
+import { decryptSecret, secretContexts } from "../../secrets/cipher";
 import { failure, plannedFiles, runLocked } from "./bootstrap";
 import { needHost, plannedExec, plannedExecs, type Action, type ActionContext } from "./types";
 
@@ -23,7 +23,7 @@ async function credentialFiles(ctx: ActionContext): Promise<Record<string, strin
     const cred = run ? await getDb().credential.findFirst({ where: { clusterId: run.clusterId, name: auth.credential } }) : null;
     if (!cred?.secretCipher) throw new Error(`the image registry's credential "${auth.credential}" has no stored password: edit the cluster and give it`);
     await recordSecretUse({ credentialId: cred.id, credentialName: cred.name, clusterId: run?.clusterId ?? "", runId: ctx.runId, purpose: "image registry" });
-    out[f.path] = registryAuthConfig(registry, auth.username, decryptSecret(cred.secretCipher));
+    out[f.path] = registryAuthConfig(registry, auth.username, decryptSecret(cred.secretCipher, secretContexts.credential(cred.clusterId, cred.name, "secretCipher")));
   }
   return out;
 }

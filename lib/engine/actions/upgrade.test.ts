@@ -21,8 +21,8 @@ beforeAll(async () => {
   const v = validateClusterDefinition(exampleDefinition({ hosts: 4 }));
   if (!v.ok) throw new Error("invalid");
   def = v.definition;
-  const before = await renderAssets(def, { keyType: "ecdsa" });
-  const after = await renderAssets({ ...def, spec: { ...def.spec, kubernetes: { ...def.spec.kubernetes, version: "v1.37.2" } } }, { keyType: "ecdsa", keep: keptPkiFrom(new Map(before.map((a) => [a.path, a.content]))) });
+  const before = await renderAssets(def);
+  const after = await renderAssets({ ...def, spec: { ...def.spec, kubernetes: { ...def.spec.kubernetes, version: "v1.37.2" } } }, { keep: keptPkiFrom(new Map(before.map((a) => [a.path, a.content]))) });
   files = new Map(after.map((a) => [a.path, a.content]));
   const index = assetIndexFrom(after);
   const plan = buildUpgradePlan(def, "run_AAAAAAAAAAAAAAAA", index, { to: "v1.37.2" });

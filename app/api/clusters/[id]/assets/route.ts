@@ -23,7 +23,7 @@ export const POST = route({ permission: "cluster:write", params: clusterIdParams
     username: user.username,
     ip,
     target: params.id,
-    details: { keyType: body.keyType, caValidityDays: body.caValidityDays, leafValidityDays: body.leafValidityDays, importedCa: body.importedCa !== undefined },
+    details: { caValidityDays: body.caValidityDays, leafValidityDays: body.leafValidityDays, importedCa: body.importedCa !== undefined },
   });
   return json(job, { status: 202 });
 });
