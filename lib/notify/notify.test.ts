@@ -7,6 +7,7 @@
 // cannot start its backups; a run's status decides its event; the log is pruned after 30 days; the
 // secret is sealed at rest.
 // On SQLite, and on PostgreSQL with BOOTDECK_TEST_DATABASE_URL set.
+import { decryptSecret, secretContexts } from "../secrets/cipher";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -333,10 +334,13 @@ describe("the delivery log", () => {
 });
 
 describe("an endpoint's secret", () => {
-  it("is sealed with the master key in the database", async () => {
+  it("is sealed with the master key in the database, bound to its endpoint", async () => {
     const id = await endpoint("https://hooks.example/x", ["run.failed"]);
     const row = await getDb().webhookEndpoint.findUniqueOrThrow({ where: { id } });
-    expect(row.secretCipher).toMatch(/^v1:/);
+    expect(row.secretCipher).toMatch(/^v2:/);
     expect(row.secretCipher).not.toContain(SECRET);
+    expect(decryptSecret(row.secretCipher, secretContexts.webhookSecret(id))).toBe(SECRET);
+    // Moved to another endpoint's row, it does not open.
+    expect(() => decryptSecret(row.secretCipher, secretContexts.webhookSecret("wh_other"))).toThrow(/does not authenticate/);
   });
 });
