@@ -10,7 +10,7 @@ import "server-only";
 // at once anyway by a process of this machine that sees the holder's pid gone.
 import { stopBackupScheduler } from "./backups/schedule";
 import { getRunQueue } from "./engine/queue";
-import { stopNotificationChecks } from "./notify/checks";
+import { stopNotificationChecks } from "./engine/notification-checks";
 import { stopDeliveryWorker } from "./notify/queue";
 
 const holder = globalThis as unknown as { bootdeckShutdown?: { controller: AbortController; installed: boolean; done?: Promise<void> } };

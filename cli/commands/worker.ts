@@ -1,6 +1,6 @@
 import { startBackupScheduler } from "../../lib/backups/schedule";
 import { getRunQueue } from "../../lib/engine/queue";
-import { startNotificationChecks } from "../../lib/notify/checks";
+import { startNotificationChecks } from "../../lib/engine/notification-checks";
 import { startDeliveryWorker } from "../../lib/notify/queue";
 import { shutdown } from "../../lib/shutdown";
 import type { Command } from "./command";

@@ -8,7 +8,7 @@ import { recordAudit } from "../audit/record";
 import { getDb } from "../db/client";
 import { scheduleRun } from "../engine/schedule-run";
 import { AppError } from "../http/errors";
-import { notifyBackupFailing } from "../notify/checks";
+import { notifyBackupFailing } from "../engine/notification-checks";
 import { startBackupRun } from "./runs";
 import { sweepOrphanBackupFiles } from "./store";
 

@@ -8,7 +8,7 @@ import { SESSION_RECHECK_BATCH_MS, SESSION_RECHECK_IDLE_MS, type SessionRecheck 
 import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
-import { viewerOpened } from "../metrics/viewers";
+import { viewerOpened } from "../engine/viewers";
 import { Executor } from "../ssh";
 import { loadRunResources, type RunResources } from "../engine/run-resources";
 import { loadEngineHosts } from "../engine/targets";

@@ -25,7 +25,8 @@ import PgBoss from "pg-boss";
 import pg from "pg";
 import { getDb } from "../db/client";
 import { POSTGRES_SESSION_OPTIONS } from "../db/postgres-session";
-import { localWorkerId, releaseRun } from "./runs";
+import { releaseRun } from "./runs";
+import { localWorkerId } from "../worker-id";
 import type { RunQueue } from "./run-queue";
 import { executeRun, type RunnerOptions } from "./runner";
 

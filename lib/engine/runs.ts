@@ -8,6 +8,7 @@ import { getDb } from "../db/client";
 import { conflict, notFound } from "../http/errors";
 import { newId } from "../ids";
 import { processGone } from "../process-gone";
+import { parseWorkerId } from "../worker-id";
 import { appendRunEvent, appendRunEventIn, publishRunEvent, type StoredRunEvent } from "./events";
 import { writeAsHolder, type Lease } from "./lease";
 import { runPlan, type RunPlan } from "./plan";
@@ -110,17 +111,11 @@ export async function requestCancel({ runId, by }: { runId: string; by?: string 
   return result;
 }
 
-/** This process's id as an engine worker: host name and process id (a process of this machine that is gone is known by it). */
-export function localWorkerId(pid = process.pid): string {
-  return `w_${hostname()}_${pid}`;
-}
-
 /** Whether a worker id names a process on this machine that is gone (its lease can be taken over at once). */
 export function isLocalWorkerGone(workerId: string): boolean {
-  const m = /^w_(.+)_(\d+)$/.exec(workerId);
-  if (!m || m[1] !== hostname()) return false;
-  const pid = Number(m[2]);
-  return pid !== process.pid && processGone(pid);
+  const id = parseWorkerId(workerId);
+  if (!id || id.host !== hostname()) return false;
+  return id.pid !== process.pid && processGone(id.pid);
 }
 
 /**

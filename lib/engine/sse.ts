@@ -10,7 +10,7 @@ import "server-only";
 import { SESSION_RECHECK_BATCH_MS, SESSION_RECHECK_IDLE_MS, type SessionRecheck } from "../auth/session-recheck";
 import { databaseKind, getDb } from "../db/client";
 import { notFound } from "../http/errors";
-import { viewerOpened } from "../metrics/viewers";
+import { viewerOpened } from "./viewers";
 import { listenForRunEvents, listRunEvents, onRunChange, type StoredRunEvent } from "./events";
 
 // SQLite: a primary-key read of Run.lastSeq every 100 ms finds events appended by another process (a

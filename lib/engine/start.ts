@@ -6,7 +6,7 @@ import "server-only";
 // the dashboard's own engine unless BOOTDECK_ENGINE=off, or any `bootdeck worker`.
 import { getEnv } from "../env";
 import { startBackupScheduler } from "../backups/schedule";
-import { startNotificationChecks } from "../notify/checks";
+import { startNotificationChecks } from "./notification-checks";
 import { startDeliveryWorker } from "../notify/queue";
 import { getRunQueue } from "./queue";
 import { requestCancel } from "./runs";

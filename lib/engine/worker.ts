@@ -6,7 +6,8 @@ import "server-only";
 // restarted dashboard resumes its runs in about a second instead of waiting for the lease to go stale).
 // On shutdown it stops its runs without ending them and gives their leases up.
 import { executeRun } from "./runner";
-import { listResumableRuns, localWorkerId, releaseLease } from "./runs";
+import { listResumableRuns, releaseLease } from "./runs";
+import { localWorkerId } from "../worker-id";
 
 const STALE_MS = 15_000;
 const SWEEP_MS = 1_000;

@@ -12,7 +12,7 @@ import { getDb } from "../db/client";
 import { getRunQueue, setRunQueue } from "../engine/queue";
 import { resetEnvCache } from "../env";
 import { renderMetrics } from "./metrics";
-import { viewerOpened } from "./viewers";
+import { viewerOpened } from "../engine/viewers";
 
 const TOKEN = "metrics-token-0123456789abcdef0123456789";
 let db: TempDb;

@@ -9,9 +9,9 @@ import "server-only";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { getDb } from "../db/client";
 import { getRunQueue } from "../engine/queue";
-import { soonestCertificateExpiry } from "../notify/checks";
+import { soonestCertificateExpiry } from "../engine/notification-checks";
 import { deliveryQueueDepth } from "../notify/queue";
-import { openViewers } from "./viewers";
+import { openViewers } from "../engine/viewers";
 
 const FINISHED = ["succeeded", "failed", "needs-decision", "cancelled"];
 const RUN_BUCKETS = [10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200];

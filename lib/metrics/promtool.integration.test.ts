@@ -16,7 +16,7 @@ import { seedMetrics } from "../../test/metrics-fixture";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { GET } from "../../app/metrics/route";
 import { resetEnvCache } from "../env";
-import { viewerOpened } from "./viewers";
+import { viewerOpened } from "../engine/viewers";
 
 const TOKEN = "promtool-token-0123456789abcdef0123456789";
 let db: TempDb;

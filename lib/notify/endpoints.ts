@@ -3,7 +3,7 @@ import "server-only";
 // delivery log. The secret is sealed with the master key when written and opened only to sign a
 // delivery (deliver.ts); no view carries it.
 import { getDb } from "../db/client";
-import { conflict, notFound } from "../http/errors";
+import { conflict, notFound } from "../errors";
 import { newId } from "../ids";
 import { encryptSecret, secretContexts } from "../secrets/cipher";
 import type { CreateWebhookBody, DeliveryStatus, DeliveryView, NotificationEvent, UpdateWebhookBody, WebhookFormat, WebhookView } from "./schemas";

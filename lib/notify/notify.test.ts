@@ -24,7 +24,7 @@ import { appendRunEvent } from "../engine/events";
 import { startRun } from "../engine/runs";
 import { SshError } from "../ssh/errors";
 import { startDueBackups } from "../backups/schedule";
-import { checkCertificateExpiry, pruneDeliveryLog } from "./checks";
+import { checkCertificateExpiry, pruneDeliveryLog } from "../engine/notification-checks";
 import type { DeliveryPolicy } from "./deliver";
 import { createWebhook, listDeliveries } from "./endpoints";
 import { queuePing, queueRedelivery } from "./outbox";

@@ -14,7 +14,7 @@ import "server-only";
 // Why not pg-boss on PostgreSQL, as runs are: the order per endpoint and the delivery log live in this
 // table anyway; a job per delivery would be a second copy of its state to keep in step with the first.
 import { getDb } from "../db/client";
-import { localWorkerId } from "../engine/runs";
+import { localWorkerId } from "../worker-id";
 import { attemptDelivery, claimDelivery, DEFAULT_DELIVERY_POLICY, type DeliveryPolicy } from "./deliver";
 import { onDeliveriesQueued } from "./wake";
 

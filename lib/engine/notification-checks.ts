@@ -6,7 +6,7 @@ import "server-only";
 import { backfillNotAfter } from "../assets/store";
 import { getDb } from "../db/client";
 import { newId } from "../ids";
-import { queueNotification } from "./outbox";
+import { queueNotification } from "../notify/outbox";
 
 const TICK_MS = 15 * 60_000;
 const DAY_MS = 86_400_000;
