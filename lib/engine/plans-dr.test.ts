@@ -46,9 +46,9 @@ describe("backup plan", () => {
     const upload = withBucket.phases[1]!.steps[0]!;
     expect(upload).toMatchObject({ key: "upload/bucket", action: "backup-upload", host: null, params: { backupId: "bk_BBBBBBBBBBBBBBBB" } });
     expect(upload.exec ?? []).toEqual([]);
-    expect(upload.commands.join("\n")).toMatch(/to s3:\/\/dr\/site-a\/cl_CCCCCCCCCCCCCCCC\/ at https:\/\/s3.example: the encrypted file as stored/);
-    expect(upload.commands.join("\n")).toMatch(/sealed with the cluster's backup key/);
-    expect(upload.commands.at(-1)).toMatch(/retention in the bucket: the newest 3 stay, older ones go after 7 days/);
+    expect(upload.offsite!.join("\n")).toMatch(/to s3:\/\/dr\/site-a\/cl_CCCCCCCCCCCCCCCC\/ at https:\/\/s3.example: the encrypted file as stored/);
+    expect(upload.offsite!.join("\n")).toMatch(/sealed with the cluster's backup key/);
+    expect(upload.offsite!.at(-1)).toMatch(/retention in the bucket: the newest 3 stay, older ones go after 7 days/);
   });
 });
 
