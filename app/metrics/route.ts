@@ -1,3 +1,4 @@
+import "server-only";
 import { getEnv } from "@/lib/env";
 import { scrapeRoute } from "@/lib/http/route";
 import { METRICS_CONTENT_TYPE, renderMetrics } from "@/lib/metrics/metrics";
