@@ -3,13 +3,15 @@
 // else). bin/bootdeck runs it compiled (scripts/build-cli.mjs), not transpiled at each start.
 import { commands } from "./commands";
 
+// The summaries line up one column past the longest command name.
+const width = Math.max(...Object.keys(commands).map((n) => n.length)) + 2;
 const usage = `bootdeck — bootstrap self-hosted Kubernetes clusters
 
 Usage: bootdeck <command> [options]
 
 Commands:
 ${Object.entries(commands)
-  .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+  .map(([name, c]) => `  ${name.padEnd(width)}${c.summary}`)
   .join("\n")}
 
 Run "bootdeck <command> --help" for a command's options.`;
