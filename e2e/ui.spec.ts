@@ -54,6 +54,13 @@ async function signInAs(browser: Browser, username: string, password: string): P
   return page;
 }
 
+test("the dashboard has an icon, signed in or not", async ({ request }) => {
+  const res = await request.get("/favicon.ico");
+  expect(res.status()).toBe(200);
+  expect(res.headers()["content-type"]).toMatch(/^image\//);
+  expect((await res.body()).subarray(0, 4)).toEqual(Buffer.from([0, 0, 1, 0]));
+});
+
 test("a deep link survives sign-in: the whole path and query come back; links off the site do not", async ({ page }) => {
   const deep = `/clusters/${s.clusterId}/runs/${s.failedCheckId}?host=worker-2&phase=preflight`;
   await page.goto(deep);
