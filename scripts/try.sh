@@ -11,14 +11,17 @@ port="${PORT:-3000}"
 
 bash scripts/system-packages.sh
 [ -d node_modules ] || npm ci --no-audit --no-fund
-echo "try: building the dashboard…"
-npx next build >/tmp/bootdeck-build.log 2>&1 || { tail -40 /tmp/bootdeck-build.log; exit 1; }
-if bin/bootdeck lab status --name dev >/dev/null 2>&1; then
-  echo "try: reusing the running lab \"dev\""
+# The dashboard is built again only when a source changed since the last build.
+if [ -f .next/BUILD_ID ] && [ -z "$(find app components lib public proxy.ts next.config.js postcss.config.mjs package-lock.json -newer .next/BUILD_ID -type f -print -quit 2>/dev/null)" ]; then
+  echo "try: the dashboard's build is current"
 else
-  echo "try: starting the lab (the first run builds a Debian base image: a few minutes)…"
-  bin/bootdeck lab up --masters 3 --workers 3 --name dev
+  echo "try: building the dashboard…"
+  npx next build >/tmp/bootdeck-build.log 2>&1 || { tail -40 /tmp/bootdeck-build.log; exit 1; }
 fi
+# lab up reuses a lab whose hosts answer and rebuilds one whose hosts are dead (after a restart of the
+# machine); the first run builds a Debian base image and the lab's components (docs/lab-cluster.md).
+echo "try: starting the lab \"dev\" (3 masters, 3 workers)…"
+bin/bootdeck lab up --masters 3 --workers 3 --name dev
 bin/bootdeck setup
 mkdir -p data
 node --conditions=react-server --import ./node_modules/tsx/dist/loader.mjs lab/write-cluster-yaml.ts dev > data/lab-dev.cluster.yaml
@@ -26,8 +29,8 @@ bin/bootdeck import data/lab-dev.cluster.yaml --replace
 cat <<MSG
 
 Bootdeck is starting at http://localhost:${port}
-Sign in as "admin" with the password "bootdeck setup" printed on its first run above
-(or set BOOTDECK_ADMIN_PASSWORD before the first run; reset it with: bin/bootdeck user passwd admin).
+Sign in as "admin" with the password that setup printed when it created that user (on this
+script's first run; or the one in BOOTDECK_ADMIN_PASSWORD then). Forgot it: bin/bootdeck user passwd admin
 The cluster "lab-dev" points at the lab's hosts (bin/bootdeck lab status --name dev).
 Stop with Ctrl-C; remove the lab with: bin/bootdeck lab down --name dev
 

@@ -20,12 +20,14 @@ Idempotent; safe to run before every start.
     }
     const env = getEnv();
     if (ensureMasterKeyFile()) console.log(`setup: created master key ${env.masterKeyFile} (mode 0600) — back it up; without it stored secrets cannot be read`);
-    await migrateDatabase();
+    const dbFile = env.databaseUrl.startsWith("file:") ? env.databaseUrl.replace(/^file:/, "") : null;
+    const existed = dbFile === null || existsSync(dbFile);
+    const migrated = await migrateDatabase();
     await configureDb();
     // Prisma creates the file with the umask's mode; the data in it is nobody else's business.
-    const dbFile = env.databaseUrl.replace(/^file:/, "");
-    for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
-    console.log(`setup: database ${displayDatabaseUrl(env.databaseUrl)} is up to date`);
+    if (dbFile) for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
+    const state = !existed ? "created and migrated" : /No pending migrations/.test(migrated) ? "is up to date" : "migrated to the current schema";
+    console.log(`setup: database ${displayDatabaseUrl(env.databaseUrl)} ${state}`);
     if ((await countUsers()) === 0) {
       const password = env.BOOTDECK_ADMIN_PASSWORD ?? generatePassword();
       try {
