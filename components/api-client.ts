@@ -8,6 +8,10 @@ let csrfToken = "";
 export function setCsrfToken(token: string): void {
   csrfToken = token;
 }
+/** For requests that need the raw response (a file download) rather than JSON. */
+export function getCsrfToken(): string {
+  return csrfToken;
+}
 
 export class ApiError extends Error {
   constructor(

@@ -14,6 +14,7 @@ const nav: { href: string; label: string; permission: Permission; testId: string
   { href: "/users", label: "Users", permission: "user:manage", testId: "nav-users" },
   { href: "/webhooks", label: "Webhooks", permission: "webhook:manage", testId: "nav-webhooks" },
   { href: "/audit", label: "Audit", permission: "audit:read", testId: "nav-audit" },
+  { href: "/settings/access", label: "Settings", permission: "access:manage", testId: "nav-settings" },
 ];
 
 export function AppShell({ user, children }: { user: ShellUser; children: ReactNode }) {

@@ -45,6 +45,17 @@ const schema = z.object({
     .string()
     .default("")
     .refine((s) => hostList(s).every((h) => h !== undefined), "must be comma-separated host names or host:port, e.g. dash.example.com, 10.0.0.5:3000"),
+  /**
+   * Sign-in with an OpenID Connect provider. Each one set here wins over the value an admin stores
+   * under Settings → Access (docs/access.md); the client secret is then never stored.
+   */
+  BOOTDECK_OIDC_ISSUER: z.string().url("must be the provider's issuer URL, e.g. https://idp.example.com/realms/ops").optional(),
+  BOOTDECK_OIDC_CLIENT_ID: z.string().min(1).max(256).optional(),
+  BOOTDECK_OIDC_CLIENT_SECRET: z.string().min(1).max(1024).optional(),
+  BOOTDECK_OIDC_SCOPES: z.string().min(1).max(512).optional(),
+  BOOTDECK_OIDC_GROUPS_CLAIM: z.string().min(1).max(128).optional(),
+  /** How often an OIDC session is checked with the provider (refresh token, groups), at its next request. */
+  BOOTDECK_OIDC_REFRESH_MINUTES: z.coerce.number().int().min(1).max(60).default(5),
   /** "off" when separate `bootdeck worker` processes run the engine instead of the dashboard. */
   BOOTDECK_ENGINE: z.enum(["on", "off"]).default("on"),
   /** A bearer token that lets a scraper read /metrics without signing in (at least 32 characters). */

@@ -24,6 +24,12 @@ const RUNNERS: readonly Role[] = ["admin", "lead"];
 export const rules: Record<string, Rule> = {
   "POST /api/auth/login": "public",
   "POST /api/auth/logout": "public",
+  "GET /api/auth/oidc/start": "public",
+  "GET /api/auth/oidc/callback": "public",
+  "GET /api/settings/access": ADMIN,
+  "PUT /api/settings/access": ADMIN,
+  "POST /api/clusters/:id/kubeconfig": ALL,
+  "GET /api/clusters/:id/kubeconfigs": ALL,
   "GET /api/audit": ADMIN,
   "GET /api/audit/export": ADMIN,
   "GET /api/clusters": ALL,
@@ -276,6 +282,8 @@ type PageRule = "public" | "signed-in" | { permission: string };
 export const pageRules: Record<string, PageRule> = {
   "/": "public", // redirects to /clusters, which checks
   "/login": "public",
+  "/no-access": "public",
+  "/settings/access": { permission: "access:manage" },
   "/clusters": "signed-in",
   "/clusters/:id": "signed-in",
   "/clusters/:id/assets": "signed-in",

@@ -169,6 +169,20 @@ export const templates: Record<string, (s: string) => unknown[]> = {
   // Both read an empty object only: anything in it is refused (422) and nothing is queued.
   "POST /api/webhooks/:id/ping": (s) => [{ note: s }],
   "POST /api/webhooks/:id/deliveries/:deliveryId/redeliver": (s) => [{ note: s }],
+  // Takes an empty object; the cluster was never bootstrapped (409), so nothing is issued.
+  "POST /api/clusters/:id/kubeconfig": (s) => [{ note: s }],
+  "PUT /api/settings/access": (s) => {
+    const base = { oidcEnabled: false, issuer: "", clientId: "", scopes: "openid", groupsClaim: "groups", usernameClaim: "preferred_username", localSignIn: "everyone", breakGlass: [], kubeconfigHours: 8, mappings: [] };
+    return [
+      { ...base, oidcEnabled: true, issuer: s, clientId: "bootdeck" },
+      { ...base, clientId: s, clientSecret: s },
+      { ...base, scopes: s, groupsClaim: s, usernameClaim: s },
+      { ...base, mappings: [{ group: s, role: "admin", clusterId: null }] },
+      { ...base, mappings: [{ group: "ops", role: s, clusterId: s }] },
+      { ...base, breakGlass: [s], localSignIn: s },
+      { ...base, kubeconfigHours: s },
+    ];
+  },
 };
 
 /** Routes that read no body: a malformed one changes nothing about their answer. */
@@ -449,7 +463,7 @@ describe("rendered inert in the UI", () => {
   });
 
   test("CSV exports neutralise spreadsheet formulas", () => {
-    const csv = auditCsv([{ id: 1, at: "2026-01-01T00:00:00.000Z", userId: null, username: "=HYPERLINK(\"http://x\")", action: "+cmd", target: "@SUM(A1)", ip: "-1", details: {} }]);
+    const csv = auditCsv([{ id: 1, at: "2026-01-01T00:00:00.000Z", userId: null, username: "=HYPERLINK(\"http://x\")", provider: "local", subject: "=cmd", action: "+cmd", target: "@SUM(A1)", ip: "-1", details: {} }]);
     const row = csv.split("\r\n")[1]!;
     expect(row).toContain(`"'=HYPERLINK(""http://x"")"`);
     expect(row).toContain("'+cmd");

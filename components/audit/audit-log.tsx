@@ -95,7 +95,15 @@ export function AuditLog() {
                 <td className="whitespace-nowrap p-2 text-xs">
                   <Time iso={e.at} />
                 </td>
-                <td className="p-2">{e.username ?? "—"}</td>
+                <td className="p-2">
+                  {e.username ?? "—"}
+                  {e.provider && (
+                    <div className="break-all text-xs text-slate-600" data-testid="audit-identity" title={e.subject ?? undefined}>
+                      {e.provider === "local" ? "local account" : e.provider}
+                      {e.subject && e.provider !== "local" ? ` · ${e.subject}` : ""}
+                    </div>
+                  )}
+                </td>
                 <td className="p-2 font-mono text-xs">{e.action}</td>
                 <td className="p-2 text-xs" data-testid="audit-target">
                   {e.target ? <Named id={e.target} names={e.names} /> : ""}

@@ -17,6 +17,7 @@ import { HostActions } from "../runs/host-actions";
 import { HostKey } from "./host-key";
 import { LiveTables } from "./live-tables";
 import { Day2Panel } from "./day2-panel";
+import { KubeconfigPanel } from "./kubeconfig-panel";
 import { BackupsPanel, CertificatesPanel } from "./recovery-panel";
 
 export function ClusterDetail({ id }: { id: string }) {
@@ -151,6 +152,7 @@ export function ClusterDetail({ id }: { id: string }) {
         </ul>
       </section>
       <ClusterRuns clusterId={c.id} />
+      <KubeconfigPanel clusterId={c.id} />
       <BackupsPanel clusterId={c.id} clusterName={c.name} />
       <CertificatesPanel clusterId={c.id} />
       <ClusterLive clusterId={c.id} />

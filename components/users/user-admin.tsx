@@ -101,16 +101,22 @@ export function UserAdmin({ currentUsername }: { currentUsername: string }) {
                   >
                     {u.disabled ? "Enable" : "Disable"}
                   </button>
-                  <button
-                    className="btn"
-                    data-testid={`user-reset-${u.username}`}
-                    disabled={reset.isPending}
-                    onClick={() => {
-                      if (window.confirm(`Set a new password for ${u.username}? Their sessions end.`)) reset.mutate(u);
-                    }}
-                  >
-                    Reset password
-                  </button>
+                  {u.provider === "local" ? (
+                    <button
+                      className="btn"
+                      data-testid={`user-reset-${u.username}`}
+                      disabled={reset.isPending}
+                      onClick={() => {
+                        if (window.confirm(`Set a new password for ${u.username}? Their sessions end.`)) reset.mutate(u);
+                      }}
+                    >
+                      Reset password
+                    </button>
+                  ) : (
+                    <span className="text-xs text-slate-600" title="Signs in through the identity provider; its groups set the role at every check">
+                      identity provider
+                    </span>
+                  )}
                   <button
                     className="btn"
                     data-testid={`user-delete-${u.username}`}

@@ -53,7 +53,7 @@ describe("audit queries", () => {
     expect(res.headers.get("content-type")).toMatch(/text\/csv/);
     expect(res.headers.get("content-disposition")).toMatch(/attachment; filename="bootdeck-audit-\d{4}-\d{2}-\d{2}\.csv"/);
     const lines = (await res.text()).trim().split("\r\n");
-    expect(lines[0]).toBe("id,at,username,userId,action,target,ip,details");
+    expect(lines[0]).toBe("id,at,username,userId,provider,subject,action,target,ip,details");
     expect(lines).toHaveLength(6);
     expect(lines[5]).toContain(`'=cmd|' /C calc'!A0`);
     expect(await getDb().auditEvent.count({ where: { action: "audit.export" } })).toBe(1);

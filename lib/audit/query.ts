@@ -39,7 +39,7 @@ export async function listAuditActions(): Promise<string[]> {
   return rows.map((r) => r.action);
 }
 
-const columns = ["id", "at", "username", "userId", "action", "target", "ip", "details"] as const;
+const columns = ["id", "at", "username", "userId", "provider", "subject", "action", "target", "ip", "details"] as const;
 
 /** RFC 4180 CSV. Cells that a spreadsheet would run as a formula get a leading apostrophe. */
 export function auditCsv(events: AuditEventView[]): string {
@@ -51,12 +51,23 @@ export function auditCsv(events: AuditEventView[]): string {
   return [columns.join(","), ...events.map((e) => columns.map((c) => cell(e[c])).join(","))].join("\r\n") + "\r\n";
 }
 
-function toView(r: { id: number; at: Date; userId: string | null; username: string | null; action: string; target: string | null; ip: string | null; details: string }): AuditEventView {
+function toView(r: {
+  id: number;
+  at: Date;
+  userId: string | null;
+  username: string | null;
+  provider: string | null;
+  subject: string | null;
+  action: string;
+  target: string | null;
+  ip: string | null;
+  details: string;
+}): AuditEventView {
   let details: Record<string, unknown> = {};
   try {
     details = JSON.parse(r.details) as Record<string, unknown>;
   } catch {
     details = { raw: r.details };
   }
-  return { id: r.id, at: r.at.toISOString(), userId: r.userId, username: r.username, action: r.action, target: r.target, ip: r.ip, details };
+  return { id: r.id, at: r.at.toISOString(), userId: r.userId, username: r.username, provider: r.provider, subject: r.subject, action: r.action, target: r.target, ip: r.ip, details };
 }

@@ -9,11 +9,31 @@ export type AuditInput = {
   target?: string;
   ip?: string;
   details?: Record<string, unknown>;
+  /** Who acted as their provider names them; found from the user's account when not given. */
+  provider?: string;
+  subject?: string;
 };
 
+/**
+ * The provider and subject of an actor: an identity provider's issuer and `sub`, or "local" and the
+ * account's id. Someone who named no account (a failed local sign-in) is "local" without a subject.
+ */
+async function actorIdentity(input: AuditInput): Promise<{ provider: string | null; subject: string | null }> {
+  if (input.provider) return { provider: input.provider, subject: input.subject ?? null };
+  if (input.userId) {
+    const u = await getDb().user.findUnique({ where: { id: input.userId }, select: { authProvider: true, oidcIssuer: true, oidcSubject: true } });
+    if (u?.authProvider === "oidc" && u.oidcIssuer) return { provider: u.oidcIssuer, subject: u.oidcSubject };
+    return { provider: "local", subject: input.userId };
+  }
+  return { provider: input.username ? "local" : null, subject: null };
+}
+
 export async function recordAudit(input: AuditInput): Promise<void> {
+  const who = await actorIdentity(input);
   await getDb().auditEvent.create({
     data: {
+      provider: who.provider?.slice(0, 512),
+      subject: who.subject?.slice(0, 256),
       action: input.action,
       userId: input.userId,
       username: input.username,

@@ -24,6 +24,10 @@ export type AuditEventView = {
   at: string;
   userId: string | null;
   username: string | null;
+  /** "local", or the identity provider's issuer URL. */
+  provider: string | null;
+  /** The actor as the provider names them: a local account's id, the provider's `sub`. */
+  subject: string | null;
   action: string;
   target: string | null;
   ip: string | null;

@@ -12,6 +12,7 @@ import "server-only";
 import { getDb } from "../db/client";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit/record";
+import { getAccessSettings } from "./access-settings";
 import { hashPassword, verifyPassword } from "./password";
 import { createSession } from "./sessions";
 import type { BackoffRule } from "./throttle";
@@ -49,7 +50,7 @@ export async function login(input: { username: string; password: string; ip?: st
   }
   const user = await getDb().user.findUnique({ where: { username: name } });
   // An unknown user costs the same scrypt as a known one, so timing does not tell which names exist.
-  const ok = (await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash()))) && !!user && !user.disabled;
+  const ok = (await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash()))) && !!user && !user.disabled && user.authProvider === "local";
   if (!ok || !user) {
     if (keys.address) await loginThrottle.fail(keys.address, loginRules.address, now);
     await loginThrottle.fail(keys.accountFromAddress, loginRules.accountFromAddress, now);
@@ -58,6 +59,13 @@ export async function login(input: { username: string; password: string; ip?: st
     throw new AppError(401, "bad_credentials", "Wrong user name or password");
   }
   await loginThrottle.clear(keys.accountFromAddress);
+  // With sign-in through the identity provider on, an admin may keep local sign-in for break-glass
+  // accounts only. Checked after the password, so a wrong one still counts as a failure.
+  const access = await getAccessSettings();
+  if (access.localSignIn === "break-glass" && !access.breakGlass.includes(user.username)) {
+    await recordAudit({ action: "auth.login_refused", userId: user.id, username: user.username, ip: input.ip, details: { reason: "local sign-in is limited to break-glass accounts" } });
+    throw new AppError(403, "local_sign_in_off", "Local sign-in is turned off for this account: use “Sign in with your identity provider”");
+  }
   const session = await createSession({ userId: user.id, ip: input.ip, userAgent: input.userAgent });
   await recordAudit({ action: "auth.login", userId: user.id, username: user.username, ip: input.ip });
   return session;

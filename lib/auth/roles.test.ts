@@ -22,6 +22,8 @@ const messages: Record<Permission, string> = {
   "audit:read": "Your role may not read the audit log",
   "webhook:manage": "Your role may not manage webhooks",
   "metrics:read": "Your role may not read metrics",
+  "access:manage": "Your role may not change sign-in settings",
+  "kubeconfig:issue": "Your role may not download personal kubeconfigs",
 };
 
 test.each(Object.entries(messages))("refused %s: %s", (permission, message) => {

@@ -22,11 +22,15 @@ const grants = {
   /** Restore from a backup, recover the control plane, rotate certificates. */
   "cluster:recover": ["admin"],
   "user:manage": ["admin"],
+  /** Sign-in settings: the identity provider, group-to-role mappings, break-glass accounts, kubeconfig lifetime. */
+  "access:manage": ["admin"],
   "audit:read": ["admin"],
   /** Webhook endpoints (their URLs and signing secrets) and their delivery logs. */
   "webhook:manage": ["admin"],
   /** /metrics in the Prometheus format: what the cluster pages show anyway (a scraper uses BOOTDECK_METRICS_TOKEN). */
   "metrics:read": ["admin", "lead", "support"],
+  /** A personal kubeconfig for a cluster, for the user's role on it (the API server's RBAC decides what it may do). */
+  "kubeconfig:issue": ["admin", "lead", "support"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof grants;
@@ -51,9 +55,11 @@ export const permissionText: Record<Permission, string> = {
   "backup:download": "download backups",
   "cluster:recover": "restore, recover or rotate the certificates of clusters",
   "user:manage": "manage users",
+  "access:manage": "change sign-in settings",
   "audit:read": "read the audit log",
   "webhook:manage": "manage webhooks",
   "metrics:read": "read metrics",
+  "kubeconfig:issue": "download personal kubeconfigs",
 };
 
 /** The roles that have `permission`, for telling a user who can do what they may not. */

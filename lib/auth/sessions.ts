@@ -5,6 +5,8 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { getDb } from "../db/client";
 import { getEnv } from "../env";
 import { peerIsTrustedProxy } from "../http/client-address";
+import { encryptSecret, secretContexts } from "../secrets/cipher";
+import { refreshOidcSession } from "./oidc-refresh";
 import type { Role } from "./roles";
 
 /**
@@ -67,11 +69,28 @@ export function sessionSetCookie(input: { token: string; expiresAt: Date; secure
   ].join("; ");
 }
 
-export type SessionUser = { id: string; username: string; displayName: string; role: Role; csrfToken: string; sessionId: string };
+export type SessionUser = {
+  id: string;
+  username: string;
+  displayName: string;
+  /** The installation-wide role (for an identity provider's account: from its groups at the last check). */
+  role: Role;
+  csrfToken: string;
+  sessionId: string;
+  provider: "local" | "oidc";
+  /** The provider's groups at the last sign-in or refresh (per-cluster roles follow them); [] for local accounts. */
+  groups: string[];
+};
 
 const digest = (token: string) => createHash("sha256").update(token).digest("hex");
 
-export async function createSession(input: { userId: string; ip?: string; userAgent?: string }): Promise<{ token: string; expiresAt: Date }> {
+export async function createSession(input: {
+  userId: string;
+  ip?: string;
+  userAgent?: string;
+  /** A sign-in through the identity provider: checked with it again every BOOTDECK_OIDC_REFRESH_MINUTES. */
+  oidc?: { refreshToken: string | undefined; groups: string[] };
+}): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(32).toString("base64url");
   const expiresAt = new Date(Date.now() + getEnv().BOOTDECK_SESSION_HOURS * 3600_000);
   // Expired sessions are useless; sweep them whenever someone signs in.
@@ -84,15 +103,40 @@ export async function createSession(input: { userId: string; ip?: string; userAg
       expiresAt,
       ip: input.ip?.slice(0, 64),
       userAgent: input.userAgent?.slice(0, 256),
+      ...(input.oidc
+        ? {
+            provider: "oidc",
+            refreshCipher: input.oidc.refreshToken ? encryptSecret(input.oidc.refreshToken, secretContexts.oidcRefreshToken(digest(token))) : null,
+            refreshDueAt: new Date(Date.now() + getEnv().BOOTDECK_OIDC_REFRESH_MINUTES * 60_000),
+            groups: JSON.stringify(input.oidc.groups),
+          }
+        : {}),
     },
   });
   return { token, expiresAt };
 }
 
+function parseGroups(json: string): string[] {
+  try {
+    const v: unknown = JSON.parse(json);
+    return Array.isArray(v) ? v.filter((g): g is string => typeof g === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
 export async function getSessionUser(token: string | undefined): Promise<SessionUser | undefined> {
   if (!token || token.length > 100) return undefined;
-  const session = await getDb().session.findUnique({ where: { id: digest(token) }, include: { user: true } });
+  const id = digest(token);
+  let session = await getDb().session.findUnique({ where: { id }, include: { user: true } });
   if (!session || session.expiresAt < new Date() || session.user.disabled) return undefined;
+  // An identity provider's session is asked about again when due: it ends there if the refresh fails
+  // or the person is in no mapped group any more (lib/auth/oidc-refresh.ts).
+  if (session.provider === "oidc" && (!session.refreshDueAt || session.refreshDueAt <= new Date())) {
+    if (!(await refreshOidcSession({ sessionId: id }))) return undefined;
+    session = await getDb().session.findUnique({ where: { id }, include: { user: true } });
+    if (!session || session.user.disabled) return undefined;
+  }
   return {
     id: session.user.id,
     username: session.user.username,
@@ -100,6 +144,8 @@ export async function getSessionUser(token: string | undefined): Promise<Session
     role: session.user.role as Role,
     csrfToken: session.csrfToken,
     sessionId: session.id,
+    provider: session.provider === "oidc" ? "oidc" : "local",
+    groups: parseGroups(session.groups),
   };
 }
 

@@ -33,6 +33,8 @@ export type UserView = {
   role: (typeof roles)[number];
   disabled: boolean;
   createdAt: string;
+  /** "oidc": signs in through the identity provider, which sets the role from its groups; no password. */
+  provider: "local" | "oidc";
 };
 
 export const userQueryKeys = { users: () => ["users"] as const };

@@ -105,17 +105,20 @@ export async function resetUserPassword(input: { id: string; password?: string }
   if (problem) throw new ValidationError([{ path: "password", message: problem }]);
   const passwordHash = await hashPassword(password);
   await getDb().$transaction(async (tx) => {
-    const user = await tx.user.findUnique({ where: { id: input.id }, select: { id: true } });
+    const user = await tx.user.findUnique({ where: { id: input.id }, select: { id: true, authProvider: true } });
     if (!user) throw notFound("User");
+    // A password would give the provider's account a second way in that the provider does not control.
+    if (user.authProvider !== "local") throw conflict("This account signs in through the identity provider and has no password");
     await tx.user.update({ where: { id: user.id }, data: { passwordHash } });
     await tx.session.deleteMany({ where: { userId: user.id } });
   });
   return password;
 }
 
-function toView(u: { id: string; username: string; displayName: string; role: string; disabled: boolean; createdAt: Date }): UserView {
+function toView(u: { id: string; username: string; displayName: string; role: string; disabled: boolean; createdAt: Date; authProvider: string }): UserView {
   return {
     id: u.id,
+    provider: u.authProvider === "oidc" ? "oidc" : "local",
     username: u.username,
     displayName: u.displayName,
     role: u.role as Role,

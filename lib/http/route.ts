@@ -4,6 +4,7 @@ import "server-only";
 // nothing here depends on Next.js.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
+import { userForRequest } from "../auth/cluster-role";
 import { can, permissionText, type Permission } from "../auth/roles";
 import { csrfTokenMatches, getSessionUser, readSessionToken, type SessionUser } from "../auth/sessions";
 import { DatabaseFullError, isDiskFull, noteDiskFull } from "../db/storage";
@@ -30,8 +31,10 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, never>>>(
   return async (req, ctx) => {
     try {
       assertKnownHost(req);
-      const user = await getSessionUser(readSessionToken(req.url, req.headers));
-      if (!user) throw unauthorized();
+      const session = await getSessionUser(readSessionToken(req.url, req.headers));
+      if (!session) throw unauthorized();
+      // On a cluster's routes (and its runs') a per-cluster mapping of the user's groups may raise the role.
+      const user = await userForRequest(session, req.url);
       if (mutating.has(req.method) && !csrfTokenMatches(req.headers.get("x-csrf-token"), user.csrfToken))
         throw new AppError(403, "csrf", "Missing or stale CSRF token; reload the page and try again");
       if (!can(user.role, options.permission)) throw forbidden(permissionText[options.permission]);

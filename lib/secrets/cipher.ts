@@ -8,7 +8,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { findMasterKey, getMasterKey, type MasterKey } from "./master-key";
 
 /** Where a sealed value is stored: its table, the row's identity there, the field. */
-export type SecretContext = { table: "Credential" | "Asset" | "Backup" | "Cluster" | "BackupTarget" | "WebhookEndpoint" | "AccessSettings" | "Session"; row: string; field: string };
+export type SecretContext = { table: "Credential" | "Asset" | "Backup" | "Cluster" | "BackupTarget" | "WebhookEndpoint" | "AccessSettings" | "Session" | "OidcLogin"; row: string; field: string };
 
 const aad = (c: SecretContext) => Buffer.from(`bootdeck:${c.table}:${c.row}:${c.field}`, "utf8");
 
@@ -58,4 +58,9 @@ export const secretContexts = {
   clusterBackupKey: (clusterId: string): SecretContext => ({ table: "Cluster", row: clusterId, field: "backupKeyCipher" }),
   bucketSecret: (clusterId: string): SecretContext => ({ table: "BackupTarget", row: clusterId, field: "secretKeyCipher" }),
   webhookSecret: (endpointId: string): SecretContext => ({ table: "WebhookEndpoint", row: endpointId, field: "secretCipher" }),
+  oidcClientSecret: (settingsId: string): SecretContext => ({ table: "AccessSettings", row: settingsId, field: "clientSecretCipher" }),
+  /** A session's refresh token (the row id is the session token's digest). */
+  oidcRefreshToken: (sessionId: string): SecretContext => ({ table: "Session", row: sessionId, field: "refreshCipher" }),
+  /** A pending sign-in's PKCE verifier (the row id is the state's digest). */
+  oidcCodeVerifier: (loginId: string): SecretContext => ({ table: "OidcLogin", row: loginId, field: "codeVerifier" }),
 };

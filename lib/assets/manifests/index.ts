@@ -5,6 +5,7 @@ import type { K8sObject } from "../yaml-out";
 import { corednsManifests, flannelManifests, kubeProxyManifests } from "./addons";
 import { bootstrapAuthManifests } from "./bootstrap-auth";
 import { apiserverManifests, controllerManagerManifests, schedulerManifests } from "./control-plane";
+import { userAccessManifests } from "./user-access";
 
 export function selfHostedManifests(ctx: RenderContext): ManifestFile[] {
   // A static control plane runs from files on the masters: the cluster gets its add-ons only.
@@ -15,6 +16,7 @@ export function selfHostedManifests(ctx: RenderContext): ManifestFile[] {
     ...kubeProxyManifests(ctx),
     ...corednsManifests(ctx),
     ...flannelManifests(ctx),
+    ...userAccessManifests(ctx),
   ];
 }
 

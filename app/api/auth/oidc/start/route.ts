@@ -1,0 +1,4 @@
+import { handleOidcStart } from "@/lib/auth/oidc-routes";
+
+// GET /api/auth/oidc/start?next=/page — sign in through the identity provider (redirects there).
+export const GET = handleOidcStart;
