@@ -3,12 +3,13 @@
 // killed with SIGKILL in the middle of the kubelet, pivot and join phases and replaced; one worker has
 // swap on, so preflight stops it, and it joins after the fault is fixed and the host retried. Then
 // what the cluster is made of is checked as a user would (RBAC, admission, pod traffic, DNS, exec,
-// logs, restarts). Then disaster recovery on it: backups on demand and by schedule, every master
-// rebooted at once, the API address kept when the master holding it is cut off, a restore, the
-// recovery of a control plane that cannot come back by itself, and every leaf certificate rotated.
+// logs, restarts, personal kubeconfigs for each role). Then disaster recovery on it: backups on
+// demand and by schedule, every master rebooted at once, the API address kept when the master
+// holding it is cut off, a restore, the recovery of a control plane that cannot come back by itself,
+// and every leaf certificate rotated.
 // Then every host is reset, and the oldest profile is bootstrapped on the same hosts with a static
-// control plane, which joins workers, is backed up, survives every master rebooting at once and is
-// restored from its backup.
+// control plane and RSA-3072 keys (the first cluster has the default ECDSA P-256), which joins
+// workers, is backed up, survives every master rebooting at once and is restored from its backup.
 // Brings up its own lab ("boot"), since the bootstrap leaves kubelets running.
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync } from "node:fs";
@@ -31,6 +32,7 @@ import { reconcileScheduledRuns, startDueBackups } from "../backups/schedule";
 import { getBackupPolicy, listBackups, setBackupPolicy } from "../backups/store";
 import { readLiveCertificates } from "../certs/expiry";
 import { createTempDb, type TempDb } from "../../test/temp-db";
+import { personalKubeconfigsChecked } from "../../test/kubeconfig-checks";
 import { execFileSync } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { validateClusterDefinition } from "../cluster/definition";
@@ -301,6 +303,10 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     kube.kubectl("delete service web");
   }, 8 * 60_000);
 
+  it("issues personal kubeconfigs that kubectl uses with each role's rights, and the API server refuses once expired", async () => {
+    await personalKubeconfigsChecked(clusterId);
+  }, 3 * 60_000);
+
   // Disaster recovery on the cluster just made: backups on demand and by schedule, every master
   // rebooted at once, the VIP's failover, a restore, the recovery of a control plane that cannot come
   // back by itself, and certificate rotation. One cluster for all of them: each starts from where the
@@ -402,6 +408,8 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     // The second cluster's control plane is static pods (the other mode), so CI bootstraps both.
     const input = labClusterDefinition(lab, "boot-oldest", OLDEST).definition;
     input.spec.kubernetes.controlPlane = "static";
+    // And the other key family: RSA-3072 where the first cluster had the default ECDSA P-256.
+    input.spec.pki = { encryptionAlgorithm: "RSA-3072" };
     const v = validateClusterDefinition(input);
     if (!v.ok) throw new Error(JSON.stringify(v.errors));
     ({ id: oldest } = await createCluster({ definition: v.definition, secrets: labClusterSecrets(lab) }));
@@ -435,6 +443,12 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     expect(events.filter((e) => e.type === "step.finished" && e.data.key === "verify/cluster").at(-1)?.data.summary).toMatch(/^6 nodes Ready/);
     expect(versions(kube.kubectl("version -o json"))).toEqual({ client: OLDEST, server: OLDEST });
     for (const m of MASTERS) expect(kube.ssh(m, "ls /etc/kubernetes/manifests").trim().split("\n").sort()).toEqual(["etcd.yaml", "kube-apiserver.yaml", "kube-controller-manager.yaml", "kube-scheduler.yaml"]);
+    // Every master's API server serves the rendered RSA-3072 certificate.
+    const set = await getDb().assetSet.findFirstOrThrow({ where: { clusterId: oldest }, orderBy: { version: "desc" }, select: { id: true } });
+    const rendered = new X509Certificate((await getDb().asset.findFirstOrThrow({ where: { assetSetId: set.id, path: "tls/apiserver.crt" }, select: { content: true } })).content);
+    expect([rendered.publicKey.asymmetricKeyType, rendered.publicKey.asymmetricKeyDetails?.modulusLength]).toEqual(["rsa", 3072]);
+    const served = (await readLiveCertificates({ clusterId: oldest })).rows.filter((r) => r.source.endsWith(`:${v.definition.spec.apiEndpoint.port}`));
+    expect(served.map((r) => r.serial)).toEqual(MASTERS.map(() => rendered.serialNumber));
     // No checksum is pinned in the lab's definition: the kubelet is the file whose published checksum was checked.
     const published = execFileSync("curl", ["-sf", `${lab.mirrorUrl}/dl.k8s.io/release/${OLDEST}/bin/linux/amd64/kubelet.sha256`], { encoding: "utf8" }).trim();
     expect(ssh("worker-1", "sha256sum /usr/local/bin/kubelet").split(" ")[0]).toBe(published);
