@@ -46,6 +46,7 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
                                build the upstream components a cluster of Kubernetes V runs (kube-apiserver,
                                kubelet, etcd, containerd, runc, CNI plugins, flannel, CoreDNS, …) from Go
                                modules into /var/cache/bootdeck-lab/upstream; cached ones are used at once;
+                               --all: every profile's and the tests' own tools (the S3 server, promtool);
                                --check lists what is not built yet (exit 1 when something is missing)
   ip-forward HOST on|off       IPv4 forwarding in the host's network namespace (preflight reports it off; the runtime phase sets it to 1)
   virtual-nodes N --kubeconfig FILE
@@ -105,13 +106,15 @@ export const lab: Command = {
       }
       case "binaries": {
         const version = takeOption(rest, "--version");
-        const versions = rest.includes("--all") ? realVersions() : [version ?? defaultKubernetesVersion];
+        // --all: what the README's test command uses, every profile and the tests' own tools.
+        const all = rest.includes("--all");
+        const want = { versions: all ? realVersions() : [version ?? defaultKubernetesVersion], testTools: all };
         if (rest.includes("--check")) {
-          const missing = missingBinaries(versions);
+          const missing = missingBinaries(want);
           console.log(missing.length ? `not built yet: ${missing.join(", ")}` : "every component is in the cache");
           return missing.length ? 1 : 0;
         }
-        await ensureBinaries(versions, log);
+        await ensureBinaries(want, log);
         return 0;
       }
       case "down":

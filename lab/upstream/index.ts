@@ -2,28 +2,32 @@
 // once and cached. Test bed only.
 import { versionProfiles } from "../../lib/cluster/versions";
 import { cacheSize, cachedComponent, ensureComponent, type BuiltComponent, type Log } from "./build";
-import { componentKey, componentsForCluster, registryComponent, type Component } from "./components";
+import { componentKey, componentsForCluster, promtoolComponent, registryComponent, seaweedfsComponent, type Component } from "./components";
 
 /** The Kubernetes versions the lab runs: every profile's default version. */
 export const realVersions = (): string[] => versionProfiles.map((p) => p.defaultVersion);
 
+/** What the test suites build besides clusters: the S3 server of the backup tests, promtool for /metrics. */
+const testTools = (): Component[] => [seaweedfsComponent(), promtoolComponent()];
+
+export type Wanted = { versions: readonly string[]; testTools?: boolean };
+
 /** Every component a lab cluster of these versions needs, the registry included, by cache key. */
-function wantedComponents(versions: readonly string[]): Map<string, Component> {
+function wantedComponents({ versions, testTools: withTools }: Wanted): Map<string, Component> {
   const wanted = new Map<string, Component>();
   for (const v of versions) for (const c of componentsForCluster(v)) wanted.set(componentKey(c), c);
-  const registry = registryComponent();
-  wanted.set(componentKey(registry), registry);
+  for (const c of [registryComponent(), ...(withTools ? testTools() : [])]) wanted.set(componentKey(c), c);
   return wanted;
 }
 
 /** The components of these versions not in the cache yet (what a first run on a new machine builds). */
-export function missingBinaries(versions: readonly string[]): string[] {
-  return [...wantedComponents(versions)].filter(([, c]) => !cachedComponent(c)).map(([key]) => key);
+export function missingBinaries(want: Wanted): string[] {
+  return [...wantedComponents(want)].filter(([, c]) => !cachedComponent(c)).map(([key]) => key);
 }
 
 /** Builds (or finds cached) everything for the given Kubernetes versions; one line per component. */
-export async function ensureBinaries(versions: readonly string[], log: Log): Promise<Map<string, BuiltComponent>> {
-  const wanted = wantedComponents(versions);
+export async function ensureBinaries(want: Wanted, log: Log): Promise<Map<string, BuiltComponent>> {
+  const wanted = wantedComponents(want);
   const started = Date.now();
   const built = new Map<string, BuiltComponent>();
   let i = 0;
