@@ -19,6 +19,8 @@ import {
 import { labHostMemory } from "../../lab/memory";
 import { readState } from "../../lab/state";
 import { ensureBinaries, missingBinaries, realVersions } from "../../lab/upstream";
+import { ensureClusterImages } from "../../lab/upstream/images";
+import { ensureBaseImage } from "../../lab/base-image";
 
 const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; runs as root)
 
@@ -46,7 +48,8 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
                                build the upstream components a cluster of Kubernetes V runs (kube-apiserver,
                                kubelet, etcd, containerd, runc, CNI plugins, flannel, CoreDNS, …) from Go
                                modules into /var/cache/bootdeck-lab/upstream; cached ones are used at once;
-                               --all: every profile's and the tests' own tools (the S3 server, promtool);
+                               --all: every profile's, the tests' own tools (the S3 server, promtool), the
+                               hosts' base image and every profile's OCI images;
                                --check lists what is not built yet (exit 1 when something is missing)
   ip-forward HOST on|off       IPv4 forwarding in the host's network namespace (preflight reports it off; the runtime phase sets it to 1)
   virtual-nodes N --kubeconfig FILE
@@ -115,6 +118,12 @@ export const lab: Command = {
           return missing.length ? 1 : 0;
         }
         await ensureBinaries(want, log);
+        if (all) {
+          // And what every lab makes from them: the hosts' base image and each version's OCI images, so
+          // labs started at once (the test command's concurrent suites) only read them.
+          await ensureBaseImage(log);
+          for (const v of want.versions) await ensureClusterImages(v, log);
+        }
         return 0;
       }
       case "down":
