@@ -4,6 +4,7 @@ import "server-only";
 // message and an audit entry: never a 500, never a session.
 import { recordAudit } from "../audit/record";
 import { clientAddress } from "../http/client-address";
+import { browserUrl } from "../http/host-check";
 import { getAccessSettings } from "./access-settings";
 import { SsoFailure, describe } from "./oidc-client";
 import { SIGN_IN_MINUTES, finishOidcSignIn, startOidcSignIn } from "./oidc-signin";
@@ -39,7 +40,7 @@ export async function handleOidcStart(req: Request): Promise<Response> {
   const secure = secureCookies(req.url, req.headers);
   try {
     const next = new URL(req.url).searchParams.get("next") ?? undefined;
-    const { location, state } = await startOidcSignIn({ next, requestUrl: req.url });
+    const { location, state } = await startOidcSignIn({ next, requestUrl: browserUrl(req) });
     return redirect(location, [stateCookie(state, secure, SIGN_IN_MINUTES * 60)]);
   } catch (err) {
     return failed(req, "start", err, secure);
@@ -51,7 +52,7 @@ export async function handleOidcCallback(req: Request): Promise<Response> {
   const secure = secureCookies(req.url, req.headers);
   try {
     const result = await finishOidcSignIn({
-      callbackUrl: req.url,
+      callbackUrl: browserUrl(req),
       cookieState: readCookieValue(req.headers.get("cookie"), stateCookieName(secure)),
       ip: clientAddress(req.headers),
       userAgent: req.headers.get("user-agent") ?? undefined,

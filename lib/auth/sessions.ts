@@ -4,7 +4,7 @@ import "server-only";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { getDb } from "../db/client";
 import { getEnv } from "../env";
-import { peerIsTrustedProxy } from "../http/client-address";
+import { isHttpsRequest } from "../http/client-address";
 import { encryptSecret, secretContexts } from "../secrets/cipher";
 import { refreshOidcSession } from "./oidc-refresh";
 import type { Role } from "./roles";
@@ -14,16 +14,6 @@ import type { Role } from "./roles";
  * Secure, Path=/ and no Domain, so no sibling host or plain-HTTP page can plant or overwrite it.
  */
 export const sessionCookieName = (secure: boolean) => (secure ? "__Host-bootdeck_session" : "bootdeck_session");
-
-/**
- * Whether the request came over HTTPS: as a trusted proxy in front says (X-Forwarded-Proto counts
- * only from BOOTDECK_TRUSTED_PROXIES, as X-Forwarded-For does). The request URL's own scheme proves
- * nothing: server.js serves plain HTTP, and Next.js builds a route's URL scheme from the client's
- * X-Forwarded-Proto. Where TLS ends elsewhere without a listed proxy, BOOTDECK_SECURE_COOKIES=always.
- */
-export function isHttpsRequest(_url: string, headers: Headers): boolean {
-  return peerIsTrustedProxy(headers) && headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";
-}
 
 /** The CSRF token a request sent against the session's, compared in constant time. */
 export function csrfTokenMatches(given: string | null, expected: string): boolean {
@@ -35,7 +25,7 @@ export function csrfTokenMatches(given: string | null, expected: string): boolea
 /** Whether cookies are Secure (and prefixed) for this request: BOOTDECK_SECURE_COOKIES, or the request's scheme. */
 export function secureCookies(url: string, headers: Headers): boolean {
   const mode = getEnv().BOOTDECK_SECURE_COOKIES;
-  return mode === "always" || (mode === "auto" && isHttpsRequest(url, headers));
+  return mode === "always" || (mode === "auto" && isHttpsRequest(headers));
 }
 
 /** The session token the request carries under this scheme's cookie name (a malformed cookie is none). */

@@ -81,3 +81,13 @@ export function clientAddress(headers: Headers): string | undefined {
   if (chain.length === 0) return normalize(headers.get("x-real-ip") ?? "") ?? peer;
   return normalize(chain[0]!) ?? peer;
 }
+
+/**
+ * Whether the request came over HTTPS: as a trusted proxy in front says (X-Forwarded-Proto counts
+ * only from BOOTDECK_TRUSTED_PROXIES, as X-Forwarded-For does). The request URL's own scheme proves
+ * nothing: server.js serves plain HTTP, and Next.js builds a route's URL scheme from the client's
+ * X-Forwarded-Proto. Where TLS ends elsewhere without a listed proxy, BOOTDECK_SECURE_COOKIES=always.
+ */
+export function isHttpsRequest(headers: Headers): boolean {
+  return peerIsTrustedProxy(headers) && headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";
+}

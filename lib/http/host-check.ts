@@ -6,6 +6,7 @@ import "server-only";
 // configured to be (BOOTDECK_PUBLIC_URL, BOOTDECK_ALLOWED_HOSTS), never with each other. Unset, the
 // dashboard answers only on loopback names, which no other site can make a browser send.
 import { getEnv } from "../env";
+import { isHttpsRequest } from "./client-address";
 import { AppError } from "./errors";
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -64,4 +65,20 @@ export function assertKnownHost(req: Request): void {
       ? `This dashboard answers as ${publicOrigin.host}, not ${host.slice(0, 100)}: open ${publicOrigin.origin}, or add the name to BOOTDECK_ALLOWED_HOSTS`
       : `This dashboard answers only on localhost until BOOTDECK_PUBLIC_URL names the address users open it at (asked for ${host.slice(0, 100)})`,
   );
+}
+
+/**
+ * The request's URL as the browser addressed it, for links the browser is sent to (the identity
+ * provider's redirect back). Next.js builds a route's URL from its own host name (localhost), not from
+ * the request: the origin is BOOTDECK_PUBLIC_URL's, else the Host the browser named when it is one the
+ * dashboard answers to, with HTTPS only as a trusted proxy says.
+ */
+export function browserUrl(req: { url: string; headers: Headers }): string {
+  const u = new URL(req.url);
+  const { publicOrigin } = getEnv();
+  if (publicOrigin) return new URL(`${u.pathname}${u.search}`, publicOrigin.origin).toString();
+  const host = req.headers.get("host")?.trim().toLowerCase();
+  if (host && hostAllowed(host)) u.host = host;
+  u.protocol = isHttpsRequest(req.headers) ? "https:" : "http:";
+  return u.toString();
 }
