@@ -132,7 +132,9 @@ async function seed(): Promise<void> {
   }
 
   // 6. A cluster as `bootdeck import` leaves it: no asset set yet (its first "Bootstrap cluster" renders).
+  // RSA-4096 keys take seconds to generate, long enough to see the render's progress (ECDSA takes ms).
   const fresh = exampleDefinition({ name: `ui-fresh-${suffix}`, hosts: 3 });
+  fresh.spec.pki = { encryptionAlgorithm: "RSA-4096" };
   fresh.spec.hosts = hosts.map((h, i) => ({ ...h, address: `192.0.2.${81 + i}` }));
   const { id: freshClusterId } = await createCluster({ definition: fresh, secrets: { "admin-key": { privateKey: privateKey() } } });
 
