@@ -210,6 +210,8 @@ test("a run stopped by warnings needs a decision: amber, who decides; every open
   await expect(admin.progress).not.toContainText("failed");
   await expect(admin.cell("worker-1", "preflight")).toHaveAttribute("data-status", "decision");
   await expect(admin.decision).toContainText("Needs a decision (admin or lead)");
+  // The warnings are in the banner itself, one line for what every host shares.
+  await expect(page.getByTestId("run-decision-warning")).toHaveText(["every host (3): cgroup v1 (the kubelet 1.35 and later refuse it)"]);
   await expect(page.getByTestId("run-deciders")).toContainText("Lee Lead (lead)");
   await expect(page.getByTestId("run-deciders")).toContainText("(admin)");
   await expect(admin.acceptWarnings).toBeVisible();

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import type { RunView, StepView } from "@/lib/engine/queries";
 import { WARNINGS_NEED_DECISION } from "@/lib/engine/schemas";
-import { allRows, buildGrid, combineStatus, countByStatus, filterRows, findCell, progressOf, rolesOf, stepState } from "./grid-model";
+import { allRows, buildGrid, combineStatus, countByStatus, filterRows, findCell, groupWarnings, progressOf, rolesOf, stepState } from "./grid-model";
 
 const phases = [
   { id: "facts", title: "Facts" },
@@ -182,14 +182,25 @@ describe("progress and lookup", () => {
       finished: 4,
       failed: 1,
       decisions: 0,
+      notRun: 0,
       total: 7,
     });
+  });
+
+  test("the warnings waiting for a decision, each once with the hosts that have it", () => {
+    const w = (host: string, listed: string) => ({ host, error: `preflight on ${host}: warnings ${WARNINGS_NEED_DECISION}: ${listed}` });
+    expect(groupWarnings([w("master-1", "cgroup v1 (allowed)"), w("worker-1", "cgroup v1 (allowed); swap is on"), { host: "worker-2", error: "exit code 1" }])).toEqual([
+      { message: "cgroup v1 (allowed)", hosts: ["master-1", "worker-1"] },
+      { message: "swap is on", hosts: ["worker-1"] },
+    ]);
   });
 
   test("a step stopped by warnings waiting for a decision is finished but not a failure", () => {
     const s = (status: string, error: string | null = null) => ({ status, error });
     const decision = s("failed", `preflight on worker-1: warnings ${WARNINGS_NEED_DECISION}: cgroup v1`);
-    expect(progressOf([decision, s("failed", "preflight failed on worker-2: swap is on"), s("skipped")])).toEqual({ finished: 3, failed: 1, decisions: 1, total: 3 });
+    expect(progressOf([decision, s("failed", "preflight failed on worker-2: swap is on"), s("skipped")])).toEqual({ finished: 3, failed: 1, decisions: 1, notRun: 0, total: 3 });
+    // The steps the stopped run never reached are not counted as finished.
+    expect(progressOf([decision, s("done"), s("skipped", "not run: the run ended before it"), s("skipped", "not run: the run ended before it")])).toEqual({ finished: 2, failed: 0, decisions: 1, notRun: 2, total: 4 });
     expect(stepState(decision)).toBe("decision");
     expect(stepState(s("failed", "exit code 1"))).toBe("failed");
   });

@@ -129,17 +129,38 @@ export function countByStatus(rows: readonly GridRow[]): Record<string, number> 
 }
 
 /** Steps done (finished in any way) and in total, for the progress bar; those stopped for a decision apart from failures. */
-export function progressOf(steps: readonly Pick<StepView, "status" | "error">[]): { finished: number; failed: number; decisions: number; total: number } {
+export function progressOf(steps: readonly Pick<StepView, "status" | "error">[]): { finished: number; failed: number; decisions: number; notRun: number; total: number } {
   let finished = 0;
   let failed = 0;
   let decisions = 0;
+  let notRun = 0;
   for (const s of steps) {
-    if (s.status === "done" || s.status === "skipped" || s.status === "failed" || s.status === "cancelled") finished += 1;
+    // Steps a stopped run never reached are skipped "not run: …": not progress, but said apart.
+    if (s.status === "skipped" && s.error?.startsWith("not run")) notRun += 1;
+    else if (s.status === "done" || s.status === "skipped" || s.status === "failed" || s.status === "cancelled") finished += 1;
     const state = stepState(s);
     if (state === "failed") failed += 1;
     if (state === "decision") decisions += 1;
   }
-  return { finished, failed, decisions, total: steps.length };
+  return { finished, failed, decisions, notRun, total: steps.length };
+}
+
+/**
+ * The warnings that wait for a decision, each once with the hosts that have it ("cgroup v1 …": master-1,
+ * worker-1), from the preflight steps' errors ("preflight on HOST: warnings need …: W1; W2").
+ */
+export function groupWarnings(steps: readonly Pick<StepView, "host" | "error">[]): { message: string; hosts: string[] }[] {
+  const byMessage = new Map<string, string[]>();
+  for (const s of steps) {
+    const at = s.error?.indexOf(`${WARNINGS_NEED_DECISION}: `) ?? -1;
+    if (at < 0) continue;
+    for (const message of s.error!.slice(at + WARNINGS_NEED_DECISION.length + 2).split("; ")) {
+      const hosts = byMessage.get(message) ?? [];
+      hosts.push(s.host ?? "the cluster");
+      byMessage.set(message, hosts);
+    }
+  }
+  return [...byMessage].map(([message, hosts]) => ({ message, hosts }));
 }
 
 /** The cell of a row for a phase id, for the details panel. */

@@ -16,7 +16,7 @@ import { DESTRUCTIVE_RUNS, retryRefusal } from "@/lib/engine/run-rules";
 import { Time } from "../time";
 import { UpgradeControls } from "./upgrade-controls";
 import { estimateRemaining, formatDuration } from "./eta";
-import { allRows, buildGrid, findCell, progressOf, stepState, type Grid, type GridFilter } from "./grid-model";
+import { allRows, buildGrid, findCell, groupWarnings, progressOf, stepState, type Grid, type GridFilter } from "./grid-model";
 import { HostGrid, type CellRef } from "./host-grid";
 import { PlanReview, planSize } from "./plan-review";
 import { useNotifyOptIn, useRunNotice } from "./run-notice";
@@ -157,7 +157,7 @@ export function RunView({ runId, initialCell }: { runId: string; initialCell?: C
           {String(run.summary.message)}
         </p>
       ) : null}
-      {decisions.length > 0 && (run.status === "needs-decision" || run.status === "failed") && <DecisionNotice run={run} hosts={decisions.map((s) => s.host ?? "the cluster")} canDecide={canStart} />}
+      {decisions.length > 0 && (run.status === "needs-decision" || run.status === "failed") && <DecisionNotice run={run} decisions={decisions} canDecide={canStart} />}
       {run.status === "planned" ? <PlanReview plan={run.plan} runId={run.id} /> : <Rollout run={run} now={now} initialCell={initialCell} onRetry={canRetry ? (b) => retry.mutate(b) : undefined} />}
       {run.status !== "planned" && ["bootstrap", "join", "remove", "upgrade"].includes(run.type) && (
         <section className="card">
@@ -219,6 +219,7 @@ function RunHeader({ run, now, stream }: { run: Run; now: number; stream: Stream
           <span className="shrink-0 text-sm tabular-nums text-slate-700" data-testid="run-progress">
             {progress.finished}/{progress.total} steps
             {progress.failed ? ` · ${progress.failed} failed` : ""}
+            {progress.notRun ? ` · ${progress.notRun} not run` : ""}
             {progress.decisions ? ` · ${progress.decisions} wait for a decision` : ""}
           </span>
           {estimate && (
@@ -232,16 +233,25 @@ function RunHeader({ run, now, stream }: { run: Run; now: number; stream: Stream
   );
 }
 
-/** Warnings stop the run until an admin or lead accepts them: say so, and who can. */
-function DecisionNotice({ run, hosts, canDecide }: { run: Run; hosts: string[]; canDecide: boolean }) {
+/** Warnings stop the run until an admin or lead accepts them: say so, which warnings on which hosts, and who can. */
+function DecisionNotice({ run, decisions, canDecide }: { run: Run; decisions: Run["steps"]; canDecide: boolean }) {
   const who = run.deciders.map((d) => `${d.displayName || d.username} (${d.role})`);
+  const hosts = decisions.map((s) => s.host ?? "the cluster");
+  const warnings = groupWarnings(decisions);
   return (
     <section className="rounded border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900" data-testid="run-decision">
       <p className="font-semibold">Needs a decision (admin or lead)</p>
       <p>
-        Preflight found warnings on {hosts.length === 1 ? hosts[0] : `${hosts.length} hosts (${hosts.join(", ")})`}. They stop the {runTypeTitle[run.type]?.toLowerCase() ?? run.type} until an admin or lead
-        accepts them, or they are fixed on the hosts and the run is retried. Open a preflight cell below for each warning and its fix.
+        Preflight found warnings on {hosts.length === 1 ? hosts[0] : `${hosts.length} hosts`}. They stop the {runTypeTitle[run.type]?.toLowerCase() ?? run.type} until an admin or lead
+        accepts them, or they are fixed on the hosts and the run is retried:
       </p>
+      <ul className="my-1 list-disc pl-5" data-testid="run-decision-warnings">
+        {warnings.map((w) => (
+          <li key={w.message} data-testid="run-decision-warning">
+            <span className="font-medium">{w.hosts.length === hosts.length && hosts.length > 1 ? `every host (${hosts.length})` : w.hosts.join(", ")}</span>: {w.message}
+          </li>
+        ))}
+      </ul>
       <p data-testid="run-deciders">
         {canDecide ? "You can decide here. " : "Ask one of them: "}
         {who.length ? `Who can decide: ${who.join(", ")}.` : "No enabled admin or lead exists: an admin must add one."}
