@@ -200,7 +200,7 @@ describe("progress and lookup", () => {
     const decision = s("failed", `preflight on worker-1: warnings ${WARNINGS_NEED_DECISION}: cgroup v1`);
     expect(progressOf([decision, s("failed", "preflight failed on worker-2: swap is on"), s("skipped")])).toEqual({ finished: 3, failed: 1, decisions: 1, notRun: 0, total: 3 });
     // The steps the stopped run never reached are not counted as finished.
-    expect(progressOf([decision, s("done"), s("skipped", "not run: the run ended before it"), s("skipped", "not run: the run ended before it")])).toEqual({ finished: 2, failed: 0, decisions: 1, notRun: 2, total: 4 });
+    expect(progressOf([decision, s("done"), s("skipped", "skipped: an earlier step failed on worker-1"), s("skipped", "not run: the run ended before it")])).toEqual({ finished: 2, failed: 0, decisions: 1, notRun: 2, total: 4 });
     expect(stepState(decision)).toBe("decision");
     expect(stepState(s("failed", "exit code 1"))).toBe("failed");
   });

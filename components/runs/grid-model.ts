@@ -135,8 +135,9 @@ export function progressOf(steps: readonly Pick<StepView, "status" | "error">[])
   let decisions = 0;
   let notRun = 0;
   for (const s of steps) {
-    // Steps a stopped run never reached are skipped "not run: …": not progress, but said apart.
-    if (s.status === "skipped" && s.error?.startsWith("not run")) notRun += 1;
+    // Steps that never ran carry why ("skipped: an earlier step failed on …", "not run: the run ended
+    // before it"): not progress, but said apart.
+    if (s.status === "skipped" && s.error) notRun += 1;
     else if (s.status === "done" || s.status === "skipped" || s.status === "failed" || s.status === "cancelled") finished += 1;
     const state = stepState(s);
     if (state === "failed") failed += 1;
