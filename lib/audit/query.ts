@@ -1,7 +1,7 @@
 import "server-only";
 // Reading the audit trail: filtered pages for the audit page and whole exports as CSV or JSON.
 // Nothing in this module (or anywhere) updates or deletes audit rows.
-import type { Prisma } from "../generated/prisma/client";
+import type { AuditEvent, Prisma } from "../generated/prisma/client";
 import { getDb } from "../db/client";
 import type { AuditEventView, AuditFilter } from "./schemas";
 import { auditIds, resolveAuditTargets } from "./targets";
@@ -51,18 +51,8 @@ export function auditCsv(events: AuditEventView[]): string {
   return [columns.join(","), ...events.map((e) => columns.map((c) => cell(e[c])).join(","))].join("\r\n") + "\r\n";
 }
 
-function toView(r: {
-  id: number;
-  at: Date;
-  userId: string | null;
-  username: string | null;
-  provider: string | null;
-  subject: string | null;
-  action: string;
-  target: string | null;
-  ip: string | null;
-  details: string;
-}): AuditEventView {
+/** A stored row as the API shows it (details parsed). */
+function toView(r: AuditEvent): AuditEventView {
   let details: Record<string, unknown> = {};
   try {
     details = JSON.parse(r.details) as Record<string, unknown>;
