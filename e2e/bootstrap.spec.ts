@@ -3,7 +3,7 @@
 // (lab/cluster-yaml.ts): cgroup v1 hosts allowed, the lab's VIP held by keepalived on eth0, flannel on
 // eth0, the lab's hosts pasted as lines and its admin key, the binary mirror's release layout with the kubelet's checksum pinned from
 // its published .sha256 (kubectl's checked against its own), containerd from the runtime mirror with
-// the cgroupfs driver (lab hosts run no systemd as init), and the lab's registry with its CA, user
+// the systemd cgroup driver (lab hosts boot systemd), and the lab's registry with its CA, user
 // and password. It reviews the plan, confirms, sees the run stop for a
 // decision on the preflight warnings (a support engineer watching too, told who may decide), accepts
 // them — both views follow — watches the grid fill in — reloading the page mid-run, and losing the connection to the
