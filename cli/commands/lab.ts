@@ -121,7 +121,9 @@ export const lab: Command = {
         if (all) {
           // And what every lab makes from them: the hosts' base image and each version's OCI images, so
           // labs started at once (the test command's concurrent suites) only read them.
+          // The default hosts, and the bare Debian 13 hosts the browser tests install packages on.
           await ensureBaseImage(log);
+          await ensureBaseImage(log, { suite: "trixie", bare: true });
           for (const v of want.versions) await ensureClusterImages(v, log);
         }
         return 0;
