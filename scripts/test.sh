@@ -28,8 +28,8 @@ trap table EXIT
 
 step "system packages"; bash scripts/system-packages.sh
 [ -d node_modules ] || { step "npm ci"; npm ci --no-audit --no-fund; }
-# A new machine builds every profile's upstream components first (docs/benchmarks.md: 30 to 70 minutes
-# on 2 cores): said here, at the start, with the one command that warms the cache beforehand.
+# A new machine builds every profile's upstream components first (docs/benchmarks.md: from half an hour
+# to over two hours on 2 cores): said here, at the start, with the one command that warms the cache beforehand.
 if ! missing=$(bin/bootdeck lab binaries --all --check 2>&1); then
   printf '
 !!! The lab component cache is cold: %s
@@ -50,8 +50,8 @@ step "engine tests on PostgreSQL"; BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest r
 # seconds when warm; on a new machine this is the long build the warning above announced.
 step "lab cache"; bin/bootdeck lab binaries --all | tail -3
 # Integration against lab hosts (root), on labs of their own, one suite after the other: their checks
-# of failover and restarts measure seconds, and a lab suite run beside other heavy work on the same two
-# cores (a Go build) saw the VIP's health check time out and the address flap.
+# of failover and restarts measure seconds, and lab suites run beside other heavy work on the same two
+# cores (a Go build) saw the API stall past the failover check's limits.
 # The whole bootstrap with its worker processes killed, then day two and disaster recovery on that
 # cluster, on PostgreSQL (runs as pg-boss jobs); the crash-point bootstrap, day two's members and
 # upgrade, the bucket restore and the rest on SQLite.
