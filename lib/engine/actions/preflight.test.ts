@@ -19,6 +19,7 @@ const healthy: PreflightProbe = {
   runtimeSocket: false,
   docker: false,
   containerdCandidate: "",
+  pkgListsEmpty: false,
   commands: { iptables: true, ip: true, socat: true, nsenter: true, mount: true, ebtables: true, ethtool: true, conntrack: true, curl: true },
   pkgManager: "apt-get",
   listening: [22],
@@ -102,6 +103,12 @@ describe("preflight of the container runtime", () => {
     expect(evaluateHost({ ...healthy, containerdCandidate: "1.6.20~ds1-1+b1" }, packages("v1.36.3")).find((x) => x.check === "runtime")).toMatchObject({ severity: "error", message: expect.stringContaining("needs 2.0.0") });
     expect(evaluateHost({ ...healthy, containerdCandidate: "1.7.24~ds1-1" }, packages("v1.35.4")).find((x) => x.check === "runtime")?.severity).toBe("ok");
     expect(evaluateHost(healthy, packages("v1.36.3")).find((x) => x.check === "runtime")?.severity).toBe("error");
+  });
+  it("on a host whose apt never updated its lists, says the packaged containerd is not known yet instead of refusing", () => {
+    const packages = target("worker", "v1.36.3", (s) => (s.runtime = { source: "packages" }));
+    expect(evaluateHost({ ...healthy, pkgListsEmpty: true }, packages).find((x) => x.check === "runtime")).toMatchObject({ severity: "warning", message: expect.stringContaining("package lists are empty") });
+    expect(parsePreflight("containerdCandidate=\npkgListsEmpty=yes\n").pkgListsEmpty).toBe(true);
+    expect(parsePreflight("containerdCandidate=2.1.3~ds1-1\n").pkgListsEmpty).toBe(false);
   });
   it("warns when the connection-tracking table is small for kube-proxy, which leaves it to the host", () => {
     expect(evaluateHost({ ...healthy, conntrackMax: 65536 }, worker).find((x) => x.check === "conntrack")).toMatchObject({ severity: "warning", hint: expect.stringContaining("nf_conntrack_max = 131072") });

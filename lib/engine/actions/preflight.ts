@@ -18,6 +18,7 @@ if command -v containerd >/dev/null 2>&1; then echo "containerd=$(command -v con
 [ -S /run/containerd/containerd.sock ] && echo "runtimeSocket=/run/containerd/containerd.sock"
 [ -S /var/run/docker.sock ] && echo "docker=yes"
 if command -v apt-cache >/dev/null 2>&1; then echo "containerdCandidate=$(apt-cache policy containerd 2>/dev/null | awk '/Candidate:/ {print $2}')"
+  ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1 || echo "pkgListsEmpty=yes"
 elif command -v dnf >/dev/null 2>&1; then echo "containerdCandidate=$(dnf -q info containerd 2>/dev/null | awk '/^Version/ {print $3; exit}')"; fi
 for c in iptables ip socat nsenter mount ebtables ethtool conntrack curl; do
   if command -v "$c" >/dev/null 2>&1; then echo "cmd=$c yes"; else echo "cmd=$c no"; fi
@@ -62,6 +63,8 @@ export type PreflightProbe = {
   docker: boolean;
   /** The version the host's package manager would install. */
   containerdCandidate: string;
+  /** apt has no package lists (apt-get update never ran, as on many cloud images): no candidate can be known. */
+  pkgListsEmpty: boolean;
   commands: Record<string, boolean>;
   pkgManager: string | null;
   listening: number[];
@@ -82,6 +85,7 @@ export function parsePreflight(text: string): PreflightProbe {
     runtimeSocket: false,
     docker: false,
     containerdCandidate: "",
+    pkgListsEmpty: false,
     commands: {},
     pkgManager: null,
     listening: [],
@@ -106,6 +110,7 @@ export function parsePreflight(text: string): PreflightProbe {
     } else if (key === "runtimeSocket") probe.runtimeSocket = true;
     else if (key === "docker") probe.docker = true;
     else if (key === "containerdCandidate") probe.containerdCandidate = value === "(none)" ? "" : value;
+    else if (key === "pkgListsEmpty") probe.pkgListsEmpty = value === "yes";
     else if (key === "cmd") {
       const [c, yes] = value.split(" ");
       if (c) probe.commands[c] = yes === "yes";
@@ -224,7 +229,9 @@ function runtimeFindings(probe: PreflightProbe, caps: Capabilities, def: Cluster
     else f.push({ check: "runtime", severity: "ok", message: `containerd ${runtimeVersions.containerd} from the mirror${probe.containerd ? ` (${probe.containerd.version} installed now)` : ""}` });
   } else {
     const version = probe.containerd?.version || probe.containerdCandidate;
-    if (!version)
+    if (!version && probe.pkgListsEmpty)
+      f.push({ check: "runtime", severity: "warning", message: "no containerd installed, and the host's package lists are empty (apt-get update never ran), so which containerd its packages offer is not known yet: the packages phase updates them and installs it", hint: "run apt-get update on the host and check again to see the version first, or set spec.runtime.source: mirror" });
+    else if (!version)
       f.push({ check: "runtime", severity: "error", message: "no containerd installed, and the host's package manager offers none", hint: "enable a repository that has containerd, or set spec.runtime.source: mirror" });
     else if (!versionAtLeast(version, min))
       f.push({ check: "runtime", severity: "error", message: `containerd ${version} ${probe.containerd ? "is installed" : "is what the host's packages offer"}; the kubelet ${caps.version} needs ${min} or newer`, hint: `set spec.runtime.source: mirror (installs containerd ${runtimeVersions.containerd}), or enable a repository with containerd ${min}+` });
