@@ -107,6 +107,20 @@ export function probeFromHost(lab: LabState, host: string, url: string, interval
 }
 
 /**
+ * Failed probes (ms) grouped into stalls: failures less than `gapMs` apart are one stall (probes time
+ * out after 1 s, so one stall of the answering API server fails one probe or several, as it lasts).
+ */
+export function stalls(failuresMs: number[], gapMs = 1_500): number[][] {
+  const out: number[][] = [];
+  for (const at of [...failuresMs].sort((a, b) => a - b)) {
+    const last = out.at(-1);
+    if (last && at - last.at(-1)! < gapMs) last.push(at);
+    else out.push([at]);
+  }
+  return out;
+}
+
+/**
  * From `since` (ms after it): when probes first failed; `backMs`, the first answer after the last failure;
  * `settledMs`, the first answer after which every probe answered for `holdMs` (the address works again
  * and keeps working); and `laterFailures`, the failed probes after that.

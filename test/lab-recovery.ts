@@ -19,7 +19,7 @@ import { executeRun } from "../lib/engine/runner";
 import { startRun } from "../lib/engine/runs";
 import type { CreateRunBody } from "../lib/engine/schemas";
 import { assetContent } from "../lib/assets/store";
-import { outage, probeApi, probeFromHost, sshTo } from "./lab-api";
+import { outage, probeApi, probeFromHost, sshTo, stalls } from "./lab-api";
 import type { LabKube } from "./lab-kube";
 
 /** The run's status, with every failed step's error and output tail attached when it did not succeed. */
@@ -164,24 +164,45 @@ export async function restoreChecked(c: RecoveryCluster, backupId: string, marks
   return { runId: r.runId, seconds };
 }
 
-/** keepalived's log on each of `masters` since `since` (ms since the epoch), for a failover that blipped. */
-function keepalivedJournal(lab: LabState, masters: string[], since: number): string {
-  return masters
-    .map((m) => {
+/** keepalived's VRRP state changes on each of `masters` since `since` (ms since the epoch), read from their journals. */
+function vrrpChanges(lab: LabState, masters: string[], since: number): { host: string; atMs: number; state: string }[] {
+  return masters.flatMap((m) => {
+    const lines = sshTo(lab, m, `journalctl -u bootdeck-keepalived --no-pager -o json --output-fields=MESSAGE --since @${Math.floor(since / 1000)}`);
+    const seen: { host: string; atMs: number; state: string }[] = [];
+    for (const line of lines.split("\n").filter(Boolean)) {
+      const entry = JSON.parse(line) as { MESSAGE?: unknown; __REALTIME_TIMESTAMP?: string };
+      const state = typeof entry.MESSAGE === "string" ? /Entering (MASTER|BACKUP|FAULT) STATE/.exec(entry.MESSAGE)?.[1] : undefined;
+      if (!state) continue;
+      const atMs = Math.round(Number(entry.__REALTIME_TIMESTAMP) / 1000) - since;
+      // keepalived logs each change twice (its console and syslog lines): one change per host and state.
+      if (!seen.some((c) => c.state === state && Math.abs(c.atMs - atMs) < 1_000)) seen.push({ host: m, atMs, state });
+    }
+    return seen;
+  });
+}
+
+/** Who holds the controller-manager's and the scheduler's leader leases, and since when (ms after `since`). */
+function leaderLeases(kubectl: (args: string[]) => string, since: number): string {
+  return ["kube-controller-manager", "kube-scheduler"]
+    .map((name) => {
       try {
-        return `${m}:\n${sshTo(lab, m, `journalctl -u bootdeck-keepalived --no-pager -o short-precise --since @${Math.floor(since / 1000)}`)}`;
+        const [holder, acquired] = kubectl(["--request-timeout=5s", "-n", "kube-system", "get", "lease", name, "-o", "jsonpath={.spec.holderIdentity} {.spec.acquireTime}"]).trim().split(" ");
+        return `${name} on ${holder?.split("_")[0]} since ${Date.parse(acquired ?? "") - since} ms`;
       } catch (err) {
-        return `${m}: journal not read (${(err as Error).message.split("\n")[0]})`;
+        return `${name}: not read (${(err as Error).message.split("\n")[0]})`;
       }
     })
-    .join("\n");
+    .join(", ");
 }
 
 /**
  * Cuts the master holding the VIP off while kubectl (through the VIP, a new client each time), this
- * machine and every other host probe the address; each must reach the API again within 10 s and keep
- * reaching it (at most 3 failed probes in the rest of the 20 s, each reported, with keepalived's log),
- * and every other kubelet renews its Lease. `hosts` are the cluster's hosts. Returns the figures as one line.
+ * machine and every other host probe the address; each must reach the API again within 10 s, the
+ * address must stay where keepalived moved it (no VRRP state change on any other master after 10 s),
+ * and each series may see at most 3 stalls in the rest of the 20 s (reported with where the leader
+ * leases went: a controller-manager that takes over relists everything, which slows every API server on
+ * two shared cores). Every other kubelet renews its Lease. `hosts` are the cluster's hosts. Returns the
+ * figures as one line.
  */
 export async function vipFailoverChecked(lab: LabState, kubectl: (args: string[]) => string, masters: string[], hosts: string[]): Promise<string> {
   const vip = labVip(lab);
@@ -193,6 +214,7 @@ export async function vipFailoverChecked(lab: LabState, kubectl: (args: string[]
   const ready = probeApi(vip, 6443, 100, { path: "/readyz" });
   const nodes = others.map((h) => ({ h, p: probeFromHost(lab, h, `https://${vip}:6443/livez`, 100) }));
   await new Promise((r) => setTimeout(r, 2_000));
+  const leadersBefore = leaderLeases(kubectl, Date.now());
   const cutAt = Date.now();
   labCut(lab.name, holder!);
   let line: string;
@@ -209,18 +231,21 @@ export async function vipFailoverChecked(lab: LabState, kubectl: (args: string[]
     const fromHere = outage(here.stop(), cutAt);
     const readyz = outage(ready.stop(), cutAt);
     const fromNodes = await Promise.all(nodes.map(async ({ h, p }) => ({ h, o: outage(await p.stop(), cutAt) })));
+    const vrrp = vrrpChanges(lab, masters.filter((m) => m !== holder), cutAt);
     // Back: the address answers again and keeps answering (3 s of answers); a failed probe after that,
-    // to the end of the 20 s, is a blip reported apart, not the failover's time.
+    // to the end of the 20 s, is a stall reported apart, not the failover's time.
     const back = (o: ReturnType<typeof outage>) => `${o.settledMs} ms${o.laterFailures.length ? ` (then ${o.laterFailures.length} failed at ${o.laterFailures.join(", ")} ms)` : ""}`;
     line = [`kubectl ${kubectlBackMs} ms`, `this machine ${back(fromHere)}`, ...fromNodes.map(({ h, o }) => `${h} ${back(o)}`), `(/readyz from this machine: ${back(readyz)})`].join(", ");
-    console.log(`failover of ${vip} after cutting ${holder}: the API answers again after ${line}`);
-    const blips = [fromHere, readyz, ...fromNodes.map(({ o }) => o)].some((o) => o.laterFailures.length > 0);
-    if (blips) console.log(`keepalived on the other masters since the cut:\n${keepalivedJournal(lab, masters.filter((m) => m !== holder), cutAt)}`);
+    console.log(
+      `failover of ${vip} after cutting ${holder}: the API answers again after ${line}\n` +
+        `  keepalived: ${vrrp.map((c) => `${c.host} ${c.state} at ${c.atMs} ms`).join(", ") || "no state change"}\n` +
+        `  leader leases before the cut: ${leadersBefore}; after: ${leaderLeases(kubectl, cutAt)}`,
+    );
     expect(kubectlBackMs).toBeLessThan(10_000);
     expect(fromHere.settledMs).toBeLessThan(10_000);
     for (const { h, o } of fromNodes) expect(o.settledMs, h).toBeLessThan(10_000);
-    // A blip is one slow or refused probe, not an address that keeps moving: at most 3 of the ~170.
-    for (const { h, o } of [{ h: "this machine", o: fromHere }, ...fromNodes]) expect(o.laterFailures.length, h).toBeLessThanOrEqual(3);
+    expect(vrrp.filter((c) => c.atMs > 10_000), "keepalived state changes after the failover").toEqual([]);
+    for (const { h, o } of [{ h: "this machine", o: fromHere }, ...fromNodes]) expect(stalls(o.laterFailures).length, `stalls seen by ${h}`).toBeLessThanOrEqual(3);
   } finally {
     labHeal(lab.name, holder!);
   }
