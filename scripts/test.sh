@@ -39,13 +39,27 @@ if ! missing=$(bin/bootdeck lab binaries --all --check 2>&1); then
 fi
 step "type check";       npm run -s typecheck
 step "import cycles";    npm run -s check:imports
-step "unit tests";       npx vitest run --project unit
-# The engine (queue, failover, live events), the audit trail, the database layer, sign-in, the backup
-# schedule's claims, webhook deliveries and the metrics again, on PostgreSQL; with the engine's tests
-# under test/ (secrets-at-rest reads the SQLite file itself).
+# The unit tests (SQLite) and the engine's on PostgreSQL run side by side: vitest gives each one worker on
+# two cores, and many of these tests wait (leases, throttles, timeouts) rather than compute. Each one's
+# output is printed whole when both are done, the failed one last.
+# On PostgreSQL: the engine (queue, failover, live events), the audit trail, the database layer, sign-in,
+# the backup schedule's claims, webhook deliveries and the metrics again, with the engine's tests under
+# test/ (secrets-at-rest reads the SQLite file itself).
 pg="$(bash scripts/postgres.sh)"
-step "engine tests on PostgreSQL"; BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project unit lib/engine lib/audit lib/db lib/auth lib/backups lib/notify lib/metrics \
-  test/run-release.test.ts test/engine-off.test.ts test/shutdown-with-viewers.test.ts test/stream-session.test.ts
+step "unit tests, beside the engine tests on PostgreSQL"
+side=$(mktemp -d)
+( npx vitest run --project unit >"$side/unit.log" 2>&1; echo $? >"$side/unit.rc" ) &
+( BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project unit lib/engine lib/audit lib/db lib/auth lib/backups lib/notify lib/metrics \
+    test/run-release.test.ts test/engine-off.test.ts test/shutdown-with-viewers.test.ts test/stream-session.test.ts >"$side/pg.log" 2>&1; echo $? >"$side/pg.rc" ) &
+wait
+side_rc=0
+for part in unit pg; do [ "$(cat "$side/$part.rc")" = 0 ] || side_rc=1; done
+for part in $( [ "$(cat "$side/unit.rc")" = 0 ] && echo "unit pg" || echo "pg unit"); do
+  printf '\n--- %s (exit %s)\n' "$( [ "$part" = unit ] && echo "unit tests on SQLite" || echo "engine tests on PostgreSQL")" "$(cat "$side/$part.rc")"
+  cat "$side/$part.log"
+done
+rm -rf "$side"
+[ "$side_rc" = 0 ]
 # Everything the labs read from the cache (components, the hosts' base image, each version's images):
 # seconds when warm; on a new machine this is the long build the warning above announced.
 step "lab cache"; bin/bootdeck lab binaries --all | tail -3
