@@ -61,11 +61,23 @@ export function containerdConfig(def: ClusterDefinition, images: Images): string
   ].join("\n");
 }
 
-/** The registry credentials drop-in (written on the hosts from the stored credential, never rendered). */
-export function registryAuthConfig(registry: string, username: string, password: string): string {
+/**
+ * The registry credentials drop-in (written on the hosts from the stored credential, never rendered):
+ * containerd's whole rendered configuration `config` again, with the pull credentials added. containerd
+ * 1.7 (Debian 13's package, for one) replaces a plugin's whole table with an imported file's, where 2.x
+ * merges them: a drop-in holding only the credentials made 1.7 forget the sandbox image, the cgroup
+ * driver and the registry hosts. Repeating the configuration gives one result under both.
+ */
+export function registryAuthConfig(config: string, registry: string, username: string, password: string): string {
+  const body = config
+    .split("\n")
+    .filter((l) => !l.startsWith("imports =") && !l.startsWith("# Bootdeck:"))
+    .join("\n")
+    .trim();
   return [
-    "# Bootdeck: pull credentials for the image mirror (static pods cannot use image pull secrets).",
-    "version = 2",
+    "# Bootdeck: containerd's configuration again, with the pull credentials for the image mirror (static pods cannot use image pull secrets).",
+    body,
+    "",
     `[plugins."io.containerd.grpc.v1.cri".registry.configs.${toml(registryHost(registry))}.auth]`,
     `  username = ${toml(username)}`,
     `  password = ${toml(password)}`,

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { shellCommand, shellScript } from "../ssh/quote";
 import { CONTROL_PLANE_COMPONENTS, roleOf } from "./actions/kube";
 import { FACTS_SCRIPT } from "./actions/facts";
-import { REGISTRY_AUTH_FILE } from "../assets/runtime";
+import { REGISTRY_AUTH_FILE, RUNTIME_PATHS } from "../assets/runtime";
 import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, HOST_LOCK_FILE, JOURNAL_SCRIPT, KUBELET_START_SCRIPT, PACKAGES_SCRIPT, PRESENT_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT, RUNTIME_PACKAGES, RUNTIME_PACKAGES_SCRIPT, RUNTIME_START_SCRIPT, releaseLockArgv } from "./actions/host-scripts";
 import { packagePairs, PREFLIGHT_SCRIPT } from "./actions/preflight";
 import { binaryDownloads, bootstrapLeftovers, checkpointFiles, controlPlaneFiles, downloadArgs, downloadLeftover, kubeletFiles, missingAssets, resetPaths, runtimeDownloads, runtimeFiles, staticControlPlaneFiles, type HostFile } from "./host-files";
@@ -166,7 +166,7 @@ function runtimePhase(def: ClusterDefinition, runId: string, hosts: EffectiveHos
           ...downloads.map((d) => exec(`download ${d.name}`, locked(runId, DOWNLOAD_SCRIPT, downloadArgs(d)))),
           exec("start", locked(runId, RUNTIME_START_SCRIPT, state)),
         ],
-        checks: auth ? [`${REGISTRY_AUTH_FILE} (0600): pull credentials for ${def.spec.images.registry} as ${auth.username}, password from credential "${auth.credential}"`] : [],
+        checks: auth ? [`${REGISTRY_AUTH_FILE} (0600): ${RUNTIME_PATHS.config} again with pull credentials for ${def.spec.images.registry} as ${auth.username}, password from credential "${auth.credential}"`] : [],
         timeoutMs: 10 * MIN,
         retries: 2,
       }),

@@ -4,7 +4,7 @@ import "server-only";
 // its planned step carries: the packages command, each download, the files, the start command. Safe
 // to repeat: downloads compare checksums, the uploader writes only changed files, containerd restarts
 // only when what it runs with differs from what it last ran steadily with.
-import { registryAuthConfig } from "../../assets/runtime";
+import { registryAuthConfig, RUNTIME_PATHS } from "../../assets/runtime";
 import { recordSecretUse } from "../../audit/record";
 import { getDb } from "../../db/client";
 import { decryptSecret, secretContexts } from "../../secrets/cipher";
@@ -17,13 +17,20 @@ async function credentialFiles(ctx: ActionContext): Promise<Record<string, strin
   const def = ctx.resources.definition;
   const auth = def.spec.images.auth;
   const registry = def.spec.images.registry;
-  for (const f of ctx.planned.files.filter((x) => x.credential)) {
+  const credentialed = ctx.planned.files.filter((x) => x.credential);
+  if (!credentialed.length) return out;
+  // The drop-in repeats the planned containerd configuration (lib/assets/runtime.ts says why).
+  // (Its checksum against the plan is checked with the other files before anything is uploaded.)
+  const planned = ctx.planned.files.find((f) => f.path === RUNTIME_PATHS.config && f.asset);
+  const config = planned?.asset ? ctx.resources.asset(planned.asset) : undefined;
+  if (config === undefined) throw new Error(`${ctx.planned.key}: the plan has no ${RUNTIME_PATHS.config} to add the registry credentials to`);
+  for (const f of credentialed) {
     if (!auth || !registry || f.credential !== auth.credential) throw new Error(`${f.path}: the run's definition has no image registry credential "${f.credential}"`);
     const run = await getDb().run.findUnique({ where: { id: ctx.runId }, select: { clusterId: true } });
     const cred = run ? await getDb().credential.findFirst({ where: { clusterId: run.clusterId, name: auth.credential } }) : null;
     if (!cred?.secretCipher) throw new Error(`the image registry's credential "${auth.credential}" has no stored password: edit the cluster and give it`);
     await recordSecretUse({ credentialId: cred.id, credentialName: cred.name, clusterId: run?.clusterId ?? "", runId: ctx.runId, purpose: "image registry" });
-    out[f.path] = registryAuthConfig(registry, auth.username, decryptSecret(cred.secretCipher, secretContexts.credential(cred.clusterId, cred.name, "secretCipher")));
+    out[f.path] = registryAuthConfig(config, registry, auth.username, decryptSecret(cred.secretCipher, secretContexts.credential(cred.clusterId, cred.name, "secretCipher")));
   }
   return out;
 }
