@@ -9,6 +9,7 @@ import { backupRelPath, dataPath, recordBackup } from "../lib/backups/store";
 import { exampleDefinition } from "../lib/cluster/example";
 import { createCluster } from "../lib/clusters/repository";
 import { disconnectDb, getDb } from "../lib/db/client";
+import { createRun } from "../lib/engine/runs";
 import { newId } from "../lib/ids";
 import { testKeyPair } from "../test/ssh-key";
 
@@ -18,6 +19,9 @@ async function main(): Promise<void> {
   const definition = exampleDefinition({ name: "dr-ui", hosts: 4 });
   const { id: clusterId } = await createCluster({ definition, secrets: { "admin-key": { privateKey: testKeyPair().private } } });
   await saveAssetSet({ clusterId, assets: await renderAssets(definition, { leafValidityDays: 20 }), options: { encryptionAlgorithm: "ECDSA-P256", caValidityDays: 3650, leafValidityDays: 20, importedCa: false } });
+  // Bootstrapped (its certificates are on its hosts, so they can run out): a bootstrap that succeeded.
+  const bootstrapRunId = await createRun({ clusterId, type: "bootstrap", plan: { runType: "bootstrap", phases: [] } });
+  await getDb().run.update({ where: { id: bootstrapRunId }, data: { status: "succeeded", startedAt: new Date(Date.now() - 7_200_000), finishedAt: new Date(Date.now() - 7_000_000), summary: JSON.stringify({ message: "all 4 hosts done" }) } });
   const backupId = newId("bk");
   const w = openSealedWriter(dataPath(backupRelPath(clusterId, backupId)), backupId);
   w.stream.write(SNAPSHOT_BYTES);

@@ -174,7 +174,7 @@ function FleetLine({ c, now, alerts }: { c: FleetRow; now: number; alerts?: Clus
         )}
       </td>
       <td className="whitespace-nowrap p-2" data-testid="fleet-certs">
-        {c.certificates ? <CertCell notAfter={c.certificates.notAfter} now={now} /> : <span className="text-xs text-slate-600">not rendered</span>}
+        {c.certificates ? <CertCell notAfter={c.certificates.notAfter} now={now} /> : <span className="text-xs text-slate-600">{c.deployed ? "not rendered" : "not bootstrapped"}</span>}
       </td>
       <td className="whitespace-nowrap p-2" data-testid="fleet-backup">
         <BackupCell backup={c.backup} now={now} />

@@ -14,6 +14,7 @@ const row = (name: string, extra: Partial<FleetRow> = {}): FleetRow => ({
   createdAt: days(-10),
   updatedAt: days(-1),
   busy: false,
+  deployed: true,
   nodes: { ready: 6, total: 6, seenAt: days(0) },
   lastRun: { id: `run_${name}`, type: "bootstrap", status: "succeeded", at: days(-1), outcome: "all 6 hosts done" },
   certificates: { notAfter: days(300), assetSetVersion: 1 },

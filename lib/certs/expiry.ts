@@ -7,6 +7,7 @@ import { X509Certificate } from "node:crypto";
 import tls from "node:tls";
 import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
+import { deployedClusterIds } from "../clusters/deployed";
 import { AppError, notFound } from "../http/errors";
 import { Executor, isSshError, type HostTarget } from "../ssh";
 import { liveCertificateFiles, liveCertificatesArgv, parseCertFiles } from "./files";
@@ -44,8 +45,8 @@ export async function assetCertificates({ clusterId }: { clusterId: string }): P
 
 /** For the cluster list: each cluster's failing backup schedule and its soonest certificate ending within the warning window. */
 export async function clusterAlerts(): Promise<ClusterAlerts> {
-  const clusters = await getDb().cluster.findMany({ select: { id: true } });
-  const ids = clusters.map((c) => c.id);
+  // Only a deployed cluster's certificates are on hosts and can run out.
+  const ids = [...(await deployedClusterIds())];
   const [sets, schedules] = await Promise.all([latestCertificateAssets(ids), listScheduleHealth()]);
   const out: ClusterAlerts = {};
   for (const id of ids) {

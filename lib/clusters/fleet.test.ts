@@ -19,6 +19,8 @@ test("each cluster's health: nodes as last seen, the latest run, the earliest ce
   const key = testKeyPair().private;
   const a = (await createCluster({ definition: exampleDefinition({ name: "alpha", hosts: 4 }), secrets: { "admin-key": { privateKey: key } } })).id;
   const b = (await createCluster({ definition: exampleDefinition({ name: "beta", hosts: 3 }), secrets: { "admin-key": { privateKey: key } } })).id;
+  const bootstrapped = await createRun({ clusterId: a, type: "bootstrap", plan: { runType: "bootstrap", phases: [] } });
+  await getDb().run.update({ where: { id: bootstrapped }, data: { status: "succeeded", createdAt: new Date(Date.now() - 120_000) } });
   const older = await createRun({ clusterId: a, type: "check", plan: { runType: "check", phases: [] } });
   await getDb().run.update({ where: { id: older }, data: { status: "succeeded", createdAt: new Date(Date.now() - 60_000) } });
   const latest = await createRun({ clusterId: a, type: "bootstrap", plan: { runType: "bootstrap", phases: [] } });
@@ -29,20 +31,32 @@ test("each cluster's health: nodes as last seen, the latest run, the earliest ce
   await recordNodesSeen({ clusterId: a, ready: 3, total: 4 });
 
   const [alpha, beta] = await listFleet();
-  expect(alpha).toMatchObject({ name: "alpha", masters: 3, workers: 1, nodes: { ready: 3, total: 4 }, lastRun: { id: latest, type: "bootstrap", status: "needs-decision", outcome: "needs a decision: …" } });
+  expect(alpha).toMatchObject({ name: "alpha", deployed: true, masters: 3, workers: 1, nodes: { ready: 3, total: 4 }, lastRun: { id: latest, type: "bootstrap", status: "needs-decision", outcome: "needs a decision: …" } });
   // The latest set's earliest expiry: 20-day leaves, not the earlier set's 400.
   const days = (Date.parse(alpha!.certificates!.notAfter) - Date.now()) / 86_400_000;
   expect(alpha!.certificates!.assetSetVersion).toBe(2);
   expect(days).toBeGreaterThan(19);
   expect(days).toBeLessThan(21);
-  expect(beta).toMatchObject({ name: "beta", nodes: null, lastRun: null, certificates: null, busy: false });
+  expect(beta).toMatchObject({ name: "beta", deployed: false, nodes: null, lastRun: null, certificates: null, busy: false });
   // What the live view saw is not a change to the cluster's definition.
   expect((await getDb().cluster.findUniqueOrThrow({ where: { id: a } })).updatedAt).toEqual(updatedBefore);
+});
+
+test("a cluster only planned and checked has no certificates on any host: none expire", async () => {
+  const key = testKeyPair().private;
+  const c = (await createCluster({ definition: exampleDefinition({ name: "only-planned", hosts: 3 }), secrets: { "admin-key": { privateKey: key } } })).id;
+  await renderAndSaveAssetSet({ clusterId: c, options: {} });
+  const check = await createRun({ clusterId: c, type: "check", plan: { runType: "check", phases: [] } });
+  await getDb().run.update({ where: { id: check }, data: { status: "succeeded" } });
+  await createRun({ clusterId: c, type: "bootstrap", plan: { runType: "bootstrap", phases: [] } });
+  expect((await listFleet()).find((r) => r.name === "only-planned")).toMatchObject({ deployed: false, certificates: null });
 });
 
 test("a set saved before its expiry was recorded gets it on the first read", async () => {
   const key = testKeyPair().private;
   const c = (await createCluster({ definition: exampleDefinition({ name: "gamma", hosts: 3 }), secrets: { "admin-key": { privateKey: key } } })).id;
+  const run = await createRun({ clusterId: c, type: "bootstrap", plan: { runType: "bootstrap", phases: [] } });
+  await getDb().run.update({ where: { id: run }, data: { status: "succeeded" } });
   const set = await renderAndSaveAssetSet({ clusterId: c, options: {} });
   await getDb().assetSet.update({ where: { id: set.id }, data: { notAfter: null } });
   const gamma = (await listFleet()).find((r) => r.name === "gamma");

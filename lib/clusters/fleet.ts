@@ -6,6 +6,7 @@ import "server-only";
 // clusters (e2e/ui.spec.ts measures 200).
 import { getDb } from "../db/client";
 import { backfillNotAfter } from "../assets/store";
+import { deployedClusterIds } from "./deployed";
 import type { ClusterSummary } from "./repository";
 
 export type FleetRow = ClusterSummary & {
@@ -14,7 +15,9 @@ export type FleetRow = ClusterSummary & {
   /** As the live view (pods and nodes) last saw them; null when it never watched this cluster. */
   nodes: { ready: number; total: number; seenAt: string } | null;
   lastRun: { id: string; type: string; status: string; at: string; outcome: string | null } | null;
-  /** The earliest certificate expiry in the latest asset set; null before the first render. */
+  /** A run other than a check succeeded: its hosts hold its certificates. */
+  deployed: boolean;
+  /** The earliest certificate expiry in the latest asset set; null before the first render and before it is deployed. */
   certificates: { notAfter: string; assetSetVersion: number } | null;
   /** The newest stored etcd backup (null: none), and the interval of its backup schedule when that is on. */
   backup: { lastAt: string | null; intervalMinutes: number | null };
@@ -54,8 +57,9 @@ export async function listFleet(): Promise<FleetRow[]> {
     lastRun.set(r.clusterId, { id: r.id, type: r.type, status: r.status, at, outcome: typeof message === "string" ? message : null });
   }
 
-  // The latest asset set of each cluster and its earliest certificate expiry.
-  const latestSets = await db.assetSet.groupBy({ by: ["clusterId"], _max: { version: true } });
+  // The latest asset set of each deployed cluster and its earliest certificate expiry.
+  const deployed = await deployedClusterIds();
+  const latestSets = (await db.assetSet.groupBy({ by: ["clusterId"], _max: { version: true } })).filter((g) => deployed.has(g.clusterId));
   const sets = latestSets.length
     ? await db.assetSet.findMany({ where: { OR: latestSets.map((g) => ({ clusterId: g.clusterId, version: g._max.version ?? 0 })) }, select: { id: true, clusterId: true, version: true, notAfter: true } })
     : [];
@@ -82,6 +86,7 @@ export async function listFleet(): Promise<FleetRow[]> {
       busy: c.activeRunId !== null,
       nodes: c.nodesSeen ? { ready: c.nodesSeen.ready, total: c.nodesSeen.total, seenAt: c.nodesSeen.seenAt.toISOString() } : null,
       lastRun: lastRun.get(c.id) ?? null,
+      deployed: deployed.has(c.id),
       certificates: certs.get(c.id) ?? null,
       backup: { lastAt: lastBackup.get(c.id)?.toISOString() ?? null, intervalMinutes: schedules.get(c.id) ?? null },
     };

@@ -4,6 +4,7 @@ import "server-only";
 // and a backup schedule that failed (told by the schedule when it records the failure). The same tick
 // prunes the delivery log.
 import { backfillNotAfter } from "../assets/store";
+import { deployedClusterIds } from "../clusters/deployed";
 import { getDb } from "../db/client";
 import { newId } from "../ids";
 import { queueNotification } from "../notify/outbox";
@@ -11,10 +12,11 @@ import { queueNotification } from "../notify/outbox";
 const TICK_MS = 15 * 60_000;
 const DAY_MS = 86_400_000;
 
-/** Each cluster's soonest certificate expiry, from its newest asset set (what its hosts were given). */
+/** Each deployed cluster's soonest certificate expiry, from its newest asset set (what its hosts were given). */
 export async function soonestCertificateExpiry(): Promise<Map<string, { name: string; notAfter: Date; assetSetVersion: number }>> {
   const db = getDb();
-  const sets = await db.assetSet.findMany({ orderBy: { version: "desc" }, select: { id: true, clusterId: true, version: true, notAfter: true, cluster: { select: { name: true } } } });
+  const deployed = await deployedClusterIds();
+  const sets = await db.assetSet.findMany({ where: { clusterId: { in: [...deployed] } }, orderBy: { version: "desc" }, select: { id: true, clusterId: true, version: true, notAfter: true, cluster: { select: { name: true } } } });
   const out = new Map<string, { name: string; notAfter: Date; assetSetVersion: number }>();
   const seen = new Set<string>();
   for (const s of sets) {

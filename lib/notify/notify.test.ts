@@ -277,13 +277,18 @@ describe("a receiver that never answers", () => {
 });
 
 describe("a certificate expiring", () => {
-  it("is told once per endpoint, and only to endpoints whose window it is in", async () => {
+  it("is told once per endpoint, and only to endpoints whose window it is in; a cluster never deployed has none to tell", async () => {
     const near = await receiver();
     const far = await receiver();
     const nearId = await endpoint(near.url, ["certificate.expiring"], { certificateDays: 30 });
     await endpoint(far.url, ["certificate.expiring"], { certificateDays: 5 });
     const notAfter = new Date(Date.now() + 10.5 * 86_400_000);
     await getDb().assetSet.create({ data: { id: newId("as"), clusterId, version: 1, notAfter } });
+    const planned = (await createCluster({ definition: exampleDefinition({ name: "only-planned", hosts: HOSTS.length }), secrets: { "admin-key": { privateKey: testKeyPair().private } } })).id;
+    await getDb().assetSet.create({ data: { id: newId("as"), clusterId: planned, version: 1, notAfter } });
+    expect(await checkCertificateExpiry()).toBe(0);
+    // Deployed: a bootstrap succeeded on its hosts.
+    await getDb().run.create({ data: { id: newId("run"), clusterId, type: "bootstrap", status: "succeeded", plan: "{}", definition: "{}", finishedAt: new Date() } });
     await checkCertificateExpiry();
     await checkCertificateExpiry();
     worker();
