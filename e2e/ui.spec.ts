@@ -108,6 +108,8 @@ test(`the fleet list at ${FLEET} clusters: health per cluster, search and filter
   await expect(first.getByTestId("fleet-last-run")).toContainText("succeeded");
   await expect(first.getByTestId("fleet-certs")).toContainText(/first expires in \d+ d/);
   await expect(fleet.row("fleet-008").getByTestId("fleet-certs")).toContainText("expired 2 d ago");
+  // Its only bootstrap failed: no certificate is on any host yet.
+  await expect(fleet.row("fleet-004").getByTestId("fleet-certs")).toHaveText("not bootstrapped");
   await expect(fleet.row("fleet-005").getByTestId("fleet-last-run")).toContainText("needs a decision");
   await expect(fleet.row("fleet-006").getByTestId("fleet-nodes")).toContainText("5 of 6");
   await expect(fleet.row("fleet-009").getByTestId("fleet-last-run")).toHaveText("none");
