@@ -92,7 +92,10 @@ export function connectHost(host: HostTarget, opts: ConnectOptions): Promise<Cli
       client.setNoDelay(true);
       finish(undefined, client);
     });
-    client.once("error", (err) => finish(err));
+    // Kept for the client's whole life: ssh2 can emit a second error after the first settled this (a
+    // connection cancelled mid-handshake is then "lost before handshake"), and an error event with no
+    // listener would end the process.
+    client.on("error", (err) => finish(err));
     client.once("close", () => finish(new Error("connection closed during handshake")));
     try {
       client.connect(config);

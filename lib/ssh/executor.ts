@@ -197,7 +197,7 @@ export class Executor {
           if (this.pool.get(host.id) === entry) this.pool.delete(host.id);
         };
         c.once("close", drop);
-        c.once("error", drop);
+        c.on("error", drop);
       },
       () => {
         if (this.pool.get(host.id) === entry) this.pool.delete(host.id);
