@@ -9,7 +9,7 @@ import { newId } from "../ids";
 import type { RunPlan } from "./plan";
 import { buildBootstrapPlan, buildCheckPlan, buildResetPlan, PlanError, type AssetIndex } from "./plans";
 import { loadAssetIndex } from "./asset-index";
-import { acceptRunWarnings, createRun } from "./runs";
+import { acceptRunWarnings, createRun, requestCancel } from "./runs";
 import { isDay2Body, planDay2Run } from "./plan-run-day2";
 import type { CreateRunBody } from "./schemas";
 import { isDrBody, planDrRun } from "./plan-run-dr";
@@ -48,6 +48,15 @@ export async function planRun({ clusterId, body, createdById, by }: { clusterId:
   // Backups, restores, recoveries and certificate rotations (plan-run-dr.ts).
   if (isDrBody(body)) return planDrRun({ clusterId, definition: { parsed: definition, json: cluster.definition, revision: cluster.revision }, body, id, createdById });
   const assets = body.type === "check" ? undefined : await latestAssets(clusterId, body.type !== "reset", definition);
+  // A second "Bootstrap cluster" opens the plan already waiting for review when nothing it was made
+  // from changed (the definition's revision, the asset set), rather than a second plan beside it.
+  if (body.type === "bootstrap") {
+    const open = await getDb().run.findFirst({ where: { clusterId, type: "bootstrap", status: "planned", definitionRevision: cluster.revision, assetSetId: assets?.id ?? null }, orderBy: { createdAt: "desc" }, select: { id: true } });
+    if (open) {
+      if (body.acceptWarnings) await acceptRunWarnings({ runId: open.id, by: by ?? "unknown" });
+      return open.id;
+    }
+  }
   let plan: RunPlan;
   try {
     if (body.type === "check") plan = buildCheckPlan(definition);
@@ -60,5 +69,12 @@ export async function planRun({ clusterId, body, createdById, by }: { clusterId:
   // The run keeps this definition (and its revision): it runs exactly what the plan shows.
   const runId = await createRun({ id, clusterId, type: body.type, plan, createdById, assetSetId: assets?.id, definition: { json: cluster.definition, revision: cluster.revision } });
   if ("acceptWarnings" in body && body.acceptWarnings) await acceptRunWarnings({ runId, by: by ?? "unknown" });
+  // Older bootstrap plans of this cluster could only be stale now (made from another revision or asset
+  // set): they end, so the runs list does not keep them "planned" for ever.
+  if (body.type === "bootstrap") {
+    const older = await getDb().run.findMany({ where: { clusterId, type: "bootstrap", status: "planned", id: { not: runId } }, select: { id: true } });
+    // (One started meanwhile is no longer planned: the refusal leaves it alone.)
+    for (const r of older) await requestCancel({ runId: r.id, by: `the newer plan ${runId}` }).catch(() => undefined);
+  }
   return runId;
 }

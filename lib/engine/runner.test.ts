@@ -221,3 +221,19 @@ describe("joins prove the node alive now", () => {
     expect(done?.data.summary).toMatch(/Ready and alive \(kubelet Lease renewed, host answering\)/);
   });
 });
+
+describe("planning a bootstrap again", () => {
+  it("opens the plan already waiting for review when nothing it was made from changed, and ends it once a newer plan replaces it", async () => {
+    const first = await planRun({ clusterId, body: { type: "bootstrap" }, by: "test" });
+    expect(await planRun({ clusterId, body: { type: "bootstrap" }, by: "test" })).toBe(first);
+    expect(await getDb().run.count({ where: { clusterId, status: "planned" } })).toBe(1);
+    // The cluster was edited: the waiting plan is stale, a new one is made and the stale one ends.
+    await getDb().cluster.update({ where: { id: clusterId }, data: { revision: { increment: 1 } } });
+    const second = await planRun({ clusterId, body: { type: "bootstrap" }, by: "test" });
+    expect(second).not.toBe(first);
+    const ended = await getDb().run.findUniqueOrThrow({ where: { id: first } });
+    expect(ended.status).toBe("cancelled");
+    expect(ended.summary).toContain(`cancelled before it started by the newer plan ${second}`);
+    await requestCancel({ runId: second, by: "test" });
+  });
+});
