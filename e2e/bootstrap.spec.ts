@@ -244,6 +244,9 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
 
   await page.goto(`${proxy.url}/clusters`);
   await page.getByTestId(`cluster-row-${clusterName}`).getByRole("link", { name: clusterName, exact: true }).click();
+  // Nothing is on its hosts yet: the page says so, and bootstrapping is the first thing it offers.
+  await expect(page.getByTestId("cluster-state")).toHaveText("not bootstrapped");
+  await expect(page.getByTestId("cluster-state-detail")).toContainText("then bootstrap");
   await page.getByTestId("plan-bootstrap").click();
 
   // The plan: every phase, the exact files (with checksums) and commands, before anything runs.
@@ -410,6 +413,7 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   // The cluster page keeps the history.
   await page.getByTestId("run-cluster").click();
   await expect(page.getByTestId("run-history")).toContainText("succeeded");
+  await expect(page.getByTestId("cluster-state")).toHaveText(/^(healthy|degraded)$/);
 
   // Reset worker-2 from the cluster page: its kubelet and pods stop, its Node is deleted. The API may
   // still list its pods; they show as Unknown and do not count as Running and Ready.

@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { deriveCluster } from "@/lib/cluster/derive";
 import { describeVersion } from "@/lib/cluster/versions";
-import type { ClusterView } from "@/lib/clusters/repository";
+import type { ClusterPageView, LifecycleState } from "@/lib/clusters/lifecycle";
 import { queryKeys } from "@/lib/clusters/schemas";
 import { api, ApiError } from "../api-client";
 import { useCan } from "../current-user";
@@ -21,7 +21,8 @@ import { KubeconfigPanel } from "./kubeconfig-panel";
 import { BackupsPanel, CertificatesPanel } from "./recovery-panel";
 
 export function ClusterDetail({ id }: { id: string }) {
-  const q = useQuery({ queryKey: queryKeys.cluster(id), queryFn: () => api<ClusterView>(`/api/clusters/${id}`) });
+  // Looked at again while a run is under way, so the state at the top follows it.
+  const q = useQuery({ queryKey: queryKeys.cluster(id), queryFn: () => api<ClusterPageView>(`/api/clusters/${id}`), refetchInterval: (q) => (q.state.data?.lifecycle.activeRun ? 10_000 : false) });
   const canWrite = useCan("cluster:write");
   const canStart = useCan("run:start");
   const [selected, setSelected] = useState<string[]>([]);
@@ -30,6 +31,8 @@ export function ClusterDetail({ id }: { id: string }) {
     return <p className="text-sm text-red-600">{q.error instanceof ApiError && q.error.status === 404 ? "This cluster does not exist (it may have been deleted)." : `Could not load the cluster: ${q.error.message}`}</p>;
   const c = q.data;
   const d = deriveCluster(c.definition);
+  // Before its first bootstrap the one thing to do is bootstrap it: the runs (with that button) come first.
+  const first = c.lifecycle.state === "not-bootstrapped" || c.lifecycle.state === "bootstrapping";
   const spec = c.definition.spec;
   const facts: [string, string][] = [
     ["Kubernetes", `${describeVersion(spec.kubernetes.version)}, ${spec.kubernetes.controlPlane} control plane`],
@@ -45,9 +48,21 @@ export function ClusterDetail({ id }: { id: string }) {
     <div className="space-y-6">
       <div className="flex items-center justify-between">
         <div>
-          <h1 className="text-2xl font-bold" data-testid="cluster-name">
-            {c.name}
+          <h1 className="flex items-center gap-2 text-2xl font-bold">
+            <span data-testid="cluster-name">{c.name}</span>
+            <StateBadge state={c.lifecycle.state} />
           </h1>
+          <p className="text-sm text-slate-700" data-testid="cluster-state-detail">
+            {c.lifecycle.detail}
+            {c.lifecycle.activeRun && (
+              <>
+                {" "}
+                <Link className="text-indigo-700 hover:underline" href={`/clusters/${c.id}/runs/${c.lifecycle.activeRun.id}`} data-testid="cluster-active-run">
+                  follow it
+                </Link>
+              </>
+            )}
+          </p>
           <p className="flex items-center gap-1 font-mono text-xs text-slate-600">
             {c.id} <CopyButton value={c.id} label="the cluster's id" testId="copy-cluster-id" />
           </p>
@@ -69,6 +84,7 @@ export function ClusterDetail({ id }: { id: string }) {
           )}
         </div>
       </div>
+      {first && <ClusterRuns clusterId={c.id} />}
       <section className="card">
         <dl className="grid grid-cols-3 gap-x-4 gap-y-2 text-sm">
           {facts.map(([k, v]) => (
@@ -151,13 +167,30 @@ export function ClusterDetail({ id }: { id: string }) {
           ))}
         </ul>
       </section>
-      <ClusterRuns clusterId={c.id} />
+      {!first && <ClusterRuns clusterId={c.id} />}
       <KubeconfigPanel clusterId={c.id} />
       <BackupsPanel clusterId={c.id} clusterName={c.name} />
       <CertificatesPanel clusterId={c.id} />
       <ClusterLive clusterId={c.id} />
       {canWrite && <DeleteCluster id={c.id} name={c.name} />}
     </div>
+  );
+}
+
+const STATE_BADGE: Record<LifecycleState, { label: string; cls: string }> = {
+  "not-bootstrapped": { label: "not bootstrapped", cls: "bg-slate-100 text-slate-800" },
+  bootstrapping: { label: "bootstrapping", cls: "bg-indigo-100 text-indigo-800" },
+  changing: { label: "changing", cls: "bg-indigo-100 text-indigo-800" },
+  healthy: { label: "healthy", cls: "bg-green-100 text-green-800" },
+  degraded: { label: "degraded", cls: "bg-amber-100 text-amber-900" },
+};
+
+function StateBadge({ state }: { state: LifecycleState }) {
+  const b = STATE_BADGE[state];
+  return (
+    <span className={`rounded px-2 py-0.5 text-xs font-medium ${b.cls}`} data-testid="cluster-state" data-state={state}>
+      {b.label}
+    </span>
   );
 }
 

@@ -1,11 +1,17 @@
+import { lifecycleOf } from "@/lib/clusters/lifecycle-facts";
+import type { ClusterPageView } from "@/lib/clusters/lifecycle";
 import { recordAudit } from "@/lib/audit/record";
 import { deleteCluster, getClusterOrThrow, updateCluster } from "@/lib/clusters/repository";
 import { clusterIdParams, deleteClusterBody, saveClusterBody } from "@/lib/clusters/schemas";
 import { json, readJson, route } from "@/lib/http/route";
 import { renderAhead } from "@/lib/assets/render-ahead";
 
-// GET /api/clusters/:id — the definition, hosts and credential fingerprints (never secrets).
-export const GET = route({ permission: "cluster:read", params: clusterIdParams }, async ({ params }) => json(await getClusterOrThrow(params)));
+// GET /api/clusters/:id — the definition, hosts and credential fingerprints (never secrets), and where
+// the cluster stands (not bootstrapped, bootstrapping, changing, healthy, degraded).
+export const GET = route({ permission: "cluster:read", params: clusterIdParams }, async ({ params }) => {
+  const view: ClusterPageView = { ...(await getClusterOrThrow(params)), lifecycle: await lifecycleOf(params.id) };
+  return json(view);
+});
 
 // PUT /api/clusters/:id — replace the definition; secrets left empty keep their stored values.
 export const PUT = route({ permission: "cluster:write", params: clusterIdParams }, async ({ req, params, user, ip }) => {
