@@ -414,6 +414,8 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   await page.getByTestId("run-cluster").click();
   await expect(page.getByTestId("run-history")).toContainText("succeeded");
   await expect(page.getByTestId("cluster-state")).toHaveText(/^(healthy|degraded)$/);
+  // Every host is in the cluster now: none is offered a join.
+  await expect(page.getByTestId("join-worker-1")).toBeDisabled();
 
   // Reset worker-2 from the cluster page: its kubelet and pods stop, its Node is deleted. The API may
   // still list its pods; they show as Unknown and do not count as Running and Ready.

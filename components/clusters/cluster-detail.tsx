@@ -147,7 +147,7 @@ export function ClusterDetail({ id }: { id: string }) {
                   <HostKey clusterId={c.id} host={h.name} pinned={h.hostKeyFingerprint} />
                 </td>
                 <td className="p-1">
-                  <HostActions clusterId={c.id} host={h.name} role={h.role === "master" ? "master" : "worker"} />
+                  <HostActions clusterId={c.id} host={h.name} role={h.role === "master" ? "master" : "worker"} member={c.members.includes(h.name)} />
                 </td>
               </tr>
             ))}

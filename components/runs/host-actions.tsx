@@ -9,7 +9,7 @@ import type { CreateRunBody } from "@/lib/engine/schemas";
 import { api } from "../api-client";
 import { useCan } from "../current-user";
 
-export function HostActions({ clusterId, host, role }: { clusterId: string; host: string; role: "master" | "worker" }) {
+export function HostActions({ clusterId, host, role, member = false }: { clusterId: string; host: string; role: "master" | "worker"; /** Already in the cluster: no Join. */ member?: boolean }) {
   const router = useRouter();
   const canStart = useCan("run:start");
   const canReset = useCan("host:reset");
@@ -24,9 +24,15 @@ export function HostActions({ clusterId, host, role }: { clusterId: string; host
       <button
         className="btn text-xs"
         data-testid={`join-${host}`}
-        disabled={plan.isPending}
+        disabled={plan.isPending || member}
         onClick={() => plan.mutate({ type: "join", hosts: [host] })}
-        title={role === "master" ? "Add it as an etcd member (a learner, promoted once caught up) and run the control plane on it" : "Install and start its kubelet; it joins with the bootstrap token"}
+        title={
+          member
+            ? `${host} is already in the cluster (a bootstrap or join installed its kubelet); reset it first to join it again`
+            : role === "master"
+              ? "Add it as an etcd member (a learner, promoted once caught up) and run the control plane on it"
+              : "Install and start its kubelet; it joins with the bootstrap token"
+        }
       >
         Join
       </button>

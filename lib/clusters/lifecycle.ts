@@ -7,7 +7,7 @@ export type LifecycleState = "not-bootstrapped" | "bootstrapping" | "changing" |
 export type Lifecycle = { state: LifecycleState; detail: string; activeRun: { id: string; type: string } | null };
 
 /** GET /api/clusters/:id: the cluster (lib/clusters/repository.ts) and where it stands. */
-export type ClusterPageView = ClusterView & { lifecycle: Lifecycle };
+export type ClusterPageView = ClusterView & { lifecycle: Lifecycle; /** Hosts a bootstrap or join put in the cluster, not reset since. */ members: string[] };
 
 export type LifecycleFacts = {
   /** A run other than a check succeeded on the hosts. */

@@ -1,4 +1,4 @@
-import { lifecycleOf } from "@/lib/clusters/lifecycle-facts";
+import { clusterMembers, lifecycleOf } from "@/lib/clusters/lifecycle-facts";
 import type { ClusterPageView } from "@/lib/clusters/lifecycle";
 import { recordAudit } from "@/lib/audit/record";
 import { deleteCluster, getClusterOrThrow, updateCluster } from "@/lib/clusters/repository";
@@ -9,7 +9,7 @@ import { renderAhead } from "@/lib/assets/render-ahead";
 // GET /api/clusters/:id — the definition, hosts and credential fingerprints (never secrets), and where
 // the cluster stands (not bootstrapped, bootstrapping, changing, healthy, degraded).
 export const GET = route({ permission: "cluster:read", params: clusterIdParams }, async ({ params }) => {
-  const view: ClusterPageView = { ...(await getClusterOrThrow(params)), lifecycle: await lifecycleOf(params.id) };
+  const view: ClusterPageView = { ...(await getClusterOrThrow(params)), lifecycle: await lifecycleOf(params.id), members: await clusterMembers(params.id) };
   return json(view);
 });
 
