@@ -120,8 +120,8 @@ export function RunView({ runId, initialCell }: { runId: string; initialCell?: C
             </button>
           )}
           {run.status === "running" && canRelease && (
-            <button className="btn" data-testid="run-release" disabled={release.isPending} onClick={() => askRelease(run)} title="End a run whose worker is gone or stuck">
-              Release…
+            <button className="btn text-xs" data-testid="run-release" disabled={release.isPending} onClick={() => askRelease(run)} title="Only for a run whose worker is gone or stuck (no progress, the dashboard restarted elsewhere): it ends as failed and frees the cluster. A healthy run needs nothing here; Cancel stops it.">
+              Release a stuck run…
             </button>
           )}
         </div>
@@ -223,7 +223,12 @@ function RunHeader({ run, now, stream }: { run: Run; now: number; stream: Stream
             {progress.decisions ? ` · ${progress.decisions} wait for a decision` : ""}
           </span>
           {estimate && (
-            <span className="shrink-0 text-sm text-slate-700" data-testid="run-eta" title={estimate.ms !== null && estimate.basis === "history" ? "From the phase times of the last successful run of this kind" : undefined}>
+            // Without an estimate the reason is long: it wraps beside the bar instead of widening the page.
+            <span
+              className={estimate.ms !== null ? "shrink-0 text-sm text-slate-700" : "min-w-0 max-w-md text-xs text-slate-600"}
+              data-testid="run-eta"
+              title={estimate.ms !== null && estimate.basis === "history" ? "From the phase times of the last successful run of this kind" : undefined}
+            >
               {estimate.ms !== null ? `about ${formatDuration(estimate.ms)} left` : estimate.why}
             </span>
           )}
