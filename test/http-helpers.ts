@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { createSession, sessionCookieName } from "../lib/auth/sessions";
-import { PEER_HEADER, peerStampValue } from "../lib/http/client-address";
+import { PEER_HEADER, peerStampValue } from "../lib/client-address";
 import { createUser } from "../lib/auth/users";
 import type { Role } from "../lib/auth/roles";
 import { getDb } from "../lib/db/client";

@@ -4,7 +4,7 @@ import "server-only";
 // and never leaves the server.
 import { getDb } from "../db/client";
 import { getEnv } from "../env";
-import { AppError, ValidationError } from "../http/errors";
+import { AppError, ValidationError } from "../errors";
 import { newId } from "../ids";
 import { recordAudit } from "../audit/record";
 import { decryptSecret, encryptSecret, secretContexts } from "../secrets/cipher";

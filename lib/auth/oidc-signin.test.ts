@@ -13,7 +13,7 @@ import { resetEnvCache } from "../env";
 import type { AccessSettingsBody } from "./access-schemas";
 import { updateAccessSettings } from "./access-settings";
 import { forgetDiscovery } from "./oidc-client";
-import { handleOidcCallback, handleOidcStart } from "./oidc-routes";
+import { handleOidcCallback, handleOidcStart } from "../http/oidc-routes";
 import { refreshOidcSession } from "./oidc-refresh";
 import { finishOidcSignIn, startOidcSignIn, usernameFromClaim } from "./oidc-signin";
 import { sessionStillAllows } from "./session-recheck";

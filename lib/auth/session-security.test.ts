@@ -4,7 +4,7 @@ import { createTempDb, type TempDb } from "../../test/temp-db";
 import { actorPassword, call, createActor, fromPeer, signIn, type Actor, type Handler } from "../../test/http-helpers";
 import { resetEnvCache } from "../env";
 import { getDb } from "../db/client";
-import { handleLogin, handleLogout } from "./public-routes";
+import { handleLogin, handleLogout } from "../http/public-routes";
 import { getSessionUser } from "./sessions";
 import { updateUser } from "./users";
 import * as usersRoute from "../../app/api/users/route";

@@ -4,7 +4,7 @@ import "server-only";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { getDb } from "../db/client";
 import { getEnv } from "../env";
-import { isHttpsRequest } from "../http/client-address";
+import { isHttpsRequest } from "../client-address";
 import { encryptSecret, secretContexts } from "../secrets/cipher";
 import { refreshOidcSession } from "./oidc-refresh";
 import type { Role } from "./roles";

@@ -3,7 +3,7 @@
 // as a trusted proxy says.
 import { afterEach, describe, expect, it } from "vitest";
 import { resetEnvCache } from "../env";
-import { PEER_HEADER, peerStampValue } from "./client-address";
+import { PEER_HEADER, peerStampValue } from "../client-address";
 import { browserUrl } from "./host-check";
 
 const saved = { ...process.env };

@@ -6,7 +6,7 @@ import "server-only";
 // configured to be (BOOTDECK_PUBLIC_URL, BOOTDECK_ALLOWED_HOSTS), never with each other. Unset, the
 // dashboard answers only on loopback names, which no other site can make a browser send.
 import { getEnv } from "../env";
-import { isHttpsRequest } from "./client-address";
+import { isHttpsRequest } from "../client-address";
 import { AppError } from "./errors";
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);

@@ -8,7 +8,7 @@ import { userForRequest } from "../auth/cluster-role";
 import { can, permissionText, type Permission } from "../auth/roles";
 import { csrfTokenMatches, getSessionUser, readSessionToken, type SessionUser } from "../auth/sessions";
 import { DatabaseFullError, isDiskFull, noteDiskFull } from "../db/storage";
-import { clientAddress } from "./client-address";
+import { clientAddress } from "../client-address";
 import { assertKnownHost } from "./host-check";
 import { AppError, ValidationError, forbidden, unauthorized } from "./errors";
 import { badText, clipText } from "../text";

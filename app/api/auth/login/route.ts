@@ -1,4 +1,4 @@
-import { handleLogin } from "@/lib/auth/public-routes";
+import { handleLogin } from "@/lib/http/public-routes";
 
 // POST /api/auth/login — sign in; sets the session cookie.
 export const POST = handleLogin;

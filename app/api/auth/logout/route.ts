@@ -1,4 +1,4 @@
-import { handleLogout } from "@/lib/auth/public-routes";
+import { handleLogout } from "@/lib/http/public-routes";
 
 // POST /api/auth/logout — end the session.
 export const POST = handleLogout;

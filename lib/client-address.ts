@@ -10,7 +10,7 @@ import "server-only";
 // start`) the address is unknown: audited as such, and sign-in throttling falls back to per-account.
 import { timingSafeEqual } from "node:crypto";
 import { BlockList, isIP } from "node:net";
-import { getEnv, type ProxyEntry } from "../env";
+import { getEnv, type ProxyEntry } from "./env";
 
 /** Set by server.js on every request: "<stamp> <peer address>". */
 export const PEER_HEADER = "x-bootdeck-peer";

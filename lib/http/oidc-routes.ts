@@ -3,12 +3,12 @@ import "server-only";
 // outside the route funnel like sign-in itself). Whatever goes wrong ends on the sign-in page with a
 // message and an audit entry: never a 500, never a session.
 import { recordAudit } from "../audit/record";
-import { clientAddress } from "../http/client-address";
-import { browserUrl } from "../http/host-check";
-import { getAccessSettings } from "./access-settings";
-import { SsoFailure, describe } from "./oidc-client";
-import { SIGN_IN_MINUTES, finishOidcSignIn, startOidcSignIn } from "./oidc-signin";
-import { deleteSession, readCookieValue, readSessionToken, secureCookies, sessionSetCookie } from "./sessions";
+import { clientAddress } from "../client-address";
+import { browserUrl } from "./host-check";
+import { getAccessSettings } from "../auth/access-settings";
+import { SsoFailure, describe } from "../auth/oidc-client";
+import { SIGN_IN_MINUTES, finishOidcSignIn, startOidcSignIn } from "../auth/oidc-signin";
+import { deleteSession, readCookieValue, readSessionToken, secureCookies, sessionSetCookie } from "../auth/sessions";
 
 const stateCookieName = (secure: boolean) => (secure ? "__Host-bootdeck_oidc" : "bootdeck_oidc");
 

@@ -2,12 +2,12 @@ import "server-only";
 // Sign-in and sign-out are the only handlers that run without a session; they still map errors
 // through the same funnel.
 import { z } from "zod";
-import { login } from "./login";
-import { csrfTokenMatches, deleteSession, getSessionUser, readSessionToken, secureCookies, sessionSetCookie } from "./sessions";
-import { clientAddress } from "../http/client-address";
-import { errorResponse, json, readJson } from "../http/route";
-import { AppError } from "../http/errors";
-import { assertKnownHost, originAllowed } from "../http/host-check";
+import { login } from "../auth/login";
+import { csrfTokenMatches, deleteSession, getSessionUser, readSessionToken, secureCookies, sessionSetCookie } from "../auth/sessions";
+import { clientAddress } from "../client-address";
+import { errorResponse, json, readJson } from "./route";
+import { AppError } from "./errors";
+import { assertKnownHost, originAllowed } from "./host-check";
 import { recordAudit } from "../audit/record";
 
 const loginSchema = z.strictObject({ username: z.string().min(1, "is required").max(64), password: z.string().min(1, "is required").max(256) });
