@@ -116,7 +116,16 @@ function StepDetail({ runId, step, planned, now }: { runId: string; step: StepVi
 
 function WaitingText({ waiting, now }: { waiting: NonNullable<StepView["waiting"]>; now: number }) {
   const { text, overdue } = waitingText(waiting, now);
-  return <p className={`text-sm ${overdue ? "text-red-700" : "text-amber-800"}`}>◷ {text}</p>;
+  return (
+    <div className={`text-sm ${overdue ? "text-red-700" : "text-amber-800"}`}>
+      <p>◷ {text}</p>
+      {waiting.why && (
+        <p className="ml-4 break-words text-xs" data-testid="waiting-why">
+          still: {waiting.why}
+        </p>
+      )}
+    </div>
+  );
 }
 
 const MAX_WAIT_LINES = 8;

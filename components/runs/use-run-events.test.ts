@@ -31,6 +31,9 @@ describe("applyEvent", () => {
     expect(next.lastSeq).toBe(5);
     expect(next.steps[0]).toMatchObject({ status: "waiting", waiting: wait });
     expect(next.steps[1]).toMatchObject({ status: "running", waiting: null });
+    // A long wait says again what it is still waiting on.
+    const still = applyEvent(next, event(6, "step.waiting", { key: step.key, ...wait, why: "API not answering (0)" }));
+    expect(still.steps[0]).toMatchObject({ status: "waiting", waiting: { ...wait, why: "API not answering (0)" } });
   });
 
   test("without a stepId the step is found by its key", () => {

@@ -86,7 +86,7 @@ export function applyEvent(run: RunView, e: RunEvent): RunView {
     }
     case "step.waiting": {
       const d = e.data as Partial<StepWaitingEvent>;
-      const waiting = { what: String(d.what ?? ""), host: d.host ?? null, since: String(d.since ?? e.at), deadline: String(d.deadline ?? "") };
+      const waiting = { what: String(d.what ?? ""), host: d.host ?? null, since: String(d.since ?? e.at), deadline: String(d.deadline ?? ""), ...(typeof d.why === "string" ? { why: d.why } : {}) };
       return { ...patchStep({ status: "waiting", waiting }), lastSeq: e.seq };
     }
     case "step.wait-ended":

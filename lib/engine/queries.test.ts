@@ -73,6 +73,9 @@ describe("getRunView", () => {
       [master!.key, wait],
       [worker!.key, null],
     ]);
+    // A long wait says again what it is still waiting on: the page reloaded then shows that too.
+    await appendRunEvent({ runId, type: "step.waiting", stepId: master!.id, data: { key: master!.key, ...wait, why: "not yet Running and Ready: kube-apiserver (seen: kube-system/kube-apiserver-x on master-2 Pending 0/1)" } });
+    expect((await getRunView({ id: runId })).steps[0]!.waiting).toEqual({ ...wait, why: "not yet Running and Ready: kube-apiserver (seen: kube-system/kube-apiserver-x on master-2 Pending 0/1)" });
   });
 });
 

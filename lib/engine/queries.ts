@@ -134,7 +134,7 @@ async function listOpenWaits({ runId, steps }: { runId: string; steps: { id: str
     const step = e.stepId ? open.get(e.stepId) : undefined;
     if (!step || (step.startedAt && e.createdAt < step.startedAt)) continue; // a wait of an earlier attempt
     const d = JSON.parse(e.data) as Partial<StepWaitingEvent>;
-    waits.set(step.id, { what: String(d.what ?? ""), host: d.host ?? null, since: String(d.since ?? e.createdAt.toISOString()), deadline: String(d.deadline ?? "") });
+    waits.set(step.id, { what: String(d.what ?? ""), host: d.host ?? null, since: String(d.since ?? e.createdAt.toISOString()), deadline: String(d.deadline ?? ""), ...(typeof d.why === "string" ? { why: d.why } : {}) });
   }
   return waits;
 }

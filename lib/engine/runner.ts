@@ -22,6 +22,7 @@ import { runPlan, type PlannedPhase, type PlannedStep, type RunPlan } from "./pl
 import { claimRun, releaseLease, renewLease, takeRun } from "./runs";
 import { loadRunResources, type RunResources } from "./run-resources";
 import { summarizeRun } from "./summary";
+import { clipText } from "../text";
 import { loadEngineHosts, type EngineHost } from "./targets";
 import { finishedStatus, type FinishedStatus } from "./run-rules";
 import { JOURNAL_MARKER } from "./schemas";
@@ -47,6 +48,8 @@ export type RunOutcome = FinishedStatus | "not-claimed" | "lost-lease" | "handed
 
 const OUTPUT_TAIL_LINES = 200;
 const OUTPUT_FLUSH_MS = 300;
+/** A wait tells what it is still waiting on at most this often. */
+const WHY_EVERY_MS = 5_000;
 
 /** Why the run's controller was aborted. */
 type Stop = "cancel" | "lease" | "shutdown";
@@ -484,8 +487,19 @@ class RunExecution {
       await tx.step.update({ where: { id: stepId }, data: { status: "waiting" } });
       await append({ type: "step.waiting", stepId, hostId: host?.id, data: { key: planned.key, what, host: host?.name ?? null, since: since.toISOString(), deadline: deadline.toISOString() } });
     });
+    // What it is still waiting on (which pods, on which masters), told when that changes, at most every
+    // 5 s and not before the wait lasted that long: the page shows more than "waiting for …" through a
+    // long wait, and a short one costs no extra event.
+    let told = { why: "", at: Date.now() };
+    const tell = async (why: string) => {
+      if (!why || why === told.why || Date.now() - told.at < WHY_EVERY_MS) return;
+      told = { why, at: Date.now() };
+      await this.write(this.run.lease, async (_tx, append) => {
+        await append({ type: "step.waiting", stepId, hostId: host?.id, data: { key: planned.key, what, host: host?.name ?? null, since: since.toISOString(), deadline: deadline.toISOString(), why: clipText(why, 600) } });
+      });
+    };
     try {
-      return await pollUntil(check, { signal, deadline, intervalMs: opts.intervalMs, timeoutMs: opts.timeoutMs, what });
+      return await pollUntil(check, { signal, deadline, intervalMs: opts.intervalMs, timeoutMs: opts.timeoutMs, what, tell });
     } finally {
       if (!this.leaving)
         await this.write(this.run.lease, async (tx, append) => {
@@ -499,7 +513,7 @@ class RunExecution {
 }
 
 /** Polls `check` until it is done, the deadline passes (an error with the last reason) or the signal aborts. */
-async function pollUntil<T>(check: () => Promise<WaitCheck<T>>, o: { signal: AbortSignal; deadline: Date; intervalMs: number; timeoutMs: number; what: string }): Promise<T> {
+async function pollUntil<T>(check: () => Promise<WaitCheck<T>>, o: { signal: AbortSignal; deadline: Date; intervalMs: number; timeoutMs: number; what: string; tell?: (why: string) => Promise<void> }): Promise<T> {
   let why = "";
   for (;;) {
     try {
@@ -511,6 +525,7 @@ async function pollUntil<T>(check: () => Promise<WaitCheck<T>>, o: { signal: Abo
       if (err instanceof WaitAbandoned || err instanceof LeaseLost) throw err;
       why = err instanceof Error ? err.message : String(err);
     }
+    await o.tell?.(why);
     if (Date.now() + o.intervalMs > o.deadline.getTime()) {
       const mins = o.timeoutMs / 60_000;
       throw new Error(`timed out after ${mins >= 1 ? `${mins} min` : `${o.timeoutMs / 1000} s`} waiting for ${o.what}${why ? `: ${why}` : ""}`);

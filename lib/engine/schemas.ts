@@ -77,7 +77,7 @@ export const runQueryKeys = {
  * Events a run emits (data shapes). The run page applies them to its snapshot; `step.waiting` says what a
  * step waits for, where, since when and until which deadline ("waiting for kube-apiserver on master-1").
  */
-export type StepWaitingEvent = { key: string; what: string; host: string | null; since: string; deadline: string };
+export type StepWaitingEvent = { key: string; what: string; host: string | null; since: string; deadline: string; /** What it is still waiting on; the wait says it again when that changes. */ why?: string };
 
 /** In a preflight step's error when its warnings stop a bootstrap or join until an admin accepts them. */
 export const WARNINGS_NEED_DECISION = "need an admin's decision";

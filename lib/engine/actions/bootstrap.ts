@@ -112,6 +112,12 @@ export function plannedFiles(ctx: Pick<ActionContext, "planned" | "resources">, 
 
 type List<T> = { items?: T[] };
 
+/** Which control-plane components are not Running and Ready, with their pods as seen (name, node, state). */
+function notReadyWhy(pods: PodLike[], missing: string[]): string {
+  const seen = pods.filter((p) => missing.some((m) => (p.metadata?.name ?? "").startsWith(`${m}-`))).map(podLine);
+  return `not yet Running and Ready: ${missing.join(", ")}${seen.length ? ` (seen: ${seen.join("; ")})` : ""}`;
+}
+
 async function listNodes(ctx: ActionContext): Promise<NodeLike[]> {
   return (await ctx.resources.api().getJson<List<NodeLike>>("/api/v1/nodes", ctx.signal))?.items ?? [];
 }
@@ -310,10 +316,7 @@ export const bootstrapActions: Record<string, Action> = {
           const pods = await listPods(ctx);
           // Sharing the port, the self-hosted API server is Ready before the bootstrap one leaves.
           const missing = controlPlaneMissing(pods, CONTROL_PLANE_COMPONENTS);
-          if (missing.length) {
-            const seen = pods.filter((p) => missing.some((m) => (p.metadata?.name ?? "").startsWith(`${m}-`))).map(podLine);
-            return { ok: false, why: `not yet Running and Ready: ${missing.join(", ")}${seen.length ? ` (seen: ${seen.join("; ")})` : ""}` };
-          }
+          if (missing.length) return { ok: false, why: notReadyWhy(pods, missing) };
           const node = (await listNodes(ctx)).find((n) => n.metadata?.name === first.name);
           const ready = node ? nodeReady(node) : { ready: false, why: "not registered" };
           if (!ready.ready) return { ok: false, why: `${first.name} ${ready.why} — is the pod network (CNI) up?` };
@@ -343,7 +346,7 @@ export const bootstrapActions: Record<string, Action> = {
         const pods = await listPods(ctx);
         if (pods.some((p) => (p.metadata?.name ?? "").startsWith("bootstrap-kube-apiserver"))) return { ok: false, why: "the bootstrap kube-apiserver's pod is still listed" };
         const missing = controlPlaneMissing(pods, CONTROL_PLANE_COMPONENTS);
-        if (missing.length) return { ok: false, why: `waiting for ${missing.join(", ")} to be Running and Ready again` };
+        if (missing.length) return { ok: false, why: notReadyWhy(pods, missing) };
         const cm = await api.request(await objectPath(api, marker.object), { timeoutMs: 3_000 });
         if (cm.status === 404 && bootstrapGone) return { ok: true, value: undefined }; // resumed after the marker was removed
         if (cm.status !== 200) return { ok: false, why: `the pivot marker is not readable (HTTP ${cm.status})` };

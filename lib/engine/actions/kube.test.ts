@@ -19,6 +19,7 @@ describe("cluster state as the bootstrap judges it", () => {
     const pods = [pod("bootstrap-kube-apiserver-m1", "Running", true), pod("kube-apiserver-x1", "Running", false), pod("kube-scheduler-a", "Running", true), pod("kube-controller-manager-b", "Pending", false)];
     expect(controlPlaneMissing(pods, ["kube-apiserver", "kube-scheduler", "kube-controller-manager"])).toEqual(["kube-apiserver", "kube-controller-manager"]);
     expect(podLine(pods[1]!)).toBe("kube-system/kube-apiserver-x1 Running 0/1 (CrashLoopBackOff)");
+    expect(podLine({ ...pods[1]!, spec: { nodeName: "master-2" } })).toBe("kube-system/kube-apiserver-x1 on master-2 Running 0/1 (CrashLoopBackOff)");
   });
 
   it("gives a master the control-plane label and taint through the API, only what is missing", () => {

@@ -28,7 +28,8 @@ export function podReady(pod: PodLike): boolean {
 export function podLine(pod: PodLike): string {
   const cs = pod.status?.containerStatuses ?? [];
   const waiting = cs.map((c) => c.state?.waiting?.reason).find(Boolean);
-  return `${pod.metadata?.namespace}/${pod.metadata?.name} ${pod.status?.phase ?? "Pending"} ${cs.filter((c) => c.ready).length}/${cs.length || 1}${waiting ? ` (${waiting})` : ""}`;
+  const node = pod.spec?.nodeName ? ` on ${pod.spec.nodeName}` : "";
+  return `${pod.metadata?.namespace}/${pod.metadata?.name}${node} ${pod.status?.phase ?? "Pending"} ${cs.filter((c) => c.ready).length}/${cs.length || 1}${waiting ? ` (${waiting})` : ""}`;
 }
 
 /** True for a static pod's mirror: the API object the kubelet creates for a pod it runs from a file. */
