@@ -201,8 +201,8 @@ function leaderLeases(kubectl: (args: string[]) => string, since: number): strin
  * address must stay where keepalived moved it (no VRRP state change on any other master after 10 s),
  * and each series may see at most 3 stalls in the rest of the 20 s (reported with where the leader
  * leases went: a controller-manager that takes over relists everything, which slows every API server on
- * two shared cores). Every other kubelet renews its Lease. `hosts` are the cluster's hosts. Returns the
- * figures as one line.
+ * two shared cores). Every other kubelet renews its Lease, and so do the controller-manager's and the
+ * scheduler's leaders. `hosts` are the cluster's hosts. Returns the figures as one line.
  */
 export async function vipFailoverChecked(lab: LabState, kubectl: (args: string[]) => string, masters: string[], hosts: string[]): Promise<string> {
   const vip = labVip(lab);
@@ -259,6 +259,23 @@ export async function vipFailoverChecked(lab: LabState, kubectl: (args: string[]
     },
     60_000,
     250,
+  );
+  // The controllers and the scheduler go on: a leader renews each lease after the cut (one on the cut
+  // master is replaced within the lease's 15 s; with every replica on one master, none would be).
+  await untilTrue(
+    "the controller-manager's and the scheduler's leader leases renewed after the cut",
+    () => {
+      let leases: { items: { metadata: { name: string }; spec: { renewTime?: string; holderIdentity?: string } }[] };
+      try {
+        leases = JSON.parse(kubectl(["-n", "kube-system", "get", "leases", "kube-controller-manager", "kube-scheduler", "-o", "json"]));
+      } catch (err) {
+        return `the leases not read: ${(err as Error).message.split("\n")[0]}`;
+      }
+      const stale = leases.items.filter((l) => !l.spec.renewTime || Date.parse(l.spec.renewTime) < cutAt);
+      return stale.length === 0 ? true : `not renewed since the cut: ${stale.map((l) => `${l.metadata.name} (held by ${l.spec.holderIdentity ?? "nobody"})`).join(", ")}`;
+    },
+    60_000,
+    500,
   );
   return line;
 }

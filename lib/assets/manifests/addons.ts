@@ -1,7 +1,7 @@
 // The rest of the self-hosted cluster: kube-proxy, CoreDNS and flannel.
 import { IN_CLUSTER_KUBECONFIG_DIR, masterTolerations, tolerateAll, type ManifestFile, type RenderContext } from "../context";
 import type { K8sObject } from "../yaml-out";
-import { NS, clusterRoleBinding, inClusterKubeconfigVolume, meta, serviceAccount, spreadAcrossNodes, workload } from "./common";
+import { NS, clusterRoleBinding, inClusterKubeconfigVolume, meta, serviceAccount, spreadAcrossNodes, spreadReplicas, workload } from "./common";
 import { nodeNameEnv } from "./flags";
 
 const rbacV1 = "rbac.authorization.k8s.io/v1";
@@ -79,6 +79,7 @@ export function corednsManifests(ctx: RenderContext): ManifestFile[] {
     "",
   ].join("\n");
   const labels = { "k8s-app": "kube-dns" };
+  const corednsReplicas = spreadReplicas(ctx.derived.masters.length + ctx.derived.workers.length);
   const deploy = workload("Deployment", "coredns", NS, labels, {
     affinity: spreadAcrossNodes(labels),
     tolerations: masterTolerations(),
@@ -103,7 +104,7 @@ export function corednsManifests(ctx: RenderContext): ManifestFile[] {
       },
     ],
     volumes: [{ name: "config", configMap: { name: "coredns", items: [{ key: "Corefile", path: "Corefile" }] } }],
-  });
+  }, { replicas: corednsReplicas });
   const service: K8sObject = {
     apiVersion: "v1",
     kind: "Service",
@@ -120,7 +121,7 @@ export function corednsManifests(ctx: RenderContext): ManifestFile[] {
   };
   return [
     { path: "manifests/coredns-config.yaml", purpose: `CoreDNS configuration (serves ${domain})`, objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: meta("coredns", NS), data: { Corefile: corefile } }] },
-    { path: "manifests/coredns.yaml", purpose: "CoreDNS Deployment (2 replicas)", objects: [deploy] },
+    { path: "manifests/coredns.yaml", purpose: `CoreDNS Deployment (${corednsReplicas} ${corednsReplicas === 1 ? "replica" : "replicas, on distinct nodes"})`, objects: [deploy] },
     { path: "manifests/coredns-service.yaml", purpose: `cluster DNS Service at ${ctx.derived.dnsServiceIp}`, objects: [service] },
     {
       path: "manifests/coredns-rbac.yaml",

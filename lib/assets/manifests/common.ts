@@ -33,8 +33,13 @@ export function workload(
   };
 }
 
-export function pdb(name: string, labels: Record<string, string>): K8sObject {
-  return { apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: meta(name, NS), spec: { minAvailable: 1, selector: { matchLabels: labels } } };
+/**
+ * Keeps one replica running through voluntary disruptions (a drain) when there are two; a lone replica
+ * (a single master) may be evicted, or its node could never be drained.
+ */
+export function pdb(name: string, labels: Record<string, string>, replicas: number): K8sObject {
+  const budget = replicas >= 2 ? { minAvailable: 1 } : { maxUnavailable: 1 };
+  return { apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: meta(name, NS), spec: { ...budget, selector: { matchLabels: labels } } };
 }
 
 export const serviceAccount = (name: string, namespace = NS): K8sObject => ({ apiVersion: "v1", kind: "ServiceAccount", metadata: meta(name, namespace) });
@@ -49,15 +54,23 @@ export function clusterRoleBinding(name: string, role: string, subjects: { kind:
   };
 }
 
-/** Spreads replicas across masters (two on one node would not survive that node's loss). */
+/**
+ * One replica per node, required: two on one node would not survive that node's loss. Preferred was
+ * not enough: the replicas were placed while the first master was the only node and stayed there.
+ * With it, a second replica waits (Pending) until another node it may run on registers; the replica
+ * count is never more than those nodes (`spreadReplicas`).
+ */
 export function spreadAcrossNodes(labels: Record<string, string>) {
   return {
     podAntiAffinity: {
-      preferredDuringSchedulingIgnoredDuringExecution: [
-        { weight: 100, podAffinityTerm: { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: labels } } },
-      ],
+      requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: labels } }],
     },
   };
+}
+
+/** Two replicas, or one where only one node can run them (a single master). */
+export function spreadReplicas(nodes: number): number {
+  return Math.max(1, Math.min(2, nodes));
 }
 
 export const inClusterKubeconfigVolume = { name: "kubeconfig", configMap: { name: "kubeconfig-in-cluster" } };

@@ -1,7 +1,7 @@
 // Self-hosted API server, controller-manager and scheduler.
 import { IN_CLUSTER_KUBECONFIG_DIR, SECRETS_DIR, masterSelector, masterTolerations, securePort, type ManifestFile, type RenderContext } from "../context";
 import type { K8sObject } from "../yaml-out";
-import { NS, clusterRoleBinding, inClusterKubeconfigVolume, meta, pdb, secretData, secretVolume, serviceAccount, spreadAcrossNodes, workload } from "./common";
+import { NS, clusterRoleBinding, inClusterKubeconfigVolume, meta, pdb, secretData, secretVolume, serviceAccount, spreadAcrossNodes, spreadReplicas, workload } from "./common";
 import { apiserverContainer, apiserverSecretFiles, componentProbe, CONTROLLER_MANAGER_PORT, controllerManagerCommand, controllerManagerSecretFiles, SCHEDULER_PORT, schedulerCommand } from "./flags";
 
 const inClusterKubeconfig = `${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`;
@@ -28,6 +28,7 @@ export function controllerManagerManifests(ctx: RenderContext): ManifestFile[] {
   const files = controllerManagerSecretFiles();
   const labels = { "k8s-app": "kube-controller-manager", tier: "control-plane" };
   const secret: K8sObject = { apiVersion: "v1", kind: "Secret", metadata: meta("kube-controller-manager", NS), type: "Opaque", data: secretData(ctx, files) };
+  const replicas = spreadReplicas(ctx.derived.masters.length);
   const deploy = workload("Deployment", "kube-controller-manager", NS, labels, {
     affinity: spreadAcrossNodes(labels),
     nodeSelector: masterSelector(),
@@ -54,11 +55,11 @@ export function controllerManagerManifests(ctx: RenderContext): ManifestFile[] {
       inClusterKubeconfigVolume,
       { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } },
     ],
-  });
+  }, { replicas });
   return [
     { path: "manifests/kube-controller-manager-secret.yaml", purpose: "controller-manager's CA key and service-account key as a Secret", objects: [secret], sensitive: true },
-    { path: "manifests/kube-controller-manager.yaml", purpose: "self-hosted controller-manager Deployment (2 replicas on masters)", objects: [deploy] },
-    { path: "manifests/kube-controller-manager-disruption.yaml", purpose: "keeps one controller-manager running through voluntary disruptions", objects: [pdb("kube-controller-manager", labels)] },
+    { path: "manifests/kube-controller-manager.yaml", purpose: `self-hosted controller-manager Deployment (${replicas} ${replicas === 1 ? "replica" : "replicas, on distinct masters"})`, objects: [deploy] },
+    { path: "manifests/kube-controller-manager-disruption.yaml", purpose: replicas >= 2 ? "keeps one controller-manager running through voluntary disruptions" : "lets the lone controller-manager be evicted (its master could not be drained otherwise)", objects: [pdb("kube-controller-manager", labels, replicas)] },
     {
       path: "manifests/kube-controller-manager-rbac.yaml",
       purpose: "controller-manager's service account and its binding to system:kube-controller-manager",
@@ -72,6 +73,7 @@ export function controllerManagerManifests(ctx: RenderContext): ManifestFile[] {
 
 export function schedulerManifests(ctx: RenderContext): ManifestFile[] {
   const labels = { "k8s-app": "kube-scheduler", tier: "control-plane" };
+  const replicas = spreadReplicas(ctx.derived.masters.length);
   const deploy = workload("Deployment", "kube-scheduler", NS, labels, {
     affinity: spreadAcrossNodes(labels),
     nodeSelector: masterSelector(),
@@ -89,10 +91,10 @@ export function schedulerManifests(ctx: RenderContext): ManifestFile[] {
       },
     ],
     volumes: [inClusterKubeconfigVolume],
-  });
+  }, { replicas });
   return [
-    { path: "manifests/kube-scheduler.yaml", purpose: "self-hosted scheduler Deployment (2 replicas on masters)", objects: [deploy] },
-    { path: "manifests/kube-scheduler-disruption.yaml", purpose: "keeps one scheduler running through voluntary disruptions", objects: [pdb("kube-scheduler", labels)] },
+    { path: "manifests/kube-scheduler.yaml", purpose: `self-hosted scheduler Deployment (${replicas} ${replicas === 1 ? "replica" : "replicas, on distinct masters"})`, objects: [deploy] },
+    { path: "manifests/kube-scheduler-disruption.yaml", purpose: replicas >= 2 ? "keeps one scheduler running through voluntary disruptions" : "lets the lone scheduler be evicted (its master could not be drained otherwise)", objects: [pdb("kube-scheduler", labels, replicas)] },
     {
       path: "manifests/kube-scheduler-rbac.yaml",
       purpose: "scheduler's service account and its bindings to system:kube-scheduler and system:volume-scheduler",
