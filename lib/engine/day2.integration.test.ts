@@ -131,6 +131,13 @@ describe("day two on lab hosts", () => {
     // Exactly one master holds the address.
     const holders = ["master-1", "master-2"].filter((m) => sshTo(lab, m, "ip -o addr show dev eth0").includes(`${labVip(lab)}/32`));
     expect(holders).toHaveLength(1);
+    // The controller-manager, the scheduler and CoreDNS run one replica per node: losing one master
+    // leaves each of them running.
+    for (const app of ["kube-controller-manager", "kube-scheduler", "kube-dns"]) {
+      const nodes = kubectl(["-n", "kube-system", "get", "pods", "-l", `k8s-app=${app}`, "-o", "jsonpath={range .items[*]}{.spec.nodeName}{\"\\n\"}{end}"]).split("\n").filter(Boolean);
+      expect(nodes, app).toHaveLength(2);
+      expect(new Set(nodes).size, `${app} on ${nodes.join(", ")}`).toBe(2);
+    }
   }, 15 * 60_000);
 
   it("adds master-3: etcd adds it as a learner, promotes it once caught up, its control plane and checkpoint come up", async () => {
