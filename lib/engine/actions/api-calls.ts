@@ -6,6 +6,7 @@ import type { K8sObject } from "../../assets/yaml-out";
 import { apiMessage, type ClusterApiClient } from "../cluster-api";
 import type { ObjectRef, PlannedApiCall } from "../plan";
 import { objectSha, parseObjects, refLabel, sameRef } from "../plan-objects";
+import { DEFAULT_BACKOFF, withRetry } from "../../ssh/backoff";
 import type { ActionContext } from "./types";
 
 /** The planned call `id` of this step. */
@@ -94,8 +95,19 @@ export async function objectPath(api: Pick<ClusterApiClient, "getJson">, ref: Ob
 const api = (ctx: Pick<ActionContext, "resources">) => ctx.resources.api();
 
 /** Reads an object: undefined when it does not exist. */
+/** A read that met no answer, or a 429 or 5xx, may succeed a moment later (an API server restarting, etcd electing). */
+function transientRead(err: unknown): boolean {
+  const msg = err instanceof Error ? err.message : String(err);
+  return !/: HTTP (?!429)[1-4]\d\d /.test(msg);
+}
+
+/**
+ * Reads an object (undefined when missing). Reads are idempotent, so one that meets a transient failure
+ * is tried again with the shared backoff (4 attempts): a step that writes an object does not fail on
+ * one unanswered read while an API server restarts beside it.
+ */
 export async function readObject<T>(ctx: Pick<ActionContext, "resources" | "signal">, ref: ObjectRef): Promise<T | undefined> {
-  return api(ctx).getJson<T>(await objectPath(api(ctx), ref), ctx.signal);
+  return withRetry(async () => api(ctx).getJson<T>(await objectPath(api(ctx), ref), ctx.signal), { ...DEFAULT_BACKOFF, attempts: 4, baseMs: 500, signal: ctx.signal, isRetryable: transientRead });
 }
 
 async function exists(ctx: Pick<ActionContext, "resources" | "signal">, ref: ObjectRef): Promise<boolean> {
@@ -114,7 +126,17 @@ async function exists(ctx: Pick<ActionContext, "resources" | "signal">, ref: Obj
  */
 export async function sendCreate(ctx: Pick<ActionContext, "planned" | "resources" | "signal">, c: PlannedApiCall, atRunTime: (o: Record<string, unknown>) => Record<string, unknown> = (o) => o): Promise<"created" | "present"> {
   if (await exists(ctx, c.object)) return "present";
-  const r = await api(ctx).request(await objectPath(api(ctx), c.object, false), { method: "POST", body: atRunTime(callBody(ctx, c)), signal: ctx.signal });
+  const post = async () => api(ctx).request(await objectPath(api(ctx), c.object, false), { method: "POST", body: atRunTime(callBody(ctx, c)), signal: ctx.signal });
+  let r;
+  try {
+    r = await post();
+  } catch (err) {
+    // No answer: the create may or may not have happened. Read again (that read is retried): present is
+    // present; missing, it is sent once more.
+    if (ctx.signal.aborted) throw err;
+    if (await exists(ctx, c.object)) return "present";
+    r = await post();
+  }
   if (r.status === 200 || r.status === 201) return "created";
   if ((r.status === 409 || r.status === 422) && (await exists(ctx, c.object).catch(() => false))) return "present";
   throw new Error(`creating ${refLabel(c.object)}: HTTP ${r.status} ${apiMessage(r.body)}`);
