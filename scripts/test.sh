@@ -39,23 +39,33 @@ if ! missing=$(bin/bootdeck lab binaries --all --check 2>&1); then
 fi
 step "type check";       npm run -s typecheck
 step "import cycles";    npm run -s check:imports
-# The unit tests (SQLite) and the engine's on PostgreSQL run side by side: vitest gives each one worker on
-# two cores, and many of these tests wait (leases, throttles, timeouts) rather than compute. Each one's
-# output is printed whole when both are done, the failed one last.
+# The browser tests need the production build; those that need no lab run in the next step.
+step "production build"; npx next build >/tmp/bootdeck-build.log 2>&1 || { tail -50 /tmp/bootdeck-build.log; exit 1; }
+# Three suites side by side: the unit tests (SQLite), the engine's on PostgreSQL, and the browser tests
+# that need no lab. vitest gives each of its runs one worker on two cores, and most of these tests wait
+# (leases, throttles, timeouts, a browser) rather than compute; run one after the other they took
+# 7.5 + 5.3 + about 8 minutes. Each one's output is printed whole when all are done, failed ones last.
 # On PostgreSQL: the engine (queue, failover, live events), the audit trail, the database layer, sign-in,
 # the backup schedule's claims, webhook deliveries and the metrics again, with the engine's tests under
 # test/ (secrets-at-rest reads the SQLite file itself).
 pg="$(bash scripts/postgres.sh)"
-step "unit tests, beside the engine tests on PostgreSQL"
+# Browser tests that start lab hosts run later, after the lab suites, on a quiet machine.
+lab_specs=(e2e/bootstrap.spec.ts e2e/check-run.spec.ts)
+mapfile -t ui_specs < <(ls e2e/*.spec.ts | grep -v -x -F "$(printf '%s\n' "${lab_specs[@]}")")
+step "unit tests, the engine on PostgreSQL and the browser tests without a lab, side by side"
 side=$(mktemp -d)
 ( npx vitest run --project unit >"$side/unit.log" 2>&1; echo $? >"$side/unit.rc" ) &
 ( BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project unit lib/engine lib/audit lib/db lib/auth lib/backups lib/notify lib/metrics \
     test/run-release.test.ts test/engine-off.test.ts test/shutdown-with-viewers.test.ts test/stream-session.test.ts >"$side/pg.log" 2>&1; echo $? >"$side/pg.rc" ) &
+( npx playwright test "${ui_specs[@]}" >"$side/ui.log" 2>&1; echo $? >"$side/ui.rc" ) &
 wait
-side_rc=0
-for part in unit pg; do [ "$(cat "$side/$part.rc")" = 0 ] || side_rc=1; done
-for part in $( [ "$(cat "$side/unit.rc")" = 0 ] && echo "unit pg" || echo "pg unit"); do
-  printf '\n--- %s (exit %s)\n' "$( [ "$part" = unit ] && echo "unit tests on SQLite" || echo "engine tests on PostgreSQL")" "$(cat "$side/$part.rc")"
+declare -A title=([unit]="unit tests on SQLite" [pg]="engine tests on PostgreSQL" [ui]="browser tests without a lab (Chromium)")
+side_rc=0 order_ok="" order_failed=""
+for part in unit pg ui; do
+  if [ "$(cat "$side/$part.rc")" = 0 ]; then order_ok="$order_ok $part"; else order_failed="$order_failed $part"; side_rc=1; fi
+done
+for part in $order_ok $order_failed; do
+  printf '\n--- %s (exit %s)\n' "${title[$part]}" "$(cat "$side/$part.rc")"
   cat "$side/$part.log"
 done
 rm -rf "$side"
@@ -71,6 +81,5 @@ step "lab cache"; bin/bootdeck lab binaries --all | tail -3
 # upgrade, the bucket restore and the rest on SQLite.
 step "integration tests on PostgreSQL (lab bootstrap, day two, DR; needs root)"; BOOTDECK_TEST_LAB=none BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project integration lib/engine/bootstrap.integration.test.ts
 step "integration tests on SQLite (crash points, day two, bucket, …; needs root)"; npx vitest run --project integration --exclude lib/engine/bootstrap.integration.test.ts
-step "production build"; npx next build >/tmp/bootdeck-build.log 2>&1 || { tail -50 /tmp/bootdeck-build.log; exit 1; }
-step "browser tests (Chromium)"; npx playwright test
+step "browser tests on lab hosts (Chromium)"; npx playwright test "${lab_specs[@]}"
 finish_step
