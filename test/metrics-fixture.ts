@@ -27,6 +27,9 @@ export async function seedMetrics(name = "metered"): Promise<MetricsFixture> {
     await db.step.create({ data: { id: newId("step"), runId: run, hostId: host, phase, key: `${phase}/${i}`, ordinal: i, title: phase, status: phase === "preflight" && host ? "failed" : "done", startedAt: at(from), finishedAt: at(to) } });
   for (let i = 0; i < 2; i++) await appendRunEvent({ runId: run, type: "step.failed", hostId: worker.id, data: { key: "preflight/1", error: "swap is on" } });
   await db.run.update({ where: { id: run }, data: { status: "failed", startedAt: at(0), finishedAt: at(95) } });
+  // Deployed (its certificates are on its hosts, so their expiry counts): a restore succeeded on it.
+  const restored = await createRun({ clusterId, type: "restore", plan: { runType: "restore", phases: [] } });
+  await db.run.update({ where: { id: restored }, data: { status: "succeeded", startedAt: at(200), finishedAt: at(230) } });
   // A started bootstrap no worker has taken yet (on PostgreSQL, queue it: a run waits there as a job).
   const waiting = await createRun({ clusterId, type: "bootstrap", plan: { runType: "bootstrap", phases: [] } });
   await db.run.update({ where: { id: waiting }, data: { status: "running", startedAt: now } });
