@@ -54,18 +54,20 @@ lab_specs=(e2e/bootstrap.spec.ts e2e/check-run.spec.ts)
 mapfile -t ui_specs < <(ls e2e/*.spec.ts | grep -v -x -F "$(printf '%s\n' "${lab_specs[@]}")")
 step "unit tests, the engine on PostgreSQL and the browser tests without a lab, side by side"
 side=$(mktemp -d)
-( npx vitest run --project unit >"$side/unit.log" 2>&1; echo $? >"$side/unit.rc" ) &
-( BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project unit lib/engine lib/audit lib/db lib/auth lib/backups lib/notify lib/metrics \
-    test/run-release.test.ts test/engine-off.test.ts test/shutdown-with-viewers.test.ts test/stream-session.test.ts >"$side/pg.log" 2>&1; echo $? >"$side/pg.rc" ) &
-( npx playwright test "${ui_specs[@]}" >"$side/ui.log" 2>&1; echo $? >"$side/ui.rc" ) &
+# Each writes its exit status (set -e would end a subshell at a failing suite before it could).
+side_run() { local part=$1; shift; if "$@" >"$side/$part.log" 2>&1; then echo 0; else echo $?; fi >"$side/$part.rc"; }
+side_run unit npx vitest run --project unit &
+side_run pg env BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project unit lib/engine lib/audit lib/db lib/auth lib/backups lib/notify lib/metrics \
+  test/run-release.test.ts test/engine-off.test.ts test/shutdown-with-viewers.test.ts test/stream-session.test.ts &
+side_run ui npx playwright test "${ui_specs[@]}" &
 wait
 declare -A title=([unit]="unit tests on SQLite" [pg]="engine tests on PostgreSQL" [ui]="browser tests without a lab (Chromium)")
 side_rc=0 order_ok="" order_failed=""
 for part in unit pg ui; do
-  if [ "$(cat "$side/$part.rc")" = 0 ]; then order_ok="$order_ok $part"; else order_failed="$order_failed $part"; side_rc=1; fi
+  if [ "$(cat "$side/$part.rc" 2>/dev/null || echo missing)" = 0 ]; then order_ok="$order_ok $part"; else order_failed="$order_failed $part"; side_rc=1; fi
 done
 for part in $order_ok $order_failed; do
-  printf '\n--- %s (exit %s)\n' "${title[$part]}" "$(cat "$side/$part.rc")"
+  printf '\n--- %s (exit %s)\n' "${title[$part]}" "$(cat "$side/$part.rc" 2>/dev/null || echo unknown)"
   cat "$side/$part.log"
 done
 rm -rf "$side"
