@@ -49,6 +49,10 @@ step "production build"; npx next build >/tmp/bootdeck-build.log 2>&1 || { tail 
 # the backup schedule's claims, webhook deliveries and the metrics again, with the engine's tests under
 # test/ (secrets-at-rest reads the SQLite file itself).
 pg="$(bash scripts/postgres.sh)"
+# Of those folders, the test files that open a database (the rest would only repeat on one core what
+# the unit run already did).
+mapfile -t pg_tests < <(grep -l -e "temp-db" -e "http-helpers" $(find lib/engine lib/audit lib/db lib/auth lib/backups lib/notify lib/metrics -name '*.test.ts' ! -name '*.integration.test.ts' | sort)
+  printf '%s\n' test/run-release.test.ts test/engine-off.test.ts test/shutdown-with-viewers.test.ts test/stream-session.test.ts)
 # Browser tests that start lab hosts run later, after the lab suites, on a quiet machine.
 lab_specs=(e2e/bootstrap.spec.ts e2e/check-run.spec.ts)
 mapfile -t ui_specs < <(ls e2e/*.spec.ts | grep -v -x -F "$(printf '%s\n' "${lab_specs[@]}")")
@@ -57,8 +61,7 @@ side=$(mktemp -d)
 # Each writes its exit status (set -e would end a subshell at a failing suite before it could).
 side_run() { local part=$1; shift; if "$@" >"$side/$part.log" 2>&1; then echo 0; else echo $?; fi >"$side/$part.rc"; }
 side_run unit npx vitest run --project unit &
-side_run pg env BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project unit lib/engine lib/audit lib/db lib/auth lib/backups lib/notify lib/metrics \
-  test/run-release.test.ts test/engine-off.test.ts test/shutdown-with-viewers.test.ts test/stream-session.test.ts &
+side_run pg env BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project unit "${pg_tests[@]}" &
 side_run ui npx playwright test "${ui_specs[@]}" &
 wait
 declare -A title=([unit]="unit tests on SQLite" [pg]="engine tests on PostgreSQL" [ui]="browser tests without a lab (Chromium)")
