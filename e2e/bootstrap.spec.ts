@@ -478,7 +478,8 @@ test(`the oldest profile (${OLDEST}) from the wizard on bare Debian 13 hosts: co
   // What runs is Debian's: containerd from its package, under the packaged unit in /lib/systemd/system.
   for (const host of ["master-1", "worker-1"]) {
     expect(onHost(host, "dpkg-query -W -f '${Status}' containerd runc socat conntrack", oldLab)).toBe("install ok installedinstall ok installedinstall ok installedinstall ok installed");
-    expect(onHost(host, "systemctl show containerd -p FragmentPath --value", oldLab)).toBe("/lib/systemd/system/containerd.service");
+    // Debian 13 has merged /usr: the package's unit is in /usr/lib/systemd/system (/lib on older releases).
+    expect(onHost(host, "systemctl show containerd -p FragmentPath --value", oldLab)).toMatch(/^(\/usr)?\/lib\/systemd\/system\/containerd\.service$/);
     expect(onHost(host, "readlink -f /proc/$(systemctl show containerd -p MainPID --value)/exe", oldLab)).toBe("/usr/bin/containerd");
   }
   await page.screenshot({ path: shot("36-bootstrap-oldest-green.png"), fullPage: true });
