@@ -4,7 +4,7 @@ import { parseSetOptions } from "../assets/set-options";
 import { clusterEncryptionAlgorithm, renderAndSaveAssetSet } from "../assets/store";
 import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
-import { unprocessable, notFound } from "../http/errors";
+import { AppError, unprocessable, notFound } from "../http/errors";
 import { newId } from "../ids";
 import type { RunPlan } from "./plan";
 import { buildBootstrapPlan, buildCheckPlan, buildResetPlan, PlanError, type AssetIndex } from "./plans";
@@ -73,8 +73,12 @@ export async function planRun({ clusterId, body, createdById, by }: { clusterId:
   // set): they end, so the runs list does not keep them "planned" for ever.
   if (body.type === "bootstrap") {
     const older = await getDb().run.findMany({ where: { clusterId, type: "bootstrap", status: "planned", id: { not: runId } }, select: { id: true } });
-    // (One started meanwhile is no longer planned: the refusal leaves it alone.)
-    for (const r of older) await requestCancel({ runId: r.id, by: `the newer plan ${runId}` }).catch(() => undefined);
+    for (const r of older) {
+      await requestCancel({ runId: r.id, by: `the newer plan ${runId}` }).catch((err: unknown) => {
+        // One started meanwhile is no longer planned: that refusal (409) leaves it alone.
+        if (!(err instanceof AppError && err.status === 409)) throw err;
+      });
+    }
   }
   return runId;
 }
