@@ -1,5 +1,6 @@
 import "server-only";
 import { getDb } from "../db/client";
+import { isDeployed } from "./deployed";
 import { clusterLifecycle, type Lifecycle } from "./lifecycle";
 
 /** The cluster's lifecycle from its runs and what the live view last saw. */
@@ -7,12 +8,12 @@ export async function lifecycleOf(clusterId: string): Promise<Lifecycle> {
   const db = getDb();
   const [cluster, deployed, lastChange, nodes] = await Promise.all([
     db.cluster.findUnique({ where: { id: clusterId }, select: { activeRunId: true } }),
-    db.run.count({ where: { clusterId, status: "succeeded", type: { not: "check" } } }),
+    isDeployed(clusterId),
     db.run.findFirst({ where: { clusterId, type: { not: "check" }, finishedAt: { not: null } }, orderBy: { finishedAt: "desc" }, select: { type: true, status: true } }),
     db.nodesSeen.findUnique({ where: { clusterId }, select: { ready: true, total: true } }),
   ]);
   const active = cluster?.activeRunId ? await db.run.findUnique({ where: { id: cluster.activeRunId }, select: { id: true, type: true } }) : null;
-  return clusterLifecycle({ deployed: deployed > 0, activeRun: active, lastChange, nodes });
+  return clusterLifecycle({ deployed, activeRun: active, lastChange, nodes });
 }
 
 /**
