@@ -4,6 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
+# Everything printed is kept too, so the end of the run can name the tests that failed (a CI log may
+# show only its last lines).
+log=$(mktemp /tmp/bootdeck-test.XXXXXX.log)
+exec > >(tee "$log") 2>&1
 # The lab builds upstream Kubernetes with Go (docs/lab-cluster.md).
 export PATH="/usr/local/go/bin:$PATH"
 start=$(date +%s)
@@ -22,7 +26,11 @@ table() {
   for i in "${!names[@]}"; do printf '%-58s %5d:%02d\n' "${names[$i]}" $(( secs[i] / 60 )) $(( secs[i] % 60 )); done
   local total=$(( $(date +%s) - start ))
   printf '%-58s %5d:%02d\n' "all" $(( total / 60 )) $(( total % 60 ))
-  if [ "$rc" -ne 0 ]; then printf '\nFAILED in: %s (exit %s)\n' "${failed:-set-up}" "$rc"; else printf '\nall test suites passed\n'; fi
+  if [ "$rc" -ne 0 ]; then
+    printf '\nFAILED in: %s (exit %s)\n' "${failed:-set-up}" "$rc"
+    node scripts/failed-tests.mjs "$log" || true
+    printf 'whole output: %s\n' "$log"
+  else printf '\nall test suites passed\n'; fi
 }
 trap table EXIT
 
