@@ -4,7 +4,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-export const e2ePort = 3217;
+// Two runs side by side (the suites that start lab hosts beside the others) take different ports: the
+// server's, and a few above it (a proxy at +2, a second instance pair at +10 and +11).
+export const e2ePort = Number(process.env.BOOTDECK_E2E_PORT ?? 3217);
 export const e2eAdminPassword = "e2e-admin-password";
 
 const dataDir = process.env.BOOTDECK_E2E_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), "bootdeck-e2e-"));

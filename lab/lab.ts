@@ -55,16 +55,36 @@ function chooseSubnet(name: string): number {
   const fixed = FIXED_SUBNETS[name];
   if (fixed !== undefined) return fixed;
   const used = new Set<number>(Object.values(FIXED_SUBNETS));
-  if (fs.existsSync(RUN_DIR)) {
-    for (const other of fs.readdirSync(RUN_DIR)) {
-      const s = readState(other);
-      if (s) used.add(Number(s.subnet.split(".")[2]));
-    }
+  fs.mkdirSync(RUN_DIR, { recursive: true, mode: 0o700 });
+  for (const other of fs.readdirSync(RUN_DIR).filter((f) => !f.startsWith("."))) {
+    const s = readState(other);
+    if (s) used.add(Number(s.subnet.split(".")[2]));
   }
   // Links a crashed or concurrent lab left or is making (its veths bdv<subnet>h<i>) mark a subnet used too.
   for (const m of run("ip", ["-o", "link", "show"], { allowFail: true }).matchAll(/^\d+: bdv(\d+)h\d+/gm)) used.add(Number(m[1]));
-  for (let n = 30; n < 255; n++) if (!used.has(n)) return n;
+  for (let n = 30; n < 255; n++) {
+    if (used.has(n)) continue;
+    // Two labs coming up at once (suites side by side) must not both take it: the reservation is an
+    // exclusive create, kept until the lab is taken down.
+    try {
+      fs.writeFileSync(subnetReservation(n), name, { flag: "wx", mode: 0o600 });
+      return n;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+  }
   throw new Error("no free lab subnet left in 10.237.30.0–10.237.254.0");
+}
+
+const subnetReservation = (n: number) => path.join(RUN_DIR, `.subnet-${n}`);
+
+/** The subnet reservations a lab holds (by name), removed when it is taken down. */
+function releaseSubnets(name: string): void {
+  if (!fs.existsSync(RUN_DIR)) return;
+  for (const f of fs.readdirSync(RUN_DIR).filter((x) => x.startsWith(".subnet-"))) {
+    const file = path.join(RUN_DIR, f);
+    if (fs.readFileSync(file, "utf8") === name) fs.rmSync(file, { force: true });
+  }
 }
 
 export type UpOptions = {
@@ -474,6 +494,7 @@ export function labDown(name: string, log: Log): void {
   stopRegistry(dir);
   stopVirtualNodes(dir);
   fs.rmSync(dir, { recursive: true, force: true });
+  releaseSubnets(name);
   if (namespaces.length || mounts.length) log(`lab "${name}" is down (${namespaces.length} hosts removed)`);
   else log(`lab "${name}" was not up; nothing left to clean`);
 }

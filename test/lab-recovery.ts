@@ -34,6 +34,21 @@ export async function outcome(runId: string, status: string): Promise<string> {
   return `${status}: ${failed.map((f) => `${f.key}: ${f.error}\n${(f.output ?? "").split("\n").slice(-15).join("\n")}`).join("\n---\n")}`;
 }
 
+/** Where a run's time went: each phase's span, then its slowest steps (last attempt), for the suites' logs. */
+export async function runTimes(runId: string, slowest = 8): Promise<string> {
+  const steps = await getDb().step.findMany({ where: { runId, startedAt: { not: null } }, select: { key: true, phase: true, attempts: true, startedAt: true, finishedAt: true } });
+  const ms = (s: (typeof steps)[number]) => (s.finishedAt ?? new Date()).getTime() - s.startedAt!.getTime();
+  const phases = new Map<string, { from: number; to: number }>();
+  for (const s of steps) {
+    const p = phases.get(s.phase) ?? { from: Infinity, to: 0 };
+    phases.set(s.phase, { from: Math.min(p.from, s.startedAt!.getTime()), to: Math.max(p.to, (s.finishedAt ?? new Date()).getTime()) });
+  }
+  const sec = (n: number) => `${Math.round(n / 1000)} s`;
+  const spans = [...phases].sort((a, b) => a[1].from - b[1].from).map(([p, t]) => `${p} ${sec(t.to - t.from)}`);
+  const top = [...steps].sort((a, b) => ms(b) - ms(a)).slice(0, slowest).map((s) => `${s.key} ${sec(ms(s))}${s.attempts > 1 ? ` (attempt ${s.attempts})` : ""}`);
+  return `phases: ${spans.join(", ")}; slowest steps: ${top.join(", ")}`;
+}
+
 /** Plans, starts and executes a run in this process; its status as `outcome` gives it. */
 export async function runHere(clusterId: string, body: CreateRunBody): Promise<{ runId: string; status: string }> {
   const runId = await planRun({ clusterId, body, by: "test" });

@@ -27,7 +27,7 @@ import { runHostDiagnostics } from "./diagnostics";
 import { labCut, labDown, labHeal, labReboot, labSwap, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
 import { kubectlWith } from "../../test/lab-api";
-import { adminKubeconfigOf, backupOnDemandChecked, checkpointsHandedOver, controlPlaneUp, outcome, rebootMastersChecked, restoreChecked, runHere, summaryOf, untilTrue, type RecoveryCluster } from "../../test/lab-recovery";
+import { adminKubeconfigOf, backupOnDemandChecked, checkpointsHandedOver, controlPlaneUp, outcome, rebootMastersChecked, restoreChecked, runHere, runTimes, summaryOf, untilTrue, type RecoveryCluster } from "../../test/lab-recovery";
 import { reconcileScheduledRuns, startDueBackups } from "../backups/schedule";
 import { getBackupPolicy, listBackups, setBackupPolicy } from "../backups/store";
 import { readLiveCertificates } from "../certs/expiry";
@@ -375,7 +375,7 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     // The API answered throughout: no probe failed while the API servers switched certificates.
     const events = await listRunEvents({ runId: r.runId, limit: 100_000 });
     const gaps = events.filter((e) => e.type === "step.finished" && typeof e.data.apiGapS === "number").map((e) => ({ key: String(e.data.key), gap: Number(e.data.apiGapS), failed: Number(e.data.failedProbes) }));
-    console.log(`rotation in ${((Date.now() - started) / 1000).toFixed(0)} s; API gaps: ${gaps.map((g) => `${g.key} ${g.gap.toFixed(1)} s (${g.failed} failed probes)`).join(", ")}`);
+    console.log(`rotation in ${((Date.now() - started) / 1000).toFixed(0)} s; API gaps: ${gaps.map((g) => `${g.key} ${g.gap.toFixed(1)} s (${g.failed} failed probes)`).join(", ")}; ${await runTimes(r.runId)}`);
     expect(gaps.find((g) => g.key === "serving/cluster")).toMatchObject({ gap: 0, failed: 0 });
     expect(gaps.filter((g) => g.key.startsWith("restart/")).every((g) => g.gap <= 2)).toBe(true);
     // Each master gave the API address up before its temporary API server started, and took part again after.

@@ -15,7 +15,7 @@ import { labClusterDefinition, labVip } from "../../lab/cluster-yaml";
 import { labCut, labDown, labHeal, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
 import { kubectlWith, sshTo } from "../../test/lab-api";
-import { adminKubeconfigOf, outcome, summaryOf, vipFailoverChecked } from "../../test/lab-recovery";
+import { adminKubeconfigOf, outcome, runTimes, summaryOf, vipFailoverChecked } from "../../test/lab-recovery";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { validateClusterDefinition, type ClusterDefinitionInput } from "../cluster/definition";
 import { createCluster, updateCluster } from "../clusters/repository";
@@ -178,6 +178,7 @@ describe("day two on lab hosts", () => {
       labHeal(LAB, "worker-1");
     }
     mark("upgrade stopped at worker-1");
+    console.log(`upgrade until worker-1 was cut off: ${await runTimes(runId, 12)}`);
     const stopped = await getDb().step.findMany({ where: { runId }, select: { key: true, status: true, attempts: true, error: true } });
     const by = new Map(stopped.map((s) => [s.key, s]));
     expect(by.get("kubelet/worker-1")?.status).toBe("failed");
@@ -192,6 +193,7 @@ describe("day two on lab hosts", () => {
     await retryRun({ runId });
     expect(await outcome(runId, await finished(runId, 15 * 60_000))).toBe("succeeded");
     mark("upgrade finished");
+    console.log(`upgrade, retried: ${await runTimes(runId, 4)}`);
     const after = await getDb().step.findMany({ where: { runId }, select: { key: true, attempts: true } });
     // Finished hosts were not redone by the retry; the steps in flight at the kill ran at most twice.
     for (const s of after.filter((x) => x.key.startsWith("kubelet/master") || x.key.startsWith("etcd/"))) expect(s.attempts, s.key).toBeLessThanOrEqual(killedDuring.includes(s.key) ? 2 : 1);
