@@ -69,12 +69,15 @@ export async function summaryOf(runId: string, key: string): Promise<string> {
 }
 
 /** Polls until fn returns a value other than a reason (a string); the last reason is in the timeout's message. */
-export async function untilTrue<T>(what: string, fn: () => T | string, ms: number, everyMs = 5_000): Promise<T> {
-  const end = Date.now() + ms;
+export async function untilTrue<T>(what: string, fn: () => T | string, ms: number, everyMs = 5_000, trail?: string[]): Promise<T> {
+  const start = Date.now();
+  const end = start + ms;
   let why = "";
   for (;;) {
     const v = fn();
     if (typeof v !== "string") return v;
+    // What it waited on, each reason once with when it was first seen (where a slow recovery's time went).
+    if (v !== why) trail?.push(`${Math.round((Date.now() - start) / 1000)} s: ${v.slice(0, 160)}`);
     why = v;
     if (Date.now() > end) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}: ${why}`);
     await new Promise((r) => setTimeout(r, everyMs));
@@ -146,8 +149,10 @@ export async function rebootMastersChecked(c: RecoveryCluster, marks: { deleted:
   const started = Date.now();
   await labReboot(c.lab.name, c.masters, () => undefined);
   expect(c.kube.tryKubectl("get --raw /readyz", { host: c.masters[0] }).code).not.toBe(0);
-  await untilTrue("the control plane back after the reboot", () => controlPlaneUp(c), 15 * 60_000);
+  const trail: string[] = [];
+  await untilTrue("the control plane back after the reboot", () => controlPlaneUp(c), 15 * 60_000, 5_000, trail);
   const seconds = (Date.now() - started) / 1000;
+  console.log(`after the reboot of ${c.masters.join(", ")}, waited on: ${trail.join(" | ")}`);
   expect(c.kube.kubectl(`get configmap ${marks.created} -o name`).trim()).toBe(`configmap/${marks.created}`);
   return seconds;
 }
