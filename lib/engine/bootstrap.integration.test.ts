@@ -4,9 +4,9 @@
 // swap on, so preflight stops it, and it joins after the fault is fixed and the host retried. Then
 // what the cluster is made of is checked as a user would (RBAC, admission, pod traffic, DNS, exec,
 // logs, restarts, personal kubeconfigs for each role). Then disaster recovery on it: backups on
-// demand and by schedule, every master rebooted at once, a restore, the recovery of a control plane
-// that cannot come back by itself, and every leaf certificate rotated (the VIP's failover is the day-2
-// suite's, on a cluster of its own).
+// demand and by schedule, the API address kept when the master holding it is cut off (the test
+// command's one failover check: this suite runs alone), every master rebooted at once, a restore, the
+// recovery of a control plane that cannot come back by itself, and every leaf certificate rotated.
 // Then every host is reset, and the oldest profile is bootstrapped on the same hosts with a static
 // control plane and RSA-3072 keys (the first cluster has the default ECDSA P-256), which joins
 // workers, is backed up, survives every master rebooting at once and is restored from its backup.
@@ -27,7 +27,7 @@ import { runHostDiagnostics } from "./diagnostics";
 import { labCut, labDown, labHeal, labReboot, labSwap, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
 import { kubectlWith } from "../../test/lab-api";
-import { adminKubeconfigOf, backupOnDemandChecked, checkpointsHandedOver, controlPlaneUp, outcome, rebootMastersChecked, restoreChecked, runHere, runTimes, summaryOf, untilTrue, type RecoveryCluster } from "../../test/lab-recovery";
+import { adminKubeconfigOf, backupOnDemandChecked, checkpointsHandedOver, controlPlaneUp, outcome, rebootMastersChecked, restoreChecked, runHere, runTimes, summaryOf, untilTrue, vipFailoverChecked, type RecoveryCluster } from "../../test/lab-recovery";
 import { reconcileScheduledRuns, startDueBackups } from "../backups/schedule";
 import { getBackupPolicy, listBackups, setBackupPolicy } from "../backups/store";
 import { readLiveCertificates } from "../certs/expiry";
@@ -307,8 +307,8 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     await personalKubeconfigsChecked(clusterId);
   }, 3 * 60_000);
 
-  // Disaster recovery on the cluster just made: backups on demand and by schedule, every master
-  // rebooted at once, a restore, the recovery of a control plane that cannot come
+  // Disaster recovery on the cluster just made: backups on demand and by schedule, the VIP's failover,
+  // every master rebooted at once, a restore, the recovery of a control plane that cannot come
   // back by itself, and certificate rotation. One cluster for all of them: each starts from where the
   // one before left it, as on a cluster that lives for years.
   let backupId: string;
@@ -330,6 +330,12 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     expect((await listBackups({ clusterId })).map((b) => b.trigger)).toEqual(["schedule", "manual"]);
     await setBackupPolicy({ clusterId, body: { enabled: false, intervalMinutes: 15, keepLast: 14, keepDays: 30 }, by: "test" });
   }, 5 * 60_000);
+
+  it("keeps the API at the VIP when its holder is cut off: kubectl and every node reach it again within 10 s, the controllers and the scheduler go on", async () => {
+    const kubectl = kubectlWith(await adminKubeconfigOf(runId));
+    await vipFailoverChecked(lab, kubectl, MASTERS, lab.hosts.map((h) => h.name));
+    await untilTrue("every node Ready again after the heal", () => controlPlaneUp(recovery()), 3 * 60_000);
+  }, 6 * 60_000);
 
   it("comes back by itself after every master reboots at once (the API server checkpoints)", async () => {
     const seconds = await rebootMastersChecked(recovery(), { deleted: "deleted-after-backup", created: "created-after-backup" });

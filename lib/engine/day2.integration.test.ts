@@ -1,11 +1,11 @@
 // Day two on real Kubernetes in the lab, end to end, each with a failure in the middle: a cluster of
 // 2 masters + 2 workers bootstrapped at 1.36 behind keepalived's VIP; a third master added (etcd
-// learner, promoted); master-1 cut off while kubectl and every node keep probing the VIP (failover
-// measured); a rolling upgrade to 1.37 whose engine process is killed with SIGKILL in the control-plane
+// learner, promoted); a rolling upgrade to 1.37 whose engine process is killed with SIGKILL in the control-plane
 // phase and whose worker being upgraded is cut off (the upgrade stops, the retry goes on from there
 // without redoing finished hosts); a removal refused by the quorum guard while a master is cut off,
 // then a master and a worker removed, the worker's drain first blocked by a disruption budget.
-// Brings up its own lab ("d2t").
+// Nothing here is judged in seconds (the VIP's failover is the bootstrap suite's, which runs alone), so
+// it runs beside other lab suites. Brings up its own lab ("d2t").
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -15,7 +15,7 @@ import { labClusterDefinition, labVip } from "../../lab/cluster-yaml";
 import { labCut, labDown, labHeal, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
 import { kubectlWith, sshTo } from "../../test/lab-api";
-import { adminKubeconfigOf, outcome, runTimes, summaryOf, vipFailoverChecked } from "../../test/lab-recovery";
+import { adminKubeconfigOf, outcome, runTimes, summaryOf } from "../../test/lab-recovery";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { validateClusterDefinition, type ClusterDefinitionInput } from "../cluster/definition";
 import { createCluster, updateCluster } from "../clusters/repository";
@@ -156,12 +156,8 @@ describe("day two on lab hosts", () => {
     expect(sshTo(lab, "master-1", "grep -c initial-cluster-state=new /etc/kubernetes/manifests/etcd.yaml").trim()).toBe("1");
   }, 15 * 60_000);
 
-  it("keeps the API at the VIP when its holder is cut off: kubectl and every node reach it again within 10 s", async () => {
-    mark(`failover (${await vipFailoverChecked(lab, kubectl, ["master-1", "master-2", "master-3"], ["master-1", "master-2", "master-3", "worker-1", "worker-2"])})`);
-  }, 5 * 60_000);
-
   it("upgrades to 1.37: the engine killed mid-upgrade resumes, a worker cut off stops it, the retry goes on without redoing finished hosts", async () => {
-    await until("every node Ready again after the heal", async () => (kubectl(["get", "nodes", "--no-headers"]).split("\n").filter((l) => / Ready /.test(l)).length === 5 ? true : undefined), 3 * 60_000);
+    await until("every node Ready", async () => (kubectl(["get", "nodes", "--no-headers"]).split("\n").filter((l) => / Ready /.test(l)).length === 5 ? true : undefined), 3 * 60_000);
     const runId = await planRun({ clusterId, body: { type: "upgrade", version: TO }, by: "test" });
     await startRun({ runId });
     worker = startWorker();
