@@ -51,6 +51,25 @@ function ensureTools(log: Log): void {
   run("apt-get", ["install", "-y", "--no-install-recommends", ...missing]);
 }
 
+/**
+ * Every lab host shares this machine's kernel, so per-user kernel limits that each real server has to
+ * itself are shared by all of them: every host's systemd, containerd and kubelet, and every control-plane
+ * container, take inotify instances from root's one budget (128 by default). A dozen hosts of labs that
+ * run side by side exhausted it, and kubelets failed to start. Raised, never
+ * lowered, to what kind also asks for (its known issue of the same name).
+ */
+const SHARED_KERNEL_LIMITS: Record<string, number> = { "fs/inotify/max_user_instances": 8192, "fs/inotify/max_user_watches": 524288 };
+
+function raiseSharedKernelLimits(log: Log): void {
+  for (const [key, wanted] of Object.entries(SHARED_KERNEL_LIMITS)) {
+    const file = `/proc/sys/${key}`;
+    const now = Number(fs.readFileSync(file, "utf8").trim());
+    if (now >= wanted) continue;
+    fs.writeFileSync(file, String(wanted));
+    log(`raised ${key.replaceAll("/", ".")} from ${now} to ${wanted} (lab hosts share this kernel)`);
+  }
+}
+
 function chooseSubnet(name: string): number {
   const fixed = FIXED_SUBNETS[name];
   if (fixed !== undefined) return fixed;
@@ -122,6 +141,7 @@ export async function labUp(o: UpOptions): Promise<LabState> {
   const name = validateLabName(o.name);
   const wanted = hostNames(o);
   if (wanted.length < 1 || wanted.length > MAX_HOSTS) throw new Error(`a lab has 1–${MAX_HOSTS} hosts, asked for ${wanted.length}`);
+  raiseSharedKernelLimits(o.log);
   const existing = readState(name);
   if (existing) {
     const reused = await reuseLab(existing, wanted, o);

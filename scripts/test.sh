@@ -91,24 +91,24 @@ side_report unit pg ui
 # Everything the labs read from the cache (components, the hosts' base image, each version's images):
 # seconds when warm; on a new machine this is the long build the warning above announced.
 step "lab cache"; bin/bootdeck lab binaries --all | tail -3
-# Integration against lab hosts (root), each suite on a lab of its own. Two suites check seconds of
-# failover and restarts on a loaded machine's API — day two's address failover (at most 10 s, few
-# stalls) and the bootstrap suite's certificate rotation (gaps of at most 2 s) — so they run alone: lab
-# suites beside other heavy work on the same two cores (a Go build) saw the API stall past those limits.
-# The others (the crash-point bootstrap, the bucket restore, SSH, power, flags; the browser's bootstrap
-# and check on lab hosts) wait for deadlines of minutes, and run side by side first.
-sensitive=(lib/engine/bootstrap.integration.test.ts lib/engine/day2.integration.test.ts)
-title[lab]="integration tests on SQLite (crash points, bucket restore, SSH, power, flags; needs root)"; title[labui]="browser tests on lab hosts (Chromium)"
-step "lab suites that measure no seconds, side by side: integration on SQLite, the browser on lab hosts"
-side_run lab npx vitest run --project integration $(printf -- '--exclude %s ' "${sensitive[@]}") &
+# Integration against lab hosts (root), each suite on a lab of its own. One suite checks seconds on a
+# loaded machine's API — the bootstrap suite's address failover (at most 10 s, few stalls) and its
+# certificate rotation (gaps of at most 2 s) — so it runs alone, last: lab suites beside other heavy
+# work on the same two cores (a Go build) saw the API stall past those limits. The others wait for
+# deadlines of minutes and run side by side first: day two (members, upgrade, removals), the
+# crash-point bootstrap, the bucket restore, SSH, power and flags, and the browser on lab hosts.
+title[lab]="integration tests on SQLite (crash points, bucket restore, SSH, power, flags; needs root)"
+title[day2]="integration tests on SQLite, day two (members, upgrade with a killed engine, removals; needs root)"
+title[labui]="browser tests on lab hosts (Chromium)"
+step "lab suites judged in minutes, side by side: day two, the rest on SQLite, the browser on lab hosts"
+side_run lab npx vitest run --project integration --exclude lib/engine/bootstrap.integration.test.ts --exclude lib/engine/day2.integration.test.ts &
+side_run day2 env BOOTDECK_TEST_LAB=none npx vitest run --project integration lib/engine/day2.integration.test.ts &
 # Its own server port and output folder beside the other browser run's.
 side_run labui env BOOTDECK_E2E_PORT=3237 npx playwright test --output test-results/e2e-lab "${lab_specs[@]}" &
 wait
-side_report lab labui
+side_report lab day2 labui
 # The whole bootstrap with its worker processes killed, then day two and disaster recovery on that
 # cluster, on PostgreSQL (runs as pg-boss jobs).
-step "integration tests on PostgreSQL (lab bootstrap, day two, DR; needs root)"; BOOTDECK_TEST_LAB=none BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project integration lib/engine/bootstrap.integration.test.ts
-# Members added and removed, the address's failover, the upgrade with its engine killed, on SQLite.
-step "integration tests on SQLite (day two: members, failover, upgrade; needs root)"; BOOTDECK_TEST_LAB=none npx vitest run --project integration lib/engine/day2.integration.test.ts
+step "integration tests on PostgreSQL, alone (lab bootstrap, failover, DR, rotation; needs root)"; BOOTDECK_TEST_LAB=none BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project integration lib/engine/bootstrap.integration.test.ts
 rm -rf "$side"
 finish_step
