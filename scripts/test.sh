@@ -69,7 +69,11 @@ mapfile -t ui_specs < <(ls e2e/*.spec.ts | grep -v -x -F "$(printf '%s\n' "${lab
 # ones last.
 side=$(mktemp -d)
 declare -A title=()
-side_run() { local part=$1; shift; if "$@" >"$side/$part.log" 2>&1; then echo 0; else echo $?; fi >"$side/$part.rc"; }
+side_pids=()
+side_run() { { local part=$1; shift; if "$@" >"$side/$part.log" 2>&1; then echo 0; else echo $?; fi >"$side/$part.rc"; } & side_pids+=($!); }
+# Waits for the suites started with side_run only: a bare `wait` would also wait for the tee that keeps
+# this run's output, which never ends.
+side_wait() { wait "${side_pids[@]}"; side_pids=(); }
 side_report() {
   local rc=0 ok="" failed="" part
   for part in "$@"; do
@@ -83,10 +87,10 @@ side_report() {
 }
 title[unit]="unit tests on SQLite"; title[pg]="engine tests on PostgreSQL"; title[ui]="browser tests without a lab (Chromium)"
 step "unit tests, the engine on PostgreSQL and the browser tests without a lab, side by side"
-side_run unit npx vitest run --project unit &
-side_run pg env BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project unit "${pg_tests[@]}" &
-side_run ui npx playwright test "${ui_specs[@]}" &
-wait
+side_run unit npx vitest run --project unit
+side_run pg env BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project unit "${pg_tests[@]}"
+side_run ui npx playwright test "${ui_specs[@]}"
+side_wait
 side_report unit pg ui
 # Everything the labs read from the cache (components, the hosts' base image, each version's images):
 # seconds when warm; on a new machine this is the long build the warning above announced.
@@ -101,11 +105,11 @@ title[lab]="integration tests on SQLite (crash points, bucket restore, SSH, powe
 title[day2]="integration tests on SQLite, day two (members, upgrade with a killed engine, removals; needs root)"
 title[labui]="browser tests on lab hosts (Chromium)"
 step "lab suites judged in minutes, side by side: day two, the rest on SQLite, the browser on lab hosts"
-side_run lab npx vitest run --project integration --exclude lib/engine/bootstrap.integration.test.ts --exclude lib/engine/day2.integration.test.ts &
-side_run day2 env BOOTDECK_TEST_LAB=none npx vitest run --project integration lib/engine/day2.integration.test.ts &
+side_run lab npx vitest run --project integration --exclude lib/engine/bootstrap.integration.test.ts --exclude lib/engine/day2.integration.test.ts
+side_run day2 env BOOTDECK_TEST_LAB=none npx vitest run --project integration lib/engine/day2.integration.test.ts
 # Its own server port and output folder beside the other browser run's.
-side_run labui env BOOTDECK_E2E_PORT=3237 npx playwright test --output test-results/e2e-lab "${lab_specs[@]}" &
-wait
+side_run labui env BOOTDECK_E2E_PORT=3237 npx playwright test --output test-results/e2e-lab "${lab_specs[@]}"
+side_wait
 side_report lab day2 labui
 # The whole bootstrap with its worker processes killed, then day two and disaster recovery on that
 # cluster, on PostgreSQL (runs as pg-boss jobs).
