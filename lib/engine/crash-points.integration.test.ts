@@ -7,7 +7,10 @@
 // not yet restarted, self-hosted objects half created (a Service with a fixed clusterIP among them),
 // the bootstrap control plane removed but the takeover not yet seen, a node joined but not verified.
 // The run must end green, its log gap-free, every step's attempts numbered 1, 2, … with no gap, and
-// each restart must reach the run's next step in under 5 s.
+// each restart must reach the run's next step well before the holder's lease would go stale (the pid
+// is gone, so nobody waits out the lease). How quickly, on a quiet machine, is a benchmark figure
+// (docs/engine.md); here the median must stay under two thirds of the lease, which holds beside another
+// lab suite on two cores.
 //
 // Cost: about 20 restarts on top of one bootstrap (see docs/engine.md for the measured time).
 // BOOTDECK_CRASH_POINTS=a,b,… runs other points (same syntax as BOOTDECK_CRASH_AFTER).
@@ -27,6 +30,7 @@ import { eventKey, parseCrashPoint } from "./crash-points";
 import { listRunEvents, type StoredRunEvent } from "./events";
 import { planRun } from "./plan-run";
 import { startRun } from "./runs";
+import { STALE_MS } from "./worker";
 
 const LAB = "crash";
 /** The newest profile that runs real upstream components. */
@@ -102,7 +106,7 @@ afterAll(async () => {
 });
 
 describe("a bootstrap killed right after events in every phase", () => {
-  it("finishes green, with a gap-free log, attempts numbered without gaps, and each restart at its next step in under 5 s", async () => {
+  it("finishes green, with a gap-free log, attempts numbered without gaps, and each restart at its next step without waiting out the lease", async () => {
     for (const p of POINTS) parseCrashPoint(p);
     // This machine's cgroup v1 is a preflight warning on every lab host: accepted up front, as an admin would.
     const runId = await planRun({ clusterId, body: { type: "bootstrap", acceptWarnings: true }, by: "test" });
@@ -167,6 +171,6 @@ describe("a bootstrap killed right after events in every phase", () => {
     expect(events.find((e) => e.type === "step.finished" && e.data.key === "pivot/cluster")?.data.summary).toMatch(/API gap (\d+\.\d s|unknown)/);
     // Restarts reach the run's next step quickly: the holder's pid is gone, so nobody waits for its lease.
     expect(takeovers.length).toBeGreaterThan(0);
-    expect(median).toBeLessThan(5_000);
+    expect(median).toBeLessThan((STALE_MS * 2) / 3);
   }, 25 * 60_000);
 });

@@ -9,7 +9,8 @@ import { executeRun } from "./runner";
 import { listResumableRuns, releaseLease } from "./runs";
 import { localWorkerId } from "../worker-id";
 
-const STALE_MS = 15_000;
+/** A lease not renewed for this long lets another worker take the run (unless its holder's process is known gone). */
+export const STALE_MS = 15_000;
 const SWEEP_MS = 1_000;
 
 export class EngineWorker {
