@@ -60,7 +60,9 @@ function onHost(host: string, command: string, labName = lab): string {
 // an outgoing connection's local port.
 const proxy = new TcpProxy({ host: "127.0.0.1", port: e2ePort }, e2ePort + 2);
 
-test.describe.configure({ mode: "serial", timeout: 600_000 });
+// A whole bootstrap through the browser: about 4 minutes alone on two cores, 8 beside day two's lab
+// suite in the test command; the bound only ends a hung test.
+test.describe.configure({ mode: "serial", timeout: 900_000 });
 
 test.beforeAll(async () => {
   bootdeck("lab", "down", "--name", lab);
