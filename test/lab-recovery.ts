@@ -224,6 +224,9 @@ function leaderLeases(kubectl: (args: string[]) => string, since: number): strin
  * two shared cores). Every other kubelet renews its Lease, and so do the controller-manager's and the
  * scheduler's leaders. `hosts` are the cluster's hosts. Returns the figures as one line.
  */
+/** How long after the cut the failover check probes the address and judges what it sees. */
+const FAILOVER_WINDOW_MS = 20_000;
+
 export async function vipFailoverChecked(lab: LabState, kubectl: (args: string[]) => string, masters: string[], hosts: string[]): Promise<string> {
   const vip = labVip(lab);
   const holder = masters.find((m) => sshTo(lab, m, "ip -o addr show dev eth0").includes(`${vip}/32`));
@@ -247,7 +250,7 @@ export async function vipFailoverChecked(lab: LabState, kubectl: (args: string[]
         // not yet
       }
     }
-    await new Promise((r) => setTimeout(r, Math.max(0, 20_000 - (Date.now() - cutAt))));
+    await new Promise((r) => setTimeout(r, Math.max(0, FAILOVER_WINDOW_MS - (Date.now() - cutAt))));
     const fromHere = outage(here.stop(), cutAt);
     const readyz = outage(ready.stop(), cutAt);
     const fromNodes = await Promise.all(nodes.map(async ({ h, p }) => ({ h, o: outage(await p.stop(), cutAt) })));
@@ -258,13 +261,15 @@ export async function vipFailoverChecked(lab: LabState, kubectl: (args: string[]
     line = [`kubectl ${kubectlBackMs} ms`, `this machine ${back(fromHere)}`, ...fromNodes.map(({ h, o }) => `${h} ${back(o)}`), `(/readyz from this machine: ${back(readyz)})`].join(", ");
     console.log(
       `failover of ${vip} after cutting ${holder}: the API answers again after ${line}\n` +
-        `  keepalived: ${vrrp.map((c) => `${c.host} ${c.state} at ${c.atMs} ms`).join(", ") || "no state change"}\n` +
+        `  keepalived: ${vrrp.map((c) => `${c.host} ${c.state} at ${c.atMs} ms${c.atMs > FAILOVER_WINDOW_MS ? " (after the measured window)" : ""}`).join(", ") || "no state change"}\n` +
         `  leader leases before the cut: ${leadersBefore}; after: ${leaderLeases(kubectl, cutAt)}`,
     );
     expect(kubectlBackMs).toBeLessThan(10_000);
     expect(fromHere.settledMs).toBeLessThan(10_000);
     for (const { h, o } of fromNodes) expect(o.settledMs, h).toBeLessThan(10_000);
-    expect(vrrp.filter((c) => c.atMs > 10_000), "keepalived state changes after the failover").toEqual([]);
+    // Judged over the window the probes measured; a change read later is printed, not judged (the
+    // journals are read when the probes have stopped, a varying time after the window).
+    expect(vrrp.filter((c) => c.atMs > 10_000 && c.atMs <= FAILOVER_WINDOW_MS), "keepalived state changes after the failover").toEqual([]);
     for (const { h, o } of [{ h: "this machine", o: fromHere }, ...fromNodes]) expect(stalls(o.laterFailures).length, `stalls seen by ${h}`).toBeLessThanOrEqual(3);
   } finally {
     labHeal(lab.name, holder!);
