@@ -55,7 +55,7 @@ function ensureTools(log: Log): void {
  * Every lab host shares this machine's kernel, so per-user kernel limits that each real server has to
  * itself are shared by all of them: every host's systemd, containerd and kubelet, and every control-plane
  * container, take inotify instances from root's one budget (128 by default). Four labs side by side
- * (13 hosts) held about 220, and kubelets of the last ones failed to start. Raised, never lowered, as
+ * (15 hosts) held up to 250; with 128, a kubelet step failed there. Raised, never lowered, as
  * kind asks of the machines it runs on.
  */
 const SHARED_KERNEL_LIMITS: Record<string, number> = { "fs/inotify/max_user_instances": 8192, "fs/inotify/max_user_watches": 524288 };

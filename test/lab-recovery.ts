@@ -37,11 +37,14 @@ export async function outcome(runId: string, status: string): Promise<string> {
 /** Where a run's time went: each phase's span, then its slowest steps (last attempt), for the suites' logs. */
 export async function runTimes(runId: string, slowest = 8): Promise<string> {
   const steps = await getDb().step.findMany({ where: { runId, startedAt: { not: null } }, select: { key: true, phase: true, attempts: true, startedAt: true, finishedAt: true } });
-  const ms = (s: (typeof steps)[number]) => (s.finishedAt ?? new Date()).getTime() - s.startedAt!.getTime();
+  const now = Date.now();
+  // A step still running counts until now.
+  const end = (s: (typeof steps)[number]) => s.finishedAt?.getTime() ?? now;
+  const ms = (s: (typeof steps)[number]) => end(s) - s.startedAt!.getTime();
   const phases = new Map<string, { from: number; to: number }>();
   for (const s of steps) {
     const p = phases.get(s.phase) ?? { from: Infinity, to: 0 };
-    phases.set(s.phase, { from: Math.min(p.from, s.startedAt!.getTime()), to: Math.max(p.to, (s.finishedAt ?? new Date()).getTime()) });
+    phases.set(s.phase, { from: Math.min(p.from, s.startedAt!.getTime()), to: Math.max(p.to, end(s)) });
   }
   const sec = (n: number) => `${Math.round(n / 1000)} s`;
   const spans = [...phases].sort((a, b) => a[1].from - b[1].from).map(([p, t]) => `${p} ${sec(t.to - t.from)}`);
@@ -215,6 +218,9 @@ function leaderLeases(kubectl: (args: string[]) => string, since: number): strin
     .join(", ");
 }
 
+/** How long after the cut the failover check probes the address and judges what it sees. */
+const FAILOVER_WINDOW_MS = 20_000;
+
 /**
  * Cuts the master holding the VIP off while kubectl (through the VIP, a new client each time), this
  * machine and every other host probe the address; each must reach the API again within 10 s, the
@@ -224,9 +230,6 @@ function leaderLeases(kubectl: (args: string[]) => string, since: number): strin
  * two shared cores). Every other kubelet renews its Lease, and so do the controller-manager's and the
  * scheduler's leaders. `hosts` are the cluster's hosts. Returns the figures as one line.
  */
-/** How long after the cut the failover check probes the address and judges what it sees. */
-const FAILOVER_WINDOW_MS = 20_000;
-
 export async function vipFailoverChecked(lab: LabState, kubectl: (args: string[]) => string, masters: string[], hosts: string[]): Promise<string> {
   const vip = labVip(lab);
   const holder = masters.find((m) => sshTo(lab, m, "ip -o addr show dev eth0").includes(`${vip}/32`));
