@@ -1,5 +1,7 @@
+import { PassThrough, type Duplex } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { TunnelRoute } from "./cluster-api";
+import type { HostTarget } from "../ssh";
+import { ClusterApi, TunnelRoute } from "./cluster-api";
 
 const masters = [{ id: "master-1" }, { id: "master-2" }, { id: "master-3" }];
 const ids = (hs: { id: string }[]) => hs.map((h) => h.id);
@@ -35,5 +37,38 @@ describe("the masters an API tunnel goes through", () => {
     expect(ids(route.order(masters))).toEqual(["master-3", "master-1", "master-2"]);
     route.succeeded("master-2");
     expect(ids(route.order(masters))).toEqual(["master-2", "master-3", "master-1"]);
+  });
+});
+
+describe("a request through the tunnel", () => {
+  // A master whose stream opens but carries nothing back (its path to the address hangs), and one whose
+  // stream closes at once (an API server that hung up): enough to see which way each request went.
+  const hanging = (): Duplex => new PassThrough({ read() {} , write(_c, _e, cb) { cb(); } });
+  const hangingUp = (): Duplex => {
+    const s = new PassThrough();
+    setImmediate(() => s.end());
+    return s;
+  };
+
+  function apiOver(streams: Record<string, () => Duplex>) {
+    const tried: string[] = [];
+    const api = new ClusterApi({
+      executor: { forward: async (host: HostTarget) => (tried.push(host.id), streams[host.id]!()) },
+      via: () => ["master-1", "master-2"].map((id) => ({ id }) as HostTarget),
+      endpoint: { host: "10.0.0.250", port: 6443 },
+      credentials: { caPem: "", certPem: "", keyPem: "" },
+    });
+    return { api, tried };
+  }
+
+  it("that gets no answer names the master it went through, and the next request goes through another", async () => {
+    const { api, tried } = apiOver({ "master-1": hanging, "master-2": hangingUp });
+    try {
+      await expect(api.request("/readyz", { timeoutMs: 200 })).rejects.toThrow("no answer from the API at 10.0.0.250:6443 (through master-1) within 0.2 s");
+      await expect(api.request("/readyz", { timeoutMs: 200 })).rejects.toThrow("disconnected before secure TLS connection was established");
+      expect(tried).toEqual(["master-1", "master-2"]);
+    } finally {
+      await api.close();
+    }
   });
 });

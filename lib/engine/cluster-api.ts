@@ -70,6 +70,8 @@ export class ClusterApi {
   lastTunnelError: string | undefined;
   private readonly route = new TunnelRoute();
   private readonly sockets = new Set<net.Socket>();
+  /** The master each bridged connection goes through, by the local client's port. */
+  private readonly viaOf = new Map<number, string>();
   private port = 0;
   private server: net.Server | undefined;
 
@@ -111,6 +113,11 @@ export class ClusterApi {
         const stream = await this.opts.executor.forward(host, this.opts.endpoint.host, this.opts.endpoint.port);
         this.route.succeeded(host.id);
         this.lastTunnelError = undefined;
+        const clientPort = socket.remotePort;
+        if (clientPort !== undefined) {
+          this.viaOf.set(clientPort, host.id);
+          socket.once("close", () => this.viaOf.delete(clientPort));
+        }
         stream.on("error", () => socket.destroy());
         socket.pipe(stream).pipe(socket);
         socket.once("close", () => stream.destroy());
@@ -166,7 +173,13 @@ export class ClusterApi {
           res.on("error", reject);
         },
       );
-      req.on("timeout", () => req.destroy(new Error(`no answer from the API at ${this.endpoint} within ${(opts.timeoutMs ?? 10_000) / 1000} s`)));
+      req.on("timeout", () => {
+        // The way through that master may be what hangs (its path to the address): the next request
+        // goes through another one.
+        const via = req.socket?.localPort === undefined ? undefined : this.viaOf.get(req.socket.localPort);
+        if (via) this.route.failed(via);
+        req.destroy(new Error(`no answer from the API at ${this.endpoint}${via ? ` (through ${via})` : ""} within ${(opts.timeoutMs ?? 10_000) / 1000} s`));
+      });
       req.on("error", (err) => reject(this.lastTunnelError && /socket hang up|ECONNRESET/.test(err.message) ? new Error(this.lastTunnelError) : err));
       req.end(payload);
     });

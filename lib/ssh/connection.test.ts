@@ -2,7 +2,9 @@
 // and nothing later (ssh2 reports the lost connection again) reaches the process as an unhandled error.
 import net from "node:net";
 import { afterEach, expect, it } from "vitest";
-import { connectHost } from "./connection";
+import { PassThrough, type Duplex } from "node:stream";
+import type { Client } from "ssh2";
+import { connectHost, forwardThrough } from "./connection";
 import type { HostTarget } from "./types";
 
 const sockets: net.Socket[] = [];
@@ -39,4 +41,13 @@ it("a connection cancelled mid-handshake rejects once as cancelled, and its lost
   } finally {
     process.off("uncaughtException", onUncaught);
   }
+});
+
+it("a forwarded stream that the host has not opened in time rejects as a connect timeout, and one that opens late is closed", async () => {
+  let late: ((err: Error | undefined, stream: Duplex) => void) | undefined;
+  const host = { forwardOut: (_a: string, _p: number, _h: string, _port: number, cb: typeof late) => void (late = cb) } as unknown as Client;
+  await expect(forwardThrough(host, { id: "10.0.0.250:6443 from master-1", address: "10.0.0.250", port: 6443 }, "master-1", 50)).rejects.toMatchObject({ kind: "timeout", detail: { phase: "connect", afterMs: 50 } });
+  const stream = new PassThrough();
+  late!(undefined, stream);
+  expect(stream.destroyed).toBe(true);
 });

@@ -110,10 +110,21 @@ export function connectHost(host: HostTarget, opts: ConnectOptions): Promise<Cli
 }
 
 /** Opens a TCP stream to `target` through an established connection (ssh -J, or ssh -L for the cluster's API). */
-export function forwardThrough(bastion: Client, target: Pick<HostTarget, "id" | "address" | "port">, bastionId: string): Promise<Duplex> {
+export function forwardThrough(bastion: Client, target: Pick<HostTarget, "id" | "address" | "port">, bastionId: string, timeoutMs: number): Promise<Duplex> {
   const address = `${target.address}:${target.port ?? 22}`;
   return new Promise((resolve, reject) => {
+    // sshd confirms the channel only once its own TCP connect finished, and a SYN nobody answers is
+    // retried by its kernel for about two minutes: past the timeout the caller tries another way, and
+    // a stream that opens late is closed.
+    let settled = false;
+    const timer = setTimeout(() => {
+      settled = true;
+      reject(new SshError({ kind: "timeout", host: target.id, phase: "connect", afterMs: timeoutMs }));
+    }, timeoutMs);
     bastion.forwardOut("127.0.0.1", 0, target.address, target.port ?? 22, (err, stream) => {
+      clearTimeout(timer);
+      if (settled) return stream?.destroy();
+      settled = true;
       if (err) {
         const refused = /refused/i.test(err.message);
         return reject(

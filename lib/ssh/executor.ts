@@ -32,6 +32,12 @@ export type ExecutorOptions = {
 
 export type UploadResult = { host: string; step: string; written: number; skipped: number; bytes: number; execs: number };
 
+/**
+ * How long a host may take to open a forwarded stream: a connect across the host's own network, done in
+ * milliseconds when the far end is there. The caller (the cluster's API tunnel) then tries another host.
+ */
+const FORWARD_TIMEOUT_MS = 5_000;
+
 type PoolEntry = { client: Promise<Client>; channels: Semaphore };
 
 export class Executor {
@@ -128,7 +134,7 @@ export class Executor {
    */
   async forward(host: HostTarget, address: string, port: number, signal?: AbortSignal): Promise<Duplex> {
     const client = await this.client(host, signal);
-    return forwardThrough(client, { id: `${address}:${port} from ${host.id}`, address, port }, host.id);
+    return forwardThrough(client, { id: `${address}:${port} from ${host.id}`, address, port }, host.id, FORWARD_TIMEOUT_MS);
   }
 
   /** Opens (or reuses) the host's connection; useful to surface host-key/auth errors before a run. */
@@ -215,7 +221,7 @@ export class Executor {
     };
     if (!host.bastion) return connectHost(host, base);
     const bastion = await this.client(host.bastion, signal);
-    const sock = await forwardThrough(bastion, host, host.bastion.id);
+    const sock = await forwardThrough(bastion, host, host.bastion.id, this.opts.connectTimeoutMs);
     return connectHost(host, { ...base, sock });
   }
 
