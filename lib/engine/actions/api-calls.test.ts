@@ -1,7 +1,7 @@
 // Reading an object before writing it: a read that meets no answer (an API server restarting beside
-// the step) is tried again; a refusal is not.
+// the step) is tried again; a refusal is not. A write that met no answer is judged by reading again.
 import { describe, expect, it } from "vitest";
-import { readObject, sendCreate } from "./api-calls";
+import { APPLIED_ANNOTATION, readObject, sendApply, sendCreate } from "./api-calls";
 
 function ctxWith(getJson: (path: string) => Promise<unknown>) {
   let calls = 0;
@@ -56,5 +56,45 @@ describe("sendCreate", () => {
       expect(await sendCreate(ctx, call as never)).toBe(happened ? "present" : "created");
       expect(posts).toBe(happened ? 1 : 2);
     }
+  });
+});
+
+describe("sendApply", () => {
+  const planned = { key: "control-plane/add-ons", files: [], exec: [], api: [] };
+  const call = { id: "marker", verb: "apply" as const, object: cm, body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "marker", namespace: "kube-system" }, data: { v: "2" } } };
+
+  it("a replace that met no answer is read again: left alone when it landed, sent once more when not", async () => {
+    for (const landed of [true, false]) {
+      let annotation = "old";
+      let puts = 0;
+      const api = {
+        getJson: async () => ({ metadata: { name: "marker", resourceVersion: String(puts), annotations: { [APPLIED_ANNOTATION]: annotation } } }),
+        request: async (_path: string, opts: { method: string; body: { metadata: { annotations: Record<string, string> } } }) => {
+          expect(opts.method).toBe("PUT");
+          puts++;
+          const sent = opts.body.metadata.annotations[APPLIED_ANNOTATION]!;
+          if (puts === 1) {
+            if (landed) annotation = sent;
+            throw new Error("no answer from the API at 10.0.0.250:6443 within 10 s");
+          }
+          annotation = sent;
+          return { status: 200, body: "{}" };
+        },
+      };
+      const ctx = { planned, resources: { api: () => api, asset: () => "" }, signal: new AbortController().signal } as never;
+      expect(await sendApply(ctx, call as never)).toBe(landed ? "unchanged" : "replaced");
+      expect(puts).toBe(landed ? 1 : 2);
+    }
+  });
+
+  it("a write that meets no answer twice fails with it", async () => {
+    const api = {
+      getJson: async () => undefined,
+      request: async () => {
+        throw new Error("no answer from the API at 10.0.0.250:6443 within 10 s");
+      },
+    };
+    const ctx = { planned, resources: { api: () => api, asset: () => "" }, signal: new AbortController().signal } as never;
+    await expect(sendApply(ctx, call as never)).rejects.toThrow("no answer from the API");
   });
 });

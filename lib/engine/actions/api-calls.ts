@@ -145,22 +145,35 @@ export async function sendCreate(ctx: Pick<ActionContext, "planned" | "resources
 /** Recorded on objects `apply` writes: the next apply compares it instead of the defaulted live object. */
 export const APPLIED_ANNOTATION = "bootdeck.io/applied-sha256";
 
-/** `apply`: creates the object when missing, replaces it when it was applied from other content; leaves it alone otherwise. */
-export async function sendApply(ctx: Pick<ActionContext, "planned" | "resources" | "signal">, c: PlannedApiCall): Promise<"created" | "replaced" | "unchanged"> {
+/**
+ * `apply`: creates the object when missing, replaces it when it was applied from other content; leaves it
+ * alone otherwise. Its read is retried like any read; a write that got no answer may have happened, so the
+ * object is read and compared again (once): the annotation tells whether it landed.
+ */
+export async function sendApply(ctx: Pick<ActionContext, "planned" | "resources" | "signal">, c: PlannedApiCall, unanswered = 0): Promise<"created" | "replaced" | "unchanged"> {
   const o = callBody(ctx, c) as K8sObject;
   const sha = objectSha(o);
   const annotated = { ...o, metadata: { ...o.metadata, annotations: { ...(o.metadata.annotations as Record<string, string> | undefined), [APPLIED_ANNOTATION]: sha } } };
-  const path = await objectPath(api(ctx), c.object);
-  const live = await api(ctx).getJson<{ metadata: { resourceVersion?: string; annotations?: Record<string, string> } }>(path, ctx.signal);
+  const write = async (path: string, method: "POST" | "PUT", body: unknown) => {
+    try {
+      return await api(ctx).request(path, { method, body, signal: ctx.signal });
+    } catch (err) {
+      if (ctx.signal.aborted || unanswered > 0) throw err;
+      return undefined;
+    }
+  };
+  const live = await readObject<{ metadata: { resourceVersion?: string; annotations?: Record<string, string> } }>(ctx, c.object);
   if (!live) {
-    const r = await api(ctx).request(await objectPath(api(ctx), c.object, false), { method: "POST", body: annotated, signal: ctx.signal });
+    const r = await write(await objectPath(api(ctx), c.object, false), "POST", annotated);
+    if (!r) return sendApply(ctx, c, unanswered + 1);
     if (r.status === 201 || r.status === 200) return "created";
     if (r.status !== 409) throw new Error(`creating ${refLabel(c.object)}: HTTP ${r.status} ${apiMessage(r.body)}`);
-    return sendApply(ctx, c);
+    return sendApply(ctx, c, unanswered);
   }
   if (live.metadata.annotations?.[APPLIED_ANNOTATION] === sha) return "unchanged";
-  const r = await api(ctx).request(path, { method: "PUT", body: { ...annotated, metadata: { ...annotated.metadata, resourceVersion: live.metadata.resourceVersion } }, signal: ctx.signal });
-  if (r.status === 409) return sendApply(ctx, c);
+  const r = await write(await objectPath(api(ctx), c.object), "PUT", { ...annotated, metadata: { ...annotated.metadata, resourceVersion: live.metadata.resourceVersion } });
+  if (!r) return sendApply(ctx, c, unanswered + 1);
+  if (r.status === 409) return sendApply(ctx, c, unanswered);
   if (r.status !== 200) throw new Error(`replacing ${refLabel(c.object)}: HTTP ${r.status} ${apiMessage(r.body)}`);
   return "replaced";
 }
