@@ -15,6 +15,32 @@ export function sshTo(lab: LabState, host: string, script: string, timeoutMs = 6
   return execFileSync("ssh", ["-i", lab.adminKeyPath, "-o", "UserKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=no", "-o", "LogLevel=error", "-o", "ConnectTimeout=5", `root@${h.address}`, script], { encoding: "utf8", timeout: timeoutMs });
 }
 
+/**
+ * Where the API address stands, one line per master, for a failed test's report: whether it holds the
+ * address, its keepalived, its own API server's /readyz, what it knows of the address's MAC, and whether
+ * it reaches the address itself. Never throws: a master that does not answer says so.
+ */
+export function addressReport(lab: LabState, masters: readonly string[], vip: string, port = 6443): string {
+  const script = [
+    `held=$(ip -o addr show dev eth0 | grep -c ' ${vip}/')`,
+    "ka=$(systemctl is-active bootdeck-keepalived 2>/dev/null)",
+    `own=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 3 https://127.0.0.1:${port}/readyz)`,
+    `via=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 3 https://${vip}:${port}/readyz)`,
+    `neigh=$(ip neigh show ${vip} | head -1)`,
+    'echo "holds address: $held; keepalived $ka; own /readyz $own; address /readyz $via; neighbour: ${neigh:-none}"',
+    "journalctl -u bootdeck-keepalived --no-pager -n 4 -o cat 2>/dev/null | sed 's/^/  keepalived: /'",
+  ].join("; ");
+  return masters
+    .map((m) => {
+      try {
+        return `${m}: ${sshTo(lab, m, script, 20_000).trim()}`;
+      } catch (err) {
+        return `${m}: no answer over ssh (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`;
+      }
+    })
+    .join("\n");
+}
+
 /** Writes a kubeconfig and returns a kubectl runner (this machine's kubectl, through the API address). */
 export function kubectlWith(kubeconfigYaml: string): (args: string[], input?: string) => string {
   const dir = mkdtempSync(path.join(tmpdir(), "bootdeck-kubectl-"));

@@ -9,12 +9,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { labClusterDefinition, labVip } from "../../lab/cluster-yaml";
 import { labCut, labDown, labHeal, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
-import { kubectlWith, sshTo } from "../../test/lab-api";
+import { addressReport, kubectlWith, sshTo } from "../../test/lab-api";
 import { adminKubeconfigOf, outcome, runTimes, summaryOf } from "../../test/lab-recovery";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { validateClusterDefinition, type ClusterDefinitionInput } from "../cluster/definition";
@@ -111,6 +111,11 @@ beforeAll(async () => {
   const secrets = { "lab-admin": { privateKey: readFileSync(lab.adminKeyPath, "utf8") }, "lab-registry": { password: readFileSync(lab.registry!.passwordFile, "utf8").trim() } };
   ({ id: clusterId } = await createCluster({ definition: v.definition, secrets }));
 }, 15 * 60_000);
+
+// A failed step that could not reach the API is judged by where the address stood right then.
+afterEach(({ task }) => {
+  if (task.result?.state === "fail") console.log(`API address after "${task.name}" failed:\n${addressReport(lab, ["master-1", "master-2", "master-3"], labVip(lab))}`);
+});
 
 afterAll(async () => {
   await kill9(worker);
