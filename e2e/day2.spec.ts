@@ -1,6 +1,6 @@
 // Day two from the cluster page, up to the plan to review (nothing is started, no host is contacted;
-// the runs themselves are tested on the lab in lib/engine/day2.integration.test.ts): select hosts and
-// add them (a master brings the etcd phases), remove them (admins, after saying so), plan an upgrade;
+// the runs themselves are tested on the lab in lib/engine/day2.integration.test.ts): none of it before
+// the cluster was bootstrapped; then select hosts and add them (a master brings the etcd phases), remove them (admins, after saying so), plan an upgrade;
 // a lead may add and upgrade but is offered no removal.
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -14,6 +14,9 @@ import { signIn } from "./pages/login-page";
 const root = path.resolve(__dirname, "..");
 const bootdeck = (args: string[], env: Record<string, string> = {}) => execFileSync(path.join(root, "bin/bootdeck"), args, { env: { ...process.env, ...e2eEnv, ...env }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 const leadPassword = "e2e-lead-Vq8#mZ2p";
+/** Marks a cluster bootstrapped (e2e/seed-bootstrapped.ts). */
+const seed = (args: string[]) =>
+  execFileSync(process.execPath, ["--conditions=react-server", "--import", path.join(root, "node_modules/tsx/dist/loader.mjs"), path.join(root, "e2e/seed-bootstrapped.ts"), ...args], { env: { ...process.env, ...e2eEnv }, stdio: ["ignore", "pipe", "pipe"] });
 
 test.describe.configure({ mode: "serial", timeout: 180_000 });
 
@@ -43,7 +46,16 @@ test("an admin plans adding a master and a worker, removing a worker and an upgr
   await page.getByTestId("render-start").click();
   await expect(page.getByTestId("render-progress")).toContainText("Saved as version 1", { timeout: 60_000 });
 
+  // Not bootstrapped yet: nothing that acts on a running cluster is offered, and the page says why.
   await page.goto(clusterUrl);
+  await expect(page.getByTestId("day2-not-yet")).toHaveText(/^Not bootstrapped yet: .*Bootstrap it first/);
+  await page.getByTestId("day2-select-worker-2").check();
+  for (const id of ["day2-add", "day2-upgrade", "backup-now", "plan-recover", "plan-rotate", "read-live-certs", "join-worker-2"]) await expect(page.getByTestId(id), id).toBeDisabled();
+  // Once it runs (bootstrapped elsewhere: the test's hosts do not exist), all of it is offered.
+  seed(["day2-e2e"]);
+
+  await page.goto(clusterUrl);
+  await expect(page.getByTestId("day2-not-yet")).toHaveCount(0);
   await page.getByTestId("day2-select-master-3").check();
   await page.getByTestId("day2-select-worker-2").check();
   await expect(page.getByTestId("day2-add")).toHaveText("Add 2 to the cluster (1 master: etcd grows one member at a time)");

@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { deriveCluster } from "@/lib/cluster/derive";
 import { describeVersion } from "@/lib/cluster/versions";
-import type { ClusterPageView, LifecycleState } from "@/lib/clusters/lifecycle";
+import { dayTwoRefusal, type ClusterPageView, type LifecycleState } from "@/lib/clusters/lifecycle";
 import { queryKeys } from "@/lib/clusters/schemas";
 import { api, ApiError } from "../api-client";
 import { useCan } from "../current-user";
@@ -33,6 +33,8 @@ export function ClusterDetail({ id }: { id: string }) {
   const d = deriveCluster(c.definition);
   // Before its first bootstrap the one thing to do is bootstrap it: the runs (with that button) come first.
   const first = c.lifecycle.state === "not-bootstrapped" || c.lifecycle.state === "bootstrapping";
+  // What acts on a running cluster is disabled until there is one, with the reason.
+  const notYet = dayTwoRefusal(c.lifecycle.state);
   const spec = c.definition.spec;
   const facts: [string, string][] = [
     ["Kubernetes", `${describeVersion(spec.kubernetes.version)}, ${spec.kubernetes.controlPlane} control plane`],
@@ -98,7 +100,7 @@ export function ClusterDetail({ id }: { id: string }) {
       <section className="card">
         <h2 className="mb-2 font-semibold">Hosts</h2>
         <div className="mb-2">
-          <HostSelectionBar clusterId={c.id} selected={selected} roles={new Map(c.hosts.map((h) => [h.name, h.role]))} onClear={() => setSelected([])} />
+          <HostSelectionBar clusterId={c.id} selected={selected} roles={new Map(c.hosts.map((h) => [h.name, h.role]))} onClear={() => setSelected([])} notYet={notYet} />
         </div>
         <table className="min-w-full text-sm" data-testid="detail-hosts">
           <thead className="text-left text-xs uppercase text-slate-600">
@@ -147,14 +149,14 @@ export function ClusterDetail({ id }: { id: string }) {
                   <HostKey clusterId={c.id} host={h.name} pinned={h.hostKeyFingerprint} />
                 </td>
                 <td className="p-1">
-                  <HostActions clusterId={c.id} host={h.name} role={h.role === "master" ? "master" : "worker"} member={c.members.includes(h.name)} />
+                  <HostActions clusterId={c.id} host={h.name} role={h.role === "master" ? "master" : "worker"} member={c.members.includes(h.name)} notYet={notYet} />
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       </section>
-      <Day2Panel clusterId={c.id} version={spec.kubernetes.version} hosts={c.hosts} />
+      <Day2Panel clusterId={c.id} version={spec.kubernetes.version} hosts={c.hosts} notYet={notYet} />
       <section className="card">
         <h2 className="mb-2 font-semibold">Credentials</h2>
         <ul className="text-sm" data-testid="detail-credentials">
@@ -169,8 +171,8 @@ export function ClusterDetail({ id }: { id: string }) {
       </section>
       {!first && <ClusterRuns clusterId={c.id} />}
       <KubeconfigPanel clusterId={c.id} />
-      <BackupsPanel clusterId={c.id} clusterName={c.name} />
-      <CertificatesPanel clusterId={c.id} />
+      <BackupsPanel clusterId={c.id} clusterName={c.name} notYet={notYet} />
+      <CertificatesPanel clusterId={c.id} notYet={notYet} />
       <ClusterLive clusterId={c.id} />
       {canWrite && <DeleteCluster id={c.id} name={c.name} />}
     </div>

@@ -14,7 +14,7 @@ import { useCan } from "../current-user";
 
 type Host = { name: string; role: string };
 
-export function Day2Panel({ clusterId, version, hosts }: { clusterId: string; version: string; hosts: Host[] }) {
+export function Day2Panel({ clusterId, version, hosts, notYet }: { clusterId: string; version: string; hosts: Host[]; /** Why none of this applies yet (lifecycle.ts dayTwoRefusal). */ notYet?: string }) {
   const router = useRouter();
   const canStart = useCan("run:start");
   const canRemove = useCan("host:reset");
@@ -36,6 +36,11 @@ export function Day2Panel({ clusterId, version, hosts }: { clusterId: string; ve
   return (
     <section className="card space-y-3" data-testid="day2-panel">
       <h2 className="font-semibold">Add, remove, upgrade</h2>
+      {notYet && (
+        <p className="text-sm text-slate-600" data-testid="day2-not-yet">
+          {notYet}
+        </p>
+      )}
       <div className="flex flex-wrap gap-3 text-sm">
         {hosts.map((h) => (
           <label key={h.name} className="flex items-center gap-1">
@@ -48,9 +53,9 @@ export function Day2Panel({ clusterId, version, hosts }: { clusterId: string; ve
         <button
           className="btn"
           data-testid="day2-add"
-          disabled={!selected.length || plan.isPending}
+          disabled={!selected.length || plan.isPending || !!notYet}
           onClick={() => plan.mutate({ type: "join", hosts: selected })}
-          title="Hosts of the definition that are not in the running cluster yet: workers join with the bootstrap token, masters join etcd one at a time"
+          title={notYet ?? "Hosts of the definition that are not in the running cluster yet: workers join with the bootstrap token, masters join etcd one at a time"}
         >
           Add {selected.length || ""} to the cluster{selectedMasters ? ` (${selectedMasters} master${selectedMasters > 1 ? "s" : ""}: etcd grows one member at a time)` : ""}
         </button>
@@ -77,7 +82,7 @@ export function Day2Panel({ clusterId, version, hosts }: { clusterId: string; ve
               </button>
             </span>
           ) : (
-            <button className="btn" data-testid="day2-remove" disabled={!selected.length} onClick={() => setConfirmRemove(true)}>
+            <button className="btn" data-testid="day2-remove" disabled={!selected.length || !!notYet} title={notYet} onClick={() => setConfirmRemove(true)}>
               Remove {selected.length || ""} from the cluster…
             </button>
           ))}
@@ -99,7 +104,7 @@ export function Day2Panel({ clusterId, version, hosts }: { clusterId: string; ve
         <label className="flex items-center gap-1">
           workers <input className="input w-14" value={workers} onChange={(e) => setWorkers(e.target.value)} aria-label="Workers per batch (count or %)" /> at a time
         </label>
-        <button className="btn" data-testid="day2-upgrade" disabled={!to || plan.isPending} onClick={() => plan.mutate({ type: "upgrade", version: to, batches: { masters, workers } })}>
+        <button className="btn" data-testid="day2-upgrade" disabled={!to || plan.isPending || !!notYet} title={notYet} onClick={() => plan.mutate({ type: "upgrade", version: to, batches: { masters, workers } })}>
           Plan the upgrade
         </button>
       </div>

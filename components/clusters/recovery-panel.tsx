@@ -23,7 +23,7 @@ function usePlan(clusterId: string) {
   });
 }
 
-export function BackupsPanel({ clusterId, clusterName }: { clusterId: string; clusterName?: string }) {
+export function BackupsPanel({ clusterId, clusterName, notYet }: { clusterId: string; clusterName?: string; /** Why backups and recovery do not apply yet (lifecycle.ts dayTwoRefusal). */ notYet?: string }) {
   const queryClient = useQueryClient();
   const router = useRouter();
   const canBackup = useCan("backup:create");
@@ -51,12 +51,12 @@ export function BackupsPanel({ clusterId, clusterName }: { clusterId: string; cl
         <h2 className="font-semibold">etcd backups</h2>
         <div className="flex gap-2">
           {canRecover && (
-            <button className="btn" data-testid="plan-recover" disabled={plan.isPending} onClick={() => plan.mutate({ type: "recover", confirm: true })} title="When the control plane did not come back by itself: a temporary control plane from etcd's current state, then the pivot again">
+            <button className="btn" data-testid="plan-recover" disabled={plan.isPending || !!notYet} onClick={() => plan.mutate({ type: "recover", confirm: true })} title={notYet ?? "When the control plane did not come back by itself: a temporary control plane from etcd's current state, then the pivot again"}>
               Recover control plane…
             </button>
           )}
           {canBackup && (
-            <button className="btn-primary" data-testid="backup-now" disabled={now.isPending} onClick={() => now.mutate()}>
+            <button className="btn-primary" data-testid="backup-now" disabled={now.isPending || !!notYet} title={notYet} onClick={() => now.mutate()}>
               {now.isPending ? "Starting…" : "Back up now"}
             </button>
           )}
@@ -198,7 +198,7 @@ function CertTable({ rows, testId, live }: { rows: CertificateRow[]; testId: str
   );
 }
 
-export function CertificatesPanel({ clusterId }: { clusterId: string }) {
+export function CertificatesPanel({ clusterId, notYet }: { clusterId: string; /** Why the hosts hold no certificates to read or rotate yet. */ notYet?: string }) {
   const canRotate = useCan("cluster:recover");
   const canInspect = useCan("host:inspect");
   const q = useQuery({ queryKey: certQueryKeys.assets(clusterId), queryFn: () => api<AssetCertificates>(`/api/clusters/${clusterId}/certificates`) });
@@ -211,12 +211,12 @@ export function CertificatesPanel({ clusterId }: { clusterId: string }) {
         <h2 className="font-semibold">Certificates</h2>
         <div className="flex gap-2">
           {canInspect && (
-            <button className="btn" data-testid="read-live-certs" disabled={live.isPending} onClick={() => live.mutate()} title="Read the certificates the hosts hold and serve now (read-only)">
+            <button className="btn" data-testid="read-live-certs" disabled={live.isPending || !!notYet} onClick={() => live.mutate()} title={notYet ?? "Read the certificates the hosts hold and serve now (read-only)"}>
               {live.isPending ? "Reading…" : "Read from the hosts"}
             </button>
           )}
           {canRotate && (
-            <button className="btn" data-testid="plan-rotate" disabled={plan.isPending} onClick={() => plan.mutate({ type: "rotate-certs", confirm: true })} title="Issue every leaf certificate again (same CAs and keys) and roll them out with the API kept up; you review the plan first">
+            <button className="btn" data-testid="plan-rotate" disabled={plan.isPending || !!notYet} onClick={() => plan.mutate({ type: "rotate-certs", confirm: true })} title={notYet ?? "Issue every leaf certificate again (same CAs and keys) and roll them out with the API kept up; you review the plan first"}>
               Rotate certificates…
             </button>
           )}

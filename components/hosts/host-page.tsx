@@ -43,7 +43,7 @@ export function HostPage({ clusterId, host }: { clusterId: string; host: string 
             <CopyButton value={h.address} label={`${h.name}'s address`} testId="copy-host-address" />· SSH port {h.sshPort}
           </p>
         </div>
-        <HostActions clusterId={clusterId} host={h.name} role={h.role === "master" ? "master" : "worker"} />
+        <HostActions clusterId={clusterId} host={h.name} role={h.role === "master" ? "master" : "worker"} member={h.member} />
       </div>
       <section className="card space-y-2 text-sm">
         <h2 className="font-semibold">Facts</h2>

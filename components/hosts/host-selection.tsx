@@ -9,7 +9,7 @@ import type { CreateRunBody } from "@/lib/engine/schemas";
 import { api } from "../api-client";
 import { useCan } from "../current-user";
 
-export function HostSelectionBar({ clusterId, selected, roles, onClear }: { clusterId: string; selected: string[]; roles: Map<string, string>; onClear: () => void }) {
+export function HostSelectionBar({ clusterId, selected, roles, onClear, notYet }: { clusterId: string; selected: string[]; roles: Map<string, string>; onClear: () => void; /** Why no host can join yet (lifecycle.ts dayTwoRefusal). */ notYet?: string }) {
   const router = useRouter();
   const canStart = useCan("run:start");
   const [confirming, setConfirming] = useState(false);
@@ -27,8 +27,8 @@ export function HostSelectionBar({ clusterId, selected, roles, onClear }: { clus
       <button
         className="btn"
         data-testid="join-selected"
-        disabled={plan.isPending}
-        title={`Install and start their kubelets: workers join with the bootstrap token${masters.length ? `; masters (${masters.join(", ")}) join etcd one at a time` : ""}`}
+        disabled={plan.isPending || !!notYet}
+        title={notYet ?? `Install and start their kubelets: workers join with the bootstrap token${masters.length ? `; masters (${masters.join(", ")}) join etcd one at a time` : ""}`}
         onClick={() => plan.mutate({ type: "join", hosts: selected })}
       >
         Join {selected.length === 1 ? selected[0] : `${selected.length} hosts`}

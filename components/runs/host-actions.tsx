@@ -9,7 +9,7 @@ import type { CreateRunBody } from "@/lib/engine/schemas";
 import { api } from "../api-client";
 import { useCan } from "../current-user";
 
-export function HostActions({ clusterId, host, role, member = false }: { clusterId: string; host: string; role: "master" | "worker"; /** Already in the cluster: no Join. */ member?: boolean }) {
+export function HostActions({ clusterId, host, role, member = false, notYet }: { clusterId: string; host: string; role: "master" | "worker"; /** Already in the cluster: no Join. */ member?: boolean; /** Why no host can join yet (lifecycle.ts dayTwoRefusal). */ notYet?: string }) {
   const router = useRouter();
   const canStart = useCan("run:start");
   const canReset = useCan("host:reset");
@@ -24,14 +24,15 @@ export function HostActions({ clusterId, host, role, member = false }: { cluster
       <button
         className="btn text-xs"
         data-testid={`join-${host}`}
-        disabled={plan.isPending || member}
+        disabled={plan.isPending || member || !!notYet}
         onClick={() => plan.mutate({ type: "join", hosts: [host] })}
         title={
-          member
+          notYet ??
+          (member
             ? `${host} is already in the cluster (a bootstrap or join installed its kubelet); reset it first to join it again`
             : role === "master"
               ? "Add it as an etcd member (a learner, promoted once caught up) and run the control plane on it"
-              : "Install and start its kubelet; it joins with the bootstrap token"
+              : "Install and start its kubelet; it joins with the bootstrap token")
         }
       >
         Join

@@ -7,10 +7,9 @@ import { WARNINGS_NEED_DECISION } from "../engine/schemas";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
 import { hostState, type HostRunView, type HostState } from "./host-state";
+import { clusterMembers } from "./lifecycle-facts";
 
 export type { HostRunView } from "./host-state";
-
-
 
 export type HostView = {
   clusterId: string;
@@ -19,6 +18,8 @@ export type HostView = {
   address: string;
   sshPort: number;
   role: string;
+  /** In the cluster now (a bootstrap or join installed its kubelet, no reset since): Join is not offered. */
+  member: boolean;
   hostKeyFingerprint: string | null;
   facts: HostFacts | null;
   state: HostState;
@@ -81,6 +82,7 @@ export async function getHostView({ clusterId, host }: { clusterId: string; host
     address: row.address,
     sshPort: row.sshPort,
     role: row.role,
+    member: (await clusterMembers(clusterId)).includes(row.name),
     hostKeyFingerprint: row.hostKeyFingerprint,
     facts: row.facts ? (JSON.parse(row.facts) as HostFacts) : null,
     state: hostState(runs, row.hostKeyFingerprint !== null),

@@ -5,6 +5,7 @@ import { testKeyPair } from "../../test/ssh-key";
 import { exampleDefinition } from "../cluster/example";
 import { getDb } from "../db/client";
 import { newId } from "../ids";
+import { getHostView } from "./hosts";
 import { clusterMembers, lifecycleOf } from "./lifecycle-facts";
 import { createCluster } from "./repository";
 
@@ -37,4 +38,7 @@ it("a host is in the cluster once a bootstrap or join started its kubelet, and o
   await ran(id, "upgrade", "succeeded", "kubelet", ["master-3"], 5);
   expect((await clusterMembers(id)).sort()).toEqual(["master-1", "master-2", "worker-1"]);
   expect(await lifecycleOf(id)).toMatchObject({ state: "healthy", activeRun: null });
+  // The host's own page says the same (it offers no Join for a member).
+  expect((await getHostView({ clusterId: id, host: "worker-1" })).member).toBe(true);
+  expect((await getHostView({ clusterId: id, host: "master-3" })).member).toBe(false);
 });

@@ -10,7 +10,7 @@ export type Lifecycle = { state: LifecycleState; detail: string; activeRun: { id
 export type ClusterPageView = ClusterView & { lifecycle: Lifecycle; /** Hosts a bootstrap or join put in the cluster, not reset since. */ members: string[] };
 
 export type LifecycleFacts = {
-  /** A run other than a check succeeded on the hosts. */
+  /** A run other than a check succeeded on the hosts, or the live view saw its nodes (deployed.ts). */
   deployed: boolean;
   activeRun: { id: string; type: string } | null;
   /** The newest finished run other than a check. */
@@ -26,8 +26,9 @@ const withArticle = (s: string) => `${/^[aeiou]/.test(s) ? "an" : "a"} ${s}`;
 
 export function clusterLifecycle(f: LifecycleFacts): Lifecycle {
   const activeRun = f.activeRun;
+  // Its nodes show up in the live view halfway through: a bootstrap under way is still that.
+  if (activeRun?.type === "bootstrap") return { state: "bootstrapping", detail: "a bootstrap is under way", activeRun };
   if (!f.deployed) {
-    if (activeRun?.type === "bootstrap") return { state: "bootstrapping", detail: "a bootstrap is under way", activeRun };
     if (activeRun) return { state: "not-bootstrapped", detail: `not bootstrapped yet; ${withArticle(noun(activeRun.type))} is under way`, activeRun };
     return { state: "not-bootstrapped", detail: "nothing is installed on its hosts yet: check them, then bootstrap (you review the whole plan before anything runs)", activeRun };
   }
@@ -35,4 +36,15 @@ export function clusterLifecycle(f: LifecycleFacts): Lifecycle {
   if (f.nodes && f.nodes.ready < f.nodes.total) return { state: "degraded", detail: `${f.nodes.ready} of ${f.nodes.total} nodes Ready when last seen`, activeRun };
   if (f.lastChange && f.lastChange.status !== "succeeded") return { state: "degraded", detail: `the last ${noun(f.lastChange.type)} ${f.lastChange.status === "needs-decision" ? "needs a decision" : f.lastChange.status}`, activeRun };
   return { state: "healthy", detail: f.nodes ? `${f.nodes.ready} of ${f.nodes.total} nodes Ready when last seen` : "bootstrapped; watch pods and nodes to see them now", activeRun };
+}
+
+/**
+ * Why the actions on a running cluster (join, remove, upgrade, backup, recover, certificates) do not
+ * apply yet, or undefined once it was bootstrapped. The cluster page disables them with this reason;
+ * reset stays, and so does a restore onto a new dashboard (which brings a cluster back without a bootstrap).
+ */
+export function dayTwoRefusal(state: LifecycleState): string | undefined {
+  if (state === "not-bootstrapped") return "Not bootstrapped yet: these act on a running cluster. Bootstrap it first.";
+  if (state === "bootstrapping") return "A bootstrap is under way: these act on the running cluster once it has finished.";
+  return undefined;
 }
