@@ -92,6 +92,10 @@ test(`the fleet list at ${FLEET} clusters: health per cluster, search and filter
   // First render: from navigation until every row is in the table.
   const shown = await page.waitForFunction((n) => document.querySelectorAll('[data-testid^="cluster-row-"]').length >= n && performance.now(), FLEET, { polling: "raf", timeout: 30_000 });
   report(`fleet first render, ${FLEET}+ clusters`, (await shown.jsonValue()) as number);
+  // The rows come with the page itself (no "Loading clusters…" after sign-in).
+  const html = await (await page.request.get("/clusters")).text();
+  expect(html).toContain("fleet-001");
+  expect(html).not.toContain("Loading clusters");
   const api = await page.evaluate(async () => {
     const t = performance.now();
     const r = await fetch("/api/clusters");

@@ -24,8 +24,13 @@ const states: { value: FleetFilter["state"]; label: string }[] = [
   { value: "never-run", label: "Never run" },
 ];
 
-export function ClusterList() {
-  const q = useQuery({ queryKey: queryKeys.clusters(), queryFn: () => api<{ clusters: FleetRow[] }>("/api/clusters"), refetchInterval: 30_000 });
+export function ClusterList({ initial }: { /** The rows as the page was rendered with them. */ initial?: FleetRow[] }) {
+  const q = useQuery({
+    queryKey: queryKeys.clusters(),
+    queryFn: () => api<{ clusters: FleetRow[] }>("/api/clusters"),
+    initialData: initial && { clusters: initial },
+    refetchInterval: 30_000,
+  });
   const canWrite = useCan("cluster:write");
   // A failing backup schedule and certificates close to their end (lib/certs/expiry.ts), as badges on each row.
   const alerts = useQuery({ queryKey: certQueryKeys.alerts(), queryFn: () => api<ClusterAlerts>("/api/clusters/alerts"), refetchInterval: 60_000 });
