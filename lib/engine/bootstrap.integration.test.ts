@@ -355,8 +355,13 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     for (const m of MASTERS) kube.ssh(m, "systemctl disable bootdeck-checkpoint && systemctl stop bootdeck-checkpoint");
     await labReboot(LAB, MASTERS, () => undefined);
     // Without checkpoints nothing gives the kubelets their API server back (with them it answers within
-    // a minute of a reboot: the test above).
-    await new Promise((r) => setTimeout(r, 90_000));
+    // a minute of a reboot: the test above). Once every master's kubelet runs its static etcd pod again,
+    // the API servers are asked 30 s later: none answers.
+    await untilTrue("every master's kubelet running its etcd pod again", () => {
+      const waiting = MASTERS.filter((m) => kube.trySsh(m, "crictl ps -q --name '^etcd$' --state running").out.trim() === "");
+      return waiting.length ? `no running etcd container on ${waiting.join(", ")}` : true;
+    }, 5 * 60_000);
+    await new Promise((r) => setTimeout(r, 30_000));
     expect(MASTERS.map((m) => kube.tryKubectl("get --raw /readyz", { host: m }).code).every((c) => c !== 0)).toBe(true);
     const r = await runHere(clusterId, { type: "recover", confirm: true });
     expect(r.status).toBe("succeeded");
