@@ -6,7 +6,7 @@ const INTEGRATION = "**/*.integration.test.ts";
 // Integration tests need root and the lab, so `npx vitest run` runs unit tests only; the integration
 // project exists when asked for by name: `npx vitest run --project integration`.
 const wantIntegration = process.argv.some((a, i, all) => a === "--project=integration" || (a === "--project" && all[i + 1] === "integration"));
-// `--exclude` on the command line reaches the root config only; the integration project takes it too.
+// `--exclude` on the command line reaches the root config only; each project takes it too.
 const cliExcludes = process.argv.flatMap((a, i, all) => (a === "--exclude" && all[i + 1] ? [all[i + 1]!] : a.startsWith("--exclude=") ? [a.slice("--exclude=".length)] : []));
 
 export default defineConfig({
@@ -30,7 +30,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: UNIT_INCLUDE, exclude: ["**/node_modules/**", INTEGRATION] },
+        test: { name: "unit", include: UNIT_INCLUDE, exclude: ["**/node_modules/**", INTEGRATION, ...cliExcludes] },
       },
       ...(wantIntegration
         ? [

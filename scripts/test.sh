@@ -61,6 +61,9 @@ pg="$(bash scripts/postgres.sh)"
 # the unit run already did).
 mapfile -t pg_tests < <(grep -l -e "temp-db" -e "http-helpers" $(find lib/engine lib/audit lib/db lib/auth lib/backups lib/notify lib/metrics -name '*.test.ts' ! -name '*.integration.test.ts' | sort)
   printf '%s\n' test/run-release.test.ts test/engine-off.test.ts test/shutdown-with-viewers.test.ts test/stream-session.test.ts)
+# The render's checks (every key algorithm rendered whole and judged by openssl: two minutes of CPU, no
+# database) run in the PostgreSQL run instead of the unit run, which is otherwise the longest of the three.
+moved=(lib/assets/render.test.ts)
 # Browser tests that start lab hosts run later, beside the lab suites that measure no seconds.
 lab_specs=(e2e/bootstrap.spec.ts e2e/check-run.spec.ts)
 mapfile -t ui_specs < <(ls e2e/*.spec.ts | grep -v -x -F "$(printf '%s\n' "${lab_specs[@]}")")
@@ -85,10 +88,10 @@ side_report() {
   done
   return $rc
 }
-title[unit]="unit tests on SQLite"; title[pg]="engine tests on PostgreSQL"; title[ui]="browser tests without a lab (Chromium)"
+title[unit]="unit tests on SQLite"; title[pg]="engine tests on PostgreSQL (and the render's checks)"; title[ui]="browser tests without a lab (Chromium)"
 step "unit tests, the engine on PostgreSQL and the browser tests without a lab, side by side"
-side_run unit npx vitest run --project unit
-side_run pg env BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project unit "${pg_tests[@]}"
+side_run unit npx vitest run --project unit "${moved[@]/#/--exclude=}"
+side_run pg env BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project unit "${pg_tests[@]}" "${moved[@]}"
 side_run ui npx playwright test "${ui_specs[@]}"
 side_wait
 side_report unit pg ui
