@@ -19,7 +19,9 @@ describe("the API address Bootdeck provisions", () => {
     const conf = keepalivedConfig(v.definition);
     expect(conf).toContain("    192.0.2.250/32 dev eth0");
     expect(conf).toContain("  virtual_router_id 51");
-    expect(conf).toContain('  script "/usr/bin/curl -skf --max-time 2 -o /dev/null https://127.0.0.1:6443/readyz"');
+    expect(conf).toContain('  script "/usr/bin/curl -skf --max-time 4 -o /dev/null https://127.0.0.1:6443/readyz"');
+    // A slow API server keeps the address for a few seconds: three failures 2 s apart move it.
+    expect(conf).toMatch(/ {2}interval 2\n {2}timeout 5\n {2}fall 3\n {2}rise 2\n/);
     expect(conf).toContain("  weight -30");
     expect(conf).toContain("  priority 100");
     expect(conf).not.toContain("nopreempt");
