@@ -45,8 +45,11 @@ export function authenticationConfig(): string {
 
 export const HEALTH_PATHS = ["/livez", "/readyz", "/healthz"] as const;
 
-/** How long a stopping API server keeps serving after it reported itself not ready. */
-export const SHUTDOWN_DELAY_S = 5;
+/**
+ * How long a stopping API server keeps serving after it reported itself not ready: longer than
+ * keepalived takes to move the API address off it (three failed checks 2 s apart, lib/assets/endpoint.ts).
+ */
+export const SHUTDOWN_DELAY_S = 10;
 
 /** kubeadm's probes for the API server, against its own port. */
 export function apiserverProbes(ctx: RenderContext): Record<string, unknown> {
