@@ -187,7 +187,9 @@ async function fleet(count: number): Promise<void> {
     if (i % 10 === 3) def.spec.kubernetes.version = "v1.35.4";
     const { id } = await createCluster({ definition: def, secrets: { "admin-key": { privateKey: key } } });
     const ready = i % 13 === 5 ? 5 : 6;
-    await db.nodesSeen.create({ data: { clusterId: id, ready, total: 6, seenAt: new Date(t - (i % 50) * 60_000) } });
+    const status = statuses[i % statuses.length]!;
+    // A cluster whose only bootstrap failed was never seen running (nodes seen mean it runs: lib/clusters/deployed.ts).
+    if (status !== "failed") await db.nodesSeen.create({ data: { clusterId: id, ready, total: 6, seenAt: new Date(t - (i % 50) * 60_000) } });
     // Certificates: most a year out, a few within the month, one expired.
     const days = i === 7 ? -2 : i % 17 === 2 ? 12 : 300 - (i % 40);
     await db.assetSet.create({ data: { id: `as_${randomBytes(12).toString("base64url").slice(0, 16)}`, clusterId: id, version: 1, notAfter: new Date(t + days * 86_400_000) } });
@@ -198,7 +200,6 @@ async function fleet(count: number): Promise<void> {
     for (const h of [newestH, newestH + 12]) await backupRow(id, new Date(t - h * 3_600_000));
     // The next scheduled backup is a day away: the server's schedule starts no run on these TEST-NET hosts.
     if (i === 2) await db.backupPolicy.create({ data: { clusterId: id, enabled: true, intervalMinutes: 60, lastStatus: "succeeded", lastSuccessAt: new Date(t - newestH * 3_600_000), lastAttemptAt: new Date(t - newestH * 3_600_000), nextDueAt: new Date(t + 86_400_000), updatedBy: "seed" } });
-    const status = statuses[i % statuses.length]!;
     const runId = await createRun({ clusterId: id, type: "bootstrap", plan: { runType: "bootstrap", phases: [] } });
     await db.run.update({ where: { id: runId }, data: { status, startedAt: new Date(t - 3_600_000), finishedAt: new Date(t - 3_500_000 + i * 1000), summary: JSON.stringify({ message: status === "succeeded" ? "all 6 hosts done" : status }) } });
   }
