@@ -188,7 +188,7 @@ async function fleet(count: number): Promise<void> {
     const { id } = await createCluster({ definition: def, secrets: { "admin-key": { privateKey: key } } });
     const ready = i % 13 === 5 ? 5 : 6;
     const status = statuses[i % statuses.length]!;
-    // A cluster whose only bootstrap failed was never seen running (nodes seen mean it runs: lib/clusters/deployed.ts).
+    // A cluster whose only bootstrap failed was never seen running.
     if (status !== "failed") await db.nodesSeen.create({ data: { clusterId: id, ready, total: 6, seenAt: new Date(t - (i % 50) * 60_000) } });
     // Certificates: most a year out, a few within the month, one expired.
     const days = i === 7 ? -2 : i % 17 === 2 ? 12 : 300 - (i % 40);

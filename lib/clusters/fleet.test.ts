@@ -52,14 +52,6 @@ test("a cluster only planned and checked has no certificates on any host: none e
   expect((await listFleet()).find((r) => r.name === "only-planned")).toMatchObject({ deployed: false, certificates: null });
 });
 
-test("a cluster imported after another dashboard made it counts as running once the live view has seen its nodes", async () => {
-  const key = testKeyPair().private;
-  const c = (await createCluster({ definition: exampleDefinition({ name: "imported", hosts: 3 }), secrets: { "admin-key": { privateKey: key } } })).id;
-  expect((await listFleet()).find((r) => r.name === "imported")).toMatchObject({ deployed: false });
-  await recordNodesSeen({ clusterId: c, ready: 3, total: 3 });
-  expect((await listFleet()).find((r) => r.name === "imported")).toMatchObject({ deployed: true, nodes: { ready: 3, total: 3 } });
-});
-
 test("a set saved before its expiry was recorded gets it on the first read", async () => {
   const key = testKeyPair().private;
   const c = (await createCluster({ definition: exampleDefinition({ name: "gamma", hosts: 3 }), secrets: { "admin-key": { privateKey: key } } })).id;

@@ -15,7 +15,7 @@ export type FleetRow = ClusterSummary & {
   /** As the live view (pods and nodes) last saw them; null when it never watched this cluster. */
   nodes: { ready: number; total: number; seenAt: string } | null;
   lastRun: { id: string; type: string; status: string; at: string; outcome: string | null } | null;
-  /** It runs on its hosts (deployed.ts): they hold its certificates. */
+  /** A run other than a check succeeded: its hosts hold its certificates. */
   deployed: boolean;
   /** The earliest certificate expiry in the latest asset set; null before the first render and before it is deployed. */
   certificates: { notAfter: string; assetSetVersion: number } | null;

@@ -13,8 +13,8 @@ describe("a cluster's state", () => {
 
   it("is bootstrapping while its first bootstrap runs, and changing while any run changes a bootstrapped one", () => {
     expect(clusterLifecycle(facts({ deployed: false, activeRun: { id: "run_1", type: "bootstrap" } })).state).toBe("bootstrapping");
-    // Its nodes were seen halfway through (that counts as deployed): still bootstrapping.
-    expect(clusterLifecycle(facts({ nodes: { ready: 2, total: 6 }, lastChange: null, activeRun: { id: "run_1", type: "bootstrap" } })).state).toBe("bootstrapping");
+    // Hosts that ran a cluster before (reset since) bootstrapped again: bootstrapping too.
+    expect(clusterLifecycle(facts({ lastChange: { type: "reset", status: "succeeded" }, activeRun: { id: "run_1", type: "bootstrap" } })).state).toBe("bootstrapping");
     expect(clusterLifecycle(facts({ activeRun: { id: "run_3", type: "rotate-certs" } })).detail).toBe("a certificate rotation is under way");
     expect(clusterLifecycle(facts({ activeRun: { id: "run_2", type: "upgrade" } }))).toMatchObject({ state: "changing", detail: "an upgrade is under way" });
   });

@@ -10,7 +10,7 @@ export type Lifecycle = { state: LifecycleState; detail: string; activeRun: { id
 export type ClusterPageView = ClusterView & { lifecycle: Lifecycle; /** Hosts a bootstrap or join put in the cluster, not reset since. */ members: string[] };
 
 export type LifecycleFacts = {
-  /** A run other than a check succeeded on the hosts, or the live view saw its nodes (deployed.ts). */
+  /** A run other than a check succeeded on the hosts (deployed.ts). */
   deployed: boolean;
   activeRun: { id: string; type: string } | null;
   /** The newest finished run other than a check. */
@@ -26,7 +26,7 @@ const withArticle = (s: string) => `${/^[aeiou]/.test(s) ? "an" : "a"} ${s}`;
 
 export function clusterLifecycle(f: LifecycleFacts): Lifecycle {
   const activeRun = f.activeRun;
-  // Its nodes show up in the live view halfway through: a bootstrap under way is still that.
+  // A bootstrap of hosts that ran a cluster before (after a reset) is a bootstrap all the same.
   if (activeRun?.type === "bootstrap") return { state: "bootstrapping", detail: "a bootstrap is under way", activeRun };
   if (!f.deployed) {
     if (activeRun) return { state: "not-bootstrapped", detail: `not bootstrapped yet; ${withArticle(noun(activeRun.type))} is under way`, activeRun };
@@ -40,8 +40,10 @@ export function clusterLifecycle(f: LifecycleFacts): Lifecycle {
 
 /**
  * Why the actions on a running cluster (join, remove, upgrade, backup, recover, certificates) do not
- * apply yet, or undefined once it was bootstrapped. The cluster page disables them with this reason;
- * reset stays, and so does a restore onto a new dashboard (which brings a cluster back without a bootstrap).
+ * apply yet, or undefined once it was bootstrapped (or restored onto this dashboard from a bucket). The
+ * cluster page disables them with this reason; reset stays. A cluster.yaml imported into this dashboard
+ * after another one made the cluster counts as not bootstrapped: it has none of that cluster's PKI (its
+ * render would make new CAs), so it is taken over by a restore from the bucket its backups went to.
  */
 export function dayTwoRefusal(state: LifecycleState): string | undefined {
   if (state === "not-bootstrapped") return "Not bootstrapped yet: these act on a running cluster. Bootstrap it first.";
