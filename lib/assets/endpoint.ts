@@ -54,7 +54,7 @@ export function keepalivedConfig(def: ClusterDefinition): string {
     // starting one passes it only once it serves. Bootdeck's own runs move the address before they stop
     // an API server (release/rejoin), so this check is for what nobody planned, and it must not move the
     // address off an API server that is slow for a few seconds: three failures 2 s apart (one that does
-    // not answer within 4 s counts) — about 6 s for one that is gone, about 15 s for one that hangs. Two
+    // not answer within 4 s counts) — by these settings about 6 s for one that is gone, 15 s for one that hangs. Two
     // failures 1 s apart moved the address back and forth under load while every API server was alive.
     "vrrp_script bootdeck_apiserver {",
     `  script "/usr/bin/curl -skf --max-time 4 -o /dev/null https://127.0.0.1:${ep.port}/readyz"`,
