@@ -5,7 +5,7 @@ import { parseSetOptions } from "../assets/set-options";
 import { validateClusterDefinition, type ClusterDefinition, type Problem } from "../cluster/definition";
 import { effectiveHost } from "../cluster/derive";
 import { getDb } from "../db/client";
-import { CHANGING_RUN_TYPES } from "../engine/changing-runs";
+import { CHANGING_RUN_TYPES } from "../db/running-asset-set";
 import { AppError, ValidationError, conflict, notFound } from "../http/errors";
 import { newId } from "../ids";
 import { encryptSecret, secretContexts } from "../secrets/cipher";

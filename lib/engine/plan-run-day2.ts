@@ -19,7 +19,7 @@ import type { RunPlan } from "./plan";
 import { buildJoinPlan, PlanError, type AssetIndex } from "./plans";
 import { buildAddNodesPlan, buildRemovePlan, buildUpgradePlan, DEFAULT_DRAIN_TIMEOUT_MS } from "./plans-day2";
 import { endpointFiles } from "./plans-endpoint";
-import { CHANGING_RUN_TYPES } from "./changing-runs";
+import { CHANGING_RUN_TYPES } from "../db/running-asset-set";
 import { acceptRunWarnings, createRun } from "./runs";
 import type { CreateRunBody } from "./schemas";
 
