@@ -17,7 +17,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { recordAudit } from "../audit/record";
 import { getDb } from "../db/client";
-import { runningAssetSet } from "../engine/plan-run-day2";
+import { runningAssetSet } from "../db/running-asset-set";
 import { AppError, conflict, notFound, unprocessable } from "../http/errors";
 import { newId } from "../ids";
 import { assetContent } from "../assets/store";

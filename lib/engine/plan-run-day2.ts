@@ -12,6 +12,7 @@ import { validateClusterDefinition } from "../cluster/definition";
 import { effectiveHost } from "../cluster/derive";
 import { capabilitiesFor } from "../assets/capabilities";
 import { getDb } from "../db/client";
+import { runningAssetSet } from "../db/running-asset-set";
 import { unprocessable } from "../http/errors";
 import { upgradeRefusal } from "./day2/skew";
 import { kubeletFiles, missingAssets, runtimeFiles } from "./host-files";
@@ -19,25 +20,11 @@ import type { RunPlan } from "./plan";
 import { buildJoinPlan, PlanError, type AssetIndex } from "./plans";
 import { buildAddNodesPlan, buildRemovePlan, buildUpgradePlan, DEFAULT_DRAIN_TIMEOUT_MS } from "./plans-day2";
 import { endpointFiles } from "./plans-endpoint";
-import { CHANGING_RUN_TYPES } from "../db/running-asset-set";
 import { acceptRunWarnings, createRun } from "./runs";
 import type { CreateRunBody } from "./schemas";
 
 export type Day2Body = Extract<CreateRunBody, { type: "join" | "remove" | "upgrade" }>;
 export const isDay2Body = (body: CreateRunBody): body is Day2Body => body.type === "join" || body.type === "remove" || body.type === "upgrade";
-
-
-/**
- * The asset set the cluster runs: the one of its newest run that changed hosts (the set a bootstrap or
- * day-2 run pushed), else its newest set. A set rendered later with a new PKI (the Assets tab) is not
- * it, and must not be kept from.
- */
-export async function runningAssetSet(clusterId: string): Promise<string | undefined> {
-  const db = getDb();
-  const run = await db.run.findFirst({ where: { clusterId, type: { in: CHANGING_RUN_TYPES }, status: { not: "planned" }, assetSetId: { not: null } }, orderBy: { createdAt: "desc" }, select: { assetSetId: true } });
-  if (run?.assetSetId) return run.assetSetId;
-  return (await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true } }))?.id;
-}
 
 const indexOf = (setId: string): Promise<AssetIndex> => loadAssetIndex(setId);
 

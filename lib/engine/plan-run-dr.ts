@@ -5,6 +5,7 @@ import { objectUrl } from "../backups/s3";
 import { getBackupOrThrow, getBackupPolicy } from "../backups/store";
 import { getTargetView } from "../backups/target";
 import { getDb } from "../db/client";
+import { runningAssetSet } from "../db/running-asset-set";
 import type { ClusterDefinition } from "../cluster/definition";
 import { unprocessable } from "../http/errors";
 import { newId } from "../ids";
@@ -22,7 +23,6 @@ import { X509Certificate } from "node:crypto";
 import { RenderOptionsError, RenderValidationError } from "../assets/types";
 import { PlanError, type AssetIndex } from "./plans";
 import type { RunPlan } from "./plan";
-import { runningAssetSet } from "./plan-run-day2";
 import { createRun } from "./runs";
 import type { CreateRunBody } from "./schemas";
 
@@ -70,7 +70,7 @@ export async function planDrRun(input: {
   return createRun({ id, clusterId, type: body.type, plan, createdById: input.createdById, assetSetId, definition: { json: input.definition.json, revision: input.definition.revision } });
 }
 
-/** The asset set the cluster runs (plan-run-day2.ts): restore and recover push its temporary control plane and checkpoints. */
+/** The asset set the cluster runs (lib/db/running-asset-set.ts): restore and recover push its temporary control plane and checkpoints. */
 async function latestAssets(clusterId: string): Promise<{ id: string; index: AssetIndex }> {
   const setId = await runningAssetSet(clusterId);
   if (!setId) throw unprocessable("the cluster has no rendered assets: it was never bootstrapped by Bootdeck");
