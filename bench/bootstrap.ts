@@ -21,7 +21,7 @@ import { labDown, labUp, labVirtualNodes } from "../lab/lab";
 import { getAssetSet, listAssetSets } from "../lib/assets/store";
 import { labHostMemory, machineMemoryUsed } from "../lab/memory";
 import { labDir } from "../lab/config";
-import { subscribeClusterLive } from "../lib/clusters/live";
+import { subscribeClusterLive } from "../lib/engine/live";
 import { readState } from "../lab/state";
 import { launchChromium, requireBuild, signIn, startDashboard } from "./dashboard";
 import { createTempDb } from "../test/temp-db";

@@ -20,7 +20,7 @@ import { waitFor } from "../../test/wait";
 import { agnhostImage } from "../../lab/upstream/images";
 import { mirroredImage } from "../assets/capabilities";
 import { labKube, type LabKube } from "../../test/lab-kube";
-import { subscribeClusterLive } from "../clusters/live";
+import { subscribeClusterLive } from "./live";
 import type { PodRow } from "../clusters/live-rows";
 import { realVersions } from "../../lab/upstream";
 import { runHostDiagnostics } from "./diagnostics";

@@ -1,6 +1,6 @@
 import { sessionRecheck, sessionStillAllows } from "@/lib/auth/session-recheck";
 import { clusterIdParams } from "@/lib/clusters/schemas";
-import { clusterLiveStream } from "@/lib/clusters/live";
+import { clusterLiveStream } from "@/lib/engine/live";
 import { eventStream, route } from "@/lib/http/route";
 import { streamSignal } from "@/lib/shutdown";
 

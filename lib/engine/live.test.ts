@@ -5,7 +5,7 @@ import { createTempDb, type TempDb } from "../../test/temp-db";
 import { exampleDefinition } from "../cluster/example";
 import { getDb } from "../db/client";
 import { newId } from "../ids";
-import { createCluster } from "./repository";
+import { createCluster } from "../clusters/repository";
 import { subscribeClusterLive } from "./live";
 import { testKeyPair } from "../../test/ssh-key";
 

@@ -8,12 +8,12 @@ import { SESSION_RECHECK_BATCH_MS, SESSION_RECHECK_IDLE_MS, type SessionRecheck 
 import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
-import { viewerOpened } from "../engine/viewers";
+import { viewerOpened } from "./viewers";
 import { Executor } from "../ssh";
-import { loadRunResources, type RunResources } from "../engine/run-resources";
-import { loadEngineHosts } from "../engine/targets";
-import { recordNodesSeen } from "./fleet";
-import { nodeRow, podRow, type ApiState, type LiveMessage, type NodeRow, type PodRow } from "./live-rows";
+import { loadRunResources, type RunResources } from "./run-resources";
+import { loadEngineHosts } from "./targets";
+import { recordNodesSeen } from "../clusters/fleet";
+import { nodeRow, podRow, type ApiState, type LiveMessage, type NodeRow, type PodRow } from "../clusters/live-rows";
 
 const IDLE_CLOSE_MS = 60_000;
 const RESTART_MS = 3_000;
