@@ -21,7 +21,7 @@ import { appendRunEvent } from "../lib/engine/events";
 import type { PlannedStep, RunPlan } from "../lib/engine/plan";
 import { planRun } from "../lib/engine/plan-run";
 import { createRun } from "../lib/engine/runs";
-import { WARNINGS_NEED_DECISION } from "../lib/engine/schemas";
+import { WARNINGS_NEED_DECISION } from "../lib/clusters/host-state";
 import { newId } from "../lib/ids";
 
 import { seededPasswords } from "./seed-users";

@@ -1,6 +1,6 @@
 "use client";
 // What phase 1 found on a host, with when: facts are a snapshot, and an old one says so.
-import type { HostFacts } from "@/lib/engine/actions/facts";
+import type { HostFacts } from "@/lib/clusters/host-facts";
 import { Time } from "../time";
 import { relativeTime } from "../time-format";
 

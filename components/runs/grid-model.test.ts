@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import type { RunView, StepView } from "@/lib/engine/queries";
-import { WARNINGS_NEED_DECISION } from "@/lib/engine/schemas";
+import { WARNINGS_NEED_DECISION } from "@/lib/clusters/host-state";
 import { allRows, buildGrid, combineStatus, countByStatus, filterRows, findCell, groupWarnings, progressOf, rolesOf, stepState } from "./grid-model";
 
 const phases = [

@@ -2,7 +2,7 @@
 // cluster-wide steps), one cell per phase. No React here, so the rules (what a cell's status is, which
 // rows come first, what a filter keeps) are unit-tested on their own.
 import type { RunHost, RunView, StepView } from "@/lib/engine/queries";
-import { WARNINGS_NEED_DECISION } from "@/lib/engine/schemas";
+import { WARNINGS_NEED_DECISION } from "@/lib/clusters/host-state";
 
 /** A step's status, and "decision" for a preflight step stopped by warnings an admin or lead must accept. */
 export type CellStatus = "pending" | "running" | "waiting" | "done" | "skipped" | "failed" | "decision" | "cancelled";

@@ -1,6 +1,9 @@
 // A host's state from the runs that worked on it: browser-safe rules shared by the host API
 // (lib/clusters/hosts.ts) and its page, unit-tested in host-state.test.ts.
 
+/** In a preflight step's error when its warnings stop a bootstrap or join until an admin accepts them. */
+export const WARNINGS_NEED_DECISION = "need an admin's decision";
+
 export type HostRunView = {
   id: string;
   type: string;

@@ -2,11 +2,10 @@ import "server-only";
 // A host's page: what Bootdeck knows of one host — its state, facts (with their time), pinned key, and
 // the runs that worked on it with the step that failed there, each a link to that step's cell (and its
 // output) on the run page.
-import type { HostFacts } from "../engine/actions/facts";
-import { WARNINGS_NEED_DECISION } from "../engine/schemas";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
-import { hostState, type HostRunView, type HostState } from "./host-state";
+import type { HostFacts } from "./host-facts";
+import { hostState, WARNINGS_NEED_DECISION, type HostRunView, type HostState } from "./host-state";
 import { clusterMembers } from "./lifecycle-facts";
 
 export type { HostRunView } from "./host-state";

@@ -3,11 +3,12 @@ import "server-only";
 import { getDb } from "../db/client";
 import { storageStatus, type StorageStatus } from "../db/storage";
 import { notFound } from "../http/errors";
-import type { HostFacts } from "./actions/facts";
+import type { HostFacts } from "../clusters/host-facts";
 import type { Finding } from "./actions/preflight";
 import { runPlan, type RunPlan } from "./plan";
 import { rolesWith } from "../auth/roles";
-import { WARNINGS_NEED_DECISION, type StepOutputLine, type StepWaitingEvent } from "./schemas";
+import { WARNINGS_NEED_DECISION } from "../clusters/host-state";
+import type { StepOutputLine, StepWaitingEvent } from "./schemas";
 
 /** What a waiting step waits for (from its latest `step.waiting` event), e.g. kube-apiserver on master-1. */
 export type StepWaiting = Omit<StepWaitingEvent, "key">;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { forbidden } from "../http/errors";
 import { permissionsToRun, retryRefusal, finishedStatus, runRefusal } from "./run-rules";
-import { WARNINGS_NEED_DECISION } from "./schemas";
+import { WARNINGS_NEED_DECISION } from "../clusters/host-state";
 
 describe("run rules", () => {
   test("a reset needs host:reset besides run:start", () => {

@@ -3,7 +3,7 @@
 // and the routes enforce them (lib/engine/run-access.ts).
 import { can, type Permission } from "../auth/roles";
 import { drRunNoun, drRunPermission, drRunRefusal, isDrRunType } from "./dr-schemas";
-import { WARNINGS_NEED_DECISION } from "./schemas";
+import { WARNINGS_NEED_DECISION } from "../clusters/host-state";
 
 /** Run types that take hosts apart: a reset deletes etcd's data, a removal takes masters out of etcd. Admins only. */
 export const DESTRUCTIVE_RUNS: readonly string[] = ["reset", "remove"];

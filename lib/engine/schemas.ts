@@ -79,9 +79,6 @@ export const runQueryKeys = {
  */
 export type StepWaitingEvent = { key: string; what: string; host: string | null; since: string; deadline: string; /** What it is still waiting on; the wait says it again when that changes. */ why?: string };
 
-/** In a preflight step's error when its warnings stop a bootstrap or join until an admin accepts them. */
-export const WARNINGS_NEED_DECISION = "need an admin's decision";
-
 /** Between a failed step's stored output tail and the kubelet journal the engine appended to it. */
 export const JOURNAL_MARKER = "--- kubelet journal (last lines) ---";
 

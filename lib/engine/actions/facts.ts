@@ -1,4 +1,6 @@
 // Phase 1: gather facts. One exec per host; a fixed script (golden-tested) prints key=value lines.
+import type { HostFacts } from "../../clusters/host-facts";
+
 export const FACTS_SCRIPT = `. /etc/os-release 2>/dev/null
 echo "os=\${PRETTY_NAME:-unknown}"
 echo "osId=\${ID:-unknown}"
@@ -10,26 +12,6 @@ echo "cpus=$(nproc 2>/dev/null)"
 echo "memKb=$(awk '/MemTotal/ {print $2}' /proc/meminfo)"
 ip -o addr show scope global 2>/dev/null | awk '{print "address=" $2 " " $4}'
 echo "time=$(date +%s.%N)"`;
-
-export type HostFacts = {
-  os: string;
-  osId: string;
-  kernel: string;
-  arch: string;
-  hostname: string;
-  init: string;
-  cpus: number;
-  memKb: number;
-  addresses: { iface: string; cidr: string }[];
-  /** The host's clock minus the dashboard's, corrected by half the round trip (seconds). */
-  clockOffsetS: number;
-  /**
-   * How far off that offset can be: half the round trip it was measured over (seconds), which includes
-   * waiting for an SSH slot and connecting — seconds on a saturated dashboard. Absent in older facts.
-   */
-  clockUncertaintyS?: number;
-  gatheredAt: string;
-};
 
 /** key=value lines → facts; `sentAt`/`receivedAt` (ms) let the clock offset discount the round trip. */
 export function parseFacts(text: string, sentAt: number, receivedAt: number): HostFacts {

@@ -8,9 +8,10 @@ import { runtimeActions } from "./runtime";
 import { membershipActions } from "./membership";
 import { upgradeActions } from "./upgrade";
 import { drActions } from "./dr";
-import { parseFacts, type HostFacts } from "./facts";
+import type { HostFacts } from "../../clusters/host-facts";
+import { parseFacts } from "./facts";
 import { evaluateCluster, evaluateHost, parsePreflight, type Finding } from "./preflight";
-import { WARNINGS_NEED_DECISION } from "../schemas";
+import { WARNINGS_NEED_DECISION } from "../../clusters/host-state";
 import { needHost, plannedExec, type Action, type ActionContext, type ActionOutcome } from "./types";
 
 export type { Action, ActionContext, ActionOutcome } from "./types";

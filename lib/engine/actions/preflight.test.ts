@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import { describe, expect, it } from "vitest";
-import { FACTS_SCRIPT, parseFacts, type HostFacts } from "./facts";
+import type { HostFacts } from "../../clusters/host-facts";
+import { FACTS_SCRIPT, parseFacts } from "./facts";
 import { capabilitiesFor } from "../../assets/capabilities";
 import { validateClusterDefinition } from "../../cluster/definition";
 import { exampleDefinition } from "../../cluster/example";

@@ -3,7 +3,7 @@
 import type { Capabilities } from "../../assets/capabilities";
 import type { ClusterDefinition } from "../../cluster/definition";
 import { minimumContainerd, runtimeVersions } from "../../cluster/runtime-versions";
-import type { HostFacts } from "./facts";
+import type { HostFacts } from "../../clusters/host-facts";
 
 export const PREFLIGHT_SCRIPT = `echo "swapKb=$(awk 'NR > 1 {s += $3} END {print s + 0}' /proc/swaps 2>/dev/null)"
 echo "ipForward=$(cat /proc/sys/net/ipv4/ip_forward 2>/dev/null)"
