@@ -12,7 +12,7 @@
 //   … e2e/seed-ui.ts retry <runId>                                             → the same for a failed run's retry
 import { randomBytes } from "node:crypto";
 import { utils } from "ssh2";
-import { renderAndSaveAssetSet } from "../lib/assets/store";
+import { renderAndSaveAssetSet } from "../lib/clusters/render-assets";
 import { createUser } from "../lib/auth/users";
 import { exampleDefinition } from "../lib/cluster/example";
 import { createCluster } from "../lib/clusters/repository";

@@ -9,7 +9,8 @@ import { exampleDefinition } from "../cluster/example";
 import { createCluster } from "../clusters/repository";
 import { getDb } from "../db/client";
 import { renderAssets } from "./render";
-import { assetSetTarball, diffAssetSets, getAssetSet, listAssetSets, renderAndSaveAssetSet, saveAssetSet } from "./store";
+import { renderAndSaveAssetSet } from "../clusters/render-assets";
+import { assetSetTarball, diffAssetSets, getAssetSet, listAssetSets, saveAssetSet } from "./store";
 import type { RenderedAsset } from "./types";
 
 let db: TempDb;

@@ -4,7 +4,6 @@ import "server-only";
 // so two renders compare without decrypting.
 import { createHash, X509Certificate } from "node:crypto";
 import { DEFAULT_ENCRYPTION_ALGORITHM, type ClusterDefinition, type EncryptionAlgorithm } from "../cluster/definition";
-import { getClusterOrThrow } from "../clusters/repository";
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
 import { newId } from "../ids";
@@ -15,7 +14,7 @@ import { keptPkiAlgorithm, renderAssets } from "./render";
 import { assetTarball } from "./tarball";
 import { unifiedDiff } from "./text-diff";
 import { parseSetOptions, type AssetSetOptions } from "./set-options";
-import type { RenderOptions, RenderedAsset } from "./types";
+import type { RenderedAsset } from "./types";
 
 export type { AssetSetOptions } from "./set-options";
 
@@ -141,28 +140,6 @@ export async function clusterEncryptionAlgorithm({ clusterId, definition }: { cl
   if (chosen) return chosen;
   const latest = await getDb().assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { options: true } });
   return latest ? parseSetOptions(latest.options).encryptionAlgorithm : DEFAULT_ENCRYPTION_ALGORITHM;
-}
-
-/** Renders the cluster's stored definition and saves the result as its next asset set. */
-export async function renderAndSaveAssetSet(input: {
-  clusterId: string;
-  options: Pick<RenderOptions, "caValidityDays" | "leafValidityDays" | "importedCa" | "onProgress">;
-}): Promise<{ id: string; version: number; fileCount: number }> {
-  const cluster = await getClusterOrThrow({ id: input.clusterId });
-  const encryptionAlgorithm = await clusterEncryptionAlgorithm({ clusterId: input.clusterId, definition: cluster.definition });
-  const assets = await renderAssets(cluster.definition, { ...input.options, encryptionAlgorithm });
-  const saved = await saveAssetSet({
-    clusterId: input.clusterId,
-    assets,
-    options: {
-      encryptionAlgorithm,
-      caValidityDays: input.options.caValidityDays ?? 3650,
-      leafValidityDays: input.options.leafValidityDays ?? 365,
-      importedCa: input.options.importedCa !== undefined,
-      kubernetesVersion: cluster.definition.spec.kubernetes.version,
-    },
-  });
-  return { ...saved, fileCount: assets.length };
 }
 
 export async function listAssetSets({ clusterId }: { clusterId: string }): Promise<AssetSetSummary[]> {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { createTempDb, type TempDb } from "../../test/temp-db";
-import { renderAndSaveAssetSet } from "../assets/store";
+import { renderAndSaveAssetSet } from "./render-assets";
 import { exampleDefinition } from "../cluster/example";
 import { getDb } from "../db/client";
 import { createRun } from "../engine/runs";

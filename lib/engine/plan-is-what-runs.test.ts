@@ -15,7 +15,8 @@ import { deriveCluster } from "../cluster/derive";
 
 import { KUBELET_CERTS_SCRIPT } from "./actions/dr-scripts";
 import { createTempDb, type TempDb } from "../../test/temp-db";
-import { assetContent, renderAndSaveAssetSet } from "../assets/store";
+import { assetContent } from "../assets/store";
+import { renderAndSaveAssetSet } from "../clusters/render-assets";
 import { exampleDefinition } from "../cluster/example";
 import { createCluster, getClusterOrThrow, updateCluster } from "../clusters/repository";
 import { getDb } from "../db/client";

@@ -1,7 +1,8 @@
 import "server-only";
-import { awaitRunningRender } from "../assets/render-jobs";
+import { awaitRunningRender } from "../clusters/render-jobs";
 import { parseSetOptions } from "../assets/set-options";
-import { clusterEncryptionAlgorithm, renderAndSaveAssetSet } from "../assets/store";
+import { clusterEncryptionAlgorithm } from "../assets/store";
+import { renderAndSaveAssetSet } from "../clusters/render-assets";
 import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
 import { AppError, unprocessable, notFound } from "../http/errors";

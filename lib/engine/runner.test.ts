@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeClusterApi, RecordingExecutor, type RecordedRun, type Reply } from "../../test/fake-cluster";
 import { createTempDb, onPostgres, type TempDb } from "../../test/temp-db";
-import { renderAndSaveAssetSet } from "../assets/store";
+import { renderAndSaveAssetSet } from "../clusters/render-assets";
 import { exampleDefinition } from "../cluster/example";
 import { createCluster } from "../clusters/repository";
 import { getDb } from "../db/client";

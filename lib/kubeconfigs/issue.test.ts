@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createActor, call, signIn, type Actor, type Handler } from "../../test/http-helpers";
 import { testKeyPair } from "../../test/ssh-key";
 import { createTempDb, type TempDb } from "../../test/temp-db";
-import { renderAndSaveAssetSet } from "../assets/store";
+import { renderAndSaveAssetSet } from "../clusters/render-assets";
 import { updateAccessSettings } from "../auth/access-settings";
 import { exampleDefinition } from "../cluster/example";
 import { createCluster } from "../clusters/repository";

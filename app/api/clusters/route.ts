@@ -3,7 +3,7 @@ import { listFleet } from "@/lib/clusters/fleet";
 import { createCluster } from "@/lib/clusters/repository";
 import { saveClusterBody } from "@/lib/clusters/schemas";
 import { json, readJson, route } from "@/lib/http/route";
-import { renderAhead } from "@/lib/assets/render-ahead";
+import { renderAhead } from "@/lib/clusters/render-ahead";
 
 // GET /api/clusters — every cluster, summarised with its health (nodes Ready as last seen, last run, certificate expiry).
 export const GET = route({ permission: "cluster:read" }, async () => json({ clusters: await listFleet() }));

@@ -4,7 +4,7 @@ import { recordAudit } from "@/lib/audit/record";
 import { deleteCluster, getClusterOrThrow, updateCluster } from "@/lib/clusters/repository";
 import { clusterIdParams, deleteClusterBody, saveClusterBody } from "@/lib/clusters/schemas";
 import { json, readJson, route } from "@/lib/http/route";
-import { renderAhead } from "@/lib/assets/render-ahead";
+import { renderAhead } from "@/lib/clusters/render-ahead";
 
 // GET /api/clusters/:id — the definition, hosts and credential fingerprints (never secrets), and where
 // the cluster stands (not bootstrapped, bootstrapping, changing, healthy, degraded).

@@ -2,7 +2,7 @@ import { recordAudit } from "@/lib/audit/record";
 import { importClusterYaml } from "@/lib/clusters/import";
 import { importClusterBody } from "@/lib/clusters/schemas";
 import { json, readJson, route } from "@/lib/http/route";
-import { renderAhead } from "@/lib/assets/render-ahead";
+import { renderAhead } from "@/lib/clusters/render-ahead";
 
 // POST /api/clusters/import — create (or, with replace, update) a cluster from cluster.yaml.
 export const POST = route({ permission: "cluster:write" }, async ({ req, user, ip }) => {

@@ -1,5 +1,5 @@
 import { recordAudit } from "@/lib/audit/record";
-import { startRenderJob } from "@/lib/assets/render-jobs";
+import { startRenderJob } from "@/lib/clusters/render-jobs";
 import { renderAssetsBody } from "@/lib/assets/schemas";
 import { listAssetSets } from "@/lib/assets/store";
 import { getClusterOrThrow } from "@/lib/clusters/repository";

@@ -1,5 +1,5 @@
 import { recordAudit } from "@/lib/audit/record";
-import { DEFAULT_RENDER, ensureAssetSet } from "@/lib/assets/render-jobs";
+import { DEFAULT_RENDER, ensureAssetSet } from "@/lib/clusters/render-jobs";
 import { getClusterOrThrow } from "@/lib/clusters/repository";
 import { clusterIdParams } from "@/lib/clusters/schemas";
 import { json, route } from "@/lib/http/route";

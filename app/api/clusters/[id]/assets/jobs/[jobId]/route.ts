@@ -1,4 +1,4 @@
-import { getRenderJob } from "@/lib/assets/render-jobs";
+import { getRenderJob } from "@/lib/clusters/render-jobs";
 import { renderJobParams } from "@/lib/assets/schemas";
 import { notFound } from "@/lib/http/errors";
 import { json, route } from "@/lib/http/route";

@@ -2,11 +2,12 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { exampleDefinition } from "../cluster/example";
-import { createCluster } from "../clusters/repository";
+import { createCluster } from "./repository";
 import { getDb } from "../db/client";
 import { createRun } from "../engine/runs";
 import { awaitRunningRender, ensureAssetSet, runningRenderJob } from "./render-jobs";
-import { getRunFile, renderAndSaveAssetSet } from "./store";
+import { getRunFile } from "../assets/store";
+import { renderAndSaveAssetSet } from "./render-assets";
 import { testKeyPair } from "../../test/ssh-key";
 
 let db: TempDb;

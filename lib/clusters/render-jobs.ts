@@ -5,18 +5,19 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { getDb } from "../db/client";
 import { AppError, conflict } from "../http/errors";
-import type { RenderJobView } from "./schemas";
-import { getClusterOrThrow } from "../clusters/repository";
-import { parseSetOptions } from "./set-options";
-import { clusterEncryptionAlgorithm, renderAndSaveAssetSet } from "./store";
-import { RenderOptionsError, RenderValidationError, type ImportedCa } from "./types";
+import type { RenderJobView } from "../assets/schemas";
+import { parseSetOptions } from "../assets/set-options";
+import { clusterEncryptionAlgorithm } from "../assets/store";
+import { RenderOptionsError, RenderValidationError, type ImportedCa } from "../assets/types";
+import { renderAndSaveAssetSet } from "./render-assets";
+import { getClusterOrThrow } from "./repository";
 
 const KEEP_MS = 10 * 60 * 1000;
 type Job = RenderJobView & { finishedAt?: number; settled?: Promise<unknown> };
 const holder = globalThis as unknown as { bootdeckRenderJobs?: Map<string, Job> };
 const jobs = (holder.bootdeckRenderJobs ??= new Map());
 
-/** The validity a bootstrap renders with when nobody chose otherwise (the key algorithm is the cluster's: store.ts). */
+/** The validity a bootstrap renders with when nobody chose otherwise (the key algorithm is the cluster's: lib/assets/store.ts). */
 export const DEFAULT_RENDER = { caValidityDays: 3650, leafValidityDays: 365 } as const;
 
 function prune(now: number): void {
