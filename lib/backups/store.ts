@@ -9,7 +9,7 @@ import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { recordAudit } from "../audit/record";
 import { getDb } from "../db/client";
-import type { Tx } from "../engine/lease";
+import type { Tx } from "../db/client";
 import { getEnv } from "../env";
 import { AppError, notFound } from "../http/errors";
 import { scheduleHealth, defaultBackupPolicy, type BackupPolicyBody, type BackupPolicyView, type BackupView } from "./schemas";

@@ -8,13 +8,15 @@ import "server-only";
 // Its driver adapter is wrapped (sqlite-adapter.ts): queries and transactions take turns on the one
 // connection, and a transaction that cannot commit (a full disk) no longer wedges every later one.
 import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "../generated/prisma/client";
+import { PrismaClient, type Prisma } from "../generated/prisma/client";
 import { PrismaClient as PostgresPrismaClient } from "../generated/prisma-pg/client";
 import { getEnv } from "../env";
 import { POSTGRES_SESSION_OPTIONS } from "./postgres-session";
 import { sqliteAdapter } from "./sqlite-adapter";
 
 export type { PrismaClient };
+/** A transaction's client: what a write that may run inside one takes. */
+export type Tx = Prisma.TransactionClient;
 export type DatabaseKind = "sqlite" | "postgres";
 
 const holder = globalThis as unknown as { bootdeckPrisma?: PrismaClient };

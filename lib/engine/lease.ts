@@ -4,11 +4,9 @@ import "server-only";
 // events and host state together. A worker whose lease was taken over, or whose run was released or
 // finished meanwhile, gets LeaseLost and writes nothing more; a step row and the event that tells of
 // it commit together or not at all.
-import { getDb } from "../db/client";
-import type { Prisma } from "../generated/prisma/client";
+import { getDb, type Tx } from "../db/client";
 import { appendRunEventIn, publishRunEvent, type RunEventInput, type StoredRunEvent } from "./events";
 
-export type Tx = Prisma.TransactionClient;
 export type Append = (e: Omit<RunEventInput, "runId">) => Promise<StoredRunEvent>;
 
 export class LeaseLost extends Error {

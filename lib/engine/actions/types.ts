@@ -4,7 +4,7 @@
 import type { PlannedExec, PlannedStep } from "../plan";
 import type { RunResources } from "../run-resources";
 import type { EngineHost } from "../targets";
-import type { Tx } from "../lease";
+import type { Tx } from "../../db/client";
 
 export type { EngineExecutor } from "../engine-executor";
 import type { EngineExecutor } from "../engine-executor";
