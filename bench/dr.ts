@@ -15,7 +15,7 @@ import type { LabState } from "../lab/state";
 import { labDown, labUp } from "../lab/lab";
 import { labKube } from "../test/lab-kube";
 import { createTempDb } from "../test/temp-db";
-import { startBackupRun } from "../lib/backups/runs";
+import { startBackupRun } from "../lib/engine/backup-runs";
 import { listBackups } from "../lib/backups/store";
 import { validateClusterDefinition, type ClusterDefinitionInput } from "../lib/cluster/definition";
 import { createCluster } from "../lib/clusters/repository";

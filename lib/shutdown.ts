@@ -8,7 +8,7 @@ import "server-only";
 //    ticking here, and webhook deliveries in flight are given back.
 // Next.js exits by itself once its server has closed; a lease it had no time to give up is taken over
 // at once anyway by a process of this machine that sees the holder's pid gone.
-import { stopBackupScheduler } from "./backups/schedule";
+import { stopBackupScheduler } from "./engine/backup-schedule";
 import { getRunQueue } from "./engine/queue";
 import { stopNotificationChecks } from "./engine/notification-checks";
 import { stopDeliveryWorker } from "./notify/queue";

@@ -8,7 +8,7 @@ import { expect } from "vitest";
 import { labVip } from "../lab/cluster-yaml";
 import { labCut, labHeal, labReboot } from "../lab/lab";
 import type { LabState } from "../lab/state";
-import { startBackupRun } from "../lib/backups/runs";
+import { startBackupRun } from "../lib/engine/backup-runs";
 import { getBackupOrThrow, listBackups, openVerifiedBackup } from "../lib/backups/store";
 import type { ClusterDefinition } from "../lib/cluster/definition";
 import { profileOf } from "../lib/cluster/versions";

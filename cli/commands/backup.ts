@@ -5,7 +5,7 @@
 import { createWriteStream, readFileSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { recordAudit } from "../../lib/audit/record";
-import { startBackupRun } from "../../lib/backups/runs";
+import { startBackupRun } from "../../lib/engine/backup-runs";
 import { backupKeyText, clusterBackupKey, parseBackupKey } from "../../lib/backups/backup-key";
 import { copyBackupToBucket, fetchAndOpenBackup, importClusterFromBucket, listRemoteSnapshots } from "../../lib/backups/remote";
 import { backupPolicyBody, backupTargetBody } from "../../lib/backups/schemas";

@@ -1,4 +1,4 @@
-import { startBackupScheduler } from "../../lib/backups/schedule";
+import { startBackupScheduler } from "../../lib/engine/backup-schedule";
 import { getRunQueue } from "../../lib/engine/queue";
 import { startNotificationChecks } from "../../lib/engine/notification-checks";
 import { startDeliveryWorker } from "../../lib/notify/queue";

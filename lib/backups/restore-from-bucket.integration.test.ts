@@ -20,7 +20,7 @@ import { executeRun } from "../engine/runner";
 import { backupKeyText, clusterBackupKey, parseBackupKey } from "./backup-key";
 import { importClusterFromBucket, listRemoteSnapshots } from "./remote";
 import { getObjectBuffer, listObjects, type S3Target } from "./s3";
-import { reconcileScheduledRuns, startDueBackups } from "./schedule";
+import { reconcileScheduledRuns, startDueBackups } from "../engine/backup-schedule";
 import { getBackupPolicy, listBackups, setBackupPolicy } from "./store";
 import { setTarget, testStoredTarget } from "./target";
 

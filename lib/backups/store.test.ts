@@ -7,7 +7,7 @@ import { exampleDefinition } from "../cluster/example";
 import { createCluster } from "../clusters/repository";
 import { getDb } from "../db/client";
 import { newId } from "../ids";
-import { reconcileScheduledRuns, SKIP_RETRY_MS, startDueBackups } from "./schedule";
+import { reconcileScheduledRuns, SKIP_RETRY_MS, startDueBackups } from "../engine/backup-schedule";
 import { openSealedWriter } from "./sealed-file";
 import { applyRetention, backupRelPath, dataPath, getBackupOrThrow, getBackupPolicy, listBackups, openVerifiedBackup, recordBackup, setBackupPolicy, sweepOrphanBackupFiles } from "./store";
 import { testKeyPair } from "../../test/ssh-key";

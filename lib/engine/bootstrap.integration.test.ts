@@ -28,7 +28,7 @@ import { labCut, labDown, labHeal, labReboot, labSwap, labUp } from "../../lab/l
 import type { LabState } from "../../lab/state";
 import { kubectlWith } from "../../test/lab-api";
 import { adminKubeconfigOf, backupOnDemandChecked, checkpointsHandedOver, controlPlaneUp, outcome, rebootMastersChecked, restoreChecked, runHere, runTimes, summaryOf, untilTrue, vipFailoverChecked, type RecoveryCluster } from "../../test/lab-recovery";
-import { reconcileScheduledRuns, startDueBackups } from "../backups/schedule";
+import { reconcileScheduledRuns, startDueBackups } from "./backup-schedule";
 import { getBackupPolicy, listBackups, setBackupPolicy } from "../backups/store";
 import { readLiveCertificates } from "../certs/expiry";
 import { createTempDb, type TempDb } from "../../test/temp-db";

@@ -5,7 +5,7 @@ import "server-only";
 // On PostgreSQL a started run is a job in the queue (queue.ts), taken by whichever worker fetches it:
 // the dashboard's own engine unless BOOTDECK_ENGINE=off, or any `bootdeck worker`.
 import { getEnv } from "../env";
-import { startBackupScheduler } from "../backups/schedule";
+import { startBackupScheduler } from "./backup-schedule";
 import { startNotificationChecks } from "./notification-checks";
 import { startDeliveryWorker } from "../notify/queue";
 import { getRunQueue } from "./queue";

@@ -7,7 +7,7 @@ import { call, createActor, signIn } from "../../test/http-helpers";
 import { seedMetrics, type MetricsFixture } from "../../test/metrics-fixture";
 import { createTempDb, onPostgres, type TempDb } from "../../test/temp-db";
 import { GET } from "../../app/metrics/route";
-import { backupSchedulerTick } from "../backups/schedule";
+import { backupSchedulerTick } from "../engine/backup-schedule";
 import { getDb } from "../db/client";
 import { getRunQueue, setRunQueue } from "../engine/queue";
 import { resetEnvCache } from "../env";

@@ -23,7 +23,7 @@ import { executeRun } from "../engine/runner";
 import { appendRunEvent } from "../engine/events";
 import { startRun } from "../engine/runs";
 import { SshError } from "../ssh/errors";
-import { startDueBackups } from "../backups/schedule";
+import { startDueBackups } from "../engine/backup-schedule";
 import { checkCertificateExpiry, pruneDeliveryLog } from "../engine/notification-checks";
 import type { DeliveryPolicy } from "./deliver";
 import { createWebhook, listDeliveries } from "./endpoints";

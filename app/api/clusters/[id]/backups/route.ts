@@ -1,5 +1,5 @@
 import { recordAudit } from "@/lib/audit/record";
-import { startBackupRun } from "@/lib/backups/runs";
+import { startBackupRun } from "@/lib/engine/backup-runs";
 import { getBackupPolicy, listBackups } from "@/lib/backups/store";
 import { getTargetView } from "@/lib/backups/target";
 import { clusterIdParams } from "@/lib/clusters/schemas";

@@ -6,11 +6,11 @@ import "server-only";
 // counted and shown until a backup succeeds. Leftover files are swept on the same tick.
 import { recordAudit } from "../audit/record";
 import { getDb } from "../db/client";
-import { scheduleRun } from "../engine/schedule-run";
+import { scheduleRun } from "./schedule-run";
 import { AppError } from "../http/errors";
-import { notifyBackupFailing } from "../engine/notification-checks";
-import { startBackupRun } from "./runs";
-import { sweepOrphanBackupFiles } from "./store";
+import { notifyBackupFailing } from "./notification-checks";
+import { startBackupRun } from "./backup-runs";
+import { sweepOrphanBackupFiles } from "../backups/store";
 
 const TICK_MS = 30_000;
 /** A backup that could not start (another run held the cluster) is tried again this much later. */

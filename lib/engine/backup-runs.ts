@@ -5,8 +5,8 @@ import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
 import { conflict, notFound } from "../http/errors";
 import { newId } from "../ids";
-import { planDrRun } from "../engine/plan-run-dr";
-import { startRun } from "../engine/runs";
+import { planDrRun } from "./plan-run-dr";
+import { startRun } from "./runs";
 
 export async function startBackupRun({ clusterId, createdById, trigger }: { clusterId: string; createdById?: string; trigger: "manual" | "schedule" }): Promise<string> {
   const db = getDb();
