@@ -112,7 +112,8 @@ export const certs: Command = {
       console.log("Usage: bootdeck certs CLUSTER [--live]\n\nEvery certificate and when it ends, soonest first; ! marks those ending within 30 days.");
       return name ? 0 : 2;
     }
-    const { assetCertificates, readLiveCertificates } = await import("../../lib/certs/expiry");
+    const { assetCertificates } = await import("../../lib/certs/expiry");
+    const { readLiveCertificates } = await import("../../lib/engine/cert-expiry");
     try {
       const clusterId = await findClusterIdByName({ name });
       if (!clusterId) {

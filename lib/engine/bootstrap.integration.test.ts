@@ -30,7 +30,7 @@ import { kubectlWith } from "../../test/lab-api";
 import { adminKubeconfigOf, backupOnDemandChecked, checkpointsHandedOver, controlPlaneUp, outcome, rebootMastersChecked, restoreChecked, runHere, runTimes, summaryOf, untilTrue, vipFailoverChecked, type RecoveryCluster } from "../../test/lab-recovery";
 import { reconcileScheduledRuns, startDueBackups } from "./backup-schedule";
 import { getBackupPolicy, listBackups, setBackupPolicy } from "../backups/store";
-import { readLiveCertificates } from "../certs/expiry";
+import { readLiveCertificates } from "./cert-expiry";
 import { createTempDb, type TempDb } from "../../test/temp-db";
 import { personalKubeconfigsChecked } from "../../test/kubeconfig-checks";
 import { execFileSync } from "node:child_process";

@@ -3,9 +3,10 @@ import "server-only";
 // waits for the host to serve or use the renewed certificate; the API is probed throughout the steps
 // that touch API servers, and the longest gap is reported.
 import { X509Certificate } from "node:crypto";
-import { readHostCertificates, servedCertificate } from "../../certs/expiry";
+import { servedCertificate } from "../../certs/expiry";
 import { parseCertFiles } from "../../certs/files";
 import { callBody, plannedCalls, sendPatch } from "./api-calls";
+import { readHostCertificates } from "../cert-expiry";
 import type { EngineHost } from "../targets";
 import { gapText, probeApi } from "./api-probe";
 import { failure as fail, plannedFiles, runLocked, runPlanned } from "./bootstrap";

@@ -1,5 +1,5 @@
 import { recordAudit } from "@/lib/audit/record";
-import { readLiveCertificates } from "@/lib/certs/expiry";
+import { readLiveCertificates } from "@/lib/engine/cert-expiry";
 import { clusterIdParams } from "@/lib/clusters/schemas";
 import { json, route } from "@/lib/http/route";
 
