@@ -28,10 +28,24 @@ describe("the API address Bootdeck provisions", () => {
     // Two backups may both take over at once: the winner repeats its ARP once the election settles.
     expect(conf).toContain("  vrrp_garp_master_delay 1");
     expect(conf).toContain("  vrrp_garp_lower_prio_repeat 3");
+    // Leaving the address (a failed check, lost contact) resets the connections that ended here through
+    // it, so clients on this master reconnect to the new holder at once; keepalived's parser expands
+    // `$NAME`, so the configuration holds none.
+    for (const on of ["notify_backup", "notify_fault"]) expect(conf).toMatch(new RegExp(`^  ${on} "/bin/sh -c '.*ip -o addr show to 192\\.0\\.2\\.250 .*; ss -K -t src 192\\.0\\.2\\.250 >/dev/null 2>&1'"$`, "m"));
+    expect(conf).not.toContain("$");
     expect(keepalivedUnit()).toContain("ExecStart=/usr/sbin/keepalived --dont-fork --log-console --vrrp --use-file=/etc/bootdeck/keepalived.conf");
     const files = (await renderAssets(v.definition, { encryptionAlgorithm: "ECDSA-P256" })).map((a) => a.path);
     expect(files).toContain("endpoint/keepalived.conf");
     expect(files).toContain("endpoint/bootdeck-keepalived.service");
+  });
+
+  it("names an IPv6 address as ss(8) filters it when resetting its connections", () => {
+    const d = vip({ interface: "eth0" });
+    const v = validateClusterDefinition({ ...d, spec: { ...d.spec, apiEndpoint: { ...d.spec.apiEndpoint, host: "2001:db8::250" } } });
+    if (!v.ok) throw new Error(JSON.stringify(v.errors));
+    const conf = keepalivedConfig(v.definition);
+    expect(conf).toContain("    2001:db8::250/128 dev eth0");
+    expect(conf).toContain("ip -o addr show to 2001:db8::250 | grep -q . || break; sleep 0.2; done; ss -K -t src [2001:db8::250] >/dev/null");
   });
 
   it("renders nothing for an endpoint someone else provides", async () => {

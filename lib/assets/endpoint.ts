@@ -21,6 +21,23 @@ export const VRRP_ADVERT_INT_S = 0.5;
 export const VRRP_PRIORITY = 100;
 export const CHECK_WEIGHT = 30;
 
+/**
+ * Shell text that waits (up to 5 s) until the API address has left this host, then resets every TCP
+ * connection whose local end is that address. Such connections cannot go on: their packets now reach
+ * another master, and their clients on this host (its kubelet among them, which reached its own API
+ * server through the address) would otherwise hang until their own health checks give up, about 35 s
+ * for a kubelet, before they reconnect to the new holder. `at` and `filter` are shell words: the
+ * address, and the address as ss(8) filters it (IPv6 in brackets). No `$` is needed, so the text also
+ * goes into keepalived's configuration, whose parser expands `$NAME`.
+ */
+export function resetAddressConnections(at: string, filter: string): string {
+  const tries = Array.from({ length: 25 }, (_, i) => i + 1).join(" ");
+  return `for i in ${tries}; do ip -o addr show to ${at} | grep -q . || break; sleep 0.2; done; ss -K -t src ${filter}`;
+}
+
+/** The address as ss(8)'s filters take it. */
+const ssFilterOf = (address: string): string => (address.includes(":") ? `[${address}]` : address);
+
 /** True when Bootdeck runs keepalived for this definition's endpoint. */
 export const provisionsVip = (def: ClusterDefinition): boolean => def.spec.apiEndpoint.type === "vip" && def.spec.apiEndpoint.keepalived !== undefined;
 
@@ -28,7 +45,8 @@ export function keepalivedConfig(def: ClusterDefinition): string {
   const ep = def.spec.apiEndpoint;
   const ka = ep.keepalived;
   if (ep.type !== "vip" || !ka || !ep.host) throw new Error("keepalived is rendered only for a VIP endpoint with spec.apiEndpoint.keepalived");
-  const prefix = ep.host.includes(":") ? 128 : 32;
+  const vip = ep.host;
+  const prefix = vip.includes(":") ? 128 : 32;
   return [
     "# Bootdeck: the cluster's API address on the masters (VRRP). Rendered; edits are replaced.",
     "global_defs {",
@@ -72,11 +90,16 @@ export function keepalivedConfig(def: ClusterDefinition): string {
     `  priority ${VRRP_PRIORITY}`,
     `  advert_int ${VRRP_ADVERT_INT_S}`,
     "  virtual_ipaddress {",
-    `    ${ep.host}/${prefix} dev ${ka.interface}`,
+    `    ${vip}/${prefix} dev ${ka.interface}`,
     "  }",
     "  track_script {",
     "    bootdeck_apiserver",
     "  }",
+    // When this master gives the address up while running (its check failed and another took it over,
+    // or it lost contact), the connections that ended here through the address are reset at once.
+    // A planned release stops keepalived and resets them itself (the release script): systemd ends a
+    // stopping unit's scripts with it.
+    ...["notify_backup", "notify_fault"].map((on) => `  ${on} "/bin/sh -c 'PATH=/usr/sbin:/usr/bin:/sbin:/bin; ${resetAddressConnections(vip, ssFilterOf(vip))} >/dev/null 2>&1'"`),
     "}",
     "",
   ].join("\n");

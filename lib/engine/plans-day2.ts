@@ -8,7 +8,7 @@ import { KUBELET_PATHS } from "../assets/kubelet-unit";
 import type { ClusterDefinition } from "../cluster/definition";
 import { deriveCluster, effectiveHost, type EffectiveHost } from "../cluster/derive";
 import { shellScript } from "../ssh/quote";
-import { ADDRESS_SCRIPT, APISERVER_READYZ_SCRIPT, ETCD_SCRIPT, KUBELET_ROLLBACK_SCRIPT, KUBELET_SAVE_SCRIPT, PULL_IMAGES_SCRIPT, STAGE_DIR, STOP_NODE_SCRIPT, UPGRADE_PREFLIGHT_SCRIPT } from "./actions/day2-scripts";
+import { APISERVER_READYZ_SCRIPT, ETCD_SCRIPT, KUBELET_ROLLBACK_SCRIPT, KUBELET_SAVE_SCRIPT, PULL_IMAGES_SCRIPT, STAGE_DIR, STOP_NODE_SCRIPT, UPGRADE_PREFLIGHT_SCRIPT } from "./actions/day2-scripts";
 import { CHECKPOINT_ENABLE_SCRIPT, DOWNLOAD_SCRIPT, REMOVE_SCRIPT, RESET_SCRIPT } from "./actions/host-scripts";
 import { DEFAULT_BATCHES, intoBatches } from "./day2/batches";
 import { upgradeRefusal } from "./day2/skew";
@@ -16,7 +16,7 @@ import { binaryDownloads, checkpointFiles, downloadArgs, kubeletFiles, resetPath
 import type { PlannedApiCall, PlannedExec, PlannedPhase, PlannedStep, RunPlan } from "./plan";
 import { assetCall, nodeCall, orderedObjects } from "./plan-objects";
 import { alive, exec, filesOf, hostLock, hostPhases, installPhases, joinSends, journal, kubeletStart, locked, MIN, PlanError, selectHosts, step, tokenPhase, type AssetIndex } from "./plans";
-import { addressMoves } from "./plans-endpoint";
+import { addressCommand, addressMoves } from "./plans-endpoint";
 
 /** How long a drain may take before it fails with what blocked it. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 5 * MIN;
@@ -284,7 +284,7 @@ export function buildRemovePlan(def: ClusterDefinition, runId: string, assets: A
           title: `Remove etcd member ${m.name}`,
           host: m.name,
           exec: [
-            exec("release-address", locked(runId, ADDRESS_SCRIPT, ["leave"])),
+            exec("release-address", addressCommand(def, runId, "leave")),
             ...onFirstThatAnswers(remainingMasters, "etcd-remove", ["remove", member.peerUrl]),
             ...etcdStatusOn(remainingMasters),
             exec("stop-etcd", locked(runId, REMOVE_SCRIPT, [ETCD_MANIFEST]), { when: "needed" }),

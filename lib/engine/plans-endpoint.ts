@@ -29,8 +29,13 @@ export const KEEPALIVED_PACKAGE = "keepalived=keepalived";
  */
 export function addressMoves(def: ClusterDefinition, runId: string, host: Pick<EffectiveHost, "role">): { release: PlannedExec[]; rejoin: PlannedExec[] } {
   if (!provisionsVip(def) || host.role !== "master") return { release: [], rejoin: [] };
-  const move = (id: string, act: string): PlannedExec => ({ id, argv: shellScript(ADDRESS_SCRIPT, [runId, act], "bootdeck"), when: "always" });
+  const move = (id: string, act: "release" | "rejoin"): PlannedExec => ({ id, argv: addressCommand(def, runId, act), when: "always" });
   return { release: [move("release-address", "release")], rejoin: [move("rejoin-address", "rejoin")] };
+}
+
+/** The address script's command on a master (it does nothing where Bootdeck's keepalived is not installed). */
+export function addressCommand(def: ClusterDefinition, runId: string, act: "release" | "rejoin" | "leave"): string[] {
+  return shellScript(ADDRESS_SCRIPT, [runId, act, def.spec.apiEndpoint.host ?? ""], "bootdeck");
 }
 
 /** keepalived from the host's packages when missing; then started, restarted only when its files changed. */

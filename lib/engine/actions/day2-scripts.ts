@@ -2,7 +2,7 @@
 // host-scripts.ts: constant text, data as positional parameters, changing scripts behind the host-side
 // run lock ($1 = this run; see host-scripts.ts).
 import { LOCK } from "./host-scripts";
-import { ENDPOINT_PATHS, ENDPOINT_UNIT } from "../../assets/endpoint";
+import { ENDPOINT_PATHS, ENDPOINT_UNIT, resetAddressConnections } from "../../assets/endpoint";
 
 
 /** Where the kubelet's previous binary and files wait while a node is upgraded (rollback). */
@@ -58,22 +58,29 @@ case "$act" in
 esac`;
 
 /**
- * Bootdeck's keepalived on a master, when the cluster's API address is a VIP ($1): `release` stops it
+ * Bootdeck's keepalived on a master, when the cluster's API address is a VIP ($2): `release` stops it
  * (keepalived gives the address up as it stops, and another master takes it at once), `rejoin` starts it
  * again (at equal priority it does not take the address back), `leave` stops and disables it for good.
  * A master releases the address before its API server, its etcd member or its kubelet restarts, or its
  * etcd member is removed: its API server uses only that member, and requests sent to the address
- * meanwhile would hang or be reset.
+ * meanwhile would hang or be reset. Once the address is gone, the connections that ended here through
+ * it are reset, so their clients reconnect to the new holder at once.
  */
-export const ADDRESS_SCRIPT = `${LOCK}act=$1
+export const ADDRESS_SCRIPT = `${LOCK}act=$1 vip=$2
 if [ ! -f ${ENDPOINT_PATHS.unit} ]; then echo "bootdeck-address none here"; exit 0; fi
+case "$vip" in *:*) at="[$vip]" ;; *) at=$vip ;; esac
 case "$act" in
   release) systemctl stop ${ENDPOINT_UNIT} ;;
   rejoin) systemctl start ${ENDPOINT_UNIT} ;;
   leave) systemctl disable --now ${ENDPOINT_UNIT} >/dev/null 2>&1 || systemctl stop ${ENDPOINT_UNIT} ;;
   *) echo "unknown address action $act" >&2; exit 2 ;;
 esac
-echo "bootdeck-address $act: keepalived $(systemctl is-active ${ENDPOINT_UNIT} 2>/dev/null || true)"`;
+reset=""
+if [ "$act" != rejoin ]; then
+  n=$( { ${resetAddressConnections('"$vip"', '"$at"')} || true; } 2>/dev/null | tail -n +2 | wc -l)
+  reset=", $n of its sockets reset"
+fi
+echo "bootdeck-address $act: keepalived $(systemctl is-active ${ENDPOINT_UNIT} 2>/dev/null || true)$reset"`;
 
 /**
  * Before a host leaves the cluster: stops and disables its kubelet (so it cannot register its Node
