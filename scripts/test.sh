@@ -61,9 +61,11 @@ pg="$(bash scripts/postgres.sh)"
 # the unit run already did).
 mapfile -t pg_tests < <(grep -l -e "temp-db" -e "http-helpers" $(find lib/engine lib/audit lib/db lib/auth lib/backups lib/notify lib/metrics -name '*.test.ts' ! -name '*.integration.test.ts' | sort)
   printf '%s\n' test/run-release.test.ts test/engine-off.test.ts test/shutdown-with-viewers.test.ts test/stream-session.test.ts)
-# The render's checks (every key algorithm rendered whole and judged by openssl: two minutes of CPU, no
-# database) run in the PostgreSQL run instead of the unit run, which is otherwise the longest of the three.
-moved=(lib/assets/render.test.ts)
+# Tests that use no test database of the run run in the PostgreSQL run instead of the unit run, which is
+# otherwise the longest of the three: the render's checks (every key algorithm rendered whole and judged
+# by openssl: two minutes of CPU) and the command line's (each starts `bootdeck` on a SQLite file of its
+# own; 107 s of the unit run's 13 minutes).
+moved=(lib/assets/render.test.ts cli/commands/user.test.ts cli/commands/import.test.ts cli/commands/day2.test.ts cli/commands/backup.test.ts)
 # Browser tests that start lab hosts run later, beside the lab suites that measure no seconds.
 lab_specs=(e2e/bootstrap.spec.ts e2e/check-run.spec.ts)
 mapfile -t ui_specs < <(ls e2e/*.spec.ts | grep -v -x -F "$(printf '%s\n' "${lab_specs[@]}")")
@@ -88,7 +90,7 @@ side_report() {
   done
   return $rc
 }
-title[unit]="unit tests on SQLite"; title[pg]="engine tests on PostgreSQL (and the render's checks)"; title[ui]="browser tests without a lab (Chromium)"
+title[unit]="unit tests on SQLite"; title[pg]="engine tests on PostgreSQL (and, on SQLite, the render's and the command line's)"; title[ui]="browser tests without a lab (Chromium)"
 step "unit tests, the engine on PostgreSQL and the browser tests without a lab, side by side"
 side_run unit npx vitest run --project unit "${moved[@]/#/--exclude=}"
 side_run pg env BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project unit "${pg_tests[@]}" "${moved[@]}"
@@ -103,11 +105,11 @@ step "lab cache"; bin/bootdeck lab binaries --all | tail -3
 # certificate rotation (gaps of at most 2 s) — so it runs alone, last: lab suites beside other heavy
 # work on the same two cores (a Go build) saw the API stall past those limits. The others wait for
 # deadlines of minutes and run as two streams side by side: day two (members, upgrade, removals) in
-# one; the crash-point bootstrap, the bucket restore, SSH, power and flags, then the browser on lab
-# hosts in the other. Two streams, not more: bootstraps are CPU-bound, and with three streams on two
+# one; the crash-point bootstrap and the bucket restore on its cluster, SSH, power and flags, then the
+# browser on lab hosts in the other. Two streams, not more: bootstraps are CPU-bound, and with three streams on two
 # cores a bootstrap in the browser outlasted its test's 10 minutes and crash-point restarts took 8 s.
 title[day2]="integration tests on SQLite, day two (members, upgrade with a killed engine, removals; needs root)"
-title[lab]="integration tests on SQLite (crash points, bucket restore, SSH, power, flags; needs root), then the browser on lab hosts (Chromium)"
+title[lab]="integration tests on SQLite (crash points, then the bucket restore on that cluster; SSH, power, flags; needs root), then the browser on lab hosts (Chromium)"
 lab_then_browser() {
   local rc=0
   npx vitest run --project integration --exclude lib/engine/bootstrap.integration.test.ts --exclude lib/engine/day2.integration.test.ts || rc=1

@@ -14,6 +14,10 @@
 //
 // Cost: about 20 restarts on top of one bootstrap (see docs/engine.md for the measured time).
 // BOOTDECK_CRASH_POINTS=a,b,… runs other points (same syntax as BOOTDECK_CRASH_AFTER).
+//
+// Then, on the cluster those workers bootstrapped, the disaster the backup bucket exists for
+// (test/restore-from-bucket.ts): its subject is the bucket and the restore, not a
+// bootstrap, so it takes this one instead of making its own.
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync } from "node:fs";
 import path from "node:path";
@@ -22,6 +26,7 @@ import { labClusterDefinition, labClusterSecrets } from "../../lab/cluster-yaml"
 import { labDown, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
 import { createTempDb, type TempDb } from "../../test/temp-db";
+import { restoreFromBucketScenario } from "../../test/restore-from-bucket";
 import { validateClusterDefinition } from "../cluster/definition";
 import { realVersions } from "../../lab/upstream";
 import { createCluster } from "../clusters/repository";
@@ -174,3 +179,15 @@ describe("a bootstrap killed right after events in every phase", () => {
     expect(median).toBeLessThan((STALE_MS * 2) / 3);
   }, 25 * 60_000);
 });
+
+restoreFromBucketScenario(() => ({
+  lab,
+  clusterId,
+  clusterName: "crash",
+  masters: ["master-1"],
+  nodes: 3,
+  loseDashboard: async () => {
+    await db.cleanup();
+    db = await createTempDb();
+  },
+}));
