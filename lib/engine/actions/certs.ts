@@ -123,7 +123,7 @@ export const certActions: Record<string, Action> = {
     try {
       // The address leaves first: connections reaching the shared port go to either API server, and
       // the temporary one accepts some before it can answer them. Planned behind a VIP only; says
-      // "address release: keepalived inactive" and the like.
+      // "address release: keepalived inactive, 3 of its sockets reset" and the like.
       const released = await moveAddress(ctx, "release-address");
       await uploadPlanned(ctx, host);
       await ctx.wait(`the temporary API server ready on ${host.name}`, { timeoutMs: 4 * 60_000, intervalMs: 2_000 }, async () => {

@@ -61,7 +61,7 @@ export const textOf = (r: Pick<ExecResult, "stdout">): string => r.stdout.toStri
 /**
  * The step's planned move of the API address, where one is planned (a master behind a VIP):
  * `release-address` before something on this master stops serving, `rejoin-address` after. Returns the
- * script's line without its prefix ("address release: keepalived inactive"), or undefined.
+ * script's line without its prefix ("address release: keepalived inactive, 3 of its sockets reset"), or undefined.
  */
 export async function moveAddress(ctx: ActionContext, id: "release-address" | "rejoin-address"): Promise<string | undefined> {
   const e = plannedExecs(ctx, id)[0];
