@@ -165,6 +165,22 @@ test("a 500-host rollout: failed host first, scrolls to the last host and back, 
   await expect(run.details).not.toContainText("conntrack");
 });
 
+test("every phase's label shows whole in the grid's header, and the grid fits a 1400 px window", async ({ page }) => {
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await signIn(page);
+  const run = new RunPage(page);
+  await run.open(s.clusterId, s.runId);
+  await expect(run.row("cluster")).toBeVisible({ timeout: FIRST_RENDER_BUDGET_MS });
+  const headers = page.locator('[data-testid^="grid-phase-"] span');
+  expect(await headers.count()).toBeGreaterThanOrEqual(10);
+  // A clipped label ("8. control …") is wider or taller than the box it shows in.
+  const clipped = await headers.evaluateAll((spans) => spans.filter((e) => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1).map((e) => e.textContent));
+  expect(clipped).toEqual([]);
+  await expect(page.getByTestId("grid-phase-control-plane")).toHaveText(/^\d+\. control plane$/);
+  const scroll = page.getByTestId("grid-scroll");
+  expect(await scroll.evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(1);
+});
+
 test("a waiting step shows what it waits for, ticking, until it finishes (live events)", async ({ page }) => {
   await signIn(page);
   const run = new RunPage(page);

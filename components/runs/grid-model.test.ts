@@ -176,15 +176,11 @@ describe("filters", () => {
 });
 
 describe("progress and lookup", () => {
-  test("finished counts done, skipped, failed and cancelled steps", () => {
-    const s = (status: string, error: string | null = null) => ({ status, error });
-    expect(progressOf([s("done"), s("skipped"), s("failed"), s("cancelled"), s("running"), s("waiting"), s("pending")])).toEqual({
-      finished: 4,
-      failed: 1,
-      decisions: 0,
-      notRun: 0,
-      total: 7,
-    });
+  test("finished counts the steps that ran to an end; those that never ran are counted apart", () => {
+    const s = (status: string, startedAt: string | null = "2026-12-06T10:00:00Z") => ({ status, error: null, startedAt });
+    expect(progressOf([s("done"), s("failed"), s("cancelled"), s("running"), s("waiting"), s("pending", null)])).toEqual({ finished: 3, failed: 1, decisions: 0, notRun: 0, total: 6 });
+    // Skipped steps never ran; a run cancelled before it started ran none of its steps.
+    expect(progressOf([s("done"), s("skipped", null), s("cancelled", null), s("cancelled", null)])).toEqual({ finished: 1, failed: 0, decisions: 0, notRun: 3, total: 4 });
   });
 
   test("the warnings waiting for a decision, each once with the hosts that have it", () => {
@@ -195,11 +191,13 @@ describe("progress and lookup", () => {
     ]);
   });
 
-  test("a step stopped by warnings waiting for a decision is finished but not a failure", () => {
-    const s = (status: string, error: string | null = null) => ({ status, error });
+  test("a step stopped by warnings waiting for a decision is finished but not a failure; the steps the stopped run never reached are not run", () => {
+    const s = (status: string, error: string | null = null) => ({ status, error, startedAt: status === "skipped" ? null : "2026-12-06T10:00:00Z" });
     const decision = s("failed", `preflight on worker-1: warnings ${WARNINGS_NEED_DECISION}: cgroup v1`);
-    expect(progressOf([decision, s("failed", "preflight failed on worker-2: swap is on"), s("skipped")])).toEqual({ finished: 3, failed: 1, decisions: 1, notRun: 0, total: 3 });
-    // The steps the stopped run never reached are not counted as finished.
+    expect(progressOf([decision, s("failed", "preflight failed on worker-2: swap is on"), s("skipped")])).toEqual({ finished: 2, failed: 1, decisions: 1, notRun: 1, total: 3 });
+    // Six preflight steps stopped for a decision, the rest of a 50-step bootstrap never reached: not "50/50".
+    const stopped = [...Array.from({ length: 6 }, () => decision), s("done"), ...Array.from({ length: 43 }, () => s("skipped", "not run: the run stopped before it"))];
+    expect(progressOf(stopped)).toEqual({ finished: 7, failed: 0, decisions: 6, notRun: 43, total: 50 });
     expect(progressOf([decision, s("done"), s("skipped", "skipped: an earlier step failed on worker-1"), s("skipped", "not run: the run ended before it")])).toEqual({ finished: 2, failed: 0, decisions: 1, notRun: 2, total: 4 });
     expect(stepState(decision)).toBe("decision");
     expect(stepState(s("failed", "exit code 1"))).toBe("failed");

@@ -128,17 +128,20 @@ export function countByStatus(rows: readonly GridRow[]): Record<string, number> 
   return counts;
 }
 
-/** Steps done (finished in any way) and in total, for the progress bar; those stopped for a decision apart from failures. */
-export function progressOf(steps: readonly Pick<StepView, "status" | "error">[]): { finished: number; failed: number; decisions: number; notRun: number; total: number } {
+/**
+ * Steps that ran to an end (done, failed, or cancelled while running) and in total, for the progress
+ * bar; those stopped for a decision apart from failures. A step that never ran — skipped (an earlier
+ * step failed, the run stopped or ended before it) or cancelled before it started — is not progress:
+ * it is counted as not run.
+ */
+export function progressOf(steps: readonly Pick<StepView, "status" | "error" | "startedAt">[]): { finished: number; failed: number; decisions: number; notRun: number; total: number } {
   let finished = 0;
   let failed = 0;
   let decisions = 0;
   let notRun = 0;
   for (const s of steps) {
-    // Steps that never ran carry why ("skipped: an earlier step failed on …", "not run: the run ended
-    // before it"): not progress, but said apart.
-    if (s.status === "skipped" && s.error) notRun += 1;
-    else if (s.status === "done" || s.status === "skipped" || s.status === "failed" || s.status === "cancelled") finished += 1;
+    if (s.status === "skipped" || (s.status === "cancelled" && !s.startedAt)) notRun += 1;
+    else if (s.status === "done" || s.status === "failed" || s.status === "cancelled") finished += 1;
     const state = stepState(s);
     if (state === "failed") failed += 1;
     if (state === "decision") decisions += 1;

@@ -10,7 +10,7 @@ import { statusIcon, statusLabel, statusStyle } from "./run-status";
 
 const ROW_HEIGHT = 36;
 const HEADER_HEIGHT = 40;
-const HOST_COLUMN = "15rem";
+const HOST_COLUMN = "14rem";
 const states = ["failed", "decision", "running", "waiting", "pending", "done", "skipped", "cancelled"] as const;
 
 export type CellRef = { row: string; phase: string };
@@ -150,8 +150,9 @@ export function HostGrid({
     return () => cancelAnimationFrame(raf);
   }, [active, rows, grid.phases]);
 
-  const columns = `${HOST_COLUMN} repeat(${grid.phases.length}, minmax(5.5rem, 1fr))`;
-  const minWidth = `calc(${HOST_COLUMN} + ${grid.phases.length} * 5.5rem)`;
+  // A bootstrap's 12 phases fit a 1400 px window without scrolling sideways.
+  const columns = `${HOST_COLUMN} repeat(${grid.phases.length}, minmax(5rem, 1fr))`;
+  const minWidth = `calc(${HOST_COLUMN} + ${grid.phases.length} * 5rem)`;
   const hostCount = grid.rows.filter((r) => r.host !== null).length;
 
   return (
@@ -204,9 +205,10 @@ export function HostGrid({
               Host
             </div>
             {grid.phases.map((p, i) => (
-              // The phase's short id fits the fixed-height header; its full title is the tooltip.
-              <div key={p.id} className="flex items-center justify-center overflow-hidden px-1 text-center leading-tight" title={p.title} aria-label={`${i + 1}. ${p.title}`} role="columnheader">
-                <span className="truncate">
+              // The phase's short id fits the fixed-height header on two lines ("8. control / plane"); its
+              // full title is the tooltip.
+              <div key={p.id} className="flex items-center justify-center overflow-hidden px-1 text-center leading-tight" title={p.title} aria-label={`${i + 1}. ${p.title}`} role="columnheader" data-testid={`grid-phase-${p.id}`}>
+                <span className="line-clamp-2 break-words">
                   {i + 1}. {p.id.replace(/-/g, " ")}
                 </span>
               </div>

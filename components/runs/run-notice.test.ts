@@ -7,8 +7,8 @@ const run = (status: string, message?: string) => ({
   status,
   clusterName: "lab-dev",
   steps: [
-    { status: "done", error: null },
-    { status: status === "running" ? "running" : "done", error: null },
+    { status: "done", error: null, startedAt: "2026-12-06T10:00:00Z" },
+    { status: status === "running" ? "running" : "done", error: null, startedAt: "2026-12-06T10:00:00Z" },
   ],
   summary: message ? { message } : null,
 });

@@ -6,7 +6,7 @@ import { useEffect, useRef, useSyncExternalStore } from "react";
 import { progressOf } from "./grid-model";
 import { runTypeTitle } from "./run-status";
 
-type RunLike = { id: string; type: string; status: string; clusterName: string; steps: { status: string; error: string | null }[]; summary: Record<string, unknown> | null };
+type RunLike = { id: string; type: string; status: string; clusterName: string; steps: { status: string; error: string | null; startedAt: string | null }[]; summary: Record<string, unknown> | null };
 
 const titleState: Record<string, string> = {
   planned: "◇ Planned",

@@ -80,7 +80,8 @@ export function RunView({ runId, initialCell }: { runId: string; initialCell?: C
   const run = q.data;
   const size = planSize(run.plan);
   // A run planned before the cluster was edited can be neither started nor retried: plan it again.
-  const canRetry = !!me && !run.stale && (run.status === "failed" || run.status === "cancelled") && !retryRefusal(me.role, run);
+  // A plan cancelled before it started has nowhere it stopped: planning again is the way on.
+  const canRetry = !!me && !run.stale && !!run.startedAt && (run.status === "failed" || run.status === "cancelled") && !retryRefusal(me.role, run);
   const canStartThis = canStart && !run.stale && (!DESTRUCTIVE_RUNS.includes(run.type) || canReset);
   const decisions = run.steps.filter((s) => stepState(s) === "decision");
   return (
@@ -229,7 +230,7 @@ function RunHeader({ run, now, stream }: { run: Run; now: number; stream: Stream
               data-testid="run-eta"
               title={estimate.ms !== null && estimate.basis === "history" ? "From the phase times of the last successful run of this kind" : undefined}
             >
-              {estimate.ms !== null ? `about ${formatDuration(estimate.ms)} left` : estimate.why}
+              {estimate.ms === null ? estimate.why : estimate.ms < 5_000 ? "almost done" : `about ${formatDuration(estimate.ms)} left`}
             </span>
           )}
         </div>
