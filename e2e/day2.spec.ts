@@ -50,12 +50,21 @@ test("an admin plans adding a master and a worker, removing a worker and an upgr
   await page.goto(clusterUrl);
   await expect(page.getByTestId("day2-not-yet")).toHaveText(/^Not bootstrapped yet: .*Bootstrap it first/);
   await page.getByTestId("day2-select-worker-2").check();
-  for (const id of ["day2-add", "day2-upgrade", "backup-now", "plan-recover", "plan-rotate", "read-live-certs", "join-worker-2"]) await expect(page.getByTestId(id), id).toBeDisabled();
+  for (const id of ["day2-add", "day2-upgrade", "backup-now", "plan-recover", "plan-rotate", "read-live-certs", "join-worker-2", "kubeconfig-download"]) await expect(page.getByTestId(id), id).toBeDisabled();
+  // Each panel says why in words, not only in a tooltip.
+  for (const id of ["backups-not-yet", "certificates-not-yet", "kubeconfig-not-yet"]) await expect(page.getByTestId(id), id).toHaveText(/^Not bootstrapped yet/);
   // Once it runs (bootstrapped elsewhere: the test's hosts do not exist), all of it is offered.
   seed(["day2-e2e"]);
 
   await page.goto(clusterUrl);
   await expect(page.getByTestId("day2-not-yet")).toHaveCount(0);
+  // A bootstrap is not the next step of a running cluster: the button asks first and plans nothing.
+  await expect(page.getByTestId("plan-bootstrap")).not.toHaveClass(/btn-primary/);
+  await page.getByTestId("plan-bootstrap").click();
+  await expect(page.getByTestId("bootstrap-again")).toContainText("bootstrapped already");
+  await page.getByTestId("bootstrap-again-cancel").click();
+  await expect(page.getByTestId("bootstrap-again")).toHaveCount(0);
+  expect(page.url()).toBe(clusterUrl);
   await page.getByTestId("day2-select-master-3").check();
   await page.getByTestId("day2-select-worker-2").check();
   await expect(page.getByTestId("day2-add")).toHaveText("Add 2 to the cluster (1 master: etcd grows one member at a time)");

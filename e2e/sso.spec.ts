@@ -82,12 +82,16 @@ test("a member of helpdesk sees clusters read-only", async ({ page }) => {
   await expect(page.getByTestId("kubeconfig-panel")).toBeVisible();
   await expect(page.getByTestId("plan-check")).toHaveCount(0);
   await expect(page.getByTestId("plan-bootstrap")).toHaveCount(0);
-  // Support may download a kubeconfig; this cluster was never bootstrapped, so the page says why not.
-  const issued = page.waitForRequest((r) => r.url().endsWith(`/api/clusters/${cluster.clusterId}/kubeconfig`));
-  await page.getByTestId("kubeconfig-download").click();
-  await expect(page.getByTestId("kubeconfig-error")).toContainText("not been bootstrapped");
-  const csrf = (await issued).headers()["x-csrf-token"];
+  // Support may download a kubeconfig; this cluster was never bootstrapped, so the page offers none and
+  // says why, and the server refuses one too.
+  await expect(page.getByTestId("kubeconfig-download")).toBeDisabled();
+  await expect(page.getByTestId("kubeconfig-not-yet")).toHaveText(/^Not bootstrapped yet/);
+  // The session's CSRF token, as the page got it from the server (it sends it with every change).
+  const csrf = /csrfToken\\?"\s*:\s*\\?"([^"\\]+)/.exec(await page.content())?.[1];
   expect(csrf).toBeTruthy();
+  const issued = await page.request.post(`/api/clusters/${cluster.clusterId}/kubeconfig`, { data: {}, headers: { "x-csrf-token": csrf! } });
+  expect(issued.status()).toBe(409);
+  expect(await issued.text()).toContain("not been bootstrapped");
   // The server refuses a run whatever the page shows.
   const res = await page.request.post(`/api/clusters/${cluster.clusterId}/runs`, { data: { type: "check" }, headers: { "x-csrf-token": csrf! } });
   expect(res.status()).toBe(403);

@@ -80,13 +80,13 @@ export function ClusterDetail({ id }: { id: string }) {
             Assets
           </Link>
           {canWrite && (
-            <Link className="btn-primary" href={`/clusters/${c.id}/edit`} data-testid="edit-cluster">
+            <Link className="btn" href={`/clusters/${c.id}/edit`} data-testid="edit-cluster">
               Edit
             </Link>
           )}
         </div>
       </div>
-      {first && <ClusterRuns clusterId={c.id} />}
+      {first && <ClusterRuns clusterId={c.id} bootstrapped={!notYet} />}
       <section className="card">
         <dl className="grid grid-cols-3 gap-x-4 gap-y-2 text-sm">
           {facts.map(([k, v]) => (
@@ -169,8 +169,8 @@ export function ClusterDetail({ id }: { id: string }) {
           ))}
         </ul>
       </section>
-      {!first && <ClusterRuns clusterId={c.id} />}
-      <KubeconfigPanel clusterId={c.id} />
+      {!first && <ClusterRuns clusterId={c.id} bootstrapped={!notYet} />}
+      <KubeconfigPanel clusterId={c.id} notYet={notYet} />
       <BackupsPanel clusterId={c.id} clusterName={c.name} notYet={notYet} />
       <CertificatesPanel clusterId={c.id} notYet={notYet} />
       <ClusterLive clusterId={c.id} />

@@ -103,7 +103,7 @@ export function ClusterList({ initial }: { /** The rows as the page was rendered
               </select>
             </label>
             <span className="pb-2 text-slate-600" data-testid="fleet-count">
-              {rows.length === q.data.clusters.length ? `${rows.length} clusters` : `${rows.length} of ${q.data.clusters.length} clusters`}
+              {rows.length === q.data.clusters.length ? `${rows.length} cluster${rows.length === 1 ? "" : "s"}` : `${rows.length} of ${q.data.clusters.length} clusters`}
             </span>
           </div>
           <div className="card overflow-x-auto p-0">

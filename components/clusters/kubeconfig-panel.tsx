@@ -29,7 +29,7 @@ async function download(clusterId: string): Promise<void> {
   URL.revokeObjectURL(url);
 }
 
-export function KubeconfigPanel({ clusterId }: { clusterId: string }) {
+export function KubeconfigPanel({ clusterId, notYet }: { clusterId: string; /** Why there is no API to reach yet (lifecycle.ts dayTwoRefusal). */ notYet?: string }) {
   const queryClient = useQueryClient();
   const q = useQuery({
     queryKey: key(clusterId),
@@ -48,10 +48,15 @@ export function KubeconfigPanel({ clusterId }: { clusterId: string }) {
     <section className="card" data-testid="kubeconfig-panel">
       <div className="mb-2 flex items-center justify-between">
         <h2 className="font-semibold">Your kubeconfig</h2>
-        <button className="btn-primary" disabled={issue.isPending} onClick={() => issue.mutate()} data-testid="kubeconfig-download">
+        <button className="btn" disabled={issue.isPending || !!notYet} title={notYet} onClick={() => issue.mutate()} data-testid="kubeconfig-download">
           {issue.isPending ? "Issuing…" : "Download kubeconfig"}
         </button>
       </div>
+      {notYet && (
+        <p className="mb-2 text-sm text-slate-600" data-testid="kubeconfig-not-yet">
+          {notYet}
+        </p>
+      )}
       {q.data && (
         <p className="mb-2 text-sm text-slate-600">
           A client certificate in your name for your role here ({q.data.role}: group bootdeck:{q.data.role}), valid for {q.data.hours} h. It cannot be revoked

@@ -62,6 +62,11 @@ export function BackupsPanel({ clusterId, clusterName, notYet }: { clusterId: st
           )}
         </div>
       </div>
+      {notYet && (
+        <p className="mb-2 text-sm text-slate-600" data-testid="backups-not-yet">
+          {notYet}
+        </p>
+      )}
       {(now.isError || plan.isError) && <p className="text-sm text-red-600">{(now.error ?? plan.error)?.message}</p>}
       {policy && (
         <p className={`mb-2 rounded px-2 py-1 text-sm ${policy.health.state === "failing" ? "bg-red-100 font-medium text-red-800" : "text-slate-600"}`} data-testid="backup-schedule" data-state={policy.health.state}>
@@ -222,6 +227,11 @@ export function CertificatesPanel({ clusterId, notYet }: { clusterId: string; /*
           )}
         </div>
       </div>
+      {notYet && (
+        <p className="mb-2 text-sm text-slate-600" data-testid="certificates-not-yet">
+          {notYet}
+        </p>
+      )}
       {warnings.length > 0 && (
         <p className="mb-2 rounded bg-red-100 px-2 py-1 text-sm font-medium text-red-800" data-testid="cert-warning">
           {warnings.length} certificate{warnings.length === 1 ? "" : "s"} end within {EXPIRY_WARNING_DAYS} days: {warnings[0]!.source} {expiryText(warnings[0]!.daysLeft)}. Rotate them.

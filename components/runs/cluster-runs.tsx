@@ -12,8 +12,13 @@ import { Time } from "../time";
 import { formatDuration } from "./eta";
 import { runTypeTitle, StatusBadge } from "./run-status";
 
-/** Run history of a cluster, and the buttons that plan a check or a bootstrap (confirmed on the run page). */
-export function ClusterRuns({ clusterId }: { clusterId: string }) {
+/**
+ * Run history of a cluster, and the buttons that plan a check or a bootstrap (confirmed on the run page).
+ * On a cluster that was bootstrapped already, a bootstrap is not the next step (its hosts must be reset
+ * first): the button is secondary and asks before it plans one.
+ */
+export function ClusterRuns({ clusterId, bootstrapped = false }: { clusterId: string; bootstrapped?: boolean }) {
+  const [askAgain, setAskAgain] = useState(false);
   const router = useRouter();
   const canStart = useCan("run:start");
   const q = useQuery({ queryKey: runQueryKeys.clusterRuns(clusterId), queryFn: () => api<{ runs: ClusterRunRow[] }>(`/api/clusters/${clusterId}/runs`) });
@@ -54,10 +59,10 @@ export function ClusterRuns({ clusterId }: { clusterId: string }) {
               {planning === "check" ? "Planning…" : "Check hosts"}
             </button>
             <button
-              className="btn-primary"
+              className={bootstrapped ? "btn" : "btn-primary"}
               data-testid="plan-bootstrap"
               disabled={plan.isPending || ensure.isPending || rendering}
-              onClick={() => ensure.mutate()}
+              onClick={() => (bootstrapped && !askAgain ? setAskAgain(true) : ensure.mutate())}
               title="Plan the whole bootstrap (facts, preflight, packages, binaries, kubelet, control plane, self-hosted, pivot, join, verify); you review the plan before anything runs"
             >
               {rendering ? "Rendering assets…" : planning === "bootstrap" ? "Planning…" : "Bootstrap cluster"}
@@ -65,6 +70,15 @@ export function ClusterRuns({ clusterId }: { clusterId: string }) {
           </div>
         )}
       </div>
+      {askAgain && !planning && (
+        <p className="mb-2 rounded bg-amber-50 px-2 py-1 text-sm text-amber-900" data-testid="bootstrap-again">
+          This cluster was bootstrapped already. A bootstrap is for hosts with nothing of a cluster on them: reset the hosts first (Reset on each host), or
+          use the runs that act on a running cluster below. Click &ldquo;Bootstrap cluster&rdquo; again to plan one anyway (you still review it before anything runs).{" "}
+          <button className="text-indigo-700 underline" data-testid="bootstrap-again-cancel" onClick={() => setAskAgain(false)}>
+            Never mind
+          </button>
+        </p>
+      )}
       {rendering && job.data && (
         <div className="mb-2 text-sm text-slate-700" data-testid="plan-render-progress">
           <p>
