@@ -105,6 +105,12 @@ describe("waitingText", () => {
     expect(waitingText({ ...wait, host: null, deadline: "" }, t0 + 5_000).text).toBe("waiting for kube-apiserver, 00:05");
   });
 
+  test("names the host once when what it waits for already does", () => {
+    expect(waitingText({ ...wait, what: "the control plane on master-2 Running and Ready", host: "master-2" }, t0 + 43_000).text).toBe("waiting for the control plane on master-2 Running and Ready, 00:43 of 05:00");
+    // master-1 is not master-10.
+    expect(waitingText({ ...wait, what: "etcd on master-10", host: "master-1" }, t0).text).toBe("waiting for etcd on master-10 on master-1, 00:00 of 05:00");
+  });
+
   test("is overdue past the deadline", () => {
     expect(waitingText(wait, t0 + 301_000)).toEqual({ text: "waiting for kube-apiserver on master-1, 05:01 of 05:00", overdue: true });
   });

@@ -111,7 +111,9 @@ export function formatClock(ms: number): string {
 export function waitingText(waiting: { what: string; host: string | null; since: string; deadline: string }, now: number): { text: string; overdue: boolean } {
   const since = Date.parse(waiting.since);
   const deadline = Date.parse(waiting.deadline);
-  const where = waiting.host ? ` on ${waiting.host}` : "";
+  // "… on master-2" once: many waits already name their host.
+  const named = waiting.host !== null && new RegExp(`(^|[^\\w.-])${waiting.host.replace(/[.]/g, "\\.")}($|[^\\w.-])`).test(waiting.what);
+  const where = waiting.host && !named ? ` on ${waiting.host}` : "";
   const clock = Number.isNaN(since) ? "" : `, ${formatClock(now - since)}${Number.isNaN(deadline) ? "" : ` of ${formatClock(deadline - since)}`}`;
   return { text: `waiting for ${waiting.what}${where}${clock}`, overdue: !Number.isNaN(deadline) && now > deadline };
 }
