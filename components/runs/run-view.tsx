@@ -248,8 +248,8 @@ function DecisionNotice({ run, decisions, canDecide }: { run: Run; decisions: Ru
     <section className="rounded border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900" data-testid="run-decision">
       <p className="font-semibold">Needs a decision (admin or lead)</p>
       <p>
-        Preflight found warnings on {hosts.length === 1 ? hosts[0] : `${hosts.length} hosts`}. They stop the {runTypeTitle[run.type]?.toLowerCase() ?? run.type} until an admin or lead
-        accepts them, or they are fixed on the hosts and the run is retried:
+        Preflight found warnings on {hosts.length === 1 ? hosts[0] : `${hosts.length} hosts`}. This run stopped there (nothing runs meanwhile, so there is
+        nothing to cancel) until an admin or lead accepts them, or they are fixed on the hosts and the run is retried:
       </p>
       <ul className="my-1 list-disc pl-5" data-testid="run-decision-warnings">
         {warnings.map((w) => (
