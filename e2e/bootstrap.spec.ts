@@ -280,7 +280,7 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   await expect(run.details).toContainText("Docker is installed");
   const cgroupFs = onHost("master-1", "stat -fc %T /sys/fs/cgroup");
   if (cgroupFs === "cgroup2fs") await expect(run.details).not.toContainText("cgroup v1");
-  else await expect(run.details).toContainText(`cgroup v1 (${cgroupFs}) is deprecated; the kubelet runs on it because spec.kubernetes.allowCgroupV1 is set`);
+  else await expect(run.details).toContainText(`cgroup v1 (${cgroupFs}) is deprecated, and the kubelet runs on it only because spec.kubernetes.allowCgroupV1 is set`);
   await page.screenshot({ path: shot("31-bootstrap-warnings.png"), fullPage: true });
   // A support engineer has the run open too: the same state, no button, told who decides.
   const supportContext = await browser.newContext();

@@ -82,7 +82,11 @@ describe("preflight of the container runtime", () => {
   it("refuses cgroup v1 from 1.35 unless the definition allows it, then warns", () => {
     const v1 = { ...healthy, cgroup: "tmpfs" };
     expect(evaluateHost(v1, target("worker", "v1.35.4")).find((x) => x.check === "cgroups")).toMatchObject({ severity: "error", hint: expect.stringContaining("allowCgroupV1: true") });
-    expect(evaluateHost(v1, target("worker", "v1.35.4", (s) => (s.kubernetes.allowCgroupV1 = true))).find((x) => x.check === "cgroups")?.severity).toBe("warning");
+    const allowed = evaluateHost(v1, target("worker", "v1.35.4", (s) => (s.kubernetes.allowCgroupV1 = true))).find((x) => x.check === "cgroups");
+    expect(allowed?.severity).toBe("warning");
+    // One warning, one line of the decision banner: a step's warnings are listed split at "; ".
+    expect(allowed?.message).toMatch(/^cgroup v1 \(.*\) is deprecated, and the kubelet runs on it only because spec\.kubernetes\.allowCgroupV1 is set$/);
+    expect(allowed?.message).not.toContain("; ");
     expect(evaluateHost(v1, target("worker", "v1.34.4")).find((x) => x.check === "cgroups")?.severity).toBe("warning");
   });
   it("stops when the cgroup driver cannot match the host's init", () => {

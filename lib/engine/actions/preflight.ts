@@ -192,7 +192,7 @@ function cgroupFindings(probe: PreflightProbe, caps: Capabilities, def: ClusterD
     f.push({
       check: "cgroups",
       severity: "warning",
-      message: `cgroup v1 (${probe.cgroup}) is deprecated${caps.cgroupV1Refused ? "; the kubelet runs on it because spec.kubernetes.allowCgroupV1 is set" : ""}`,
+      message: `cgroup v1 (${probe.cgroup}) is deprecated${caps.cgroupV1Refused ? ", and the kubelet runs on it only because spec.kubernetes.allowCgroupV1 is set" : ""}`,
       hint: `plan the move: ${move}`,
     });
   const systemd = probe.init === "systemd";
