@@ -85,9 +85,8 @@ async function failRun(lease: Lease, message: string): Promise<void> {
 
 async function finishAsHolder(lease: Lease, status: FinishedStatus, summary: Record<string, unknown>, leftover?: "skipped" | "cancelled", write: typeof writeAsHolder = writeAsHolder): Promise<void> {
   await write(lease, async (tx, append) => {
-    if (leftover === "cancelled") await tx.step.updateMany({ where: { runId: lease.runId, status: { in: ["pending", "waiting", "running"] } }, data: { status: "cancelled" } });
-    else if (leftover === "skipped") await tx.step.updateMany({ where: { runId: lease.runId, status: { in: ["pending", "waiting", "running"] } }, data: { status: "skipped", error: "not run: the run stopped before it" } });
-    else await tx.step.updateMany({ where: { runId: lease.runId, status: { in: ["pending", "waiting", "running"] } }, data: { status: "skipped", error: "not run: the run ended before it" } });
+    const data = leftover === "cancelled" ? { status: "cancelled" } : { status: "skipped", error: `not run: the run ${leftover === "skipped" ? "stopped" : "ended"} before it` };
+    await tx.step.updateMany({ where: { runId: lease.runId, status: { in: ["pending", "waiting", "running"] } }, data });
     const run = await tx.run.findUniqueOrThrow({ where: { id: lease.runId }, select: { clusterId: true } });
     await append({ type: "run.finished", data: { status, summary } });
     await tx.run.update({ where: { id: lease.runId }, data: { status, finishedAt: new Date(), summary: JSON.stringify(summary), workerId: null } });
