@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import type { ReactNode } from "react";
+import { type ReactNode, useEffect } from "react";
 import { can, type Permission } from "@/lib/auth/roles";
 import { api, setCsrfToken } from "./api-client";
 import { CurrentUserProvider, type ShellUser } from "./current-user";
@@ -19,6 +19,11 @@ const nav: { href: string; label: string; permission: Permission; testId: string
 
 export function AppShell({ user, children }: { user: ShellUser; children: ReactNode }) {
   setCsrfToken(user.csrfToken);
+  // Marks the page as interactive: a link clicked before hydration may do nothing (Next.js 16 drops
+  // some such clicks), so the browser tests wait for this before their first click.
+  useEffect(() => {
+    document.body.dataset.hydrated = "true";
+  }, []);
   return (
     <CurrentUserProvider user={user}>
       <div className="min-h-screen">

@@ -8,4 +8,10 @@ export async function signIn(page: Page, username = "admin", password = e2eAdmin
   await page.getByTestId("login-password").fill(password);
   await page.getByTestId("login-submit").click();
   await page.waitForURL("**/clusters");
+  await waitForHydration(page);
+}
+
+/** Waits until the signed-in page is interactive (components/app-shell.tsx marks it). */
+export async function waitForHydration(page: Page): Promise<void> {
+  await page.locator("body[data-hydrated]").waitFor({ state: "attached" });
 }
