@@ -25,7 +25,19 @@ bin/bootdeck lab up --masters 3 --workers 3 --name dev
 bin/bootdeck setup
 mkdir -p data
 node --conditions=react-server --import ./node_modules/tsx/dist/loader.mjs lab/write-cluster-yaml.ts dev > data/lab-dev.cluster.yaml
+# The saved cluster "lab-dev" belongs to the lab it was imported for: a lab built anew has new hosts
+# (new SSH host keys, nothing installed), so the old cluster, its runs and its pinned keys are deleted
+# and the definition imported fresh. A reused lab keeps the cluster and its history.
+lab_created="$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).createdAt' "${BOOTDECK_LAB_RUN:-/run/bootdeck-lab}/dev/state.json")"
+if [ "$(cat data/lab-dev.lab-created 2>/dev/null)" != "$lab_created" ]; then
+  echo "try: the lab was built at ${lab_created}; the cluster \"lab-dev\" of an earlier lab (if any) is deleted from the database"
+  bin/bootdeck cluster delete lab-dev --yes --if-exists || {
+    echo "try: see the runs of lab-dev with: bin/bootdeck run list --cluster lab-dev (end a stuck one with bin/bootdeck run release RUN), then run this again" >&2
+    exit 1
+  }
+fi
 bin/bootdeck import data/lab-dev.cluster.yaml --replace
+echo "$lab_created" > data/lab-dev.lab-created
 cat <<MSG
 
 Bootdeck is starting at http://localhost:${port}

@@ -22,7 +22,7 @@ beforeAll(async () => {
 
 // Each case starts the CLI (the compiled bundle, bin/bootdeck) a few times, and the first start after a
 // source edit builds the bundle: generous deadlines for a busy machine.
-describe("bootdeck import and export", { timeout: 120_000 }, () => {
+describe("bootdeck import, export and cluster delete", { timeout: 120_000 }, () => {
   it("imports a cluster.yaml whose credential names a key file, and exports it without the key", async () => {
     const def = exampleDefinition({ name: "from-cli" });
     def.spec.credentials = [{ name: "admin-key", type: "privateKey", privateKeyFile: "id" }];
@@ -61,5 +61,36 @@ describe("bootdeck import and export", { timeout: 120_000 }, () => {
     expect(r.stdout).toContain(`host key of worker-2 cleared: it moved from 192.0.2.15:22 to 192.0.2.77:22 (was ${pins.get("worker-2")})`);
     expect(r.stdout).toContain("bootdeck host repin pinned worker-2");
     expect(r.stdout).toContain(`host keys kept (address and port unchanged): master-1 ${pins.get("master-1")}`);
+  });
+
+  it("cluster delete removes a saved cluster and its pinned keys once its name is given, so the next import starts fresh", async () => {
+    const def = exampleDefinition({ name: "short-lived" });
+    def.spec.credentials = [{ name: "admin-key", type: "privateKey", privateKeyFile: "id" }];
+    writeFileSync(path.join(dir, "short-lived.yaml"), stringify(def));
+    await bootdeck("import", path.join(dir, "short-lived.yaml"));
+    const pinned = `SHA256:${"b".repeat(43)}`;
+    const sqlite = new Database(path.join(dir, "bootdeck.db"));
+    sqlite.prepare(`UPDATE "Host" SET "hostKeyFingerprint" = ? WHERE "clusterId" = (SELECT id FROM "Cluster" WHERE name = 'short-lived')`).run(pinned);
+
+    const unconfirmed = (await bootdeck("cluster", "delete", "short-lived")) as { code: number; stderr: string };
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain("not confirmed; pass --yes");
+
+    const deleted = (await bootdeck("cluster", "delete", "short-lived", "--yes")) as { stdout: string };
+    expect(deleted.stdout).toMatch(/deleted cluster short-lived \(cl_\w+\) from the database; its hosts were not touched/);
+    expect(sqlite.prepare(`SELECT count(*) AS n FROM "Cluster" WHERE name = 'short-lived'`).get()).toEqual({ n: 0 });
+    expect(sqlite.prepare(`SELECT details FROM "AuditEvent" WHERE action = 'cluster.delete' ORDER BY id DESC LIMIT 1`).get()).toEqual({ details: expect.stringContaining('"via":"cli"') });
+
+    const missing = (await bootdeck("cluster", "delete", "short-lived", "--yes")) as { code: number; stderr: string };
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no cluster named "short-lived"');
+    expect(await bootdeck("cluster", "delete", "short-lived", "--yes", "--if-exists")).toMatchObject({ stdout: "" });
+
+    const again = (await bootdeck("import", path.join(dir, "short-lived.yaml"), "--replace")) as { stdout: string };
+    expect(again.stdout).toMatch(/created cluster short-lived/);
+    const pins = sqlite.prepare(`SELECT "hostKeyFingerprint" AS fp FROM "Host" WHERE "clusterId" = (SELECT id FROM "Cluster" WHERE name = 'short-lived')`).all();
+    expect(pins.length).toBeGreaterThan(0);
+    expect(pins).toEqual(pins.map(() => ({ fp: null })));
+    sqlite.close();
   });
 });

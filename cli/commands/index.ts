@@ -19,6 +19,7 @@ export const commands: Record<string, CommandEntry> = {
   user: { summary: "manage dashboard accounts: list, add, passwd, disable, enable, delete", load: async () => (await import("./user")).user },
   "rotate-master-key": { summary: "re-encrypt every stored secret under a new master key", load: async () => (await import("./rotate-master-key")).rotateMasterKeyCommand },
   run: { summary: "list runs in progress; release a stuck run or cancel one", load: async () => (await import("./run")).run },
+  cluster: { summary: "delete a saved cluster from the database (its hosts are not touched)", load: async () => (await import("./cluster")).cluster },
   host: { summary: "re-pin a host's SSH key after a reinstall (shows the old and the new fingerprint first)", load: async () => (await import("./host")).host },
   nodes: { summary: "add hosts to a running cluster, or remove them (etcd membership, drain, reset)", load: async () => (await import("./day2")).nodes },
   upgrade: { summary: "roll a cluster to another Kubernetes version (control plane first, kubelets in batches)", load: async () => (await import("./day2")).upgrade },

@@ -1,15 +1,20 @@
-// What every command that asks or records who acted shares: a yes/no question on the terminal, and
+// What every command that asks or records who acted shares: a question on the terminal, and
 // the audit log's name for the person at it ("cli:<login>").
 import { createInterface } from "node:readline/promises";
 import { userInfo } from "node:os";
 
-export async function confirm(question: string): Promise<boolean> {
+/** One line typed at the terminal, trimmed. */
+export async function ask(question: string): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
+    return (await rl.question(question)).trim();
   } finally {
     rl.close();
   }
+}
+
+export async function confirm(question: string): Promise<boolean> {
+  return /^y(es)?$/i.test(await ask(question));
 }
 
 /** The audit log's actor for this command line's user; "cli:unknown" when the login cannot be read. */
