@@ -36,7 +36,7 @@ export function resetAddressConnections(at: string, filter: string): string {
 }
 
 /** The address as ss(8)'s filters take it. */
-const ssFilterOf = (address: string): string => (address.includes(":") ? `[${address}]` : address);
+export const ssFilterOf = (address: string): string => (address.includes(":") ? `[${address}]` : address);
 
 /** True when Bootdeck runs keepalived for this definition's endpoint. */
 export const provisionsVip = (def: ClusterDefinition): boolean => def.spec.apiEndpoint.type === "vip" && def.spec.apiEndpoint.keepalived !== undefined;

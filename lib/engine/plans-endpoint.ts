@@ -1,6 +1,6 @@
 // The API address's phase of a plan: keepalived on the masters when the definition has Bootdeck
 // provision its VIP (lib/assets/endpoint.ts). Shared by the bootstrap and by adding masters.
-import { ENDPOINT_PATHS, provisionsVip } from "../assets/endpoint";
+import { ENDPOINT_PATHS, provisionsVip, ssFilterOf } from "../assets/endpoint";
 import type { ClusterDefinition } from "../cluster/definition";
 import type { EffectiveHost } from "../cluster/derive";
 import { shellCommand, shellScript } from "../ssh/quote";
@@ -35,7 +35,8 @@ export function addressMoves(def: ClusterDefinition, runId: string, host: Pick<E
 
 /** The address script's command on a master (it does nothing where Bootdeck's keepalived is not installed). */
 export function addressCommand(def: ClusterDefinition, runId: string, act: "release" | "rejoin" | "leave"): string[] {
-  return shellScript(ADDRESS_SCRIPT, [runId, act, def.spec.apiEndpoint.host ?? ""], "bootdeck");
+  const vip = def.spec.apiEndpoint.host ?? "";
+  return shellScript(ADDRESS_SCRIPT, [runId, act, vip, ssFilterOf(vip)], "bootdeck");
 }
 
 /** keepalived from the host's packages when missing; then started, restarted only when its files changed. */

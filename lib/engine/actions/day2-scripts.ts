@@ -58,17 +58,17 @@ case "$act" in
 esac`;
 
 /**
- * Bootdeck's keepalived on a master, when the cluster's API address is a VIP ($2): `release` stops it
- * (keepalived gives the address up as it stops, and another master takes it at once), `rejoin` starts it
- * again (at equal priority it does not take the address back), `leave` stops and disables it for good.
+ * Bootdeck's keepalived on a master, when the cluster's API address is a VIP ($2; $3 as ss(8) filters
+ * it): `release` stops it (keepalived gives the address up as it stops, and another master takes it at
+ * once), `rejoin` starts it again (at equal priority it does not take the address back), `leave` stops
+ * and disables it for good.
  * A master releases the address before its API server, its etcd member or its kubelet restarts, or its
  * etcd member is removed: its API server uses only that member, and requests sent to the address
  * meanwhile would hang or be reset. Once the address is gone, the connections that ended here through
  * it are reset, so their clients reconnect to the new holder at once.
  */
-export const ADDRESS_SCRIPT = `${LOCK}act=$1 vip=$2
+export const ADDRESS_SCRIPT = `${LOCK}act=$1 vip=$2 at=$3
 if [ ! -f ${ENDPOINT_PATHS.unit} ]; then echo "bootdeck-address none here"; exit 0; fi
-case "$vip" in *:*) at="[$vip]" ;; *) at=$vip ;; esac
 case "$act" in
   release) systemctl stop ${ENDPOINT_UNIT} ;;
   rejoin) systemctl start ${ENDPOINT_UNIT} ;;
