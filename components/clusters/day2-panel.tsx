@@ -11,6 +11,7 @@ import type { CreateRunBody } from "@/lib/engine/schemas";
 import { versionProfiles } from "@/lib/cluster/versions";
 import { api } from "../api-client";
 import { useCan } from "../current-user";
+import { NotYet } from "./not-yet";
 
 type Host = { name: string; role: string };
 
@@ -36,11 +37,7 @@ export function Day2Panel({ clusterId, version, hosts, notYet }: { clusterId: st
   return (
     <section className="card space-y-3" data-testid="day2-panel">
       <h2 className="font-semibold">Add, remove, upgrade</h2>
-      {notYet && (
-        <p className="text-sm text-slate-600" data-testid="day2-not-yet">
-          {notYet}
-        </p>
-      )}
+      <NotYet reason={notYet} testId="day2-not-yet" />
       <div className="flex flex-wrap gap-3 text-sm">
         {hosts.map((h) => (
           <label key={h.name} className="flex items-center gap-1">

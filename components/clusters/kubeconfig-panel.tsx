@@ -6,6 +6,7 @@ import { useState } from "react";
 import type { KubeconfigIssueView } from "@/lib/kubeconfigs/schemas";
 import { api, getCsrfToken } from "../api-client";
 import { Time } from "../time";
+import { NotYet } from "./not-yet";
 
 const key = (clusterId: string) => ["clusters", clusterId, "kubeconfigs"] as const;
 
@@ -52,11 +53,7 @@ export function KubeconfigPanel({ clusterId, notYet }: { clusterId: string; /** 
           {issue.isPending ? "Issuing…" : "Download kubeconfig"}
         </button>
       </div>
-      {notYet && (
-        <p className="mb-2 text-sm text-slate-600" data-testid="kubeconfig-not-yet">
-          {notYet}
-        </p>
-      )}
+      <NotYet reason={notYet} testId="kubeconfig-not-yet" />
       {q.data && (
         <p className="mb-2 text-sm text-slate-600">
           A client certificate in your name for your role here ({q.data.role}: group bootdeck:{q.data.role}), valid for {q.data.hours} h. It cannot be revoked

@@ -12,6 +12,7 @@ import { api } from "../api-client";
 import { useCan } from "../current-user";
 import { Time } from "../time";
 import { BackupTarget } from "./backup-target";
+import { NotYet } from "./not-yet";
 
 const size = (n: number) => (n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`);
 
@@ -62,11 +63,7 @@ export function BackupsPanel({ clusterId, clusterName, notYet }: { clusterId: st
           )}
         </div>
       </div>
-      {notYet && (
-        <p className="mb-2 text-sm text-slate-600" data-testid="backups-not-yet">
-          {notYet}
-        </p>
-      )}
+      <NotYet reason={notYet} testId="backups-not-yet" />
       {(now.isError || plan.isError) && <p className="text-sm text-red-600">{(now.error ?? plan.error)?.message}</p>}
       {policy && (
         <p className={`mb-2 rounded px-2 py-1 text-sm ${policy.health.state === "failing" ? "bg-red-100 font-medium text-red-800" : "text-slate-600"}`} data-testid="backup-schedule" data-state={policy.health.state}>
@@ -227,11 +224,7 @@ export function CertificatesPanel({ clusterId, notYet }: { clusterId: string; /*
           )}
         </div>
       </div>
-      {notYet && (
-        <p className="mb-2 text-sm text-slate-600" data-testid="certificates-not-yet">
-          {notYet}
-        </p>
-      )}
+      <NotYet reason={notYet} testId="certificates-not-yet" />
       {warnings.length > 0 && (
         <p className="mb-2 rounded bg-red-100 px-2 py-1 text-sm font-medium text-red-800" data-testid="cert-warning">
           {warnings.length} certificate{warnings.length === 1 ? "" : "s"} end within {EXPIRY_WARNING_DAYS} days: {warnings[0]!.source} {expiryText(warnings[0]!.daysLeft)}. Rotate them.
