@@ -521,7 +521,7 @@ export function labDown(name: string, log: Log): void {
 
 function mustState(name: string): LabState {
   const s = readState(validateLabName(name));
-  if (!s) throw new Error(`lab "${name}" is not up; start it with \`bootdeck lab up 3 --name ${name}\``);
+  if (!s) throw new Error(`lab "${name}" is not up; start it with \`bootdeck lab up --masters 3 --workers 3 --name ${name}\``);
   return s;
 }
 
