@@ -15,11 +15,19 @@ describe("cluster state as the bootstrap judges it", () => {
     expect(nodeReady({}).why).toMatch(/no Ready condition/);
   });
 
-  it("counts only self-hosted control-plane pods that are Running and Ready", () => {
+  it("counts only self-hosted control-plane pods that are Running and Ready, and names each with its node and state or why it is not placed", () => {
     const pods = [pod("bootstrap-kube-apiserver-m1", "Running", true), pod("kube-apiserver-x1", "Running", false), pod("kube-scheduler-a", "Running", true), pod("kube-controller-manager-b", "Pending", false)];
     expect(controlPlaneMissing(pods, ["kube-apiserver", "kube-scheduler", "kube-controller-manager"])).toEqual(["kube-apiserver", "kube-controller-manager"]);
     expect(podLine(pods[1]!)).toBe("kube-system/kube-apiserver-x1 Running 0/1 (CrashLoopBackOff)");
     expect(podLine({ ...pods[1]!, spec: { nodeName: "master-2" } })).toBe("kube-system/kube-apiserver-x1 on master-2 Running 0/1 (CrashLoopBackOff)");
+    const unplaced: PodLike = {
+      metadata: { name: "kube-scheduler-abc", namespace: "kube-system" },
+      status: {
+        phase: "Pending",
+        conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: "0/4 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 3 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling." }],
+      },
+    };
+    expect(podLine(unplaced)).toBe("kube-system/kube-scheduler-abc Pending 0/1 (Unschedulable: 0/4 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 3 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: })");
   });
 
   it("gives a master the control-plane label and taint through the API, only what is missing", () => {

@@ -10,7 +10,7 @@ export type NodeLike = {
 export type PodLike = {
   metadata?: { name?: string; namespace?: string; ownerReferences?: { kind: string }[]; annotations?: Record<string, string> };
   spec?: { nodeName?: string };
-  status?: { phase?: string; conditions?: { type: string; status: string }[]; containerStatuses?: { ready: boolean; restartCount: number; state?: { waiting?: { reason?: string; message?: string } } }[] };
+  status?: { phase?: string; conditions?: { type: string; status: string; reason?: string; message?: string }[]; containerStatuses?: { ready: boolean; restartCount: number; state?: { waiting?: { reason?: string; message?: string } } }[] };
 };
 
 export function nodeReady(node: NodeLike): { ready: boolean; why: string } {
@@ -27,9 +27,19 @@ export function podReady(pod: PodLike): boolean {
 /** A pod the bootstrap watches, in one line: "kube-system/kube-apiserver-x7 Running 0/1 (CrashLoopBackOff)". */
 export function podLine(pod: PodLike): string {
   const cs = pod.status?.containerStatuses ?? [];
-  const waiting = cs.map((c) => c.state?.waiting?.reason).find(Boolean);
+  const waiting = cs.map((c) => c.state?.waiting?.reason).find(Boolean) ?? unscheduledWhy(pod);
   const node = pod.spec?.nodeName ? ` on ${pod.spec.nodeName}` : "";
   return `${pod.metadata?.namespace}/${pod.metadata?.name}${node} ${pod.status?.phase ?? "Pending"} ${cs.filter((c) => c.ready).length}/${cs.length || 1}${waiting ? ` (${waiting})` : ""}`;
+}
+
+/** The scheduler's reason for a pod it could not place ("0/6 nodes are available: …"), without its preemption note. */
+function unscheduledWhy(pod: PodLike): string | undefined {
+  if (pod.spec?.nodeName) return undefined;
+  const c = pod.status?.conditions?.find((x) => x.type === "PodScheduled" && x.status === "False");
+  if (!c) return undefined;
+  const message = (c.message ?? "").split(/\.? ?preemption:/)[0]!.trim();
+  const why = `${c.reason ?? "not scheduled"}${message ? `: ${message}` : ""}`;
+  return why.length > 240 ? `${why.slice(0, 239)}…` : why;
 }
 
 /** True for a static pod's mirror: the API object the kubelet creates for a pod it runs from a file. */
