@@ -53,11 +53,14 @@ test("an admin plans adding a master and a worker, removing a worker and an upgr
   for (const id of ["day2-add", "day2-upgrade", "backup-now", "plan-recover", "plan-rotate", "read-live-certs", "join-worker-2", "kubeconfig-download"]) await expect(page.getByTestId(id), id).toBeDisabled();
   // Each panel says why in words, not only in a tooltip.
   for (const id of ["backups-not-yet", "certificates-not-yet", "kubeconfig-not-yet"]) await expect(page.getByTestId(id), id).toHaveText(/^Not bootstrapped yet/);
+  // The one primary action is the bootstrap; what waits for it does not look like the next step.
+  await expect(page.getByTestId("backup-now")).not.toHaveClass(/btn-primary/);
   // Once it runs (bootstrapped elsewhere: the test's hosts do not exist), all of it is offered.
   seed(["day2-e2e"]);
 
   await page.goto(clusterUrl);
   await expect(page.getByTestId("day2-not-yet")).toHaveCount(0);
+  await expect(page.getByTestId("backup-now")).toHaveClass(/btn-primary/);
   // A bootstrap is not the next step of a running cluster: the button asks first and plans nothing.
   await expect(page.getByTestId("plan-bootstrap")).not.toHaveClass(/btn-primary/);
   await page.getByTestId("plan-bootstrap").click();

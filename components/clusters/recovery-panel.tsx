@@ -56,8 +56,9 @@ export function BackupsPanel({ clusterId, clusterName, notYet }: { clusterId: st
               Recover control plane…
             </button>
           )}
+          {/* Before the bootstrap it is not the next action: secondary, not a faded primary. */}
           {canBackup && (
-            <button className="btn-primary" data-testid="backup-now" disabled={now.isPending || !!notYet} title={notYet} onClick={() => now.mutate()}>
+            <button className={notYet ? "btn" : "btn-primary"} data-testid="backup-now" disabled={now.isPending || !!notYet} title={notYet} onClick={() => now.mutate()}>
               {now.isPending ? "Starting…" : "Back up now"}
             </button>
           )}
