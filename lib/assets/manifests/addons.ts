@@ -1,7 +1,7 @@
 // The rest of the self-hosted cluster: kube-proxy, CoreDNS and flannel.
 import { IN_CLUSTER_KUBECONFIG_DIR, masterTolerations, tolerateAll, type ManifestFile, type RenderContext } from "../context";
 import type { K8sObject } from "../yaml-out";
-import { NS, clusterRoleBinding, inClusterKubeconfigVolume, meta, serviceAccount, spreadAcrossNodes, spreadReplicas, workload } from "./common";
+import { NS, clusterRoleBinding, inClusterKubeconfigVolume, meta, pdb, serviceAccount, spreadAcrossNodes, spreadReplicas, workload } from "./common";
 import { nodeNameEnv } from "./flags";
 
 const rbacV1 = "rbac.authorization.k8s.io/v1";
@@ -123,6 +123,8 @@ export function corednsManifests(ctx: RenderContext): ManifestFile[] {
     { path: "manifests/coredns-config.yaml", purpose: `CoreDNS configuration (serves ${domain})`, objects: [{ apiVersion: "v1", kind: "ConfigMap", metadata: meta("coredns", NS), data: { Corefile: corefile } }] },
     { path: "manifests/coredns.yaml", purpose: `CoreDNS Deployment (${corednsReplicas} ${corednsReplicas === 1 ? "replica" : "replicas, on distinct nodes"})`, objects: [deploy] },
     { path: "manifests/coredns-service.yaml", purpose: `cluster DNS Service at ${ctx.derived.dnsServiceIp}`, objects: [service] },
+    // A drain that takes a batch of nodes at once would otherwise evict both replicas together.
+    { path: "manifests/coredns-disruption.yaml", purpose: corednsReplicas >= 2 ? "keeps one CoreDNS replica answering through voluntary disruptions (a drain)" : "lets the lone CoreDNS replica be evicted (its node could not be drained otherwise)", objects: [pdb("coredns", labels, corednsReplicas)] },
     {
       path: "manifests/coredns-rbac.yaml",
       purpose: "CoreDNS service account and read access to services, endpoints, pods and namespaces",

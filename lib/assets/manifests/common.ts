@@ -35,11 +35,12 @@ export function workload(
 
 /**
  * Keeps one replica running through voluntary disruptions (a drain) when there are two; a lone replica
- * (a single master) may be evicted, or its node could never be drained.
+ * (where one node can run it) may be evicted, or its node could never be drained.
  */
 export function pdb(name: string, labels: Record<string, string>, replicas: number): K8sObject {
   const budget = replicas >= 2 ? { minAvailable: 1 } : { maxUnavailable: 1 };
-  return { apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: meta(name, NS), spec: { ...budget, selector: { matchLabels: labels } } };
+  // A replica that is not Ready (crash-looping, on a node that died) protects nothing: evicting it never blocks a drain.
+  return { apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: meta(name, NS), spec: { ...budget, selector: { matchLabels: labels }, unhealthyPodEvictionPolicy: "AlwaysAllow" } };
 }
 
 export const serviceAccount = (name: string, namespace = NS): K8sObject => ({ apiVersion: "v1", kind: "ServiceAccount", metadata: meta(name, namespace) });
