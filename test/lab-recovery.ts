@@ -2,7 +2,7 @@
 // on demand, every master rebooted at once, a restore from the backup, and the API address failing
 // over when its holder is cut off. Each runs the product's runs in this process (worker id "test") and
 // checks what a user would. Test code only.
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { expect } from "vitest";
 import { labVip } from "../lab/cluster-yaml";
@@ -110,6 +110,20 @@ export function controlPlaneUp({ kube, masters, nodes }: RecoveryCluster): true 
 export const configMap = (name: string) => JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" }, data: { at: new Date().toISOString() } });
 
 const etcdctl = "crictl exec $(crictl ps -q --name '^etcd$' | head -n1) etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/etcd/ca.crt --cert=/etc/kubernetes/etcd/server.crt --key=/etc/kubernetes/etcd/server.key";
+
+/**
+ * Secrets are encrypted at rest: a Secret created through the API is stored in etcd under the
+ * cluster's secretbox key (the `k8s:enc:secretbox:v1:` prefix, the value nowhere in the bytes), and the
+ * API still returns it decrypted.
+ */
+export function secretEncryptedAtRestChecked({ kube, masters }: Pick<RecoveryCluster, "kube" | "masters">, name: string): void {
+  const value = `plain-${randomBytes(12).toString("hex")}`;
+  kube.kubectl(`-n default create secret generic ${name} --from-literal=value=${value}`);
+  const stored = Buffer.from(kube.ssh(masters[0]!, `${etcdctl} get /registry/secrets/default/${name} --print-value-only | base64 -w0`).trim(), "base64");
+  expect(stored.subarray(0, 40).toString("latin1")).toMatch(/^k8s:enc:secretbox:v1:key-\d{8}:/);
+  expect(stored.includes(value)).toBe(false);
+  expect(Buffer.from(kube.kubectl(`-n default get secret ${name} -o jsonpath={.data.value}`).trim(), "base64").toString()).toBe(value);
+}
 
 /**
  * Creates the ConfigMap `marker`, then takes a backup on demand and checks it: streamed back, stored

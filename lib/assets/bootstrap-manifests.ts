@@ -1,6 +1,7 @@
 // The temporary control plane: static pods the first master's kubelet runs until the pivot. They
 // read secrets from a host directory the engine fills (see bootstrapSecretFiles) and are removed,
 // with that directory, once the self-hosted control plane runs.
+import { ENCRYPTION_CONFIG_ASSET } from "./encryption";
 import { BOOTSTRAP_SECRETS_HOST_DIR, SECRETS_DIR, type ManifestFile, type RenderContext } from "./context";
 import { apiserverCommand, apiserverProbes, componentProbe, CONTROLLER_MANAGER_PORT, controllerManagerCommand, podIpEnv, SCHEDULER_PORT, schedulerCommand } from "./manifests/flags";
 import type { K8sObject } from "./yaml-out";
@@ -14,7 +15,7 @@ export function bootstrapSecretFiles(assetPaths: readonly string[]): Record<stri
   for (const p of assetPaths) {
     // A master kubelet's identity goes to that master only (host-files.ts), never to the control plane.
     if (p.startsWith("tls/") && !p.startsWith(KUBELET_IDENTITY_DIR)) out[p] = p.slice("tls/".length);
-    else if (p === "auth/kubeconfig-controller-manager" || p === "auth/kubeconfig-scheduler" || p === "apiserver/authentication-config.yaml")
+    else if (p === "auth/kubeconfig-controller-manager" || p === "auth/kubeconfig-scheduler" || p === "apiserver/authentication-config.yaml" || p === ENCRYPTION_CONFIG_ASSET)
       out[p] = p.slice(p.indexOf("/") + 1);
   }
   return out;

@@ -9,6 +9,7 @@
 import { X509Certificate } from "node:crypto";
 import YAML from "yaml";
 import type { CertPlanEntry } from "./certificates";
+import { ENCRYPTION_CONFIG_ASSET } from "./encryption";
 import type { KeptPki } from "./types";
 import type { AltName } from "./x509";
 
@@ -31,7 +32,7 @@ export function keptPkiFrom(files: ReadonlyMap<string, string>): KeptPki {
   const kubelet = files.get("auth/kubeconfig-kubelet");
   const token = kubelet ? (YAML.parse(kubelet) as { users?: { user?: { token?: string } }[] }).users?.[0]?.user?.token : undefined;
   if (!token) throw new NothingToKeepError("the asset set has no kubelet bootstrap token (auth/kubeconfig-kubelet): it cannot be kept");
-  return { certs, serviceAccount: { keyPem: saKey, pubPem: saPub }, token };
+  return { certs, serviceAccount: { keyPem: saKey, pubPem: saPub }, token, encryptionConfig: files.get(ENCRYPTION_CONFIG_ASSET) };
 }
 
 const altText = (a: AltName) => ("dns" in a ? `DNS:${a.dns.toLowerCase()}` : `IP Address:${a.ip}`);

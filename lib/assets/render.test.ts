@@ -264,7 +264,7 @@ describe.each(cases)("a render for the $name", ({ version, algorithm, inDefiniti
 
   it("marks keys, tokens and kubeconfigs sensitive and nothing public", () => {
     for (const a of assets) {
-      const secretish = a.path.endsWith(".key") || a.path.startsWith("auth/") || a.path.endsWith("-secret.yaml") || a.path.endsWith("bootstrap-token.yaml");
+      const secretish = a.path.endsWith(".key") || a.path.startsWith("auth/") || a.path.endsWith("-secret.yaml") || a.path.endsWith("bootstrap-token.yaml") || a.path === "apiserver/encryption-config.yaml";
       expect(a.sensitive, a.path).toBe(secretish);
       expect(a.mode).toBe(0o600);
       expect(a.purpose.length, a.path).toBeGreaterThan(10);

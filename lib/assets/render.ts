@@ -6,6 +6,7 @@ import { deriveCluster } from "../cluster/derive";
 import { bootstrapManifests, etcdManifests, staticControlPlaneManifests } from "./bootstrap-manifests";
 import { capabilitiesFor, imagesFor } from "./capabilities";
 import { apiserverAltNames, CA, certificatePlan, isCertEntry, issueCertificates, keyNames, type CertPlanEntry } from "./certificates";
+import { ENCRYPTION_CONFIG_ASSET, encryptionConfig } from "./encryption";
 import { ENDPOINT_PATHS, keepalivedConfig, keepalivedUnit, provisionsVip } from "./endpoint";
 import { keptCertificateFits } from "./keep";
 import { algorithmOf } from "./pki";
@@ -102,6 +103,14 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
   add("auth/kubeconfig-controller-manager", kc("system:kube-controller-manager", cert("controller-manager"), loopbackUrl), true, "controller-manager kubeconfig for the bootstrap control plane (API server on loopback)");
   add("auth/kubeconfig-scheduler", kc("system:kube-scheduler", cert("scheduler"), loopbackUrl), true, "scheduler kubeconfig for the bootstrap control plane (API server on loopback)");
   add("apiserver/authentication-config.yaml", authenticationConfig(), false, "API server authentication configuration: anonymous requests only on /livez, /readyz and /healthz");
+  add(
+    ENCRYPTION_CONFIG_ASSET,
+    options.keep?.encryptionConfig ?? encryptionConfig({ random, now, writes: options.keep ? "plain" : "encrypted" }),
+    true,
+    options.keep && !options.keep.encryptionConfig
+      ? "API server encryption configuration: a key to read encrypted Secrets; writes stay plain text as the running cluster had them"
+      : "API server encryption configuration: Secrets are written to etcd encrypted (secretbox, the cluster's own key)",
+  );
 
   const ctx: RenderContext = { def, derived, caps, images: imagesFor(caps, def.spec.images.registry), pki, token, files: new Map(drafts.map((d) => [d.path, d.content])) };
   // A static control plane needs no checkpoint: the kubelets start it from their manifests after any reboot.

@@ -51,6 +51,8 @@ export type KeptPki = {
   certs: ReadonlyMap<string, { certPem: string; keyPem: string }>;
   serviceAccount: { keyPem: string; pubPem: string };
   token: string;
+  /** The API server's EncryptionConfiguration (its keys decrypt every Secret in etcd); absent in sets rendered before it existed. */
+  encryptionConfig?: string;
   /**
    * "leaves": a certificate renewal (lib/assets/renew.ts) — the CAs, every key and the token are kept,
    * but every leaf is issued again (new serial, new validity) with its kept key.

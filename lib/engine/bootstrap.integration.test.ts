@@ -27,7 +27,7 @@ import { runHostDiagnostics } from "./diagnostics";
 import { labCut, labDown, labHeal, labReboot, labSwap, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
 import { kubectlWith } from "../../test/lab-api";
-import { adminKubeconfigOf, backupOnDemandChecked, checkpointsHandedOver, controlPlaneUp, outcome, rebootMastersChecked, restoreChecked, runHere, runTimes, summaryOf, untilTrue, vipFailoverChecked, type RecoveryCluster } from "../../test/lab-recovery";
+import { adminKubeconfigOf, backupOnDemandChecked, checkpointsHandedOver, controlPlaneUp, outcome, rebootMastersChecked, restoreChecked, runHere, secretEncryptedAtRestChecked, runTimes, summaryOf, untilTrue, vipFailoverChecked, type RecoveryCluster } from "../../test/lab-recovery";
 import { reconcileScheduledRuns, startDueBackups } from "./backup-schedule";
 import { getBackupPolicy, listBackups, setBackupPolicy } from "../backups/store";
 import { readLiveCertificates } from "./cert-expiry";
@@ -196,7 +196,7 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     for (const o of outputs) expect(o.seq, String(o.data.step)).toBeLessThan(ends.get(o.data.step) ?? 0);
   }, 10 * 60_000);
 
-  it("made a real cluster: RBAC and admission hold, CSRs are signed by the controller-manager, tokens come from the API server", async () => {
+  it("made a real cluster: RBAC and admission hold, CSRs are signed by the controller-manager, tokens come from the API server, Secrets are encrypted in etcd", async () => {
     // kubectl of the cluster's own version, against the self-hosted API server after the pivot.
     expect(versions(kube.kubectl("version -o json"))).toEqual({ client: NEWEST, server: NEWEST });
     expect(kube.kubectl("get nodes --no-headers").trim().split("\n")).toHaveLength(6);
@@ -253,6 +253,8 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     const token = kube.kubectl("-n kube-system create token coredns --duration=10m").trim();
     const claims = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { iss: string; sub: string };
     expect(claims).toMatchObject({ iss: "https://kubernetes.default.svc.cluster.local", sub: "system:serviceaccount:kube-system:coredns" });
+    // Secrets reach etcd encrypted with the cluster's key.
+    secretEncryptedAtRestChecked({ kube, masters: ["master-1", "master-2", "master-3"] }, "encrypted-self-hosted");
   }, 5 * 60_000);
 
   it("runs real pods: traffic between workers over flannel's VXLAN, a Service by name through CoreDNS and kube-proxy, exec, logs, restarts the dashboard shows", async () => {
@@ -547,14 +549,16 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
   // The recovery suite's static half, on this cluster: the other control-plane mode's reboot, and a
   // restore in CI (the static one: about a minute, where the self-hosted one's temporary control plane
   // and pivot take two).
-  it("backs up the static control plane, comes back after every master reboots at once, and restores the backup", async () => {
+  it("backs up the static control plane (its Secrets encrypted in etcd), comes back after every master reboots at once, and restores the backup, the Secrets readable", async () => {
     await kill9(worker);
     worker = undefined;
     await untilTrue("worker-3's kubelet back after the heal", () => controlPlaneUp(staticCluster()), 3 * 60_000);
+    secretEncryptedAtRestChecked(staticCluster(), "encrypted-static");
     const backupId = await backupOnDemandChecked(staticCluster(), db.dir, "static-deleted-after-backup");
     const rebooted = await rebootMastersChecked(staticCluster(), { deleted: "static-deleted-after-backup", created: "static-created-after-backup" });
     expect(kube.ssh("master-1", "ls /etc/kubernetes/checkpoint 2>&1 || true")).toMatch(/No such file/);
     const restored = await restoreChecked(staticCluster(), backupId, { deleted: "static-deleted-after-backup", created: "static-created-after-backup" });
+    expect(Buffer.from(kube.kubectl("-n default get secret encrypted-static -o jsonpath={.data.value}").trim(), "base64").toString()).toMatch(/^plain-/);
     console.log(`static control plane: back ${rebooted.toFixed(0)} s after every master rebooted; restored in ${restored.seconds.toFixed(0)} s`);
   }, 15 * 60_000);
 });

@@ -1,6 +1,7 @@
 // Control-plane command lines, shared by the bootstrap static pods and the self-hosted workloads so
 // the two cannot drift. Paths are relative to SECRETS_DIR, laid out like tls/ (see secretFiles).
 import { ETCD_LOCAL_CLIENT_URL, SECRETS_DIR, securePort, type RenderContext } from "../context";
+import { ENCRYPTION_CONFIG_ASSET } from "../encryption";
 
 const s = (rel: string) => `${SECRETS_DIR}/${rel}`;
 
@@ -22,6 +23,7 @@ export function apiserverSecretFiles(): Record<string, string> {
     "front-proxy-client.crt": "tls/front-proxy-client.crt",
     "front-proxy-client.key": "tls/front-proxy-client.key",
     "authentication-config.yaml": "apiserver/authentication-config.yaml",
+    "encryption-config.yaml": ENCRYPTION_CONFIG_ASSET,
   };
 }
 
@@ -118,6 +120,7 @@ export function apiserverCommand(ctx: RenderContext): string[] {
     "--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname",
     "--enable-bootstrap-token-auth=true",
     `--authentication-config=${s("authentication-config.yaml")}`,
+    `--encryption-provider-config=${s("encryption-config.yaml")}`,
     // The bootstrap and self-hosted API servers (and a master's checkpoint) run side by side for a while:
     // sharing the port, the newcomer serves at once instead of crash-looping on "address in use".
     "--permit-port-sharing=true",

@@ -1,0 +1,61 @@
+// Secrets at rest: a cluster rendered now writes them encrypted with a key of its own, every API server
+// (bootstrap, self-hosted, checkpoint, static) reads the same configuration, later renders keep it byte
+// for byte, and a running cluster rendered before it had one does not start encrypting half-way.
+import { describe, expect, it } from "vitest";
+import YAML from "yaml";
+import { exampleDefinition } from "../cluster/example";
+import { bootstrapSecretFiles } from "./bootstrap-manifests";
+import { ENCRYPTION_CONFIG_ASSET } from "./encryption";
+import { keptPkiFrom } from "./keep";
+import { renderAssets } from "./render";
+import type { RenderedAsset } from "./types";
+
+type Config = { kind: string; resources: { resources: string[]; providers: ({ secretbox?: { keys: { name: string; secret: string }[] } } & { identity?: object })[] }[] };
+const byPath = (assets: RenderedAsset[]) => new Map(assets.map((a) => [a.path, a]));
+const configOf = (assets: Map<string, RenderedAsset>) => YAML.parse(assets.get(ENCRYPTION_CONFIG_ASSET)!.content) as Config;
+
+describe("Secrets encrypted at rest", () => {
+  it("a new cluster writes Secrets with secretbox and a 32-byte key of its own, still reading plain ones", async () => {
+    const assets = byPath(await renderAssets(exampleDefinition({ hosts: 4 }), { encryptionAlgorithm: "ECDSA-P256" }));
+    const file = assets.get(ENCRYPTION_CONFIG_ASSET)!;
+    expect(file.sensitive).toBe(true);
+    const config = configOf(assets);
+    expect(config.kind).toBe("EncryptionConfiguration");
+    expect(config.resources).toHaveLength(1);
+    expect(config.resources[0]!.resources).toEqual(["secrets"]);
+    const [first, second] = config.resources[0]!.providers;
+    expect(Buffer.from(first!.secretbox!.keys[0]!.secret, "base64")).toHaveLength(32);
+    expect(first!.secretbox!.keys[0]!.name).toMatch(/^key-\d{8}$/);
+    expect(second).toEqual({ identity: {} });
+    // Another cluster, another key.
+    const other = configOf(byPath(await renderAssets(exampleDefinition({ hosts: 4 }), { encryptionAlgorithm: "ECDSA-P256" })));
+    expect(other.resources[0]!.providers[0]!.secretbox!.keys[0]!.secret).not.toBe(first!.secretbox!.keys[0]!.secret);
+  });
+
+  it("every API server reads it: the flag in each command, the file beside the bootstrap's, the self-hosted one's and the checkpoint's secrets", async () => {
+    const assets = byPath(await renderAssets(exampleDefinition({ hosts: 4 }), { encryptionAlgorithm: "ECDSA-P256" }));
+    const commands = [assets.get("bootstrap-manifests/bootstrap-apiserver.yaml"), assets.get("manifests/kube-apiserver.yaml")].map((a) => a?.content ?? "");
+    for (const c of commands) expect(c).toMatch(/--encryption-provider-config=\S+\/encryption-config\.yaml/);
+    expect(bootstrapSecretFiles([...assets.keys()])[ENCRYPTION_CONFIG_ASSET]).toBe("encryption-config.yaml");
+    const secret = YAML.parse(assets.get("manifests/kube-apiserver-secret.yaml")!.content) as { data: Record<string, string> };
+    expect(Object.values(secret.data).map((v) => Buffer.from(v, "base64").toString("utf8"))).toContain(assets.get(ENCRYPTION_CONFIG_ASSET)!.content);
+  });
+
+  it("a later render of the running cluster keeps the configuration byte for byte", async () => {
+    const def = exampleDefinition({ hosts: 4 });
+    const before = byPath(await renderAssets(def, { encryptionAlgorithm: "ECDSA-P256" }));
+    const after = byPath(await renderAssets(def, { encryptionAlgorithm: "ECDSA-P256", keep: keptPkiFrom(new Map([...before].map(([p, a]) => [p, a.content]))) }));
+    expect(after.get(ENCRYPTION_CONFIG_ASSET)!.content).toBe(before.get(ENCRYPTION_CONFIG_ASSET)!.content);
+  });
+
+  it("a running cluster rendered before it had one goes on writing plain text: an API server rolled first must not write what the others cannot read", async () => {
+    const def = exampleDefinition({ hosts: 4 });
+    const before = new Map([...byPath(await renderAssets(def, { encryptionAlgorithm: "ECDSA-P256" }))].map(([p, a]) => [p, a.content]));
+    before.delete(ENCRYPTION_CONFIG_ASSET);
+    const after = byPath(await renderAssets(def, { encryptionAlgorithm: "ECDSA-P256", keep: keptPkiFrom(before) }));
+    const providers = configOf(after).resources[0]!.providers;
+    expect(providers[0]).toEqual({ identity: {} });
+    expect(providers[1]!.secretbox!.keys).toHaveLength(1);
+    expect(after.get(ENCRYPTION_CONFIG_ASSET)!.purpose).toMatch(/writes stay plain text/);
+  });
+});
