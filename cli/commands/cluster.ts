@@ -1,6 +1,6 @@
-// bootdeck cluster delete NAME: remove a saved cluster with its runs, backups and pinned host keys from
-// the dashboard's database (the hosts are not touched), as the cluster page's Delete does. As in the dashboard, the name is the
-// confirmation: typed at the prompt, or given again with --yes. Refused while a run is in progress.
+// bootdeck cluster delete NAME: removes a saved cluster with its runs, backups and pinned host keys
+// from the dashboard's database, as the cluster page's Delete does; its hosts are not touched. The
+// name is the confirmation, typed at the prompt (--yes skips it). Refused while a run is in progress.
 import { recordAudit } from "../../lib/audit/record";
 import { deleteCluster, findClusterIdByName } from "../../lib/clusters/repository";
 import { configureDb, disconnectDb } from "../../lib/db/client";
@@ -11,9 +11,9 @@ import { ask, cliActor } from "./terminal";
 const help = `Usage: bootdeck cluster delete NAME [--yes] [--if-exists]
 
 Deletes the cluster NAME from the dashboard's database: its definition, stored credentials, rendered
-assets, runs and their event log, backups (the backup scheduler removes their files on its next pass)
-and pinned host keys. Nothing on its hosts changes. Asks you to type the name; --yes skips the question. --if-exists succeeds
-when there is no such cluster. Refused while a run is in progress on it.`;
+assets, runs and their event log, backups (the backup scheduler removes their files on its next
+pass) and pinned host keys. Nothing on its hosts changes. Asks you to type the name; --yes skips the
+question. --if-exists succeeds when there is no such cluster. Refused while a run is in progress.`;
 
 export const cluster: Command = {
   async run(argv) {

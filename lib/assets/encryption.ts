@@ -4,8 +4,7 @@
 // The provider is secretbox (XSalsa20-Poly1305 with a random 24-byte nonce per write): authenticated,
 // fast, and without aesgcm's limit — upstream asks that an aesgcm key be rotated every 200 000 writes,
 // since its 12-byte random nonces collide sooner, and a cluster lives for years. `identity` comes after
-// it so that Secrets written in plain text before (by a cluster rendered before Bootdeck encrypted
-// them) stay readable; every write is encrypted.
+// it so that Secrets written in plain text before stay readable.
 import { stringify } from "yaml";
 
 /** The asset every API server reads (bootstrap, self-hosted, checkpoint, static). */
