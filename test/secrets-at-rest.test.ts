@@ -88,17 +88,19 @@ function pemNeedles(text: string): string[] {
 /**
  * Pieces that would give a secret away. Rendered files mix secret and public parts (a kubeconfig
  * carries the server URL and CA certificate too), so for those only the secret parts count:
- * private keys' private numbers, tokens, and key or token data in kubeconfigs and Secrets.
+ * private keys' private numbers, tokens, key or token data in kubeconfigs and Secrets, and the
+ * encryption configuration's key (`secret:`).
  */
 function needles(secret: string): string[] {
   if (!secret.includes("\n") && secret.length < 200) return [secret];
   const out = pemNeedles(secret);
-  for (const m of secret.matchAll(/^\s*([\w.-]*(?:key|token)[\w.-]*):\s*["']?([A-Za-z0-9+/=._-]{16,})["']?\s*$/gim)) {
+  for (const m of secret.matchAll(/^\s*([\w.-]*(?:key|token|secret)[\w.-]*):\s*["']?([A-Za-z0-9+/=._-]{16,})["']?\s*$/gim)) {
     const decoded = Buffer.from(m[2]!, "base64").toString("utf8");
     const inner = pemNeedles(decoded);
     // A PEM inside base64 (client-key-data, Secret data): look for the private numbers' text as
-    // it reads once more base64-encoded, at each alignment.
-    out.push(...(inner.length ? inner.flatMap(encodedAtAlignments) : chunks(m[2]!)));
+    // it reads once more base64-encoded, at each alignment. Anything else (a token, the encryption
+    // configuration's key): its text, and that text base64-encoded, as a Secret's data would hold it.
+    out.push(...(inner.length ? inner.flatMap(encodedAtAlignments) : [...chunks(m[2]!), ...encodedAtAlignments(m[2]!)]));
   }
   return out.length ? out : chunks(secret);
 }
