@@ -1,13 +1,15 @@
 // The temporary control plane: static pods the first master's kubelet runs until the pivot. They
 // read secrets from a host directory the engine fills (see bootstrapSecretFiles) and are removed,
 // with that directory, once the self-hosted control plane runs.
-import { ENCRYPTION_CONFIG_ASSET } from "./encryption";
 import { BOOTSTRAP_SECRETS_HOST_DIR, SECRETS_DIR, type ManifestFile, type RenderContext } from "./context";
-import { apiserverCommand, apiserverProbes, componentProbe, CONTROLLER_MANAGER_PORT, controllerManagerCommand, podIpEnv, SCHEDULER_PORT, schedulerCommand } from "./manifests/flags";
+import { APISERVER_HOST_PATHS, apiserverCommand, HOST_CA_BUNDLE, apiserverProbes, componentProbe, CONTROLLER_MANAGER_PORT, controllerManagerCommand, podIpEnv, SCHEDULER_PORT, schedulerCommand } from "./manifests/flags";
 import type { K8sObject } from "./yaml-out";
 
 /** Where the masters' kubelet client certificates are rendered: `tls/kubelet/<master>.crt` and `.key`. */
 export const KUBELET_IDENTITY_DIR = "tls/kubelet/";
+
+/** The API server's configuration files (authentication, encryption, audit, admission) in the asset set. */
+const API_SERVER_CONFIG_DIR = "apiserver/";
 
 /** Asset path → path inside /etc/kubernetes/bootstrap-secrets. Plans are data: the engine copies exactly these. */
 export function bootstrapSecretFiles(assetPaths: readonly string[]): Record<string, string> {
@@ -15,7 +17,7 @@ export function bootstrapSecretFiles(assetPaths: readonly string[]): Record<stri
   for (const p of assetPaths) {
     // A master kubelet's identity goes to that master only (host-files.ts), never to the control plane.
     if (p.startsWith("tls/") && !p.startsWith(KUBELET_IDENTITY_DIR)) out[p] = p.slice("tls/".length);
-    else if (p === "auth/kubeconfig-controller-manager" || p === "auth/kubeconfig-scheduler" || p === "apiserver/authentication-config.yaml" || p === ENCRYPTION_CONFIG_ASSET)
+    else if (p === "auth/kubeconfig-controller-manager" || p === "auth/kubeconfig-scheduler" || p.startsWith(API_SERVER_CONFIG_DIR))
       out[p] = p.slice(p.indexOf("/") + 1);
   }
   return out;
@@ -26,6 +28,7 @@ export const STATIC_SECRETS_HOST_DIR = "/etc/kubernetes/control-plane-secrets";
 
 /** A control-plane component as a static pod: the bootstrap's (`bootstrap-` prefix) or a static control plane's. */
 function staticPod(name: string, image: string, command: string[], probes: Record<string, unknown>, opts: { prefix: string; secretsHostDir: string; priorityClass: string }): K8sObject {
+  const hostPaths = name === "kube-apiserver" ? APISERVER_HOST_PATHS : HOST_CA_BUNDLE;
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -40,16 +43,10 @@ function staticPod(name: string, image: string, command: string[], probes: Recor
           command,
           env: name === "kube-apiserver" ? podIpEnv : undefined,
           ...probes,
-          volumeMounts: [
-            { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
-            { name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true },
-          ],
+          volumeMounts: [{ name: "secrets", mountPath: SECRETS_DIR, readOnly: true }, ...hostPaths.volumeMounts],
         },
       ],
-      volumes: [
-        { name: "secrets", hostPath: { path: opts.secretsHostDir } },
-        { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } },
-      ],
+      volumes: [{ name: "secrets", hostPath: { path: opts.secretsHostDir } }, ...hostPaths.volumes],
     },
   };
 }

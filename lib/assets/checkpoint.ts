@@ -10,7 +10,7 @@
 //     (they share the port meanwhile). Stopping it earlier would deadlock: the self-hosted API server's
 //     certificates come from a Secret, which the kubelet can only read through an API server.
 import { securePort, type ManifestFile, type RenderContext } from "./context";
-import { apiserverContainer, apiserverSecretFiles } from "./manifests/flags";
+import { APISERVER_HOST_PATHS, apiserverContainer, apiserverSecretFiles } from "./manifests/flags";
 import { KUBELET_PATHS } from "./kubelet-unit";
 
 export const CHECKPOINT_PATHS = {
@@ -41,10 +41,7 @@ export function checkpointManifest(ctx: RenderContext): ManifestFile {
           hostNetwork: true,
           priorityClassName: "system-node-critical",
           containers: [apiserverContainer(ctx)],
-          volumes: [
-            { name: "secrets", hostPath: { path: CHECKPOINT_PATHS.secrets } },
-            { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } },
-          ],
+          volumes: [{ name: "secrets", hostPath: { path: CHECKPOINT_PATHS.secrets } }, ...APISERVER_HOST_PATHS.volumes],
         },
       },
     ],

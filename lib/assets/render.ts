@@ -6,6 +6,7 @@ import { deriveCluster } from "../cluster/derive";
 import { bootstrapManifests, etcdManifests, staticControlPlaneManifests } from "./bootstrap-manifests";
 import { capabilitiesFor, imagesFor } from "./capabilities";
 import { apiserverAltNames, CA, certificatePlan, isCertEntry, issueCertificates, keyNames, type CertPlanEntry } from "./certificates";
+import { ADMISSION_CONFIG_ASSET, admissionConfig, AUDIT_LOG, AUDIT_POLICY_ASSET, auditPolicy } from "./api-policy";
 import { ENCRYPTION_CONFIG_ASSET, encryptionConfig } from "./encryption";
 import { ENDPOINT_PATHS, keepalivedConfig, keepalivedUnit, provisionsVip } from "./endpoint";
 import { keptCertificateFits } from "./keep";
@@ -102,6 +103,8 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
   );
   add("auth/kubeconfig-controller-manager", kc("system:kube-controller-manager", cert("controller-manager"), loopbackUrl), true, "controller-manager kubeconfig for the bootstrap control plane (API server on loopback)");
   add("auth/kubeconfig-scheduler", kc("system:kube-scheduler", cert("scheduler"), loopbackUrl), true, "scheduler kubeconfig for the bootstrap control plane (API server on loopback)");
+  add(AUDIT_POLICY_ASSET, auditPolicy(), false, `API server audit policy: metadata of every request (bodies only of RBAC changes, never of Secrets) to ${AUDIT_LOG} on each master`);
+  add(ADMISSION_CONFIG_ASSET, admissionConfig(def), false, "API server admission configuration: Pod Security Admission's defaults for namespaces without labels of their own");
   add("apiserver/authentication-config.yaml", authenticationConfig(), false, "API server authentication configuration: anonymous requests only on /livez, /readyz and /healthz");
   add(
     ENCRYPTION_CONFIG_ASSET,

@@ -140,6 +140,18 @@ export const encryptionAlgorithmNotes: Record<EncryptionAlgorithm, string> = {
   "RSA-4096": "the largest RSA: slow to generate and to sign with",
 };
 
+/** Pod Security Standards' levels, loosest first. */
+export const podSecurityLevels = ["privileged", "baseline", "restricted"] as const;
+const podSecurityLevel = z.enum(podSecurityLevels, { error: "must be privileged, baseline or restricted" });
+/** Pod Security Admission's defaults for namespaces without labels of their own: hardened unless the definition says otherwise. */
+export const DEFAULT_POD_SECURITY = { enforce: "baseline", warn: "restricted", audit: "restricted", exemptNamespaces: [] as string[] } as const;
+export function podSecurityOf(def: ClusterDefinition): { enforce: PodSecurityLevel; warn: PodSecurityLevel; audit: PodSecurityLevel; exemptNamespaces: string[] } {
+  const ps = def.spec.podSecurity;
+  const d = DEFAULT_POD_SECURITY;
+  return { enforce: ps?.enforce ?? d.enforce, warn: ps?.warn ?? d.warn, audit: ps?.audit ?? d.audit, exemptNamespaces: ps?.exemptNamespaces ?? [...d.exemptNamespaces] };
+}
+export type PodSecurityLevel = (typeof podSecurityLevels)[number];
+
 export const runtimeSources = ["mirror", "packages"] as const;
 export const cgroupDrivers = ["systemd", "cgroupfs"] as const;
 
@@ -184,6 +196,16 @@ export const clusterDefinitionSchema = z.strictObject({
     pki: z
       .strictObject({
         encryptionAlgorithm: z.enum(encryptionAlgorithms, { error: `must be one of ${encryptionAlgorithms.join(", ")}` }).optional(),
+      })
+      .optional(),
+    /** Pod Security Admission's cluster-wide defaults (docs/cluster-yaml.md, "Pod security"). */
+    podSecurity: z
+      .strictObject({
+        enforce: podSecurityLevel.optional(),
+        warn: podSecurityLevel.optional(),
+        audit: podSecurityLevel.optional(),
+        /** Namespaces no level applies to (kube-system always is). */
+        exemptNamespaces: z.array(dnsLabel).max(64, "at most 64 namespaces").optional(),
       })
       .optional(),
     apiEndpoint: z.strictObject({

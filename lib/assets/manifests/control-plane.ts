@@ -2,7 +2,7 @@
 import { IN_CLUSTER_KUBECONFIG_DIR, SECRETS_DIR, masterSelector, masterTolerations, securePort, type ManifestFile, type RenderContext } from "../context";
 import type { K8sObject } from "../yaml-out";
 import { NS, clusterRoleBinding, inClusterKubeconfigVolume, meta, pdb, secretData, secretVolume, serviceAccount, spreadAcrossNodes, spreadReplicas, workload } from "./common";
-import { apiserverContainer, apiserverSecretFiles, componentProbe, CONTROLLER_MANAGER_PORT, controllerManagerCommand, controllerManagerSecretFiles, SCHEDULER_PORT, schedulerCommand } from "./flags";
+import { APISERVER_HOST_PATHS, apiserverContainer, HOST_CA_BUNDLE, apiserverSecretFiles, componentProbe, CONTROLLER_MANAGER_PORT, controllerManagerCommand, controllerManagerSecretFiles, SCHEDULER_PORT, schedulerCommand } from "./flags";
 
 const inClusterKubeconfig = `${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`;
 
@@ -16,7 +16,7 @@ export function apiserverManifests(ctx: RenderContext): ManifestFile[] {
     tolerations: masterTolerations(),
     priorityClassName: "system-cluster-critical",
     containers: [apiserverContainer(ctx, { ports: [{ name: "https", containerPort: securePort(ctx), hostPort: securePort(ctx) }] })],
-    volumes: [secretVolume("secrets", "kube-apiserver", files), { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } }],
+    volumes: [secretVolume("secrets", "kube-apiserver", files), ...APISERVER_HOST_PATHS.volumes],
   });
   return [
     { path: "manifests/kube-apiserver-secret.yaml", purpose: "API server's certificates and keys as a Secret (mounted into the self-hosted API server)", objects: [secret], sensitive: true },
@@ -46,14 +46,14 @@ export function controllerManagerManifests(ctx: RenderContext): ManifestFile[] {
         volumeMounts: [
           { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
           { name: "kubeconfig", mountPath: IN_CLUSTER_KUBECONFIG_DIR, readOnly: true },
-          { name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true },
+          ...HOST_CA_BUNDLE.volumeMounts,
         ],
       },
     ],
     volumes: [
       secretVolume("secrets", "kube-controller-manager", files),
       inClusterKubeconfigVolume,
-      { name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } },
+      ...HOST_CA_BUNDLE.volumes,
     ],
   }, { replicas });
   return [

@@ -1,6 +1,7 @@
 // Control-plane command lines, shared by the bootstrap static pods and the self-hosted workloads so
 // the two cannot drift. Paths are relative to SECRETS_DIR, laid out like tls/ (see secretFiles).
 import { ETCD_LOCAL_CLIENT_URL, SECRETS_DIR, securePort, type RenderContext } from "../context";
+import { ADMISSION_CONFIG_ASSET, AUDIT_LOG, AUDIT_LOG_DIR, AUDIT_LOG_ROTATION, AUDIT_POLICY_ASSET } from "../api-policy";
 import { ENCRYPTION_CONFIG_ASSET } from "../encryption";
 
 const s = (rel: string) => `${SECRETS_DIR}/${rel}`;
@@ -24,6 +25,8 @@ export function apiserverSecretFiles(): Record<string, string> {
     "front-proxy-client.key": "tls/front-proxy-client.key",
     "authentication-config.yaml": "apiserver/authentication-config.yaml",
     "encryption-config.yaml": ENCRYPTION_CONFIG_ASSET,
+    "audit-policy.yaml": AUDIT_POLICY_ASSET,
+    "admission-config.yaml": ADMISSION_CONFIG_ASSET,
   };
 }
 
@@ -77,12 +80,24 @@ export function apiserverContainer(ctx: RenderContext, extra: Record<string, unk
     env: podIpEnv,
     ...apiserverProbes(ctx),
     ...extra,
-    volumeMounts: [
-      { name: "secrets", mountPath: SECRETS_DIR, readOnly: true },
-      { name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true },
-    ],
+    volumeMounts: [{ name: "secrets", mountPath: SECRETS_DIR, readOnly: true }, ...APISERVER_HOST_PATHS.volumeMounts],
   };
 }
+
+/** The host's CA bundle, which every control-plane component reads (cloud and OIDC endpoints' CAs). */
+export const HOST_CA_BUNDLE = {
+  volumeMounts: [{ name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true }],
+  volumes: [{ name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } }],
+};
+
+/**
+ * The host's folders every API server mounts beside its secrets, wherever it runs: the CA bundle
+ * (read) and the audit log's folder (written; created if missing).
+ */
+export const APISERVER_HOST_PATHS = {
+  volumeMounts: [...HOST_CA_BUNDLE.volumeMounts, { name: "audit-log", mountPath: AUDIT_LOG_DIR }],
+  volumes: [...HOST_CA_BUNDLE.volumes, { name: "audit-log", hostPath: { path: AUDIT_LOG_DIR, type: "DirectoryOrCreate" } }],
+};
 
 /** The controller-manager (10257) and scheduler (10259) answer /healthz without credentials over HTTPS. */
 export function componentProbe(port: number): Record<string, unknown> {
@@ -121,6 +136,14 @@ export function apiserverCommand(ctx: RenderContext): string[] {
     "--enable-bootstrap-token-auth=true",
     `--authentication-config=${s("authentication-config.yaml")}`,
     `--encryption-provider-config=${s("encryption-config.yaml")}`,
+    `--admission-control-config-file=${s("admission-config.yaml")}`,
+    `--audit-policy-file=${s("audit-policy.yaml")}`,
+    `--audit-log-path=${AUDIT_LOG}`,
+    `--audit-log-maxsize=${AUDIT_LOG_ROTATION.maxSizeMb}`,
+    `--audit-log-maxbackup=${AUDIT_LOG_ROTATION.maxBackups}`,
+    `--audit-log-maxage=${AUDIT_LOG_ROTATION.maxAgeDays}`,
+    // The pprof endpoints: nobody here reads them, and they show a process's inner state (CIS 1.2.x).
+    "--profiling=false",
     // The bootstrap and self-hosted API servers (and a master's checkpoint) run side by side for a while:
     // sharing the port, the newcomer serves at once instead of crash-looping on "address in use".
     "--permit-port-sharing=true",
@@ -158,12 +181,13 @@ export function controllerManagerCommand(ctx: RenderContext, kubeconfigPath: str
     "--controllers=*,bootstrapsigner,tokencleaner",
     "--use-service-account-credentials=true",
     "--permit-port-sharing=true",
+    "--profiling=false",
   ];
   return ["kube-controller-manager", ...flags.sort()];
 }
 
 export function schedulerCommand(kubeconfigPath: string): string[] {
-  const flags = [`--kubeconfig=${kubeconfigPath}`, "--leader-elect=true", `--authentication-kubeconfig=${kubeconfigPath}`, `--authorization-kubeconfig=${kubeconfigPath}`, "--permit-port-sharing=true"];
+  const flags = [`--kubeconfig=${kubeconfigPath}`, "--leader-elect=true", `--authentication-kubeconfig=${kubeconfigPath}`, `--authorization-kubeconfig=${kubeconfigPath}`, "--permit-port-sharing=true", "--profiling=false"];
   return ["kube-scheduler", ...flags.sort()];
 }
 
