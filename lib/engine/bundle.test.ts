@@ -89,6 +89,9 @@ describe("runSupportBundle", () => {
       },
     });
     await getDb().host.updateMany({ where: { clusterId, name: "master-1" }, data: { facts: JSON.stringify({ hostname: "m1", cpus: 4, note: TOKEN }) } });
+    const audit = '{"kind":"Event","level":"Metadata","user":{"username":"kubernetes-admin"},"verb":"delete","requestURI":"/api/v1/namespaces/default/secrets/s"}';
+    const diagnostics = { host: "master-2", at: "2026-12-06T20:00:00.000Z", durationMs: 2_400, sections: [{ title: "disk", text: "/dev/sda1 10G" }, { title: "API audit log", text: `${audit}\nwith ${TOKEN}` }] };
+    await getDb().host.updateMany({ where: { clusterId, name: "master-2" }, data: { diagnostics: JSON.stringify(diagnostics) } });
     for (let i = 0; i < 3; i++) await appendRunEvent({ runId, type: "step.output", stepId: preflight.id, data: { line: `line ${i}` } });
 
     const { filename, buffer } = await runSupportBundle({ runId });
@@ -102,6 +105,7 @@ describe("runSupportBundle", () => {
       "events.jsonl",
       "hosts/master-1/facts.json",
       "hosts/master-1/kubelet-journal.txt",
+      "hosts/master-2/diagnostics.txt",
       "plan.json",
       "run.json",
       "steps/facts/master-1.txt",
@@ -131,6 +135,9 @@ describe("runSupportBundle", () => {
     expect(text("steps/facts/master-2.txt")).toMatch(/status: +pending[\s\S]*\(no output\)/);
     expect(text("hosts/master-1/kubelet-journal.txt")).toBe(`== after step preflight/master-1 (failed, finished ${new Date(startedAt.getTime() + 4_000).toISOString()}) ==\nkubelet[1]: failed to run Kubelet\n`);
     expect(JSON.parse(text("hosts/master-1/facts.json"))).toEqual({ hostname: "m1", cpus: 4, note: "[REDACTED]" });
+    // The host's last diagnostics, as taken (the audit log's lines among them), scrubbed like the rest.
+    expect(text("hosts/master-2/diagnostics.txt")).toBe(`Diagnostics of master-2, taken 2026-12-06T20:00:00.000Z (2.4 s)\n\n== disk ==\n/dev/sda1 10G\n\n== API audit log ==\n${audit}\nwith [REDACTED]\n`);
+    expect(text("README.txt")).toContain("master-2 2026-12-06T20:00:00.000Z");
     expect(text("cluster.yaml")).toContain("name: bundled");
     expect(text("README.txt")).toContain("Not included: the pod list");
 

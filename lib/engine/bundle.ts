@@ -11,6 +11,7 @@ import { getExportableDefinition } from "../clusters/repository";
 import { getDb } from "../db/client";
 import { Redactor, REDACTED } from "../ssh/redact";
 import { listRunEvents } from "./events";
+import { diagnosticsText, hostDiagnosticsSchema } from "./diagnostics";
 import { getRunView, type StepView } from "./queries";
 import { JOURNAL_MARKER } from "./schemas";
 
@@ -32,7 +33,7 @@ export async function collectSupportBundle({ runId }: { runId: string }): Promis
   const run = await getRunView({ id: runId });
   const [events, hostRows, definition] = await Promise.all([
     listAllRunEvents(runId),
-    getDb().host.findMany({ where: { clusterId: run.clusterId }, orderBy: { position: "asc" }, select: { name: true, facts: true } }),
+    getDb().host.findMany({ where: { clusterId: run.clusterId }, orderBy: { position: "asc" }, select: { name: true, facts: true, diagnostics: true } }),
     getExportableDefinition({ id: run.clusterId }),
   ]);
   const root = `bootdeck-${segment(run.clusterName)}-${segment(run.id)}`;
@@ -59,6 +60,11 @@ export async function collectSupportBundle({ runId }: { runId: string }): Promis
   for (const h of withFacts) add(`hosts/${segment(h.name)}/facts.json`, json(parseJson(h.facts!)));
   const journals = kubeletJournals(steps);
   for (const [host, text] of journals) add(`hosts/${segment(host)}/kubelet-journal.txt`, text);
+  const diagnosed = hostRows.flatMap((h) => {
+    const d = h.diagnostics ? hostDiagnosticsSchema.safeParse(parseJson(h.diagnostics)) : undefined;
+    return d?.success ? [{ name: h.name, diagnostics: d.data }] : [];
+  });
+  for (const h of diagnosed) add(`hosts/${segment(h.name)}/diagnostics.txt`, diagnosticsText(h.diagnostics));
 
   add("cluster.yaml", toClusterYaml(definition));
   add(
@@ -71,6 +77,7 @@ export async function collectSupportBundle({ runId }: { runId: string }): Promis
       factsOf: withFacts.map((h) => h.name),
       noFacts: hostRows.filter((h) => !h.facts).map((h) => h.name),
       journalsOf: [...journals.keys()],
+      diagnosedAt: diagnosed.map((h) => `${h.name} ${h.diagnostics.at}`),
     }),
   );
   return { root, files: files.map((f) => ({ path: f.path, content: scrubBundleText(f.content) })) };
@@ -144,7 +151,7 @@ function kubeletJournals(steps: readonly StepView[]): Map<string, string> {
   return out;
 }
 
-function readme(r: { runId: string; cluster: string; events: number; steps: number; factsOf: string[]; noFacts: string[]; journalsOf: string[] }): string {
+function readme(r: { runId: string; cluster: string; events: number; steps: number; factsOf: string[]; noFacts: string[]; journalsOf: string[]; diagnosedAt: string[] }): string {
   const list = (names: string[]) => (names.length ? names.join(", ") : "none");
   return `Bootdeck support bundle: run ${r.runId} of cluster ${r.cluster}
 
@@ -159,11 +166,15 @@ hosts/<host>/facts.json
 hosts/<host>/kubelet-journal.txt
                       the kubelet journal lines the engine fetched when a step failed
                       (hosts: ${list(r.journalsOf)}); the same lines end that step's output
+hosts/<host>/diagnostics.txt
+                      the host's last "Run diagnostics" (kubelet and containerd journals, containers,
+                      disk, time, ports, swap, and on masters the API audit log's last lines), taken
+                      when it says, which may be before or after this run (${list(r.diagnosedAt)})
 cluster.yaml          the cluster definition as exported: credentials by name and fingerprint only
 
 Not included: the pod list. The bundle is built from the database alone and opens no
-connection to the cluster; the live pods and nodes are on the cluster page, and
-"Run diagnostics" on a host of the run page shows its journal, containers, disk, time and ports.
+connection to the cluster; the live pods and nodes are on the cluster page. For a host's
+current state, "Run diagnostics" on it on the run page, then download the bundle again.
 
 Secrets: none are included. Private keys, passwords and passphrases are stored encrypted and
 never leave the database in plain text; step output and errors were redacted when they were

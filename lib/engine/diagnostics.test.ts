@@ -34,6 +34,8 @@ describe("the diagnostics script (golden)", () => {
       probe ss -ltnp
       echo "== swap =="
       if [ -r /proc/swaps ]; then cat /proc/swaps; else echo "(no /proc/swaps on this host)"; fi
+      echo "== API audit log =="
+      if [ -r /var/log/kubernetes/audit/audit.log ]; then tail -n 40 /var/log/kubernetes/audit/audit.log; else echo "(no /var/log/kubernetes/audit/audit.log on this host: the API servers on masters write it)"; fi
       exit 0"
     `);
   });
@@ -44,6 +46,8 @@ describe("the diagnostics script (golden)", () => {
     expect(sections.map((s) => s.title)).toEqual([...DIAGNOSTICS_SECTIONS]);
     expect(sections.find((s) => s.title === "disk")?.text).toBe("(no-such-tool-here is not installed on this host)");
     expect(sections.find((s) => s.title === "time")?.text).toMatch(/UTC/);
+    // This machine is no master: the section says where the log would be instead of failing.
+    expect(sections.find((s) => s.title === "API audit log")?.text).toMatch(/^\(no \/var\/log\/kubernetes\/audit\/audit\.log on this host/);
   });
 });
 
@@ -67,6 +71,8 @@ describe("parseDiagnostics", () => {
       "== ports ==",
       "== swap ==",
       "Filename Type",
+      "== API audit log ==",
+      '{"kind":"Event","level":"Metadata","verb":"get"}',
       "",
     ].join("\n");
     expect(parseDiagnostics(out)).toEqual([
@@ -78,12 +84,13 @@ describe("parseDiagnostics", () => {
       { title: "time", text: "" },
       { title: "ports", text: "" },
       { title: "swap", text: "Filename Type" },
+      { title: "API audit log", text: '{"kind":"Event","level":"Metadata","verb":"get"}' },
     ]);
   });
 
   test("marks the sections a cut-off output never reached", () => {
     const sections = parseDiagnostics("== kubelet journal ==\nx\n== kubelet unit ==\ny");
-    expect(sections.map((s) => s.text)).toEqual(["x", "y", ...Array(6).fill(expect.stringContaining("stopped before this section"))]);
+    expect(sections.map((s) => s.text)).toEqual(["x", "y", ...Array(DIAGNOSTICS_SECTIONS.length - 2).fill(expect.stringContaining("stopped before this section"))]);
   });
 });
 

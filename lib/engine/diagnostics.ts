@@ -3,6 +3,7 @@ import "server-only";
 // host whose key is already pinned, printing "== title ==" sections. Nothing on the host changes;
 // the output is redacted before it leaves this module.
 import { z } from "zod";
+import { AUDIT_LOG } from "../assets/api-policy";
 import { limits, type ClusterDefinition } from "../cluster/definition";
 import { isDns1123Label } from "../cluster/net-syntax";
 import { clusterIdParams } from "../clusters/schemas";
@@ -18,7 +19,10 @@ export const hostDiagnosticsParams = z.strictObject({
 });
 
 /** The sections the script prints, in order. */
-export const DIAGNOSTICS_SECTIONS = ["kubelet journal", "kubelet unit", "containerd journal", "containers", "disk", "time", "ports", "swap"] as const;
+export const DIAGNOSTICS_SECTIONS = ["kubelet journal", "kubelet unit", "containerd journal", "containers", "disk", "time", "ports", "swap", "API audit log"] as const;
+
+/** Diagnostics keep the audit log's last lines: who did what just before the trouble (one line per request). */
+const AUDIT_TAIL_LINES = 40;
 
 /**
  * Read-only; no arguments. Each command runs through "probe": a missing tool prints a note, a
@@ -48,9 +52,11 @@ echo "== ports =="
 probe ss -ltnp
 echo "== swap =="
 if [ -r /proc/swaps ]; then cat /proc/swaps; else echo "(no /proc/swaps on this host)"; fi
+echo "== API audit log =="
+if [ -r ${AUDIT_LOG} ]; then tail -n ${AUDIT_TAIL_LINES} ${AUDIT_LOG}; else echo "(no ${AUDIT_LOG} on this host: the API servers on masters write it)"; fi
 exit 0`;
 
-export type DiagnosticsSection = { title: string; text: string };
+
 
 /**
  * The script's output → its sections. Only the next expected heading starts a section, so a command
@@ -78,7 +84,19 @@ export function parseDiagnostics(output: string): DiagnosticsSection[] {
   return sections;
 }
 
-export type HostDiagnostics = { host: string; at: string; durationMs: number; sections: DiagnosticsSection[] };
+export const hostDiagnosticsSchema = z.object({
+  host: z.string(),
+  at: z.string(),
+  durationMs: z.number(),
+  sections: z.array(z.object({ title: z.string(), text: z.string() })),
+});
+export type HostDiagnostics = z.infer<typeof hostDiagnosticsSchema>;
+export type DiagnosticsSection = HostDiagnostics["sections"][number];
+
+/** Diagnostics as a text file: each section under its heading, as the script printed it. */
+export function diagnosticsText(d: HostDiagnostics): string {
+  return [`Diagnostics of ${d.host}, taken ${d.at} (${(d.durationMs / 1000).toFixed(1)} s)`, ...d.sections.map((s) => `\n== ${s.title} ==\n${s.text}`)].join("\n") + "\n";
+}
 
 const TIMEOUT_MS = 30_000;
 
@@ -106,7 +124,10 @@ export async function runHostDiagnostics({ clusterId, host }: { clusterId: strin
     const at = new Date();
     const r = await executor.run(target, shellScript(DIAGNOSTICS_SCRIPT, [], "bootdeck-diagnostics"), { step: "diagnostics", timeoutMs: TIMEOUT_MS, quiet: true, allowFailure: true });
     const text = executor.redactor.redact(r.stdout.toString("utf8"));
-    return { host, at: at.toISOString(), durationMs: r.durationMs, sections: parseDiagnostics(text) };
+    const result: HostDiagnostics = { host, at: at.toISOString(), durationMs: r.durationMs, sections: parseDiagnostics(text) };
+    // The host's last diagnostics go into the support bundles of its cluster's runs (lib/engine/bundle.ts).
+    await db.host.update({ where: { clusterId_name: { clusterId, name: host } }, data: { diagnostics: JSON.stringify(result) } });
+    return result;
   } catch (err) {
     if (isSshError(err)) throw new AppError(502, "ssh", executor.redactor.redact(err.message));
     throw err;
