@@ -18,7 +18,9 @@ import { planRun } from "../lib/engine/plan-run";
 import { executeRun } from "../lib/engine/runner";
 import { startRun } from "../lib/engine/runs";
 import type { CreateRunBody } from "../lib/engine/schemas";
+import { AUDIT_LOG } from "../lib/assets/api-policy";
 import { assetContent } from "../lib/assets/store";
+import { runHostDiagnostics } from "../lib/engine/diagnostics";
 import { outage, probeApi, probeFromHost, sshTo, stalls } from "./lab-api";
 import type { LabKube } from "./lab-kube";
 
@@ -116,13 +118,58 @@ const etcdctl = "crictl exec $(crictl ps -q --name '^etcd$' | head -n1) etcdctl 
  * cluster's secretbox key (the `k8s:enc:secretbox:v1:` prefix, the value nowhere in the bytes), and the
  * API still returns it decrypted.
  */
-export function secretEncryptedAtRestChecked({ kube, masters }: Pick<RecoveryCluster, "kube" | "masters">, name: string): void {
+export function secretEncryptedAtRestChecked({ kube, masters }: Pick<RecoveryCluster, "kube" | "masters">, name: string): string {
   const value = `plain-${randomBytes(12).toString("hex")}`;
   kube.kubectl(`-n default create secret generic ${name} --from-literal=value=${value}`);
   const stored = Buffer.from(kube.ssh(masters[0]!, `${etcdctl} get /registry/secrets/default/${name} --print-value-only | base64 -w0`).trim(), "base64");
   expect(stored.subarray(0, 40).toString("latin1")).toMatch(/^k8s:enc:secretbox:v1:key-\d{8}:/);
   expect(stored.includes(value)).toBe(false);
   expect(Buffer.from(kube.kubectl(`-n default get secret ${name} -o jsonpath={.data.value}`).trim(), "base64").toString()).toBe(value);
+  return value;
+}
+
+/**
+ * The hardening every cluster gets, seen from outside (docs/hardening.md): a Secret (`secret`, holding
+ * `value`) is encrypted at rest, and then
+ *   - Pod Security Admission: in a namespace without labels a pod on the host's network is refused
+ *     (baseline enforced) and a plain one admitted with a warning (restricted warned); kube-system is exempt;
+ *   - the audit log on the masters records who read the Secret, at Metadata level, and never its value;
+ *     a master's diagnostics end with the log's last lines;
+ *   - the API server serves no profiling endpoints.
+ */
+export async function hardeningChecked({ kube, masters, clusterId }: Pick<RecoveryCluster, "kube" | "masters" | "clusterId">, secret: string): Promise<void> {
+  const value = secretEncryptedAtRestChecked({ kube, masters }, secret);
+
+  const ns = `psa-${randomBytes(3).toString("hex")}`;
+  kube.kubectl(`create namespace ${ns}`);
+  // Server-side dry runs go through admission; nothing is scheduled, so no image is pulled.
+  const admit = (namespace: string, spec: Record<string, unknown>) => {
+    const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "probe", namespace }, spec: { ...spec, containers: [{ name: "c", image: "registry.invalid/probe:1" }] } };
+    return kube.trySsh(masters[0]!, `printf '%s' '${JSON.stringify(pod)}' | kubectl --kubeconfig /etc/kubernetes/admin.conf apply --dry-run=server -f - 2>&1`);
+  };
+  const hostNetwork = admit(ns, { hostNetwork: true });
+  expect(hostNetwork.code, hostNetwork.out).not.toBe(0);
+  expect(hostNetwork.out).toMatch(/violates PodSecurity "baseline:latest": host namespaces \(hostNetwork=true\)/);
+  const plain = admit(ns, {});
+  expect(plain.code, plain.out).toBe(0);
+  expect(plain.out).toMatch(/would violate PodSecurity "restricted:latest"/);
+  const system = admit("kube-system", { hostNetwork: true });
+  expect(system.code, system.out).toBe(0);
+  kube.kubectl(`delete namespace ${ns} --wait=false`);
+
+  // The read above reached one master's API server (whichever held the API address): its log has it.
+  const logs = masters.map((m) => kube.ssh(m, `cat ${AUDIT_LOG} 2>/dev/null || true`)).join("\n");
+  const reads = logs.split("\n").filter((l) => l.includes(`"resource":"secrets"`) && l.includes(`"name":"${secret}"`) && l.includes(`"verb":"get"`));
+  expect(reads.length, `audit lines for the Secret ${secret}`).toBeGreaterThanOrEqual(1);
+  for (const l of reads) expect(JSON.parse(l)).toMatchObject({ kind: "Event", level: "Metadata", user: { username: "kubernetes-admin" } });
+  expect(logs.includes(value)).toBe(false);
+  expect(logs.includes(Buffer.from(value).toString("base64"))).toBe(false);
+  const diagnostics = await runHostDiagnostics({ clusterId, host: masters[0]! });
+  expect(diagnostics.sections.find((x) => x.title === "API audit log")?.text).toMatch(/"kind":"Event"/);
+
+  const pprof = kube.tryKubectl("get --raw /debug/pprof/");
+  expect(pprof.code, pprof.out).not.toBe(0);
+  expect(pprof.out).toMatch(/NotFound|not found/i);
 }
 
 /**

@@ -27,7 +27,7 @@ import { runHostDiagnostics } from "./diagnostics";
 import { labCut, labDown, labHeal, labReboot, labSwap, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
 import { kubectlWith } from "../../test/lab-api";
-import { adminKubeconfigOf, backupOnDemandChecked, checkpointsHandedOver, controlPlaneUp, outcome, rebootMastersChecked, restoreChecked, runHere, secretEncryptedAtRestChecked, runTimes, summaryOf, untilTrue, vipFailoverChecked, type RecoveryCluster } from "../../test/lab-recovery";
+import { adminKubeconfigOf, backupOnDemandChecked, checkpointsHandedOver, controlPlaneUp, outcome, rebootMastersChecked, restoreChecked, runHere, hardeningChecked, runTimes, summaryOf, untilTrue, vipFailoverChecked, type RecoveryCluster } from "../../test/lab-recovery";
 import { reconcileScheduledRuns, startDueBackups } from "./backup-schedule";
 import { getBackupPolicy, listBackups, setBackupPolicy } from "../backups/store";
 import { readLiveCertificates } from "./cert-expiry";
@@ -196,7 +196,7 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     for (const o of outputs) expect(o.seq, String(o.data.step)).toBeLessThan(ends.get(o.data.step) ?? 0);
   }, 10 * 60_000);
 
-  it("made a real cluster: RBAC and admission hold, CSRs are signed by the controller-manager, tokens come from the API server, Secrets are encrypted in etcd", async () => {
+  it("made a real cluster: RBAC and admission hold, CSRs are signed by the controller-manager, tokens come from the API server, Secrets are encrypted in etcd, Pod Security is enforced, reads are audited", async () => {
     // kubectl of the cluster's own version, against the self-hosted API server after the pivot.
     expect(versions(kube.kubectl("version -o json"))).toEqual({ client: NEWEST, server: NEWEST });
     expect(kube.kubectl("get nodes --no-headers").trim().split("\n")).toHaveLength(6);
@@ -253,8 +253,8 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     const token = kube.kubectl("-n kube-system create token coredns --duration=10m").trim();
     const claims = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { iss: string; sub: string };
     expect(claims).toMatchObject({ iss: "https://kubernetes.default.svc.cluster.local", sub: "system:serviceaccount:kube-system:coredns" });
-    // Secrets reach etcd encrypted with the cluster's key.
-    secretEncryptedAtRestChecked({ kube, masters: ["master-1", "master-2", "master-3"] }, "encrypted-self-hosted");
+    // Secrets reach etcd encrypted with the cluster's key; Pod Security, the audit log, no profiling.
+    await hardeningChecked({ kube, masters: ["master-1", "master-2", "master-3"], clusterId }, "encrypted-self-hosted");
   }, 5 * 60_000);
 
   it("runs real pods: traffic between workers over flannel's VXLAN, a Service by name through CoreDNS and kube-proxy, exec, logs, restarts the dashboard shows", async () => {
@@ -553,7 +553,7 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     await kill9(worker);
     worker = undefined;
     await untilTrue("worker-3's kubelet back after the heal", () => controlPlaneUp(staticCluster()), 3 * 60_000);
-    secretEncryptedAtRestChecked(staticCluster(), "encrypted-static");
+    await hardeningChecked(staticCluster(), "encrypted-static");
     const backupId = await backupOnDemandChecked(staticCluster(), db.dir, "static-deleted-after-backup");
     const rebooted = await rebootMastersChecked(staticCluster(), { deleted: "static-deleted-after-backup", created: "static-created-after-backup" });
     expect(kube.ssh("master-1", "ls /etc/kubernetes/checkpoint 2>&1 || true")).toMatch(/No such file/);
