@@ -50,6 +50,12 @@ test("an admin sees the failing schedule and expiring certificates, downloads a 
   await expect(page.getByTestId("cert-warning")).toContainText(/certificates? end within 30 days/);
   await expect(page.getByTestId("asset-certs").locator('tr[data-warn="yes"]').first()).toBeVisible();
   await expect(page.getByTestId("plan-rotate")).toBeVisible();
+  // Hardening at a glance, from the same asset set: the key's name and age, never the key.
+  await expect(page.getByTestId("hardening-secrets-at-rest")).toHaveAttribute("data-ok", "true");
+  await expect(page.getByTestId("hardening-secrets-at-rest")).toContainText(/encrypted \(secretbox, key key-\d{8}, \d+ days? old\)/);
+  await expect(page.getByTestId("hardening-api-audit-log")).toContainText("/var/log/kubernetes/audit/audit.log on every master, rotated at 100 MB, 10 files, 30 days");
+  await expect(page.getByTestId("hardening-pod-security")).toContainText("baseline enforced, restricted warned, restricted audited; exempt: kube-system");
+  await expect(page.getByTestId("hardening-profiling")).toHaveAttribute("data-ok", "true");
   // The bucket: none yet (said plainly); set one nothing answers at, and its test names the problem.
   await expect(page.getByTestId("backup-target")).toContainText("none: backups live on this dashboard's disk only");
   await expect(page.getByTestId(`copies-${seeded.backupId}`)).toHaveText("here");

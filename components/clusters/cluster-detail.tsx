@@ -18,6 +18,7 @@ import { HostKey } from "./host-key";
 import { LiveTables } from "./live-tables";
 import { Day2Panel } from "./day2-panel";
 import { KubeconfigPanel } from "./kubeconfig-panel";
+import { HardeningPanel } from "./hardening-panel";
 import { BackupsPanel, CertificatesPanel } from "./recovery-panel";
 
 export function ClusterDetail({ id }: { id: string }) {
@@ -173,6 +174,7 @@ export function ClusterDetail({ id }: { id: string }) {
       <KubeconfigPanel clusterId={c.id} notYet={notYet} />
       <BackupsPanel clusterId={c.id} clusterName={c.name} notYet={notYet} />
       <CertificatesPanel clusterId={c.id} notYet={notYet} />
+      <HardeningPanel clusterId={c.id} />
       <ClusterLive clusterId={c.id} />
       {canWrite && <DeleteCluster id={c.id} name={c.name} />}
     </div>

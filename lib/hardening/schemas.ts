@@ -1,0 +1,15 @@
+// A cluster's hardening at a glance, as the cluster page shows it; browser-safe. Derived from the
+// newest asset set (what was rendered and pushed), never with a key or any other secret in it.
+import type { PodSecurityLevel } from "../cluster/definition";
+
+export type Hardening = {
+  assetSetVersion: number | null;
+  /** How Secrets reach etcd: `encrypted` with the named key, `plain` (a key only to read, as a set that predates encryption gets), or `none` (no configuration). */
+  encryption: { state: "encrypted" | "plain" | "none"; provider?: string; keyName?: string; keyCreated?: string; keyAgeDays?: number };
+  audit: { on: boolean; log?: string; maxSizeMb?: number; maxBackups?: number; maxAgeDays?: number };
+  podSecurity: { enforce: PodSecurityLevel; warn: PodSecurityLevel; audit: PodSecurityLevel; exemptNamespaces: string[] } | null;
+  /** The API server's, controller-manager's and scheduler's flags say --profiling=false. */
+  profilingOff: boolean;
+};
+
+export const hardeningQueryKey = (clusterId: string) => ["clusters", clusterId, "hardening"] as const;

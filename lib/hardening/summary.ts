@@ -1,0 +1,84 @@
+import "server-only";
+// The hardening summary of a cluster's newest asset set. The encryption configuration is opened here,
+// on the server, to name its first key; only that name and its date leave this module.
+import { parse } from "yaml";
+import { z } from "zod";
+import { ADMISSION_CONFIG_ASSET, AUDIT_POLICY_ASSET } from "../assets/api-policy";
+import { ENCRYPTION_CONFIG_ASSET } from "../assets/encryption";
+import { assetContent } from "../assets/store";
+import { podSecurityLevels } from "../cluster/definition";
+import { getDb } from "../db/client";
+import { notFound } from "../http/errors";
+import type { Hardening } from "./schemas";
+
+/** The control-plane manifests whose command lines are read, in either mode. */
+const CONTROL_PLANE_MANIFEST = /^(manifests|static-manifests)\/kube-(apiserver|controller-manager|scheduler)\.yaml$/;
+
+const encryptionSchema = z.object({ resources: z.array(z.object({ resources: z.array(z.string()), providers: z.array(z.record(z.string(), z.unknown())) })) });
+const level = z.enum(podSecurityLevels);
+const admissionSchema = z.object({
+  plugins: z.array(z.object({ name: z.string(), configuration: z.object({ defaults: z.object({ enforce: level, warn: level, audit: level }), exemptions: z.object({ namespaces: z.array(z.string()).default([]) }) }).optional() })),
+});
+
+/** From the set's files (plain content by path): what is on, with what. */
+export function hardeningOf(files: ReadonlyMap<string, string>, assetSetVersion: number | null, now = new Date()): Hardening {
+  const commandLines = [...files].filter(([p]) => CONTROL_PLANE_MANIFEST.test(p)).map(([, c]) => c);
+  const flag = (name: string) => {
+    const m = commandLines.map((c) => new RegExp(`--${name}=(\\S+)`).exec(c)?.[1]).find(Boolean);
+    return m === undefined ? undefined : Number(m);
+  };
+  const auditLog = commandLines.map((c) => /--audit-log-path=(\S+)/.exec(c)?.[1]).find(Boolean);
+  return {
+    assetSetVersion,
+    encryption: encryptionOf(files.get(ENCRYPTION_CONFIG_ASSET), now),
+    audit:
+      files.has(AUDIT_POLICY_ASSET) && auditLog
+        ? { on: true, log: auditLog, maxSizeMb: flag("audit-log-maxsize"), maxBackups: flag("audit-log-maxbackup"), maxAgeDays: flag("audit-log-maxage") }
+        : { on: false },
+    podSecurity: podSecurityOfConfig(files.get(ADMISSION_CONFIG_ASSET)),
+    profilingOff: commandLines.length >= 3 && commandLines.every((c) => c.includes("--profiling=false")),
+  };
+}
+
+function encryptionOf(text: string | undefined, now: Date): Hardening["encryption"] {
+  if (text === undefined) return { state: "none" };
+  const config = encryptionSchema.safeParse(parse(text));
+  const providers = config.success ? config.data.resources.find((r) => r.resources.includes("secrets"))?.providers : undefined;
+  const first = providers?.[0];
+  if (!first) return { state: "none" };
+  const [provider] = Object.keys(first);
+  if (provider === "identity") return { state: "plain", provider };
+  const keyName = z.object({ keys: z.array(z.object({ name: z.string() })).min(1) }).safeParse(first[provider!]);
+  const name = keyName.success ? keyName.data.keys[0]!.name : undefined;
+  // Bootdeck names a key for the day it was made: key-YYYYMMDD.
+  const day = name && /^key-(\d{4})(\d{2})(\d{2})$/.exec(name);
+  const created = day ? new Date(`${day[1]}-${day[2]}-${day[3]}T00:00:00Z`) : undefined;
+  return {
+    state: "encrypted",
+    provider,
+    keyName: name,
+    ...(created ? { keyCreated: created.toISOString().slice(0, 10), keyAgeDays: Math.max(0, Math.floor((now.getTime() - created.getTime()) / 86_400_000)) } : {}),
+  };
+}
+
+function podSecurityOfConfig(text: string | undefined): Hardening["podSecurity"] {
+  if (text === undefined) return null;
+  const config = admissionSchema.safeParse(parse(text));
+  const ps = config.success ? config.data.plugins.find((p) => p.name === "PodSecurity")?.configuration : undefined;
+  return ps ? { ...ps.defaults, exemptNamespaces: ps.exemptions.namespaces } : null;
+}
+
+/** GET /api/clusters/:id/hardening: the newest asset set's hardening. */
+export async function clusterHardening({ clusterId }: { clusterId: string }, now = new Date()): Promise<Hardening> {
+  const db = getDb();
+  if (!(await db.cluster.findUnique({ where: { id: clusterId }, select: { id: true } }))) throw notFound("Cluster");
+  const set = await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true, version: true } });
+  if (!set) return hardeningOf(new Map(), null, now);
+  const rows = await db.asset.findMany({
+    where: { assetSetId: set.id, OR: [{ path: { in: [ENCRYPTION_CONFIG_ASSET, AUDIT_POLICY_ASSET, ADMISSION_CONFIG_ASSET] } }, { path: { startsWith: "manifests/kube-" } }, { path: { startsWith: "static-manifests/kube-" } }] },
+    select: { id: true, path: true, content: true, sensitive: true },
+  });
+  // Secret manifests (the API server's Secret) are sensitive and not needed: only the encryption configuration is opened.
+  const wanted = rows.filter((r) => !r.sensitive || r.path === ENCRYPTION_CONFIG_ASSET);
+  return hardeningOf(new Map(wanted.map((r) => [r.path, assetContent(r)])), set.version, now);
+}
