@@ -60,6 +60,7 @@ export const rules: Record<string, Rule> = {
   "POST /api/backups/remote": ADMIN,
   "POST /api/backups/remote/import": ADMIN,
   "GET /api/clusters/:id/certificates": ALL,
+  "GET /api/clusters/:id/hardening": ALL,
   "POST /api/clusters/:id/certificates/live": ALL,
   "GET /api/clusters/alerts": ALL,
   "GET /api/clusters/:id/hosts/:host": ALL,
