@@ -84,7 +84,7 @@ export function apiserverContainer(ctx: RenderContext, extra: Record<string, unk
   };
 }
 
-/** The host's CA bundle, which every control-plane component reads (cloud and OIDC endpoints' CAs). */
+/** The host's CA bundle, which every control-plane component reads to trust the servers it calls (an OIDC issuer, a webhook). */
 export const HOST_CA_BUNDLE = {
   volumeMounts: [{ name: "ssl-certs-host", mountPath: "/etc/ssl/certs", readOnly: true }],
   volumes: [{ name: "ssl-certs-host", hostPath: { path: "/etc/ssl/certs" } }],
@@ -142,7 +142,7 @@ export function apiserverCommand(ctx: RenderContext): string[] {
     `--audit-log-maxsize=${AUDIT_LOG_ROTATION.maxSizeMb}`,
     `--audit-log-maxbackup=${AUDIT_LOG_ROTATION.maxBackups}`,
     `--audit-log-maxage=${AUDIT_LOG_ROTATION.maxAgeDays}`,
-    // The pprof endpoints: nobody here reads them, and they show a process's inner state (CIS 1.2.x).
+    // No /debug/pprof: nothing here reads it, and it shows a process's inner state to whoever may read non-resource URLs.
     "--profiling=false",
     // The bootstrap and self-hosted API servers (and a master's checkpoint) run side by side for a while:
     // sharing the port, the newcomer serves at once instead of crash-looping on "address in use".
