@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { exampleDefinition } from "../cluster/example";
 import { bootstrapSecretFiles } from "./bootstrap-manifests";
-import { ENCRYPTION_CONFIG_ASSET } from "./encryption";
+import { ENCRYPTION_CONFIG_ASSET, encryptionConfig, encryptionPurpose, encryptionWrites } from "./encryption";
 import { keptPkiFrom } from "./keep";
 import { renderAssets } from "./render";
 import type { RenderedAsset } from "./types";
@@ -57,5 +57,17 @@ describe("Secrets encrypted at rest", () => {
     expect(providers[0]).toEqual({ identity: {} });
     expect(providers[1]!.secretbox!.keys).toHaveLength(1);
     expect(after.get(ENCRYPTION_CONFIG_ASSET)!.purpose).toMatch(/writes stay plain text/);
+    // The render after that keeps the plain-writing configuration, and says so still.
+    const again = byPath(await renderAssets(def, { encryptionAlgorithm: "ECDSA-P256", keep: keptPkiFrom(new Map([...after].map(([p, a]) => [p, a.content]))) }));
+    expect(again.get(ENCRYPTION_CONFIG_ASSET)!.content).toBe(after.get(ENCRYPTION_CONFIG_ASSET)!.content);
+    expect(again.get(ENCRYPTION_CONFIG_ASSET)!.purpose).toMatch(/writes stay plain text/);
+    expect(encryptionWrites(after.get(ENCRYPTION_CONFIG_ASSET)!.content)).toEqual({ provider: "identity" });
+  });
+
+  it("names how a configuration writes: its first provider and that provider's first key", () => {
+    const config = encryptionConfig({ random: () => Buffer.alloc(32, 7), now: new Date("2026-03-04T05:00:00Z") });
+    expect(encryptionWrites(config)).toEqual({ provider: "secretbox", keyName: "key-20260304" });
+    expect(encryptionPurpose(config)).toMatch(/written to etcd encrypted \(secretbox/);
+    expect(encryptionWrites("kind: Something\n")).toBeUndefined();
   });
 });

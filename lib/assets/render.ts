@@ -7,7 +7,7 @@ import { bootstrapManifests, etcdManifests, staticControlPlaneManifests } from "
 import { capabilitiesFor, imagesFor } from "./capabilities";
 import { apiserverAltNames, CA, certificatePlan, isCertEntry, issueCertificates, keyNames, type CertPlanEntry } from "./certificates";
 import { ADMISSION_CONFIG_ASSET, admissionConfig, AUDIT_LOG, AUDIT_POLICY_ASSET, auditPolicy } from "./api-policy";
-import { ENCRYPTION_CONFIG_ASSET, encryptionConfig } from "./encryption";
+import { ENCRYPTION_CONFIG_ASSET, encryptionConfig, encryptionPurpose } from "./encryption";
 import { ENDPOINT_PATHS, keepalivedConfig, keepalivedUnit, provisionsVip } from "./endpoint";
 import { keptCertificateFits } from "./keep";
 import { algorithmOf } from "./pki";
@@ -106,14 +106,8 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
   add(AUDIT_POLICY_ASSET, auditPolicy(), false, `API server audit policy: metadata of every request (bodies only of RBAC changes, never of Secrets) to ${AUDIT_LOG} on each master`);
   add(ADMISSION_CONFIG_ASSET, admissionConfig(def), false, "API server admission configuration: Pod Security Admission's defaults for namespaces without labels of their own");
   add("apiserver/authentication-config.yaml", authenticationConfig(), false, "API server authentication configuration: anonymous requests only on /livez, /readyz and /healthz");
-  add(
-    ENCRYPTION_CONFIG_ASSET,
-    options.keep?.encryptionConfig ?? encryptionConfig({ random, now, writes: options.keep ? "plain" : "encrypted" }),
-    true,
-    options.keep && !options.keep.encryptionConfig
-      ? "API server encryption configuration: a key to read encrypted Secrets; writes stay plain text as the running cluster had them"
-      : "API server encryption configuration: Secrets are written to etcd encrypted (secretbox, the cluster's own key)",
-  );
+  const encryption = options.keep?.encryptionConfig ?? encryptionConfig({ random, now, writes: options.keep ? "plain" : "encrypted" });
+  add(ENCRYPTION_CONFIG_ASSET, encryption, true, encryptionPurpose(encryption));
 
   const ctx: RenderContext = { def, derived, caps, images: imagesFor(caps, def.spec.images.registry), pki, token, files: new Map(drafts.map((d) => [d.path, d.content])) };
   // A static control plane needs no checkpoint: the kubelets start it from their manifests after any reboot.

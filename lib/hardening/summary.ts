@@ -4,7 +4,7 @@ import "server-only";
 import { parse } from "yaml";
 import { z } from "zod";
 import { ADMISSION_CONFIG_ASSET, AUDIT_POLICY_ASSET } from "../assets/api-policy";
-import { ENCRYPTION_CONFIG_ASSET } from "../assets/encryption";
+import { ENCRYPTION_CONFIG_ASSET, encryptionWrites } from "../assets/encryption";
 import { assetContent } from "../assets/store";
 import { podSecurityLevels } from "../cluster/definition";
 import { getDb } from "../db/client";
@@ -14,7 +14,6 @@ import type { Hardening } from "./schemas";
 /** The control-plane manifests whose command lines are read, in either mode. */
 const CONTROL_PLANE_MANIFEST = /^(manifests|static-manifests)\/kube-(apiserver|controller-manager|scheduler)\.yaml$/;
 
-const encryptionSchema = z.object({ resources: z.array(z.object({ resources: z.array(z.string()), providers: z.array(z.record(z.string(), z.unknown())) })) });
 const level = z.enum(podSecurityLevels);
 const admissionSchema = z.object({
   plugins: z.array(z.object({ name: z.string(), configuration: z.object({ defaults: z.object({ enforce: level, warn: level, audit: level }), exemptions: z.object({ namespaces: z.array(z.string()).default([]) }) }).optional() })),
@@ -41,22 +40,15 @@ export function hardeningOf(files: ReadonlyMap<string, string>, assetSetVersion:
 }
 
 function encryptionOf(text: string | undefined, now: Date): Hardening["encryption"] {
-  if (text === undefined) return { state: "none" };
-  const config = encryptionSchema.safeParse(parse(text));
-  const providers = config.success ? config.data.resources.find((r) => r.resources.includes("secrets"))?.providers : undefined;
-  const first = providers?.[0];
-  if (!first) return { state: "none" };
-  const [provider] = Object.keys(first);
-  if (provider === "identity") return { state: "plain", provider };
-  const keyName = z.object({ keys: z.array(z.object({ name: z.string() })).min(1) }).safeParse(first[provider!]);
-  const name = keyName.success ? keyName.data.keys[0]!.name : undefined;
+  const writes = text === undefined ? undefined : encryptionWrites(text);
+  if (!writes) return { state: "none" };
+  if (writes.provider === "identity") return { state: "plain", provider: writes.provider };
   // Bootdeck names a key for the day it was made: key-YYYYMMDD.
-  const day = name && /^key-(\d{4})(\d{2})(\d{2})$/.exec(name);
+  const day = writes.keyName && /^key-(\d{4})(\d{2})(\d{2})$/.exec(writes.keyName);
   const created = day ? new Date(`${day[1]}-${day[2]}-${day[3]}T00:00:00Z`) : undefined;
   return {
     state: "encrypted",
-    provider,
-    keyName: name,
+    ...writes,
     ...(created ? { keyCreated: created.toISOString().slice(0, 10), keyAgeDays: Math.max(0, Math.floor((now.getTime() - created.getTime()) / 86_400_000)) } : {}),
   };
 }
