@@ -129,8 +129,8 @@ export function secretEncryptedAtRestChecked({ kube, masters }: Pick<RecoveryClu
 }
 
 /**
- * The hardening every cluster gets, seen from outside (docs/hardening.md): a Secret (`secret`, holding
- * `value`) is encrypted at rest, and then
+ * The hardening every cluster gets, seen from outside (docs/hardening.md): a new Secret named `secret`
+ * is encrypted at rest, and then
  *   - Pod Security Admission: in a namespace without labels a pod on the host's network is refused
  *     (baseline enforced) and a plain one admitted with a warning (restricted warned); kube-system is exempt;
  *   - the audit log on the masters records who read the Secret, at Metadata level, and never its value;

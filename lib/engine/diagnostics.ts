@@ -56,8 +56,6 @@ echo "== API audit log =="
 if [ -r ${AUDIT_LOG} ]; then tail -n ${AUDIT_TAIL_LINES} ${AUDIT_LOG}; else echo "(no ${AUDIT_LOG} on this host: the API servers on masters write it)"; fi
 exit 0`;
 
-
-
 /**
  * The script's output → its sections. Only the next expected heading starts a section, so a command
  * printing some other "== … ==" line cannot add or reorder sections (display only: nothing acts on
