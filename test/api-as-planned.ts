@@ -44,6 +44,9 @@ function asRendered(o: Record<string, unknown>): Record<string, unknown> {
 
 /** Whether a write's body is what the call plans to send. */
 function bodyMatches(call: PlannedApiCall, body: Record<string, unknown>, assets: Map<string, string>): boolean {
+  // A Secret's data key set to a file of the asset set.
+  if (call.verb === "patch" && call.asset && call.options?.secretDataKey !== undefined)
+    return JSON.stringify(body) === JSON.stringify({ data: { [String(call.options.secretDataKey)]: Buffer.from(assets.get(call.asset) ?? "").toString("base64") } });
   const fromAsset = call.asset ? parseObjects(assets.get(call.asset) ?? "").find((o) => sameRef(refOf(o), call.object)) : undefined;
   if (call.verb === "patch" && call.asset) return JSON.stringify(body) === JSON.stringify({ data: (fromAsset as { data?: unknown } | undefined)?.data ?? {} });
   if (call.verb === "patch" && call.rule && call.id === "renew") return Object.keys(body).join() === "stringData" && Object.keys(body.stringData as object).join() === "expiration";
@@ -79,6 +82,9 @@ function matches(p: Planned, w: Write, assets: Map<string, string>): boolean {
       return w.method === "POST" && /^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/eviction$/.test(w.path) && (body as { kind?: string }).kind === "Eviction";
     case "patch":
       return w.method === "PATCH" && w.path === p.path && bodyMatches(call, body, assets);
+    case "rewrite":
+      // Objects of the kind the run found, each written back to where it is served.
+      return w.method === "PUT" && new RegExp(`^${p.collection.replace(/\/namespaces\/[^/]+\//, "/namespaces/[^/]+/")}/[^/]+$`).test(w.path) && (body as { kind?: string }).kind === call.object.kind;
   }
 }
 

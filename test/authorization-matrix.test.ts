@@ -143,6 +143,8 @@ export const variants: Record<string, Variant[]> = {
     { name: "type recover, confirm false", body: { type: "recover", confirm: false }, rule: ADMIN },
     { name: "type rotate-certs, confirm", body: { type: "rotate-certs", confirm: true }, rule: ADMIN },
     { name: "type rotate-certs, validity", body: { type: "rotate-certs", confirm: true, leafValidityDays: 90 }, rule: ADMIN },
+    { name: "type rotate-encryption-key, confirm", body: { type: "rotate-encryption-key", confirm: true }, rule: ADMIN },
+    { name: "type rotate-encryption-key, no confirm", body: { type: "rotate-encryption-key" }, rule: ADMIN },
     { name: "type join, a master", body: { type: "join", hosts: ["master-3"] }, rule: RUNNERS },
     { name: "type join, masters and workers", body: { type: "join", hosts: ["master-3", "worker-2"], acceptWarnings: true }, rule: RUNNERS },
     { name: "type remove, a worker", body: { type: "remove", hosts: ["worker-1"], confirm: true }, rule: ADMIN },

@@ -125,7 +125,7 @@ const DISCOVERY = ["Namespace", "ConfigMap", "ServiceAccount", "Service", "Secre
 
 const segment = (x: string) => encodeURIComponent(x).replace(/%3A/g, ":").replace(/%40/g, "@");
 
-type Obj = { apiVersion?: string; kind?: string; metadata: { name: string; namespace?: string }; [k: string]: unknown };
+type Obj = { apiVersion?: string; kind?: string; metadata: { name: string; namespace?: string; [k: string]: unknown }; [k: string]: unknown };
 
 /**
  * A cluster whose API answers like a healthy self-hosted control plane: every listed node Ready with a
@@ -147,6 +147,9 @@ export class FakeClusterApi implements ClusterApiClient {
   private readonly nodeState = new Map<string, { labels: Record<string, string>; taints: unknown[]; unschedulable?: boolean }>();
   private renewals = 0;
 
+  /** The checksum of the encryption configuration the API servers report running. */
+  encryptionConfigSha = "";
+
   constructor(readonly nodes: string[]) {}
 
   async request(path: string, opts: { method?: string; body?: unknown } = {}): Promise<RawResponse> {
@@ -155,6 +158,9 @@ export class FakeClusterApi implements ClusterApiClient {
     if (method !== "GET") this.writes.push({ method, path, body: opts.body });
     if (path === "/healthz" || path === "/readyz") return { status: 200, body: "ok" };
     if (path === "/api/v1/namespaces/kube-system") return { status: 200, body: "{}" };
+    // An API server's metrics: the encryption configuration it runs with (the file a test says it read).
+    if (path === "/metrics")
+      return { status: 200, body: `# TYPE apiserver_encryption_config_controller_last_config_info gauge\napiserver_encryption_config_controller_last_config_info{apiserver_id_hash="sha256:0f",hash="sha256:${this.encryptionConfigSha}"} 1\n` };
     const node = /^\/api\/v1\/nodes\/([^/]+)$/.exec(path);
     if (node) {
       const name = decodeURIComponent(node[1]!);
@@ -218,6 +224,8 @@ export class FakeClusterApi implements ClusterApiClient {
     if (path === "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases")
       return { items: this.nodes.map((n) => ({ metadata: { name: n }, spec: { renewTime: this.frozen.has(n) ? "2026-01-01T00:00:00.000000Z" : new Date(Date.now() + 1).toISOString() } })) } as T;
     if (path === "/api/v1/nodes") return { items: this.nodes.map((n) => this.node(n)) } as T;
+    // Every Secret written here, listed across namespaces (one page).
+    if (path.startsWith("/api/v1/secrets?")) return { metadata: {}, items: [...this.objectsStore].filter(([p]) => /^\/api\/v1\/namespaces\/[^/]+\/secrets\/[^/]+$/.test(p)).map(([, o]) => o) } as T;
     if (path.startsWith("/api/v1/namespaces/kube-system/pods?labelSelector=")) {
       const selector = decodeURIComponent(path.slice(path.indexOf("=") + 1));
       const app = /^k8s-app=(.+)$/.exec(selector)?.[1] ?? "";

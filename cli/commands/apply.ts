@@ -138,7 +138,8 @@ export const apply: Command = {
 };
 
 /** Runs the started run in this process and prints its events until it finishes. */
-export async function follow(runId: string, verbose: boolean): Promise<number> {
+/** Prints the run's events after `afterSeq` (a retried run's earlier ones are not shown again) until it finishes. */
+export async function follow(runId: string, verbose: boolean, afterSeq = 0): Promise<number> {
   // SQLite: this process runs it. PostgreSQL: it is queued, and this process works the queue while it
   // follows (another worker may take it first; the output is the same).
   const queue = getRunQueue();
@@ -157,7 +158,7 @@ export async function follow(runId: string, verbose: boolean): Promise<number> {
   }
   const run = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { startedAt: true } });
   const startedAt = run.startedAt?.getTime() ?? Date.now();
-  let seq = 0;
+  let seq = afterSeq;
   let status = "";
   try {
     while (!status) {

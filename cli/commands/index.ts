@@ -27,5 +27,6 @@ export const commands: Record<string, CommandEntry> = {
   restore: { summary: "restore a cluster's etcd from a stored backup, then bring its control plane back", load: async () => (await import("./recovery")).restore },
   recover: { summary: "bring a control plane that did not come back up again from etcd's current state", load: async () => (await import("./recovery")).recover },
   "rotate-certs": { summary: "issue every leaf certificate again (same CAs and keys) and roll them out, the API kept up", load: async () => (await import("./recovery")).rotateCerts },
+  "rotate-encryption-key": { summary: "a new key for Secrets at rest: added, written with, every Secret stored again, the old key dropped", load: async () => (await import("./recovery")).rotateEncryptionKey },
   certs: { summary: "certificate expiry: the asset set's, or read live from the hosts (--live)", load: async () => (await import("./recovery")).certs },
 };

@@ -105,6 +105,21 @@ certificates through CSRs), then every host read again. Expiry: bootdeck certs C
     ),
 };
 
+export const rotateEncryptionKey: Command = {
+  run: (argv) =>
+    runDr(
+      argv,
+      `Usage: bootdeck rotate-encryption-key CLUSTER [--yes] [--verbose]
+
+Gives Secrets at rest a new key without restarting an API server: every API server reads with the new
+key, then writes with it; every Secret is written again (etcd is then read to prove each is stored with
+it); the old keys are dropped; every Secret read back. The API stays up. The key itself is kept
+encrypted in Bootdeck's database, never shown.`,
+      (rest) => (rest.every((a) => a === "--yes" || a === "--verbose") ? { type: "rotate-encryption-key", confirm: true } : undefined),
+      "A new asset set with the new key is saved now; the run rolls it out one configuration at a time.",
+    ),
+};
+
 export const certs: Command = {
   async run(argv) {
     const [name, ...rest] = argv;

@@ -2,7 +2,8 @@
 // does on the run page. Every change is recorded in the audit log as made by "cli:<your login>".
 import { recordAudit } from "../../lib/audit/record";
 import { configureDb, disconnectDb, getDb } from "../../lib/db/client";
-import { releaseRun } from "../../lib/engine/runs";
+import { releaseRun, retryRun } from "../../lib/engine/runs";
+import { follow } from "./apply";
 import { cancelRun } from "../../lib/engine/start";
 import { AppError } from "../../lib/http/errors";
 import type { Command } from "./command";
@@ -14,7 +15,9 @@ const help = `Usage: bootdeck run <subcommand>
   run release RUN [--reason TEXT] [--yes]
                                      end a stuck running run: it fails as "released by cli:<you>",
                                      the cluster is free for a new run, its worker writes nothing more
-  run cancel RUN                     cancel a planned run (it ends) or ask a running one to stop`;
+  run cancel RUN                     cancel a planned run (it ends) or ask a running one to stop
+  run retry RUN [--verbose]          run a failed, stopped or cancelled run's failures again, here,
+                                     one line per step (as on the run page)`;
 
 
 function flag(argv: string[], name: string): string | undefined {
@@ -67,6 +70,15 @@ export const run: Command = {
         await recordAudit({ action: "run.cancel", username: by, target: id, details: { via: "cli", outcome } });
         console.log(outcome === "cancelled" ? `run ${id} is cancelled` : `run ${id} was asked to stop; its worker stops between steps`);
         return 0;
+      }
+      if (sub === "retry") {
+        const by = cliActor();
+        const before = await getDb().run.findUnique({ where: { id }, select: { lastSeq: true } });
+        if (!before) throw new AppError(1, "not_found", `no run ${id}`);
+        const steps = await retryRun({ runId: id });
+        await recordAudit({ action: "run.retry", username: by, target: id, details: { via: "cli", steps } });
+        console.log(`retrying ${steps} step${steps === 1 ? "" : "s"} of run ${id}`);
+        return await follow(id, rest.includes("--verbose"), before.lastSeq);
       }
       console.error(`bootdeck run: unknown subcommand "${sub}"\n\n${help}`);
       return 2;

@@ -174,7 +174,7 @@ export function ClusterDetail({ id }: { id: string }) {
       <KubeconfigPanel clusterId={c.id} notYet={notYet} />
       <BackupsPanel clusterId={c.id} clusterName={c.name} notYet={notYet} />
       <CertificatesPanel clusterId={c.id} notYet={notYet} />
-      <HardeningPanel clusterId={c.id} />
+      <HardeningPanel clusterId={c.id} notYet={notYet} />
       <ClusterLive clusterId={c.id} />
       {canWrite && <DeleteCluster id={c.id} name={c.name} />}
     </div>

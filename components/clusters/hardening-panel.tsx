@@ -1,9 +1,12 @@
 "use client";
 // The cluster page's hardening at a glance: Secrets encrypted at rest (the key's name and age, never
 // the key), the API audit log, Pod Security's defaults, profiling; read from the newest asset set.
+// The key's rotation is planned here and confirmed on the run page.
 import { useQuery } from "@tanstack/react-query";
 import { hardeningQueryKey, type Hardening } from "@/lib/hardening/schemas";
 import { api } from "../api-client";
+import { useCan } from "../current-user";
+import { usePlan } from "./recovery-panel";
 
 type Row = { item: string; ok: boolean; text: string };
 
@@ -36,11 +39,27 @@ export function hardeningRows(h: Hardening): Row[] {
   ];
 }
 
-export function HardeningPanel({ clusterId }: { clusterId: string }) {
+export function HardeningPanel({ clusterId, notYet }: { clusterId: string; /** Why the running cluster's key cannot be rotated yet. */ notYet?: string }) {
   const q = useQuery({ queryKey: hardeningQueryKey(clusterId), queryFn: () => api<Hardening>(`/api/clusters/${clusterId}/hardening`) });
+  const canRotate = useCan("cluster:recover");
+  const plan = usePlan(clusterId);
   return (
     <section className="card" data-testid="hardening">
-      <h2 className="mb-2 font-semibold">Hardening</h2>
+      <div className="mb-2 flex items-center justify-between">
+        <h2 className="font-semibold">Hardening</h2>
+        {canRotate && (
+          <button
+            className="btn"
+            data-testid="plan-rotate-key"
+            disabled={plan.isPending || !!notYet || q.data?.encryption.state === "none"}
+            onClick={() => plan.mutate({ type: "rotate-encryption-key", confirm: true })}
+            title={notYet ?? "A new key for Secrets at rest: every API server reads with it, then writes with it, every Secret is stored again, the old key is dropped; the API stays up. You review the plan first"}
+          >
+            Rotate encryption key…
+          </button>
+        )}
+      </div>
+      {plan.isError && <p className="text-sm text-red-600">{plan.error.message}</p>}
       {q.isError && <p className="text-sm text-red-600">{q.error.message}</p>}
       {q.data &&
         (q.data.assetSetVersion === null ? (

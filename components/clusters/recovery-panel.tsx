@@ -16,7 +16,8 @@ import { NotYet } from "./not-yet";
 
 const size = (n: number) => (n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`);
 
-function usePlan(clusterId: string) {
+/** Plans a run on the cluster and opens its page, where it is reviewed and confirmed. */
+export function usePlan(clusterId: string) {
   const router = useRouter();
   return useMutation({
     mutationFn: (body: CreateRunBody) => api<{ id: string }>(`/api/clusters/${clusterId}/runs`, { method: "POST", body }),

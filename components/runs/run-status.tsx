@@ -55,6 +55,7 @@ export const runTypeTitle: Record<string, string> = {
   restore: "Restore from a backup",
   recover: "Recover the control plane",
   "rotate-certs": "Rotate certificates",
+  "rotate-encryption-key": "Rotate the encryption key",
 };
 
 /** Run states that are over for now; all but a success can go on (a retry, accepted warnings). */

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { exampleDefinition } from "../cluster/example";
 import { bootstrapSecretFiles } from "./bootstrap-manifests";
-import { ENCRYPTION_CONFIG_ASSET, encryptionConfig, encryptionPurpose, encryptionWrites } from "./encryption";
+import { ENCRYPTION_CONFIG_ASSET, encryptionConfig, encryptionKeyNames, encryptionPurpose, encryptionRotation, EncryptionRotationError, encryptionWrites, keyMadeOn, keyName } from "./encryption";
 import { keptPkiFrom } from "./keep";
 import { renderAssets } from "./render";
 import type { RenderedAsset } from "./types";
@@ -69,5 +69,59 @@ describe("Secrets encrypted at rest", () => {
     expect(encryptionWrites(config)).toEqual({ provider: "secretbox", keyName: "key-20260304" });
     expect(encryptionPurpose(config)).toMatch(/written to etcd encrypted \(secretbox/);
     expect(encryptionWrites("kind: Something\n")).toBeUndefined();
+  });
+});
+
+describe("a key rotation's configurations", () => {
+  const day = new Date("2026-12-06T10:00:00Z");
+  let n = 0;
+  const random = () => Buffer.alloc(32, ++n);
+  const providersOf = (text: string) => (YAML.parse(text) as Config).resources[0]!.providers;
+  const keysOf = (text: string) => providersOf(text).map((p) => (p.secretbox ? `secretbox:${p.secretbox.keys.map((k) => k.name).join(",")}` : Object.keys(p)[0]));
+
+  it("adds the new key to read with, then writes with it, then keeps it alone: no API server ever writes what another cannot read", () => {
+    const current = encryptionConfig({ random, now: new Date("2026-01-02T00:00:00Z") });
+    const r = encryptionRotation(current, { random, now: day });
+    expect(r.key).toBe("key-20261206");
+    expect(r.dropped).toEqual(["key-20260102"]);
+    expect(keysOf(r.add)).toEqual(["secretbox:key-20260102,key-20261206", "identity"]);
+    expect(keysOf(r.write)).toEqual(["secretbox:key-20261206,key-20260102", "identity"]);
+    expect(keysOf(r.final)).toEqual(["secretbox:key-20261206", "identity"]);
+    // The old key's material is carried as it was; the new one is 32 fresh bytes, the same in all three.
+    const secretOf = (text: string, name: string) => providersOf(text)[0]!.secretbox?.keys.find((k) => k.name === name)?.secret ?? providersOf(text)[1]?.secretbox?.keys.find((k) => k.name === name)?.secret;
+    expect(secretOf(r.add, "key-20260102")).toBe(secretOf(current, "key-20260102"));
+    expect(Buffer.from(secretOf(r.final, "key-20261206")!, "base64")).toHaveLength(32);
+    expect(new Set([r.add, r.write, r.final].map((t) => secretOf(t, "key-20261206")))).toHaveProperty("size", 1);
+    expect(encryptionWrites(r.add)).toEqual({ provider: "secretbox", keyName: "key-20260102" });
+    expect(encryptionWrites(r.write)).toEqual({ provider: "secretbox", keyName: "key-20261206" });
+    expect(encryptionKeyNames(r.final)).toEqual(["key-20261206"]);
+  });
+
+  it("starts encrypting a cluster that wrote plain text: the first write with a key comes after every API server can read it", () => {
+    const plain = encryptionConfig({ random, now: new Date("2026-01-02T00:00:00Z"), writes: "plain" });
+    const r = encryptionRotation(plain, { random, now: day });
+    expect(keysOf(r.add)).toEqual(["identity", "secretbox:key-20260102,key-20261206"]);
+    expect(keysOf(r.write)).toEqual(["secretbox:key-20261206,key-20260102", "identity"]);
+    expect(keysOf(r.final)).toEqual(["secretbox:key-20261206", "identity"]);
+  });
+
+  it("names a second key made the same day apart, and reads a key's day from its name", () => {
+    const current = encryptionConfig({ random, now: day });
+    const r = encryptionRotation(current, { random, now: day });
+    expect(r.key).toBe("key-20261206-2");
+    expect(encryptionRotation(r.write, { random, now: day }).key).toBe("key-20261206-3");
+    expect(keyName(day, new Set(["key-20261206", "key-20261206-2"]))).toBe("key-20261206-3");
+    expect(keyMadeOn("key-20261206-2")).toBe("2026-12-06");
+    expect(keyMadeOn("key-20260304")).toBe("2026-03-04");
+    expect(keyMadeOn("mine")).toBeUndefined();
+  });
+
+  it("refuses a configuration Bootdeck did not write, rather than drop what it cannot read", () => {
+    const aescbc = "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [secrets]\n    providers:\n      - aescbc: {keys: [{name: a, secret: eA==}]}\n      - identity: {}\n";
+    expect(() => encryptionRotation(aescbc, { random, now: day })).toThrow(EncryptionRotationError);
+    expect(() => encryptionRotation(aescbc, { random, now: day })).toThrow(/0 secretbox providers/);
+    const twoResources = "kind: EncryptionConfiguration\nresources:\n  - resources: [secrets]\n    providers: [{identity: {}}]\n  - resources: [configmaps]\n    providers: [{identity: {}}]\n";
+    expect(() => encryptionRotation(twoResources, { random, now: day })).toThrow(/one resource entry/);
+    expect(encryptionKeyNames(aescbc)).toEqual([]);
   });
 });

@@ -11,6 +11,27 @@ import { z } from "zod";
 /** The asset every API server reads (bootstrap, self-hosted, checkpoint, static). */
 export const ENCRYPTION_CONFIG_ASSET = "apiserver/encryption-config.yaml";
 
+/** Every API server reads its configuration again when the file changes: a key rotation needs no restart. */
+export const AUTOMATIC_RELOAD_FLAG = "--encryption-provider-config-automatic-reload";
+
+/**
+ * A key's name says the day it was made: `key-YYYYMMDD`, with `-2`, `-3` … for a second key made the same
+ * day (a rotation on the day of the bootstrap). The name is stored with every Secret it encrypts
+ * (`k8s:enc:secretbox:v1:<name>:`), so it never changes once made.
+ */
+export function keyName(now: Date, taken: ReadonlySet<string> = new Set()): string {
+  const base = `key-${now.toISOString().slice(0, 10).replaceAll("-", "")}`;
+  let name = base;
+  for (let n = 2; taken.has(name); n++) name = `${base}-${n}`;
+  return name;
+}
+
+/** The day a key of keyName's was made (YYYY-MM-DD), or undefined for a name of another form. */
+export function keyMadeOn(name: string): string | undefined {
+  const day = /^key-(\d{4})(\d{2})(\d{2})(?:-\d+)?$/.exec(name);
+  return day ? `${day[1]}-${day[2]}-${day[3]}` : undefined;
+}
+
 /**
  * A new configuration with one fresh 32-byte key named for its day. `writes: "plain"` keeps writing
  * Secrets as they were (identity first, the key only to read) — for a running cluster that had no
@@ -18,7 +39,7 @@ export const ENCRYPTION_CONFIG_ASSET = "apiserver/encryption-config.yaml";
  * could read would break them.
  */
 export function encryptionConfig({ random, now, writes = "encrypted" }: { random: (bytes: number) => Buffer; now: Date; writes?: "encrypted" | "plain" }): string {
-  const secretbox = { secretbox: { keys: [{ name: `key-${now.toISOString().slice(0, 10).replaceAll("-", "")}`, secret: random(32).toString("base64") }] } };
+  const secretbox = { secretbox: { keys: [{ name: keyName(now), secret: random(32).toString("base64") }] } };
   const identity = { identity: {} };
   return stringify({
     apiVersion: "apiserver.config.k8s.io/v1",
@@ -49,4 +70,55 @@ export function encryptionPurpose(text: string): string {
   return writes?.provider === "identity"
     ? "API server encryption configuration: a key to read encrypted Secrets; writes stay plain text as the running cluster had them"
     : `API server encryption configuration: Secrets are written to etcd encrypted (${writes?.provider ?? "unknown provider"}, the cluster's own key)`;
+}
+
+/** A configuration that is not one Bootdeck can rotate (no secretbox key for Secrets). */
+export class EncryptionRotationError extends Error {}
+
+type Key = { name: string; secret: string };
+type Provider = Record<string, unknown>;
+const secretboxSchema = z.object({ secretbox: z.object({ keys: z.array(z.object({ name: z.string(), secret: z.string() })).min(1) }) });
+
+function secretsProviders(text: string): { providers: Provider[]; keys: Key[] } {
+  const config = configSchema.safeParse(parse(text));
+  const providers = config.success ? config.data.resources.find((r) => r.resources.includes("secrets"))?.providers : undefined;
+  if (!config.success || !providers || config.data.resources.length !== 1) throw new EncryptionRotationError("the cluster's encryption configuration is not one Bootdeck wrote (one resource entry, for secrets): rotate its key by hand");
+  const boxes = providers.map((p) => secretboxSchema.safeParse(p)).filter((p) => p.success);
+  if (boxes.length !== 1) throw new EncryptionRotationError(`the cluster's encryption configuration has ${boxes.length} secretbox providers for Secrets, Bootdeck's has one: rotate its key by hand`);
+  return { providers, keys: boxes[0]!.data!.secretbox.keys };
+}
+
+const configWith = (providers: Provider[]) => stringify({ apiVersion: "apiserver.config.k8s.io/v1", kind: "EncryptionConfiguration", resources: [{ resources: ["secrets"], providers }] });
+const isSecretbox = (p: Provider) => "secretbox" in p;
+
+/**
+ * The three configurations a key rotation rolls out, each only once every API server runs the one
+ * before (they reload the file themselves, one at a time):
+ *   - `add`: the new key added last, to read with — writes go on as before (an API server that wrote
+ *     with it before the others could read it would break them);
+ *   - `write`: the new key first, so every write uses it; the old keys stay to read what they wrote;
+ *   - `final`: the new key alone (and identity, to read Secrets written before encryption), once every
+ *     Secret was written again.
+ */
+export function encryptionRotation(current: string, { random, now }: { random: (bytes: number) => Buffer; now: Date }): { add: string; write: string; final: string; key: string; dropped: string[] } {
+  const { providers, keys } = secretsProviders(current);
+  const key = { name: keyName(now, new Set(keys.map((k) => k.name))), secret: random(32).toString("base64") };
+  const box = (ks: Key[]) => ({ secretbox: { keys: ks } });
+  const others = providers.filter((p) => !isSecretbox(p));
+  return {
+    add: configWith(providers.map((p) => (isSecretbox(p) ? box([...keys, key]) : p))),
+    write: configWith([box([key, ...keys]), ...others]),
+    final: configWith([box([key]), ...others.filter((p) => "identity" in p)]),
+    key: key.name,
+    dropped: keys.map((k) => k.name),
+  };
+}
+
+/** The key names a configuration reads Secrets with (secretbox only), the writing one first. */
+export function encryptionKeyNames(text: string): string[] {
+  try {
+    return secretsProviders(text).keys.map((k) => k.name);
+  } catch {
+    return [];
+  }
 }

@@ -20,7 +20,7 @@ export type LifecycleFacts = {
 };
 
 /** What a run of each type is called in a sentence. */
-const RUN_NOUN: Record<string, string> = { bootstrap: "bootstrap", join: "join", reset: "reset", backup: "backup", restore: "restore", recover: "recovery", "rotate-certs": "certificate rotation", upgrade: "upgrade", remove: "removal", check: "check" };
+const RUN_NOUN: Record<string, string> = { bootstrap: "bootstrap", join: "join", reset: "reset", backup: "backup", restore: "restore", recover: "recovery", "rotate-certs": "certificate rotation", "rotate-encryption-key": "encryption key rotation", upgrade: "upgrade", remove: "removal", check: "check" };
 const noun = (type: string) => RUN_NOUN[type] ?? `${type} run`;
 const withArticle = (s: string) => `${/^[aeiou]/.test(s) ? "an" : "a"} ${s}`;
 

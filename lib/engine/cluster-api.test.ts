@@ -71,4 +71,14 @@ describe("a request through the tunnel", () => {
       await api.close();
     }
   });
+  it("sent at once with others on a new client all go through the tunnel (none to a port not yet open)", async () => {
+    const { api, tried } = apiOver({ "master-1": hangingUp, "master-2": hangingUp });
+    try {
+      const answers = await Promise.allSettled([api.request("/readyz", { timeoutMs: 2_000 }), api.request("/metrics", { timeoutMs: 2_000 })]);
+      for (const a of answers) expect(a.status === "rejected" && (a.reason as Error).message).toMatch(/disconnected before secure TLS connection was established/);
+      expect(tried).toHaveLength(2);
+    } finally {
+      await api.close();
+    }
+  });
 });

@@ -72,7 +72,6 @@ export class ClusterApi {
   private readonly sockets = new Set<net.Socket>();
   /** The master each bridged connection goes through, by the local client's port. */
   private readonly viaOf = new Map<number, string>();
-  private port = 0;
   private server: net.Server | undefined;
 
   constructor(
@@ -91,16 +90,17 @@ export class ClusterApi {
     return `${h.includes(":") ? `[${h}]` : h}:${this.opts.endpoint.port}`;
   }
 
-  private async listen(): Promise<number> {
-    if (this.server) return this.port;
-    const server = net.createServer((socket) => void this.bridge(socket));
-    this.server = server;
-    await new Promise<void>((resolve, reject) => {
+  private listening: Promise<number> | undefined;
+
+  /** The local end of the tunnel; requests that arrive while it opens wait for the same one. */
+  private listen(): Promise<number> {
+    this.listening ??= new Promise<number>((resolve, reject) => {
+      const server = net.createServer((socket) => void this.bridge(socket));
+      this.server = server;
       server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => resolve());
+      server.listen(0, "127.0.0.1", () => resolve((server.address() as net.AddressInfo).port));
     });
-    this.port = (server.address() as net.AddressInfo).port;
-    return this.port;
+    return this.listening;
   }
 
   private async bridge(socket: net.Socket): Promise<void> {
@@ -197,6 +197,7 @@ export class ClusterApi {
     for (const s of this.sockets) s.destroy();
     const server = this.server;
     this.server = undefined;
+    this.listening = undefined;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { Permission } from "../auth/roles";
 
-export const drRunTypes = ["backup", "restore", "recover", "rotate-certs"] as const;
+export const drRunTypes = ["backup", "restore", "recover", "rotate-certs", "rotate-encryption-key"] as const;
 export type DrRunType = (typeof drRunTypes)[number];
 
 export const drRunBodies = [
@@ -23,6 +23,8 @@ export const drRunBodies = [
     /** Days the renewed certificates are valid (default: as the cluster's assets were rendered). */
     leafValidityDays: z.number().int().min(1).max(3650).optional(),
   }),
+  /** A new key for Secrets at rest: added, written with, every Secret stored again with it, the old keys dropped; the API kept up. */
+  z.strictObject({ type: z.literal("rotate-encryption-key"), confirm: z.literal(true, { error: "rotating the encryption key needs confirm: true" }) }),
 ] as const;
 
 export type DrRunBody = z.output<(typeof drRunBodies)[number]>;
@@ -35,6 +37,7 @@ export const drRunPermission: Record<DrRunType, Permission> = {
   restore: "cluster:recover",
   recover: "cluster:recover",
   "rotate-certs": "cluster:recover",
+  "rotate-encryption-key": "cluster:recover",
 };
 
 /** What a refused role may not do, for the 403's message. */
@@ -43,6 +46,7 @@ export const drRunRefusal: Record<DrRunType, string> = {
   restore: "restore a cluster from a backup",
   recover: "recover a control plane",
   "rotate-certs": "rotate certificates",
+  "rotate-encryption-key": "rotate the encryption key",
 };
 
 /** Each as a thing done, for "Your role may not retry …". */
@@ -51,4 +55,5 @@ export const drRunNoun: Record<DrRunType, string> = {
   restore: "a restore from a backup",
   recover: "a control plane recovery",
   "rotate-certs": "a certificate rotation",
+  "rotate-encryption-key": "an encryption key rotation",
 };

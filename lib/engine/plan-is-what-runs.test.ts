@@ -262,6 +262,40 @@ describe("what reaches the hosts is what the plan shows", () => {
     expect(api.writes.filter((w) => w.method === "PATCH" && w.path.includes("/secrets/")).map((w) => w.path).sort()).toEqual(["/api/v1/namespaces/kube-system/secrets/kube-apiserver", "/api/v1/namespaces/kube-system/secrets/kube-controller-manager"]);
   }, 120_000);
 
+  it("rotate-encryption-key: each configuration where the plan says, the Secret patched with it, every Secret written back", async () => {
+    const api = new FakeClusterApi([...HOSTS]);
+    // Secrets the cluster holds; the API servers report the configuration last written to a master.
+    for (const [ns, name] of [["default", "app"], ["kube-system", "bootstrap-token-abcdef"]] as const) api.objectsStore.set(`/api/v1/namespaces/${ns}/secrets/${name}`, { apiVersion: "v1", kind: "Secret", metadata: { name, namespace: ns, resourceVersion: "7" }, data: { v: "eA==" } });
+    const rec = new RecordingExecutor((call) => (scriptName(call.argv) === "bootdeck-at-rest" ? { stdout: "secrets=2\nwith-key=2\n" } : undefined));
+    const upload = rec.upload.bind(rec);
+    rec.upload = async (host, files, opts) => {
+      const r = await upload(host, files, opts);
+      const config = rec.uploads.at(-1)!.files.find((f) => f.path.endsWith("/encryption-config.yaml"));
+      if (config) api.encryptionConfigSha = config.sha256;
+      return r;
+    };
+    const { runId, status, plan } = await runPlanned({ type: "rotate-encryption-key", confirm: true }, rec, { api });
+    expect(status).toBe("succeeded");
+    expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
+    // Three configurations onto every master, in order; the Secret patched with each.
+    expect(plan.phases.map((p) => p.id)).toEqual(["add", "write", "rewrite", "drop", "verify"]);
+    for (const phase of ["add", "write", "drop"]) expect(rec.uploads.filter((u) => u.step === `${phase}/cluster`).map((u) => u.host)).toEqual(masters);
+    const patches = api.writes.filter((w) => w.method === "PATCH" && w.path === "/api/v1/namespaces/kube-system/secrets/kube-apiserver");
+    expect(patches).toHaveLength(3);
+    const { assetSetId } = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { assetSetId: true } });
+    const set = new Map((await getDb().asset.findMany({ where: { assetSetId: assetSetId! } })).map((a) => [a.path, assetContent(a)]));
+    expect(Buffer.from((patches[2]!.body as { data: Record<string, string> }).data["encryption-config.yaml"]!, "base64").toString()).toBe(set.get("apiserver/encryption-config.yaml"));
+    // Both Secrets written back as they were listed (their resourceVersion with them).
+    expect(api.writes.filter((w) => w.method === "PUT").map((w) => [w.path, (w.body as { metadata: { resourceVersion: string } }).metadata.resourceVersion])).toEqual([
+      ["/api/v1/namespaces/default/secrets/app", "7"],
+      ["/api/v1/namespaces/kube-system/secrets/bootstrap-token-abcdef", "7"],
+    ]);
+    // No key in the plan a browser is shown.
+    const secretbox = /secret: (\S+)/g;
+    for (const key of [...(set.get("apiserver/encryption-config.yaml") ?? "").matchAll(secretbox)].map((m) => m[1]!)) expect(JSON.stringify(plan)).not.toContain(key);
+  });
+
   it("bootstrap of a static control plane: no checkpoint anywhere", async () => {
     const def = exampleDefinition({ name: "as-planned-static", hosts: 5 });
     def.spec.kubernetes.controlPlane = "static";

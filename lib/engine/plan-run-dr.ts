@@ -12,6 +12,8 @@ import { newId } from "../ids";
 import { isDrRunType, type DrRunBody } from "./dr-schemas";
 import { buildBackupPlan, buildRecoverPlan, buildRestorePlan } from "./plans-dr";
 import { buildRotationPlan } from "./plans-certs";
+import { APISERVER_SECRET_MANIFEST, buildKeyRotationPlan, ROTATION_STAGE_ASSETS, withSecretFile } from "./plans-encryption";
+import { AUTOMATIC_RELOAD_FLAG, ENCRYPTION_CONFIG_ASSET, EncryptionRotationError, encryptionPurpose, encryptionRotation } from "../assets/encryption";
 import { renderRenewed, RenewError } from "../assets/renew";
 import { parseSetOptions } from "../assets/set-options";
 import { assetContent, saveAssetSet, type AssetSetOptions } from "../assets/store";
@@ -19,7 +21,7 @@ import type { RenderedAsset } from "../assets/types";
 import { loadAssetIndex } from "./asset-index";
 import { assetIndexFrom } from "./plan-objects";
 import { decryptSecret } from "../secrets/cipher";
-import { X509Certificate } from "node:crypto";
+import { randomBytes, X509Certificate } from "node:crypto";
 import { RenderOptionsError, RenderValidationError } from "../assets/types";
 import { PlanError, type AssetIndex } from "./plans";
 import type { RunPlan } from "./plan";
@@ -50,6 +52,10 @@ export async function planDrRun(input: {
       const target = await getTargetView(clusterId);
       const bucket = target ? `${objectUrl(target, `${target.prefix}${clusterId}/`)} at ${target.endpoint || `AWS S3 (${target.region})`}` : undefined;
       plan = buildBackupPlan(definition, id, { backupId: newId("bk"), trigger: input.trigger ?? "manual", retention: { keepLast: policy.keepLast, keepDays: policy.keepDays }, bucket });
+    } else if (body.type === "rotate-encryption-key") {
+      const rotated = await keyRotationAssetSet(clusterId);
+      assetSetId = rotated.id;
+      plan = buildKeyRotationPlan(definition, id, { assets: rotated.index, key: rotated.key, dropped: rotated.dropped });
     } else if (body.type === "rotate-certs") {
       const renewed = await renewAssetSet(clusterId, definition, body.leafValidityDays);
       assetSetId = renewed.id;
@@ -109,4 +115,40 @@ async function renewAssetSet(clusterId: string, definition: ClusterDefinition, l
     index: assetIndexFrom(assets),
     serials: { apiserver: serial("tls/apiserver.crt"), etcd: Object.fromEntries(definition.spec.hosts.filter((h) => h.role === "master").map((m) => [m.name, serial(`tls/etcd/server-${m.name}.crt`)])) },
   };
+}
+
+/**
+ * A key rotation's asset set: the set the cluster runs with its encryption configuration replaced by
+ * the final one (the new key alone; the API server's Secret carries it too), and the two configurations
+ * rolled out on the way; saved as the next version. Nothing else changes.
+ */
+async function keyRotationAssetSet(clusterId: string): Promise<{ id: string; index: AssetIndex; key: string; dropped: string[] }> {
+  const db = getDb();
+  const setId = await runningAssetSet(clusterId);
+  const set = setId ? await db.assetSet.findUnique({ where: { id: setId }, select: { version: true, options: true, assets: { select: { id: true, path: true, content: true, sensitive: true, mode: true, purpose: true } } } }) : null;
+  if (!set) throw unprocessable("the cluster has no rendered assets: it was never bootstrapped by Bootdeck");
+  const assets: RenderedAsset[] = set.assets.map((a) => ({ path: a.path, content: assetContent(a), mode: a.mode, sensitive: a.sensitive, purpose: a.purpose }));
+  const current = assets.find((a) => a.path === ENCRYPTION_CONFIG_ASSET)?.content;
+  if (current === undefined) throw unprocessable(`the cluster's asset set v${set.version} has no encryption configuration (it was rendered before Bootdeck encrypted Secrets): an upgrade run renders one first`);
+  // The run relies on every API server reading its configuration again by itself.
+  const unreloaded = assets.filter((a) => a.content.includes("--encryption-provider-config=") && !a.content.includes(`${AUTOMATIC_RELOAD_FLAG}=true`)).map((a) => a.path);
+  if (unreloaded.length)
+    throw unprocessable(`the cluster's API servers were rendered without ${AUTOMATIC_RELOAD_FLAG} (asset set v${set.version}: ${unreloaded.join(", ")}), so they would not read a new key: an upgrade run rolls them onto a current render first`);
+  let rotation: ReturnType<typeof encryptionRotation>;
+  try {
+    rotation = encryptionRotation(current, { random: randomBytes, now: new Date() });
+  } catch (err) {
+    if (err instanceof EncryptionRotationError) throw unprocessable(err.message);
+    throw err;
+  }
+  const next = assets.map((a) =>
+    a.path === ENCRYPTION_CONFIG_ASSET ? { ...a, content: rotation.final, purpose: encryptionPurpose(rotation.final) } : a.path === APISERVER_SECRET_MANIFEST ? { ...a, content: withSecretFile(a.content, ENCRYPTION_CONFIG_ASSET, rotation.final) } : a,
+  );
+  const stage = (path: string, content: string, purpose: string): RenderedAsset => ({ path, content, mode: 0o600, sensitive: true, purpose });
+  next.push(
+    stage(ROTATION_STAGE_ASSETS.add, rotation.add, `encryption key rotation, first configuration: ${rotation.key} added to read with; writes keep ${rotation.dropped.join(", ")}`),
+    stage(ROTATION_STAGE_ASSETS.write, rotation.write, `encryption key rotation, second configuration: writes use ${rotation.key}; ${rotation.dropped.join(", ")} kept to read with`),
+  );
+  const saved = await saveAssetSet({ clusterId, assets: next, options: { ...parseSetOptions(set.options), keptPkiOf: set.version } });
+  return { id: saved.id, index: assetIndexFrom(next), key: rotation.key, dropped: rotation.dropped };
 }

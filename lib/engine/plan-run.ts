@@ -44,6 +44,7 @@ export async function planRun({ clusterId, body, createdById, by }: { clusterId:
   if (!cluster) throw notFound("Cluster");
   const definition = JSON.parse(cluster.definition) as ClusterDefinition;
   const id = newId("run");
+  if (isDay2Body(body) || body.type === "rotate-certs" || body.type === "rotate-encryption-key") await refuseDuringKeyRotation(clusterId);
   // Joining, removing and upgrading render for the running cluster keeping its PKI (plan-run-day2.ts).
   if (isDay2Body(body)) return planDay2Run({ clusterId, body, id, createdById, by });
   // Backups, restores, recoveries and certificate rotations (plan-run-dr.ts).
@@ -82,4 +83,21 @@ export async function planRun({ clusterId, body, createdById, by }: { clusterId:
     }
   }
   return runId;
+}
+
+/**
+ * A key rotation that started and did not succeed leaves the API servers with any of its three
+ * configurations, and its asset set says the last: a run that rendered from that set (or a new
+ * rotation planned from it) could push a configuration without the key Secrets are stored with. Such
+ * runs wait until the rotation is retried and succeeds; restore and recover do not (they bring a
+ * control plane back, and read with every key the cluster had: plan-run-dr.ts).
+ */
+async function refuseDuringKeyRotation(clusterId: string): Promise<void> {
+  const last = await getDb().run.findFirst({ where: { clusterId, type: "rotate-encryption-key", startedAt: { not: null } }, orderBy: { createdAt: "desc" }, select: { id: true, status: true } });
+  if (!last || last.status === "succeeded") return;
+  throw unprocessable(
+    last.status === "running"
+      ? `the encryption key rotation ${last.id} is under way: plan this once it has finished`
+      : `the encryption key rotation ${last.id} stopped before it finished (${last.status}), so the API servers may run any of its configurations: retry it (on its run page) until it succeeds, then plan this`,
+  );
 }

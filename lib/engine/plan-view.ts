@@ -38,6 +38,7 @@ const VERBS: Record<PlannedApiCall["verb"], string> = {
   uncordon: "uncordon",
   drain: "drain",
   taint: "add taint",
+  rewrite: "write back unchanged",
 };
 
 export const verbText = (c: PlannedApiCall) => VERBS[c.verb];

@@ -45,14 +45,16 @@ export const objectRef = z.object({ apiVersion: z.string(), kind: z.string(), na
  * - `delete`: the object deleted (gone already is fine);
  * - `cordon` / `uncordon`: a Node marked (un)schedulable;
  * - `drain`: a Node's pods evicted through the Eviction API (`options` say which and for how long);
- * - `taint`: `body` (a taint) added to a Node's taints when it lacks it.
+ * - `taint`: `body` (a taint) added to a Node's taints when it lacks it;
+ * - `rewrite`: every object of the kind (`object.name` "*", every namespace) read and written back
+ *   unchanged, so that the API server stores each again as it now writes them (with a new key).
  * `body` is what is sent (for an object from the asset set, `asset` names it and `sha256` is the
  * checksum of its JSON, checked before it is sent; a Secret's values are shown as "(secret)", never
  * sent to a browser). `rule` says what only the run can decide (an expiration a day after it is
  * applied, which pods a drain evicts); `when: "needed"` marks calls sent only when a read shows they
  * are (a missing label, a marker whose control plane is still there).
  */
-export const apiVerbs = ["create", "apply", "patch", "delete", "cordon", "uncordon", "drain", "taint"] as const;
+export const apiVerbs = ["create", "apply", "patch", "delete", "cordon", "uncordon", "drain", "taint", "rewrite"] as const;
 export const plannedApiCall = z.object({
   id: z.string(),
   verb: z.enum(apiVerbs),
@@ -113,8 +115,9 @@ export type RunPlan = z.output<typeof runPlan>;
 // "check" runs phases 1–2 only (facts and preflight): nothing on the hosts changes.
 // "join" adds workers and masters, "remove" takes hosts out of a running cluster, "upgrade" rolls it to
 // another Kubernetes version (lib/engine/plans-day2.ts). "backup", "restore", "recover" and
-// "rotate-certs" are the disaster-recovery runs (lib/engine/plans-dr.ts, plans-certs.ts).
-export const runTypes = ["check", "bootstrap", "join", "retry", "reset", "remove", "upgrade", "backup", "restore", "recover", "rotate-certs"] as const;
+// "rotate-certs" are the disaster-recovery runs (lib/engine/plans-dr.ts, plans-certs.ts);
+// "rotate-encryption-key" gives Secrets at rest a new key (plans-encryption.ts).
+export const runTypes = ["check", "bootstrap", "join", "retry", "reset", "remove", "upgrade", "backup", "restore", "recover", "rotate-certs", "rotate-encryption-key"] as const;
 // "needs-decision": the run stopped only because preflight warnings wait for an admin or lead to accept
 // them (nothing failed otherwise); it is over like a failed run, and "Accept warnings and retry" goes on.
 export const runStatuses = ["planned", "running", "succeeded", "failed", "needs-decision", "cancelled"] as const;

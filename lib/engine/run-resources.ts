@@ -19,6 +19,7 @@ export class RunResources {
   readonly caps: Capabilities;
   private readonly assetRows: Map<string, AssetRow>;
   private clusterApi: ClusterApiClient | undefined;
+  private readonly masterApis = new Map<string, ClusterApiClient>();
 
   constructor(
     readonly definition: ClusterDefinition,
@@ -27,7 +28,7 @@ export class RunResources {
     private readonly hosts: EngineHost[],
     readonly assetSetVersion: number | null,
     /** Tests give the actions a fake API; the engine opens the real one through the tunnel. */
-    private readonly makeApi?: (r: RunResources) => ClusterApiClient,
+    private readonly makeApi?: (r: RunResources, master?: EngineHost) => ClusterApiClient,
   ) {
     this.derived = deriveCluster(definition);
     this.caps = capabilitiesFor(definition.spec.kubernetes.version);
@@ -71,12 +72,28 @@ export class RunResources {
     return this.clusterApi;
   }
 
+  /**
+   * One master's own API server (through that master's SSH connection, to its address), for what each
+   * API server reports of itself: its metrics.
+   */
+  apiAt(master: EngineHost): ClusterApiClient {
+    let api = this.masterApis.get(master.name);
+    if (!api) {
+      api = this.makeApi
+        ? this.makeApi(this, master)
+        : new ClusterApi({ executor: this.executor, via: () => [master.target], endpoint: { host: master.address, port: this.definition.spec.apiEndpoint.port }, credentials: adminCredentialsFrom(this.asset("auth/kubeconfig")) });
+      this.masterApis.set(master.name, api);
+    }
+    return api;
+  }
+
   async close(): Promise<void> {
     await this.clusterApi?.close();
+    await Promise.all([...this.masterApis.values()].map((a) => a.close()));
   }
 }
 
-export async function loadRunResources(params: { assetSetId: string | null; definition: ClusterDefinition; executor: EngineExecutor; hosts: EngineHost[]; api?: (r: RunResources) => ClusterApiClient }): Promise<RunResources> {
+export async function loadRunResources(params: { assetSetId: string | null; definition: ClusterDefinition; executor: EngineExecutor; hosts: EngineHost[]; api?: (r: RunResources, master?: EngineHost) => ClusterApiClient }): Promise<RunResources> {
   const set = params.assetSetId
     ? await getDb().assetSet.findUnique({ where: { id: params.assetSetId }, select: { version: true, assets: { select: { id: true, path: true, content: true, sensitive: true, sha256: true } } } })
     : null;

@@ -4,7 +4,7 @@ import "server-only";
 import { parse } from "yaml";
 import { z } from "zod";
 import { ADMISSION_CONFIG_ASSET, AUDIT_POLICY_ASSET } from "../assets/api-policy";
-import { ENCRYPTION_CONFIG_ASSET, encryptionWrites } from "../assets/encryption";
+import { ENCRYPTION_CONFIG_ASSET, encryptionWrites, keyMadeOn } from "../assets/encryption";
 import { assetContent } from "../assets/store";
 import { podSecurityLevels } from "../cluster/definition";
 import { getDb } from "../db/client";
@@ -43,9 +43,8 @@ function encryptionOf(text: string | undefined, now: Date): Hardening["encryptio
   const writes = text === undefined ? undefined : encryptionWrites(text);
   if (!writes) return { state: "none" };
   if (writes.provider === "identity") return { state: "plain", provider: writes.provider };
-  // Bootdeck names a key for the day it was made: key-YYYYMMDD.
-  const day = writes.keyName && /^key-(\d{4})(\d{2})(\d{2})$/.exec(writes.keyName);
-  const created = day ? new Date(`${day[1]}-${day[2]}-${day[3]}T00:00:00Z`) : undefined;
+  const madeOn = writes.keyName ? keyMadeOn(writes.keyName) : undefined;
+  const created = madeOn ? new Date(`${madeOn}T00:00:00Z`) : undefined;
   return {
     state: "encrypted",
     ...writes,

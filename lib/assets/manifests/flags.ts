@@ -2,7 +2,7 @@
 // the two cannot drift. Paths are relative to SECRETS_DIR, laid out like tls/ (see secretFiles).
 import { ETCD_LOCAL_CLIENT_URL, SECRETS_DIR, securePort, type RenderContext } from "../context";
 import { ADMISSION_CONFIG_ASSET, AUDIT_LOG, AUDIT_LOG_DIR, AUDIT_LOG_ROTATION, AUDIT_POLICY_ASSET } from "../api-policy";
-import { ENCRYPTION_CONFIG_ASSET } from "../encryption";
+import { AUTOMATIC_RELOAD_FLAG, ENCRYPTION_CONFIG_ASSET } from "../encryption";
 
 const s = (rel: string) => `${SECRETS_DIR}/${rel}`;
 
@@ -136,6 +136,9 @@ export function apiserverCommand(ctx: RenderContext): string[] {
     "--enable-bootstrap-token-auth=true",
     `--authentication-config=${s("authentication-config.yaml")}`,
     `--encryption-provider-config=${s("encryption-config.yaml")}`,
+    // Read again when the file changes (polled each minute): a key rotation rolls out new configurations
+    // without restarting an API server, and the engine sees each one loaded in its metrics.
+    `${AUTOMATIC_RELOAD_FLAG}=true`,
     `--admission-control-config-file=${s("admission-config.yaml")}`,
     `--audit-policy-file=${s("audit-policy.yaml")}`,
     `--audit-log-path=${AUDIT_LOG}`,
@@ -182,6 +185,9 @@ export function controllerManagerCommand(ctx: RenderContext, kubeconfigPath: str
     "--use-service-account-credentials=true",
     "--permit-port-sharing=true",
     "--profiling=false",
+    // Finished pods kept before the oldest are deleted (upstream keeps 12 500): etcd and every pod list
+    // carry them, and a finished pod's record is rarely looked for after a thousand newer ones.
+    "--terminated-pod-gc-threshold=1000",
   ];
   return ["kube-controller-manager", ...flags.sort()];
 }

@@ -2,6 +2,7 @@ import "server-only";
 // The step's planned API calls, sent as planned: each object or patch is the plan's (an object of the
 // asset set is taken from it and checked against the planned checksum first), each verb does what the
 // plan says it does. Actions look calls up by id or verb, as they look up commands (types.ts).
+import { createHash } from "node:crypto";
 import type { K8sObject } from "../../assets/yaml-out";
 import { apiMessage, type ClusterApiClient } from "../cluster-api";
 import type { ObjectRef, PlannedApiCall } from "../plan";
@@ -29,6 +30,13 @@ export function plannedCallOn(ctx: Pick<ActionContext, "planned">, verb: Planned
 
 /** What a call sends: the planned body, or — for an object of the asset set — that object, checked against the planned checksum. */
 export function callBody(ctx: Pick<ActionContext, "planned" | "resources">, c: PlannedApiCall): Record<string, unknown> {
+  // A Secret's one data key set to a file of the asset set (its content, base64).
+  if (c.asset && c.options?.secretDataKey !== undefined) {
+    const content = ctx.resources.asset(c.asset);
+    const sha = createHash("sha256").update(content).digest("hex");
+    if (sha !== c.sha256) throw new Error(`${c.asset} in the run's asset set does not match the plan (sha256 ${sha.slice(0, 12)}, planned ${(c.sha256 ?? "").slice(0, 12)}): plan the run again`);
+    return { data: { [String(c.options.secretDataKey)]: Buffer.from(content, "utf8").toString("base64") } };
+  }
   if (!c.asset) {
     if (!c.body) throw new Error(`${ctx.planned.key}: "${c.id}" has no body`);
     return c.body;

@@ -116,6 +116,26 @@ systemctl is-active --quiet kubelet || { echo "the kubelet did not start on $(ho
 echo "bootdeck-kubelet active"`;
 
 /**
+ * Read-only, on a master: how etcd holds the Secrets. $1 = the prefix every value should begin with (a
+ * key's `k8s:enc:secretbox:v1:<name>:`). Prints `secrets=N` and `with-key=M`, and up to 10 lines
+ * `other: <etcd key> <first 24 characters>` for values that do not begin with it (`etcdctl -w fields`
+ * prints each key and value quoted, so binary values stay on one line).
+ */
+export const SECRETS_AT_REST_SCRIPT = `set -u
+${ETCDCTL}ctl get /registry/secrets/ --prefix -w fields > /tmp/bootdeck-at-rest.$$ || { rm -f /tmp/bootdeck-at-rest.$$; exit 5; }
+awk -v want="\\"Value\\" : \\"$1" '
+  index($0, "\\"Key\\" : ") == 1 { key = substr($0, 9) }
+  index($0, "\\"Value\\" : ") == 1 { n++; if (index($0, want) == 1) ok++; else if (shown++ < 10) print "other: " key " " substr($0, 11, 24) }
+  END { print "secrets=" n + 0; print "with-key=" ok + 0 }' /tmp/bootdeck-at-rest.$$
+rm -f /tmp/bootdeck-at-rest.$$`;
+
+/** SECRETS_AT_REST_SCRIPT's counts and the first Secrets stored otherwise. */
+export function parseSecretsAtRest(stdout: string): { secrets: number; withKey: number; others: string[] } {
+  const count = (name: string) => Number(new RegExp(`^${name}=(\\d+)$`, "m").exec(stdout)?.[1] ?? "NaN");
+  return { secrets: count("secrets"), withKey: count("with-key"), others: [...stdout.matchAll(/^other: (.*)$/gm)].map((m) => m[1]!) };
+}
+
+/**
  * Read-only, on a master: its etcd member's view — `endpoint health --cluster` and `endpoint status
  * --cluster` as JSON sections (every member's health, revision, leader).
  */
