@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { exampleDefinition } from "../cluster/example";
 import { bootstrapSecretFiles } from "./bootstrap-manifests";
-import { ENCRYPTION_CONFIG_ASSET, encryptionConfig, encryptionKeyNames, encryptionPurpose, encryptionRotation, EncryptionRotationError, encryptionWrites, keyMadeOn, keyName } from "./encryption";
+import { ENCRYPTION_CONFIG_ASSET, encryptionConfig, encryptionKeys, encryptionPurpose, encryptionRotation, EncryptionRotationError, encryptionWrites, keyMadeOn, keyName, withReadKeys } from "./encryption";
 import { keptPkiFrom } from "./keep";
 import { renderAssets } from "./render";
 import type { RenderedAsset } from "./types";
@@ -94,7 +94,7 @@ describe("a key rotation's configurations", () => {
     expect(new Set([r.add, r.write, r.final].map((t) => secretOf(t, "key-20261206")))).toHaveProperty("size", 1);
     expect(encryptionWrites(r.add)).toEqual({ provider: "secretbox", keyName: "key-20260102" });
     expect(encryptionWrites(r.write)).toEqual({ provider: "secretbox", keyName: "key-20261206" });
-    expect(encryptionKeyNames(r.final)).toEqual(["key-20261206"]);
+    expect(encryptionKeys(r.final).map((k) => k.name)).toEqual(["key-20261206"]);
   });
 
   it("starts encrypting a cluster that wrote plain text: the first write with a key comes after every API server can read it", () => {
@@ -111,6 +111,8 @@ describe("a key rotation's configurations", () => {
     expect(r.key).toBe("key-20261206-2");
     expect(encryptionRotation(r.write, { random, now: day }).key).toBe("key-20261206-3");
     expect(keyName(day, new Set(["key-20261206", "key-20261206-2"]))).toBe("key-20261206-3");
+    // A name a dropped key had is never given to another: Secrets in old snapshots carry it.
+    expect(encryptionRotation(r.final, { random, now: day, taken: ["key-20261206"] }).key).toBe("key-20261206-3");
     expect(keyMadeOn("key-20261206-2")).toBe("2026-12-06");
     expect(keyMadeOn("key-20260304")).toBe("2026-03-04");
     expect(keyMadeOn("mine")).toBeUndefined();
@@ -122,6 +124,18 @@ describe("a key rotation's configurations", () => {
     expect(() => encryptionRotation(aescbc, { random, now: day })).toThrow(/0 secretbox providers/);
     const twoResources = "kind: EncryptionConfiguration\nresources:\n  - resources: [secrets]\n    providers: [{identity: {}}]\n  - resources: [configmaps]\n    providers: [{identity: {}}]\n";
     expect(() => encryptionRotation(twoResources, { random, now: day })).toThrow(/one resource entry/);
-    expect(encryptionKeyNames(aescbc)).toEqual([]);
+    expect(encryptionKeys(aescbc)).toEqual([]);
+  });
+});
+
+describe("a restore's configuration", () => {
+  it("reads with keys a rotation dropped, after the cluster's own, writing as before", () => {
+    const old = encryptionConfig({ random: () => Buffer.alloc(32, 1), now: new Date("2026-01-01T00:00:00Z") });
+    const r = encryptionRotation(old, { random: () => Buffer.alloc(32, 2), now: new Date("2026-12-06T00:00:00Z") });
+    const merged = withReadKeys(r.final, [...encryptionKeys(old), ...encryptionKeys(r.final)]);
+    expect(encryptionKeys(merged).map((k) => k.name)).toEqual(["key-20261206", "key-20260101"]);
+    expect(encryptionKeys(merged)[1]).toEqual(encryptionKeys(old)[0]);
+    expect(encryptionWrites(merged)).toEqual({ provider: "secretbox", keyName: "key-20261206" });
+    expect(withReadKeys(r.final, encryptionKeys(r.final))).toBe(r.final);
   });
 });

@@ -100,9 +100,12 @@ const isSecretbox = (p: Provider) => "secretbox" in p;
  *   - `final`: the new key alone (and identity, to read Secrets written before encryption), once every
  *     Secret was written again.
  */
-export function encryptionRotation(current: string, { random, now }: { random: (bytes: number) => Buffer; now: Date }): { add: string; write: string; final: string; key: string; dropped: string[] } {
+export function encryptionRotation(
+  current: string,
+  { random, now, taken = [] }: { random: (bytes: number) => Buffer; now: Date; /** Names the cluster's keys ever had: a name stored with Secrets never means another key. */ taken?: readonly string[] },
+): { add: string; write: string; final: string; key: string; dropped: string[] } {
   const { providers, keys } = secretsProviders(current);
-  const key = { name: keyName(now, new Set(keys.map((k) => k.name))), secret: random(32).toString("base64") };
+  const key = { name: keyName(now, new Set([...taken, ...keys.map((k) => k.name)])), secret: random(32).toString("base64") };
   const box = (ks: Key[]) => ({ secretbox: { keys: ks } });
   const others = providers.filter((p) => !isSecretbox(p));
   return {
@@ -114,11 +117,22 @@ export function encryptionRotation(current: string, { random, now }: { random: (
   };
 }
 
-/** The key names a configuration reads Secrets with (secretbox only), the writing one first. */
-export function encryptionKeyNames(text: string): string[] {
+/** The secretbox keys a configuration holds for Secrets (names and material), or none for one of another form. */
+export function encryptionKeys(text: string): { name: string; secret: string }[] {
   try {
-    return secretsProviders(text).keys.map((k) => k.name);
+    return secretsProviders(text).keys;
   } catch {
     return [];
   }
+}
+
+/**
+ * The configuration with `keys` added after its own secretbox keys, to read with only (writes are
+ * unchanged): what a restore needs when its snapshot holds Secrets stored with keys a rotation dropped.
+ */
+export function withReadKeys(text: string, keys: readonly { name: string; secret: string }[]): string {
+  const { providers, keys: own } = secretsProviders(text);
+  const names = new Set(own.map((k) => k.name));
+  const more = keys.filter((k) => !names.has(k.name) && names.add(k.name));
+  return configWith(providers.map((p) => (isSecretbox(p) ? { secretbox: { keys: [...own, ...more] } } : p)));
 }

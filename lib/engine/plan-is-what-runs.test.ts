@@ -296,6 +296,26 @@ describe("what reaches the hosts is what the plan shows", () => {
     for (const key of [...(set.get("apiserver/encryption-config.yaml") ?? "").matchAll(secretbox)].map((m) => m[1]!)) expect(JSON.stringify(plan)).not.toContain(key);
   });
 
+  it("restore after the key rotation: its set reads with the dropped key too, so the snapshot's Secrets stay readable", async () => {
+    const backup = await getDb().backup.findFirstOrThrow({ where: { clusterId }, orderBy: { createdAt: "desc" }, select: { id: true } });
+    const rec = new RecordingExecutor(drHosts);
+    const { runId, status, plan, api } = await runPlanned({ type: "restore", backup: backup.id, confirm: true }, rec);
+    expect(status).toBe("succeeded");
+    expectSentAsPlanned(plan, rec, runId);
+    await expectApiAsPlanned(plan, api, runId);
+    const configOf = async (id: string) => assetContent(await getDb().asset.findFirstOrThrow({ where: { assetSet: { runs: { some: { id } } }, path: "apiserver/encryption-config.yaml" } }));
+    const rotation = await getDb().run.findFirstOrThrow({ where: { clusterId, type: "rotate-encryption-key" }, orderBy: { createdAt: "desc" }, select: { id: true } });
+    const names = (text: string) => [...text.matchAll(/name: (key-\S+)/g)].map((m) => m[1]);
+    const rotated = names(await configOf(rotation.id));
+    expect(rotated).toHaveLength(1);
+    const restored = names(await configOf(runId));
+    expect(restored[0]).toBe(rotated[0]);
+    expect(restored.length).toBe(2);
+    // The temporary control plane carries that configuration.
+    const temp = plan.phases.find((p) => p.id === "control-plane")!.steps[0]!.files.find((f) => f.path.endsWith("/encryption-config.yaml"))!;
+    expect(createHash("sha256").update(await configOf(runId)).digest("hex")).toBe(temp.sha256);
+  });
+
   it("bootstrap of a static control plane: no checkpoint anywhere", async () => {
     const def = exampleDefinition({ name: "as-planned-static", hosts: 5 });
     def.spec.kubernetes.controlPlane = "static";

@@ -13,7 +13,7 @@ import { isDrRunType, type DrRunBody } from "./dr-schemas";
 import { buildBackupPlan, buildRecoverPlan, buildRestorePlan } from "./plans-dr";
 import { buildRotationPlan } from "./plans-certs";
 import { APISERVER_SECRET_MANIFEST, buildKeyRotationPlan, ROTATION_STAGE_ASSETS, withSecretFile } from "./plans-encryption";
-import { AUTOMATIC_RELOAD_FLAG, ENCRYPTION_CONFIG_ASSET, EncryptionRotationError, encryptionPurpose, encryptionRotation } from "../assets/encryption";
+import { AUTOMATIC_RELOAD_FLAG, ENCRYPTION_CONFIG_ASSET, encryptionKeys, EncryptionRotationError, encryptionPurpose, encryptionRotation, withReadKeys } from "../assets/encryption";
 import { renderRenewed, RenewError } from "../assets/renew";
 import { parseSetOptions } from "../assets/set-options";
 import { assetContent, saveAssetSet, type AssetSetOptions } from "../assets/store";
@@ -61,7 +61,7 @@ export async function planDrRun(input: {
       assetSetId = renewed.id;
       plan = buildRotationPlan(definition, id, { assets: renewed.index, serials: renewed.serials });
     } else {
-      const assets = await latestAssets(clusterId);
+      const assets = await withEveryKey(clusterId, await latestAssets(clusterId));
       assetSetId = assets.id;
       if (body.type === "restore") {
         const b = await getBackupOrThrow({ clusterId, backupId: body.backup });
@@ -118,6 +118,44 @@ async function renewAssetSet(clusterId: string, definition: ClusterDefinition, l
 }
 
 /**
+ * A restore or recovery reads with every key the cluster ever had: a snapshot taken before a key
+ * rotation holds Secrets stored with a key it dropped, and a rotation that stopped half-way leaves
+ * Secrets under both. When the running set's configuration lacks one of the keys of the cluster's
+ * other sets, the run gets a set of its own: the running one with those keys added to read with
+ * (writes unchanged). The next key rotation drops them again.
+ */
+async function withEveryKey(clusterId: string, running: { id: string; index: AssetIndex }): Promise<{ id: string; index: AssetIndex }> {
+  const db = getDb();
+  const set = await db.assetSet.findUniqueOrThrow({ where: { id: running.id }, select: { version: true, options: true, assets: { select: { id: true, path: true, content: true, sensitive: true, mode: true, purpose: true } } } });
+  const current = set.assets.find((a) => a.path === ENCRYPTION_CONFIG_ASSET);
+  if (!current) return running;
+  const config = assetContent(current);
+  const own = new Set(encryptionKeys(config).map((k) => k.name));
+  const retired = (await clusterKeys(clusterId)).filter((k) => !own.has(k.name));
+  if (!retired.length) return running;
+  const merged = withReadKeys(config, retired);
+  const next = set.assets
+    .filter((a) => !(Object.values(ROTATION_STAGE_ASSETS) as string[]).includes(a.path))
+    .map((a): RenderedAsset => {
+      const content = assetContent(a);
+      if (a.path === ENCRYPTION_CONFIG_ASSET) return { ...a, content: merged, purpose: `${encryptionPurpose(merged)}; also reads with ${[...new Set(retired.map((k) => k.name))].join(", ")}, dropped by an earlier rotation` };
+      return { ...a, content: a.path === APISERVER_SECRET_MANIFEST ? withSecretFile(content, ENCRYPTION_CONFIG_ASSET, merged) : content };
+    });
+  const saved = await saveAssetSet({ clusterId, assets: next, options: { ...parseSetOptions(set.options), keptPkiOf: set.version } });
+  return { id: saved.id, index: assetIndexFrom(next) };
+}
+
+/** Every encryption key the cluster's asset sets hold (their configurations and a rotation's stages), the newest set's first. */
+async function clusterKeys(clusterId: string): Promise<{ name: string; secret: string }[]> {
+  const rows = await getDb().asset.findMany({
+    where: { assetSet: { clusterId }, path: { in: [ENCRYPTION_CONFIG_ASSET, ...Object.values(ROTATION_STAGE_ASSETS)] } },
+    orderBy: { assetSet: { version: "desc" } },
+    select: { id: true, path: true, content: true, sensitive: true },
+  });
+  return rows.flatMap((r) => encryptionKeys(assetContent(r)));
+}
+
+/**
  * A key rotation's asset set: the set the cluster runs with its encryption configuration replaced by
  * the final one (the new key alone; the API server's Secret carries it too), and the two configurations
  * rolled out on the way; saved as the next version. Nothing else changes.
@@ -127,7 +165,8 @@ async function keyRotationAssetSet(clusterId: string): Promise<{ id: string; ind
   const setId = await runningAssetSet(clusterId);
   const set = setId ? await db.assetSet.findUnique({ where: { id: setId }, select: { version: true, options: true, assets: { select: { id: true, path: true, content: true, sensitive: true, mode: true, purpose: true } } } }) : null;
   if (!set) throw unprocessable("the cluster has no rendered assets: it was never bootstrapped by Bootdeck");
-  const assets: RenderedAsset[] = set.assets.map((a) => ({ path: a.path, content: assetContent(a), mode: a.mode, sensitive: a.sensitive, purpose: a.purpose }));
+  // A set a rotation made holds its two stages: the new rotation brings its own.
+  const assets: RenderedAsset[] = set.assets.filter((a) => !(Object.values(ROTATION_STAGE_ASSETS) as string[]).includes(a.path)).map((a) => ({ path: a.path, content: assetContent(a), mode: a.mode, sensitive: a.sensitive, purpose: a.purpose }));
   const current = assets.find((a) => a.path === ENCRYPTION_CONFIG_ASSET)?.content;
   if (current === undefined) throw unprocessable(`the cluster's asset set v${set.version} has no encryption configuration (it was rendered before Bootdeck encrypted Secrets): an upgrade run renders one first`);
   // The run relies on every API server reading its configuration again by itself.
@@ -136,7 +175,7 @@ async function keyRotationAssetSet(clusterId: string): Promise<{ id: string; ind
     throw unprocessable(`the cluster's API servers were rendered without ${AUTOMATIC_RELOAD_FLAG} (asset set v${set.version}: ${unreloaded.join(", ")}), so they would not read a new key: an upgrade run rolls them onto a current render first`);
   let rotation: ReturnType<typeof encryptionRotation>;
   try {
-    rotation = encryptionRotation(current, { random: randomBytes, now: new Date() });
+    rotation = encryptionRotation(current, { random: randomBytes, now: new Date(), taken: (await clusterKeys(clusterId)).map((k) => k.name) });
   } catch (err) {
     if (err instanceof EncryptionRotationError) throw unprocessable(err.message);
     throw err;

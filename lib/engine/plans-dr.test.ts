@@ -105,6 +105,15 @@ describe("restore, recover and the static bootstrap", async () => {
   it("restore of a static control plane: no temporary control plane, the API answers once etcd does", () => {
     const plan = buildRestorePlan(staticDef.definition, "run_RRRRRRRRRRRRRRRR", { backup, assets: staticAssets });
     expect(plan.phases.map((p) => p.id)).toEqual(["upload", "stop", "etcd-restore", "etcd-start", "etcd-healthy", "api", "verify"]);
+    // Its API servers read the set's encryption configuration (every key the cluster had) when they start again.
+    for (const s of plan.phases[1]!.steps) expect(s.files.map((f) => `${f.path} ${f.asset} ${f.sha256}`)).toEqual([`/etc/kubernetes/control-plane-secrets/encryption-config.yaml apiserver/encryption-config.yaml ${staticAssets.get("apiserver/encryption-config.yaml")!.sha256}`]);
+    // A self-hosted one's comes with its temporary control plane.
+    expect(buildRestorePlan(selfHosted, "run_RRRRRRRRRRRRRRRR", { backup, assets: selfHostedAssets }).phases[1]!.steps.every((s) => s.files.length === 0)).toBe(true);
+  });
+
+  it("recover of a static control plane writes the encryption configuration before the kubelets start", () => {
+    const plan = buildRecoverPlan(staticDef.definition, "run_RRRRRRRRRRRRRRRR", { assets: staticAssets });
+    expect(plan.phases[0]!.steps.map((s) => s.files.map((f) => f.path))).toEqual(Array(3).fill(["/etc/kubernetes/control-plane-secrets/encryption-config.yaml"]));
   });
 
   it("recover: kubelets, a healthy etcd, then the control plane back as after a restore", () => {

@@ -6,6 +6,7 @@
 // the run starts, and the actions send exactly those.
 import { capabilitiesFor, imagesFor } from "../assets/capabilities";
 import { CHECKPOINT_PATHS } from "../assets/checkpoint";
+import { ENCRYPTION_CONFIG_ASSET } from "../assets/encryption";
 import { isStaticControlPlane, type ClusterDefinition } from "../cluster/definition";
 import { deriveCluster, type EffectiveHost } from "../cluster/derive";
 import { shellScript } from "../ssh/quote";
@@ -26,6 +27,7 @@ import {
 } from "./actions/dr-scripts";
 import { bootstrapLeftovers, checkpointFiles, controlPlaneFiles, missingAssets, type HostFile } from "./host-files";
 import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
+import { encryptionConfigPath } from "./plans-encryption";
 import { checkpointEnable, exec, selfHostedPivotPhase, temporaryControlPlanePhase, filesOf, hostLock, locked, MIN, PlanError, step, type AssetIndex } from "./plans";
 
 /** Where a backup run leaves its snapshot on a master while it streams it back (etcd's data directory, which the etcd container mounts at the same path). */
@@ -236,7 +238,9 @@ export function buildRestorePlan(def: ClusterDefinition, runId: string, input: R
     {
       id: "stop",
       title: "Stop the control plane on every master (checkpoint watchdog, kubelet, every pod): the API is down from here",
-      steps: masters.map((m) => step({ key: `stop/${m.name}`, phase: "stop", action: "host-script", title: `Stop ${m.name}`, host: m.name, exec: [exec("stop", locked(runId, STOP_CONTROL_PLANE_SCRIPT, [CHECKPOINT_PATHS.active]))], timeoutMs: 3 * MIN })),
+      steps: masters.map((m) =>
+        step({ key: `stop/${m.name}`, phase: "stop", action: "host-script", title: `Stop ${m.name}`, host: m.name, files: staticEncryptionConfig(def, input.assets), exec: [exec("stop", locked(runId, STOP_CONTROL_PLANE_SCRIPT, [CHECKPOINT_PATHS.active]))], timeoutMs: 3 * MIN }),
+      ),
     },
     {
       id: "etcd-restore",
@@ -267,6 +271,16 @@ export function buildRestorePlan(def: ClusterDefinition, runId: string, input: R
   return { runType: "restore", phases, lock: hostLock(runId, masters.map((m) => m.name)) };
 }
 
+/**
+ * A static control plane's API servers read the encryption configuration from each master's files: a
+ * restore or recovery writes the set's (every key the cluster had: plan-run-dr.ts) before they start.
+ * A self-hosted one's comes with its temporary control plane and checkpoints.
+ */
+function staticEncryptionConfig(def: ClusterDefinition, assets: AssetIndex): PlannedStep["files"] {
+  if (!isStaticControlPlane(def) || !assets.has(ENCRYPTION_CONFIG_ASSET)) return [];
+  return filesOf([{ asset: ENCRYPTION_CONFIG_ASSET, path: encryptionConfigPath(def, [...assets.keys()]), mode: 0o600 }], assets);
+}
+
 /** Static control plane: the kubelets run it from their manifests; the API answers once etcd does. */
 function apiBackPhase(): PlannedPhase {
   return {
@@ -291,7 +305,9 @@ export function buildRecoverPlan(def: ClusterDefinition, runId: string, input: {
       {
         id: "kubelet",
         title: "The kubelet runs on every master (etcd and the static pods)",
-        steps: masters.map((m) => step({ key: `kubelet-up/${m.name}`, phase: "kubelet", action: "host-script", title: `Kubelet on ${m.name}`, host: m.name, exec: [exec("start", locked(runId, KUBELET_UP_SCRIPT, []))], timeoutMs: 2 * MIN })),
+        steps: masters.map((m) =>
+          step({ key: `kubelet-up/${m.name}`, phase: "kubelet", action: "host-script", title: `Kubelet on ${m.name}`, host: m.name, files: staticEncryptionConfig(def, input.assets), exec: [exec("start", locked(runId, KUBELET_UP_SCRIPT, []))], timeoutMs: 2 * MIN }),
+        ),
       },
       { id: "etcd-healthy", title: "etcd healthy on every member (its current state is what comes back)", steps: [etcdHealthyStep(masters)] },
       ...(selfHosted ? controlPlaneBack(def, runId, input.assets, masters) : [apiBackPhase()]),

@@ -9,7 +9,7 @@ import { getDb } from "../../db/client";
 import type { ExecResult } from "../../ssh";
 import type { EngineHost } from "../targets";
 import { apiMessage } from "../cluster-api";
-import { failure, installCheckpoint, runLocked, runPlanned } from "./bootstrap";
+import { failure, installCheckpoint, plannedFiles, runLocked, runPlanned } from "./bootstrap";
 import { textOf } from "./day2-kube";
 import { parseEtcdHealth } from "./dr-scripts";
 import { isMirrorPod, nodeReady, podLine, podReady, type NodeLike, type PodLike } from "./kube";
@@ -50,9 +50,11 @@ export const restoreActions: Record<string, Action> = {
     }
   },
 
-  /** The step's planned commands, in order; its summary is the last one's last line. */
+  /** The step's planned files, then its planned commands in order; its summary is the last one's last line. */
   async "host-script"(ctx) {
     try {
+      // Files the host needs before its scripts run (a static control plane's encryption configuration).
+      if (ctx.planned.files.length) await ctx.executor.upload(needHost(ctx).target, plannedFiles(ctx), { step: ctx.planned.key, signal: ctx.signal });
       let out = "";
       for (const e of ctx.planned.exec ?? []) if (e.when !== "needed") out = textOf(await runLocked(ctx, e));
       return { ok: true, summary: lastLine(out) || "done" };
