@@ -27,7 +27,7 @@ import { runHostDiagnostics } from "./diagnostics";
 import { labCut, labDown, labHeal, labReboot, labSwap, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
 import { kubectlWith } from "../../test/lab-api";
-import { adminKubeconfigOf, backupOnDemandChecked, checkpointsHandedOver, controlPlaneUp, outcome, rebootMastersChecked, restoreChecked, runHere, hardeningChecked, runTimes, summaryOf, untilTrue, vipFailoverChecked, type RecoveryCluster } from "../../test/lab-recovery";
+import { adminKubeconfigOf, backupOnDemandChecked, checkpointsHandedOver, controlPlaneUp, keyRotationChecked, outcome, rebootMastersChecked, restoreChecked, runHere, hardeningChecked, runTimes, summaryOf, untilTrue, vipFailoverChecked, type RecoveryCluster } from "../../test/lab-recovery";
 import { reconcileScheduledRuns, startDueBackups } from "./backup-schedule";
 import { getBackupPolicy, listBackups, setBackupPolicy } from "../backups/store";
 import { readLiveCertificates } from "./cert-expiry";
@@ -398,6 +398,10 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     expect(csrs.items.some((c) => c.spec.username.startsWith("system:bootstrap:") && Date.parse(c.metadata.creationTimestamp) >= started - 5_000)).toBe(true);
   }, 20 * 60_000);
 
+  it("rotates the encryption key with the API up: every Secret stored again under the new key, the old key gone from every master", async () => {
+    await keyRotationChecked({ kube, masters: MASTERS, clusterId }, "encrypted-self-hosted");
+  }, 15 * 60_000);
+
   it(`resets every host, runtime included, then bootstraps ${OLDEST} with a static control plane on them; a cancel stops it, refuses a second run meanwhile, and a retry finishes it`, async () => {
     const hosts = lab.hosts.map((h) => h.name);
     const reset = await planRun({ clusterId, body: { type: "reset", hosts, confirm: true } });
@@ -549,7 +553,7 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
   // The recovery suite's static half, on this cluster: the other control-plane mode's reboot, and a
   // restore in CI (the static one: about a minute, where the self-hosted one's temporary control plane
   // and pivot take two).
-  it("backs up the static control plane (its Secrets encrypted in etcd), comes back after every master reboots at once, and restores the backup, the Secrets readable", async () => {
+  it("backs up the static control plane (its Secrets encrypted in etcd), comes back after every master reboots at once, rotates the encryption key, and restores the backup taken before, the Secrets readable", async () => {
     await kill9(worker);
     worker = undefined;
     await untilTrue("worker-3's kubelet back after the heal", () => controlPlaneUp(staticCluster()), 3 * 60_000);
@@ -557,8 +561,10 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     const backupId = await backupOnDemandChecked(staticCluster(), db.dir, "static-deleted-after-backup");
     const rebooted = await rebootMastersChecked(staticCluster(), { deleted: "static-deleted-after-backup", created: "static-created-after-backup" });
     expect(kube.ssh("master-1", "ls /etc/kubernetes/checkpoint 2>&1 || true")).toMatch(/No such file/);
+    // The key rotates after the backup: the restore brings back Secrets stored with the key it dropped.
+    const rotated = await keyRotationChecked(staticCluster(), "encrypted-static");
     const restored = await restoreChecked(staticCluster(), backupId, { deleted: "static-deleted-after-backup", created: "static-created-after-backup" });
     expect(Buffer.from(kube.kubectl("-n default get secret encrypted-static -o jsonpath={.data.value}").trim(), "base64").toString()).toMatch(/^plain-/);
-    console.log(`static control plane: back ${rebooted.toFixed(0)} s after every master rebooted; restored in ${restored.seconds.toFixed(0)} s`);
-  }, 15 * 60_000);
+    console.log(`static control plane: back ${rebooted.toFixed(0)} s after every master rebooted; key rotated in ${rotated.toFixed(0)} s; restored in ${restored.seconds.toFixed(0)} s`);
+  }, 25 * 60_000);
 });

@@ -80,8 +80,8 @@ export function buildKeyRotationPlan(def: ClusterDefinition, runId: string, inpu
   return {
     runType: "rotate-encryption-key",
     phases: [
-      phase("add", `Every API server reads with the new key ${input.key} too; writes still use ${old}`, [configStep("add", ROTATION_STAGE_ASSETS.add, `Key ${input.key} readable on every API server`)]),
-      phase("write", `Every API server writes Secrets with ${input.key}; ${old} stay to read with`, [configStep("write", ROTATION_STAGE_ASSETS.write, `Secrets written with ${input.key} on every API server`)]),
+      phase("add", `Every API server reads with the new key ${input.key} too; writes are unchanged`, [configStep("add", ROTATION_STAGE_ASSETS.add, `Key ${input.key} readable on every API server`)]),
+      phase("write", `Every API server writes Secrets with ${input.key}; ${old} ${input.dropped.length === 1 ? "stays" : "stay"} to read with`, [configStep("write", ROTATION_STAGE_ASSETS.write, `Secrets written with ${input.key} on every API server`)]),
       phase("rewrite", `Every Secret written back as it is, so that etcd stores it with ${input.key}; then etcd read`, [
         step({
           key: "rewrite/cluster",
