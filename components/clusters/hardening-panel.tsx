@@ -1,6 +1,6 @@
 "use client";
 // The cluster page's hardening at a glance: Secrets encrypted at rest (the key's name and age, never
-// the key), the API audit log, Pod Security's defaults, profiling; read from the newest asset set.
+// the key), the API audit log, Pod Security's defaults, profiling; read from the asset set it runs.
 // The key's rotation is planned here and confirmed on the run page.
 import { useQuery } from "@tanstack/react-query";
 import { hardeningQueryKey, type Hardening } from "@/lib/hardening/schemas";

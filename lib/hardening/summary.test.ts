@@ -66,6 +66,13 @@ describe("clusterHardening", () => {
     expect(JSON.stringify(h)).not.toContain(secret);
   });
 
+  it("stays with the set a run rolled out while a newer one waits (a key rotation planned, not run)", async () => {
+    const first = await getDb().assetSet.findFirstOrThrow({ where: { clusterId }, orderBy: { version: "asc" } });
+    await getDb().run.create({ data: { id: "run_HARDENINGAAAAAAA", clusterId, type: "bootstrap", status: "succeeded", assetSetId: first.id, startedAt: new Date() } });
+    await renderAndSaveAssetSet({ clusterId, options: {} });
+    expect((await clusterHardening({ clusterId })).assetSetVersion).toBe(first.version);
+  });
+
   it("is a 404 for an unknown cluster", async () => {
     await expect(clusterHardening({ clusterId: "cl_AAAAAAAAAAAAAAAA" })).rejects.toMatchObject({ status: 404 });
   });

@@ -1,5 +1,5 @@
 import "server-only";
-// The hardening summary of a cluster's newest asset set. The encryption configuration is opened here,
+// The hardening summary of the asset set a cluster runs. The encryption configuration is opened here,
 // on the server, to name its first key; only that name and its date leave this module.
 import { parse } from "yaml";
 import { z } from "zod";
@@ -8,6 +8,7 @@ import { ENCRYPTION_CONFIG_ASSET, encryptionWrites, keyMadeOn } from "../assets/
 import { assetContent } from "../assets/store";
 import { podSecurityLevels } from "../cluster/definition";
 import { getDb } from "../db/client";
+import { runningAssetSet } from "../db/running-asset-set";
 import { notFound } from "../http/errors";
 import type { Hardening } from "./schemas";
 
@@ -59,11 +60,16 @@ function podSecurityOfConfig(text: string | undefined): Hardening["podSecurity"]
   return ps ? { ...ps.defaults, exemptNamespaces: ps.exemptions.namespaces } : null;
 }
 
-/** GET /api/clusters/:id/hardening: the newest asset set's hardening. */
+/**
+ * GET /api/clusters/:id/hardening: the hardening of the asset set the cluster runs (its newest run
+ * that changed hosts; before any, its newest set). A set made since and not rolled out yet (a key
+ * rotation planned, not run) does not count.
+ */
 export async function clusterHardening({ clusterId }: { clusterId: string }, now = new Date()): Promise<Hardening> {
   const db = getDb();
   if (!(await db.cluster.findUnique({ where: { id: clusterId }, select: { id: true } }))) throw notFound("Cluster");
-  const set = await db.assetSet.findFirst({ where: { clusterId }, orderBy: { version: "desc" }, select: { id: true, version: true } });
+  const setId = await runningAssetSet(clusterId);
+  const set = setId ? await db.assetSet.findUnique({ where: { id: setId }, select: { id: true, version: true } }) : null;
   if (!set) return hardeningOf(new Map(), null, now);
   const rows = await db.asset.findMany({
     where: { assetSetId: set.id, OR: [{ path: { in: [ENCRYPTION_CONFIG_ASSET, AUDIT_POLICY_ASSET, ADMISSION_CONFIG_ASSET] } }, { path: { startsWith: "manifests/kube-" } }, { path: { startsWith: "static-manifests/kube-" } }] },
