@@ -314,6 +314,25 @@ describe("what reaches the hosts is what the plan shows", () => {
     // The temporary control plane carries that configuration.
     const temp = plan.phases.find((p) => p.id === "control-plane")!.steps[0]!.files.find((f) => f.path.endsWith("/encryption-config.yaml"))!;
     expect(createHash("sha256").update(await configOf(runId)).digest("hex")).toBe(temp.sha256);
+
+    // Another rotation drops both; a recovery after it does not bring them back (a key may be rotated because it leaked).
+    const api2 = new FakeClusterApi([...HOSTS]);
+    const rec2 = new RecordingExecutor((call) => (scriptName(call.argv) === "bootdeck-at-rest" ? { stdout: "secrets=0\nwith-key=0\n" } : undefined));
+    const upload = rec2.upload.bind(rec2);
+    rec2.upload = async (host, files, opts) => {
+      const r = await upload(host, files, opts);
+      const config = rec2.uploads.at(-1)!.files.find((f) => f.path.endsWith("/encryption-config.yaml"));
+      if (config) api2.encryptionConfigSha = config.sha256;
+      return r;
+    };
+    const again = await runPlanned({ type: "rotate-encryption-key", confirm: true }, rec2, { api: api2 });
+    expect(again.status).toBe("succeeded");
+    const third = names(await configOf(again.runId));
+    expect(third).toHaveLength(1);
+    expect(restored).not.toContain(third[0]);
+    const recovered = await runPlanned({ type: "recover", confirm: true }, new RecordingExecutor(drHosts));
+    expect(recovered.status).toBe("succeeded");
+    expect(names(await configOf(recovered.runId))).toEqual(third);
   });
 
   it("bootstrap of a static control plane: no checkpoint anywhere", async () => {

@@ -5,7 +5,7 @@ import { objectUrl } from "../backups/s3";
 import { getBackupOrThrow, getBackupPolicy } from "../backups/store";
 import { getTargetView } from "../backups/target";
 import { getDb } from "../db/client";
-import { runningAssetSet } from "../db/running-asset-set";
+import { CHANGING_RUN_TYPES, runningAssetSet } from "../db/running-asset-set";
 import type { ClusterDefinition } from "../cluster/definition";
 import { unprocessable } from "../http/errors";
 import { newId } from "../ids";
@@ -61,10 +61,11 @@ export async function planDrRun(input: {
       assetSetId = renewed.id;
       plan = buildRotationPlan(definition, id, { assets: renewed.index, serials: renewed.serials });
     } else {
-      const assets = await withEveryKey(clusterId, await latestAssets(clusterId));
+      const b = body.type === "restore" ? await getBackupOrThrow({ clusterId, backupId: body.backup }) : undefined;
+      // The keys etcd's Secrets may be stored with: when the snapshot was taken, or now.
+      const assets = await withKeysOf(clusterId, await latestAssets(clusterId), b?.createdAt ?? new Date());
       assetSetId = assets.id;
-      if (body.type === "restore") {
-        const b = await getBackupOrThrow({ clusterId, backupId: body.backup });
+      if (b) {
         plan = buildRestorePlan(definition, id, { backup: { id: b.id, sha256: b.sha256, size: b.size, revision: b.revision, createdAt: b.createdAt.toISOString() }, assets: assets.index });
       } else plan = buildRecoverPlan(definition, id, { assets: assets.index });
     }
@@ -118,41 +119,55 @@ async function renewAssetSet(clusterId: string, definition: ClusterDefinition, l
 }
 
 /**
- * A restore or recovery reads with every key the cluster ever had: a snapshot taken before a key
- * rotation holds Secrets stored with a key it dropped, and a rotation that stopped half-way leaves
- * Secrets under both. When the running set's configuration lacks one of the keys of the cluster's
- * other sets, the run gets a set of its own: the running one with those keys added to read with
- * (writes unchanged). The next key rotation drops them again.
+ * A restore or recovery reads with the keys etcd's Secrets may be stored with at `at` (the snapshot's
+ * time, or now): a snapshot taken before a key rotation holds Secrets stored with a key it dropped,
+ * and a rotation that had not finished leaves Secrets under both keys. When the running set's
+ * configuration lacks one of them, the run gets a set of its own: the running one with those keys
+ * added to read with (writes unchanged). A key dropped before then is not brought back: a rotation
+ * may have been made because it leaked. The next key rotation drops them again.
  */
-async function withEveryKey(clusterId: string, running: { id: string; index: AssetIndex }): Promise<{ id: string; index: AssetIndex }> {
+async function withKeysOf(clusterId: string, running: { id: string; index: AssetIndex }, at: Date): Promise<{ id: string; index: AssetIndex }> {
   const db = getDb();
   const set = await db.assetSet.findUniqueOrThrow({ where: { id: running.id }, select: { version: true, options: true, assets: { select: { id: true, path: true, content: true, sensitive: true, mode: true, purpose: true } } } });
   const current = set.assets.find((a) => a.path === ENCRYPTION_CONFIG_ASSET);
   if (!current) return running;
   const config = assetContent(current);
   const own = new Set(encryptionKeys(config).map((k) => k.name));
-  const retired = (await clusterKeys(clusterId)).filter((k) => !own.has(k.name));
+  const retired = (await keysAt(clusterId, at)).filter((k) => !own.has(k.name));
   if (!retired.length) return running;
   const merged = withReadKeys(config, retired);
   const next = set.assets
     .filter((a) => !(Object.values(ROTATION_STAGE_ASSETS) as string[]).includes(a.path))
     .map((a): RenderedAsset => {
       const content = assetContent(a);
-      if (a.path === ENCRYPTION_CONFIG_ASSET) return { ...a, content: merged, purpose: `${encryptionPurpose(merged)}; also reads with ${[...new Set(retired.map((k) => k.name))].join(", ")}, dropped by an earlier rotation` };
+      if (a.path === ENCRYPTION_CONFIG_ASSET) return { ...a, content: merged, purpose: `${encryptionPurpose(merged)}; also reads with ${[...new Set(retired.map((k) => k.name))].join(", ")}, which etcd's Secrets may be stored with` };
       return { ...a, content: a.path === APISERVER_SECRET_MANIFEST ? withSecretFile(content, ENCRYPTION_CONFIG_ASSET, merged) : content };
     });
   const saved = await saveAssetSet({ clusterId, assets: next, options: { ...parseSetOptions(set.options), keptPkiOf: set.version } });
   return { id: saved.id, index: assetIndexFrom(next) };
 }
 
-/** Every encryption key the cluster's asset sets hold (their configurations and a rotation's stages), the newest set's first. */
-async function clusterKeys(clusterId: string): Promise<{ name: string; secret: string }[]> {
-  const rows = await getDb().asset.findMany({
-    where: { assetSet: { clusterId }, path: { in: [ENCRYPTION_CONFIG_ASSET, ...Object.values(ROTATION_STAGE_ASSETS)] } },
-    orderBy: { assetSet: { version: "desc" } },
-    select: { id: true, path: true, content: true, sensitive: true },
+/**
+ * The keys the cluster's API servers read with at `at`: those of the set of the last run that changed
+ * hosts and had started by then — with a key rotation's two stages when that run is a rotation that
+ * had not succeeded by then (its API servers on any of its configurations).
+ */
+async function keysAt(clusterId: string, at: Date): Promise<{ name: string; secret: string }[]> {
+  const run = await getDb().run.findFirst({
+    where: { clusterId, type: { in: CHANGING_RUN_TYPES }, assetSetId: { not: null }, startedAt: { not: null, lte: at } },
+    orderBy: { startedAt: "desc" },
+    select: { type: true, status: true, finishedAt: true, assetSetId: true },
   });
+  if (!run) return [];
+  const settled = run.type !== "rotate-encryption-key" || (run.status === "succeeded" && run.finishedAt !== null && run.finishedAt <= at);
+  const rows = await getDb().asset.findMany({ where: { assetSetId: run.assetSetId!, path: { in: settled ? [ENCRYPTION_CONFIG_ASSET] : [ENCRYPTION_CONFIG_ASSET, ...Object.values(ROTATION_STAGE_ASSETS)] } }, select: { id: true, content: true, sensitive: true } });
   return rows.flatMap((r) => encryptionKeys(assetContent(r)));
+}
+
+/** The name of every encryption key the cluster's asset sets hold (their configurations and a rotation's stages). */
+async function keyNamesEver(clusterId: string): Promise<string[]> {
+  const rows = await getDb().asset.findMany({ where: { assetSet: { clusterId }, path: { in: [ENCRYPTION_CONFIG_ASSET, ...Object.values(ROTATION_STAGE_ASSETS)] } }, select: { id: true, content: true, sensitive: true } });
+  return rows.flatMap((r) => encryptionKeys(assetContent(r)).map((k) => k.name));
 }
 
 /**
@@ -175,7 +190,7 @@ async function keyRotationAssetSet(clusterId: string): Promise<{ id: string; ind
     throw unprocessable(`the cluster's API servers were rendered without ${AUTOMATIC_RELOAD_FLAG} (asset set v${set.version}: ${unreloaded.join(", ")}), so they would not read a new key: an upgrade run rolls them onto a current render first`);
   let rotation: ReturnType<typeof encryptionRotation>;
   try {
-    rotation = encryptionRotation(current, { random: randomBytes, now: new Date(), taken: (await clusterKeys(clusterId)).map((k) => k.name) });
+    rotation = encryptionRotation(current, { random: randomBytes, now: new Date(), taken: await keyNamesEver(clusterId) });
   } catch (err) {
     if (err instanceof EncryptionRotationError) throw unprocessable(err.message);
     throw err;
