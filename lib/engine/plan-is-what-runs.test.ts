@@ -207,13 +207,19 @@ describe("what reaches the hosts is what the plan shows", () => {
     expect(await getDb().backup.count({ where: { runId } })).toBe(1);
   });
 
-  it("restore of that backup", async () => {
+  /** Restores the newest backup on healthy hosts: succeeded, sent and written as planned. */
+  const restoreOfTheBackup = async () => {
     const backup = await getDb().backup.findFirstOrThrow({ where: { clusterId }, orderBy: { createdAt: "desc" }, select: { id: true } });
     const rec = new RecordingExecutor(drHosts);
     const { runId, status, plan, api } = await runPlanned({ type: "restore", backup: backup.id, confirm: true }, rec);
     expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
     await expectApiAsPlanned(plan, api, runId);
+    return { runId, plan, rec };
+  };
+
+  it("restore of that backup", async () => {
+    const { plan, rec } = await restoreOfTheBackup();
     // The masters were locked for the run and are released at its end.
     expect(plan.lock?.hosts).toEqual(masters);
     for (const m of masters) expect(rec.locks.has(m)).toBe(false);
@@ -262,11 +268,9 @@ describe("what reaches the hosts is what the plan shows", () => {
     expect(api.writes.filter((w) => w.method === "PATCH" && w.path.includes("/secrets/")).map((w) => w.path).sort()).toEqual(["/api/v1/namespaces/kube-system/secrets/kube-apiserver", "/api/v1/namespaces/kube-system/secrets/kube-controller-manager"]);
   }, 120_000);
 
-  it("rotate-encryption-key: each configuration where the plan says, the Secret patched with it, every Secret written back", async () => {
-    const api = new FakeClusterApi([...HOSTS]);
-    // Secrets the cluster holds; the API servers report the configuration last written to a master.
-    for (const [ns, name] of [["default", "app"], ["kube-system", "bootstrap-token-abcdef"]] as const) api.objectsStore.set(`/api/v1/namespaces/${ns}/secrets/${name}`, { apiVersion: "v1", kind: "Secret", metadata: { name, namespace: ns, resourceVersion: "7" }, data: { v: "eA==" } });
-    const rec = new RecordingExecutor((call) => (scriptName(call.argv) === "bootdeck-at-rest" ? { stdout: "secrets=2\nwith-key=2\n" } : undefined));
+  /** Masters whose API servers run the encryption configuration last written to them, and whose etcd holds `secrets` Secrets under the new key. */
+  const keyRotationHosts = (api: FakeClusterApi, secrets: number) => {
+    const rec = new RecordingExecutor((call) => (scriptName(call.argv) === "bootdeck-at-rest" ? { stdout: `secrets=${secrets}\nwith-key=${secrets}\n` } : undefined));
     const upload = rec.upload.bind(rec);
     rec.upload = async (host, files, opts) => {
       const r = await upload(host, files, opts);
@@ -274,6 +278,14 @@ describe("what reaches the hosts is what the plan shows", () => {
       if (config) api.encryptionConfigSha = config.sha256;
       return r;
     };
+    return rec;
+  };
+
+  it("rotate-encryption-key: each configuration where the plan says, the Secret patched with it, every Secret written back", async () => {
+    const api = new FakeClusterApi([...HOSTS]);
+    // Secrets the cluster holds; the API servers report the configuration last written to a master.
+    for (const [ns, name] of [["default", "app"], ["kube-system", "bootstrap-token-abcdef"]] as const) api.objectsStore.set(`/api/v1/namespaces/${ns}/secrets/${name}`, { apiVersion: "v1", kind: "Secret", metadata: { name, namespace: ns, resourceVersion: "7" }, data: { v: "eA==" } });
+    const rec = keyRotationHosts(api, 2);
     const { runId, status, plan } = await runPlanned({ type: "rotate-encryption-key", confirm: true }, rec, { api });
     expect(status).toBe("succeeded");
     expectSentAsPlanned(plan, rec, runId);
@@ -297,12 +309,7 @@ describe("what reaches the hosts is what the plan shows", () => {
   });
 
   it("restore after the key rotation: its set reads with the dropped key too, so the snapshot's Secrets stay readable", async () => {
-    const backup = await getDb().backup.findFirstOrThrow({ where: { clusterId }, orderBy: { createdAt: "desc" }, select: { id: true } });
-    const rec = new RecordingExecutor(drHosts);
-    const { runId, status, plan, api } = await runPlanned({ type: "restore", backup: backup.id, confirm: true }, rec);
-    expect(status).toBe("succeeded");
-    expectSentAsPlanned(plan, rec, runId);
-    await expectApiAsPlanned(plan, api, runId);
+    const { runId, plan } = await restoreOfTheBackup();
     const configOf = async (id: string) => assetContent(await getDb().asset.findFirstOrThrow({ where: { assetSet: { runs: { some: { id } } }, path: "apiserver/encryption-config.yaml" } }));
     const rotation = await getDb().run.findFirstOrThrow({ where: { clusterId, type: "rotate-encryption-key" }, orderBy: { createdAt: "desc" }, select: { id: true } });
     const names = (text: string) => [...text.matchAll(/name: (key-\S+)/g)].map((m) => m[1]);
@@ -317,15 +324,7 @@ describe("what reaches the hosts is what the plan shows", () => {
 
     // Another rotation drops both; a recovery after it does not bring them back (a key may be rotated because it leaked).
     const api2 = new FakeClusterApi([...HOSTS]);
-    const rec2 = new RecordingExecutor((call) => (scriptName(call.argv) === "bootdeck-at-rest" ? { stdout: "secrets=0\nwith-key=0\n" } : undefined));
-    const upload = rec2.upload.bind(rec2);
-    rec2.upload = async (host, files, opts) => {
-      const r = await upload(host, files, opts);
-      const config = rec2.uploads.at(-1)!.files.find((f) => f.path.endsWith("/encryption-config.yaml"));
-      if (config) api2.encryptionConfigSha = config.sha256;
-      return r;
-    };
-    const again = await runPlanned({ type: "rotate-encryption-key", confirm: true }, rec2, { api: api2 });
+    const again = await runPlanned({ type: "rotate-encryption-key", confirm: true }, keyRotationHosts(api2, 0), { api: api2 });
     expect(again.status).toBe("succeeded");
     const third = names(await configOf(again.runId));
     expect(third).toHaveLength(1);

@@ -47,7 +47,18 @@ async function secretsAtRest(ctx: ActionContext): Promise<string> {
   return `etcd holds all ${r.secrets} Secrets under key ${key}`;
 }
 
-type SecretList = { metadata?: { continue?: string }; items?: { metadata: { name: string; namespace: string } }[] };
+type ListedSecret = { metadata: { name: string; namespace: string } };
+type SecretList = { metadata?: { continue?: string }; items?: ListedSecret[] };
+
+/** Every Secret of every namespace, 500 at a time (each page decrypted by the API server). */
+async function forEachSecretPage(ctx: ActionContext, page: (items: ListedSecret[]) => Promise<void>): Promise<void> {
+  let next: string | undefined = "";
+  while (next !== undefined) {
+    const list: SecretList | undefined = await ctx.resources.api().getJson<SecretList>(`/api/v1/secrets?limit=500${next ? `&continue=${encodeURIComponent(next)}` : ""}`, ctx.signal);
+    await page(list?.items ?? []);
+    next = list?.metadata?.continue || undefined;
+  }
+}
 
 export const encryptionActions: Record<string, Action> = {
   /** The configuration onto every master (and into the self-hosted API server's Secret), until every API server has loaded it. */
@@ -78,10 +89,8 @@ export const encryptionActions: Record<string, Action> = {
       const api = ctx.resources.api();
       let rewritten = 0;
       let since = 0;
-      let next: string | undefined = "";
-      while (next !== undefined) {
-        const list: SecretList | undefined = await api.getJson<SecretList>(`/api/v1/secrets?limit=500${next ? `&continue=${encodeURIComponent(next)}` : ""}`, ctx.signal);
-        for (const s of list?.items ?? []) {
+      await forEachSecretPage(ctx, async (items) => {
+        for (const s of items) {
           const path = `/api/v1/namespaces/${pathSegment(s.metadata.namespace)}/secrets/${pathSegment(s.metadata.name)}`;
           // The object as listed, resourceVersion included: written back only if nobody wrote it since.
           const r = await api.request(path, { method: "PUT", body: { apiVersion: "v1", kind: "Secret", ...s }, signal: ctx.signal, timeoutMs: 30_000 });
@@ -90,8 +99,7 @@ export const encryptionActions: Record<string, Action> = {
           else throw new Error(`writing Secret ${s.metadata.namespace}/${s.metadata.name} back: HTTP ${r.status} ${apiMessage(r.body)}`);
         }
         await ctx.emit("step.progress", { key: ctx.planned.key, message: `${rewritten} Secrets written again${since ? `, ${since} written or deleted meanwhile` : ""}` });
-        next = list?.metadata?.continue || undefined;
-      }
+      });
       const atRest = await secretsAtRest(ctx);
       return { ok: true, summary: `${rewritten} Secrets written again (${since} changed or deleted meanwhile, written with the new key already); ${atRest}`, data: { rewritten, since } };
     } catch (err) {
@@ -103,12 +111,9 @@ export const encryptionActions: Record<string, Action> = {
   async "encryption-verify"(ctx) {
     try {
       let read = 0;
-      let next: string | undefined = "";
-      while (next !== undefined) {
-        const list: SecretList | undefined = await ctx.resources.api().getJson<SecretList>(`/api/v1/secrets?limit=500${next ? `&continue=${encodeURIComponent(next)}` : ""}`, ctx.signal);
-        read += list?.items?.length ?? 0;
-        next = list?.metadata?.continue || undefined;
-      }
+      await forEachSecretPage(ctx, async (items) => {
+        read += items.length;
+      });
       return { ok: true, summary: `${read} Secrets read through the API; ${await secretsAtRest(ctx)}` };
     } catch (err) {
       return fail(err);
