@@ -137,8 +137,10 @@ export const apply: Command = {
   },
 };
 
-/** Runs the started run in this process and prints its events until it finishes. */
-/** Prints the run's events after `afterSeq` (a retried run's earlier ones are not shown again) until it finishes. */
+/**
+ * Runs the started run in this process and prints its events after `afterSeq` until it finishes (a
+ * retried run's earlier events are not shown again).
+ */
 export async function follow(runId: string, verbose: boolean, afterSeq = 0): Promise<number> {
   // SQLite: this process runs it. PostgreSQL: it is queued, and this process works the queue while it
   // follows (another worker may take it first; the output is the same).

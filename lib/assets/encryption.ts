@@ -1,5 +1,6 @@
 // Secrets encrypted at rest: the API server's EncryptionConfiguration, with a key made for the cluster
-// when it is first rendered and kept byte for byte by every later render (lib/assets/keep.ts).
+// when it is first rendered and kept byte for byte by every later render (lib/assets/keep.ts) until a
+// key rotation run replaces it (lib/engine/plans-encryption.ts).
 //
 // The provider is secretbox (XSalsa20-Poly1305 with a random 24-byte nonce per write): authenticated,
 // fast, and without aesgcm's limit — upstream asks that an aesgcm key be rotated every 200 000 writes,

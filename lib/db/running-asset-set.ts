@@ -5,7 +5,8 @@ import { getDb } from "./client";
 
 /**
  * Run types whose asset set is what the cluster runs once they ran (a planned or check run proves
- * nothing): a certificate rotation pushes a renewed set, a key rotation a new encryption configuration; a restore or recovery the set it ran with.
+ * nothing): a certificate rotation pushes a renewed set, a key rotation a new encryption
+ * configuration; a restore or recovery the set it ran with.
  */
 export const CHANGING_RUN_TYPES = ["bootstrap", "join", "remove", "upgrade", "restore", "recover", "rotate-certs", "rotate-encryption-key"];
 

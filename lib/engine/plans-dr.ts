@@ -273,7 +273,7 @@ export function buildRestorePlan(def: ClusterDefinition, runId: string, input: R
 
 /**
  * A static control plane's API servers read the encryption configuration from each master's files: a
- * restore or recovery writes the set's (every key the cluster had: plan-run-dr.ts) before they start.
+ * restore or recovery writes the set's (with the keys etcd may hold then: plan-run-dr.ts) before they start.
  * A self-hosted one's comes with its temporary control plane and checkpoints.
  */
 function staticEncryptionConfig(def: ClusterDefinition, assets: AssetIndex): PlannedStep["files"] {
