@@ -1,4 +1,4 @@
-// npm run bench:dr -- [--masters 3] [--workers 1] [--objects 10000] [--control-plane self-hosted|static] [--keep]
+// npm run bench:dr -- [--masters 3] [--workers 1] [--objects 10000] [--secrets 10000] [--control-plane self-hosted|static] [--keep]
 // Disaster recovery on a fresh lab of real Kubernetes (its own, "drbench"), one cluster, in sequence:
 //   1. the cluster filled with N ConfigMaps (1 KiB each), then a backup run: the snapshot's size, etcd's
 //      revision and key count, the time etcdctl took, the time the bytes took to stream back encrypted,
@@ -6,7 +6,9 @@
 //   2. a restore of that backup: the whole run, and the time from the start of the stop phase (the API
 //      goes down) until the API answers again, and until the run is done;
 //   3. a certificate rotation: the whole run, and the API gap the rotation caused (the API probed every
-//      250 ms by the run's steps, and by this script every 100 ms from outside the engine).
+//      250 ms by the run's steps, and by this script every 100 ms from outside the engine);
+//   4. M Secrets (1 KiB each), then an encryption key rotation: the whole run, each step, how fast every
+//      Secret was written again, and the API gap from both sides as in 3.
 // Needs root and the lab's cached upstream builds (docs/lab-cluster.md).
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -45,13 +47,45 @@ async function probeReadyz(lab: LabState, host: string): Promise<boolean> {
   }
 }
 
+/** /readyz from a host through the API endpoint, back to back every 100 ms, until stopped: probes, failures, longest gap. */
+function probeFromOutside(lab: LabState, host: string): { stop: () => Promise<{ probes: number; failures: number; gap: number }> } {
+  let probes = 0;
+  let failures = 0;
+  let gap = 0;
+  let downSince: number | undefined;
+  let probing = true;
+  const loop = (async () => {
+    while (probing) {
+      const t = Date.now();
+      const ok = await probeReadyz(lab, host);
+      probes++;
+      if (ok) {
+        if (downSince !== undefined) gap = Math.max(gap, t - downSince);
+        downSince = undefined;
+      } else {
+        failures++;
+        downSince ??= t;
+      }
+      await new Promise((r) => setTimeout(r, Math.max(0, 100 - (Date.now() - t))));
+    }
+  })();
+  return {
+    stop: async () => {
+      probing = false;
+      await loop;
+      return { probes, failures, gap };
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const masters = Number(arg("masters", "3"));
   const workers = Number(arg("workers", "1"));
   const objects = Number(arg("objects", "10000"));
+  const secrets = Number(arg("secrets", "10000"));
   const mode = arg("control-plane", "self-hosted") as "self-hosted" | "static";
   const LAB = "drbench";
-  console.log(`bench:dr: lab of ${masters} masters + ${workers} workers, ${mode} control plane, ${objects} objects…`);
+  console.log(`bench:dr: lab of ${masters} masters + ${workers} workers, ${mode} control plane, ${objects} objects, ${secrets} Secrets…`);
   labDown(LAB, () => undefined);
   const lab = await labUp({ name: LAB, masters, workers, log: () => undefined });
   const kube = labKube(lab);
@@ -112,33 +146,36 @@ async function main(): Promise<void> {
     console.log(`  ${count} ConfigMaps in default after the restore`);
 
     // 3. A rotation: the API gap.
-    let probes = 0;
-    let failures = 0;
-    let gap = 0;
-    let downSince: number | undefined;
-    let probing = true;
-    const outside = (async () => {
-      while (probing) {
-        const t = Date.now();
-        const ok = await probeReadyz(lab, "master-2");
-        probes++;
-        if (ok) {
-          if (downSince !== undefined) gap = Math.max(gap, t - downSince);
-          downSince = undefined;
-        } else {
-          failures++;
-          downSince ??= t;
-        }
-        await new Promise((r) => setTimeout(r, Math.max(0, 100 - (Date.now() - t))));
-      }
-    })();
+    const gapsOf = (events: StoredRunEvent[]) => events.filter((e) => e.type === "step.finished" && typeof e.data.apiGapS === "number").map((e) => `${String(e.data.key)} ${Number(e.data.apiGapS).toFixed(1)} s (${String(e.data.failedProbes)} failed)`);
+    const outside = probeFromOutside(lab, "master-2");
     const rotation = await run({ type: "rotate-certs", confirm: true });
-    probing = false;
-    await outside;
-    const gaps = rotation.events.filter((e) => e.type === "step.finished" && typeof e.data.apiGapS === "number").map((e) => `${String(e.data.key)} ${Number(e.data.apiGapS).toFixed(1)} s (${String(e.data.failedProbes)} failed)`);
-    console.log(`\nrotation: whole run ${s(rotation.ms)}; longest API gap seen by the run's probes: ${gaps.join(", ")}`);
-    console.log(`  from master-2 (kubectl get --raw /readyz through the API endpoint, back to back): ${probes} probes, ${failures} failed, longest gap ${s(gap)}`);
+    const o = await outside.stop();
+    console.log(`\nrotation: whole run ${s(rotation.ms)}; longest API gap seen by the run's probes: ${gapsOf(rotation.events).join(", ")}`);
+    console.log(`  from master-2 (kubectl get --raw /readyz through the API endpoint, back to back): ${o.probes} probes, ${o.failures} failed, longest gap ${s(o.gap)}`);
     for (const e of rotation.events.filter((e) => e.type === "step.finished" && Number(e.data.failedProbes) > 0)) console.log(`  ${String(e.data.key)}: ${String(e.data.summary)}`);
+
+    // 4. M Secrets, then an encryption key rotation.
+    const made = Date.now();
+    const value = Buffer.from("s".repeat(1024)).toString("base64");
+    for (let i = 0; i < secrets; i += batch) {
+      const items = Array.from({ length: Math.min(batch, secrets - i) }, (_, j) => ({ apiVersion: "v1", kind: "Secret", metadata: { name: `bench-${i + j}`, namespace: "default" }, data: { value } }));
+      kube.kubectl("create -f - -o name >/dev/null", { input: JSON.stringify({ apiVersion: "v1", kind: "List", items }) });
+    }
+    console.log(`\n${secrets} Secrets created in ${s(Date.now() - made)}`);
+    const keyOutside = probeFromOutside(lab, "master-2");
+    const keys = await run({ type: "rotate-encryption-key", confirm: true });
+    const k = await keyOutside.stop();
+    const stepMs = (key: string) => {
+      const from = keys.events.find((e) => e.type === "step.started" && e.data.key === key);
+      const to = keys.events.find((e) => e.type === "step.finished" && e.data.key === key);
+      return from && to ? Date.parse(to.at) - Date.parse(from.at) : NaN;
+    };
+    const rewrite = keys.events.find((e) => e.type === "step.finished" && e.data.key === "rewrite/cluster");
+    const rewritten = Number(rewrite?.data.rewritten ?? 0);
+    console.log(`key rotation: whole run ${s(keys.ms)}; add ${s(stepMs("add/cluster"))}, write ${s(stepMs("write/cluster"))}, rewrite ${s(stepMs("rewrite/cluster"))}, drop ${s(stepMs("drop/cluster"))}, verify ${s(stepMs("verify/cluster"))}`);
+    console.log(`  ${rewritten} Secrets written again (${(rewritten / (stepMs("rewrite/cluster") / 1000)).toFixed(0)} a second, the etcd check included); ${String(rewrite?.data.summary ?? "")}`);
+    console.log(`  API gaps seen by the run's probes: ${gapsOf(keys.events).join(", ")}`);
+    console.log(`  from master-2: ${k.probes} probes, ${k.failures} failed, longest gap ${s(k.gap)}`);
   } finally {
     await disconnectDb();
     await db.cleanup();
