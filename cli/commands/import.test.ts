@@ -77,7 +77,7 @@ describe("bootdeck import, export and cluster delete", { timeout: 120_000 }, () 
     expect(unconfirmed.stderr).toContain("not confirmed; pass --yes");
 
     const deleted = (await bootdeck("cluster", "delete", "short-lived", "--yes")) as { stdout: string };
-    expect(deleted.stdout).toMatch(/deleted cluster short-lived \(cl_\w+\) from the database; its hosts were not touched/);
+    expect(deleted.stdout).toMatch(/deleted cluster short-lived \(cl_[\w-]+\) from the database; its hosts were not touched/);
     expect(sqlite.prepare(`SELECT count(*) AS n FROM "Cluster" WHERE name = 'short-lived'`).get()).toEqual({ n: 0 });
     expect(sqlite.prepare(`SELECT details FROM "AuditEvent" WHERE action = 'cluster.delete' ORDER BY id DESC LIMIT 1`).get()).toEqual({ details: expect.stringContaining('"via":"cli"') });
 
