@@ -127,24 +127,34 @@ async function renewAssetSet(clusterId: string, definition: ClusterDefinition, l
  * may have been made because it leaked. The next key rotation drops them again.
  */
 async function withKeysOf(clusterId: string, running: { id: string; index: AssetIndex }, at: Date): Promise<{ id: string; index: AssetIndex }> {
-  const db = getDb();
-  const set = await db.assetSet.findUniqueOrThrow({ where: { id: running.id }, select: { version: true, options: true, assets: { select: { id: true, path: true, content: true, sensitive: true, mode: true, purpose: true } } } });
-  const current = set.assets.find((a) => a.path === ENCRYPTION_CONFIG_ASSET);
+  const current = await getDb().asset.findFirst({ where: { assetSetId: running.id, path: ENCRYPTION_CONFIG_ASSET }, select: { id: true, content: true, sensitive: true } });
   if (!current) return running;
   const config = assetContent(current);
   const own = new Set(encryptionKeys(config).map((k) => k.name));
   const retired = (await keysAt(clusterId, at)).filter((k) => !own.has(k.name));
   if (!retired.length) return running;
   const merged = withReadKeys(config, retired);
-  const next = set.assets
-    .filter((a) => !(Object.values(ROTATION_STAGE_ASSETS) as string[]).includes(a.path))
-    .map((a): RenderedAsset => {
-      const content = assetContent(a);
-      if (a.path === ENCRYPTION_CONFIG_ASSET) return { ...a, content: merged, purpose: `${encryptionPurpose(merged)}; also reads with ${[...new Set(retired.map((k) => k.name))].join(", ")}, which etcd's Secrets may be stored with` };
-      return { ...a, content: a.path === APISERVER_SECRET_MANIFEST ? withSecretFile(content, ENCRYPTION_CONFIG_ASSET, merged) : content };
-    });
-  const saved = await saveAssetSet({ clusterId, assets: next, options: { ...parseSetOptions(set.options), keptPkiOf: set.version } });
+  const set = await setAsRendered(running.id);
+  if (!set) return running;
+  const next = withEncryptionConfig(set.assets, merged, `${encryptionPurpose(merged)}; also reads with ${[...new Set(retired.map((k) => k.name))].join(", ")}, which etcd's Secrets may be stored with`);
+  const saved = await saveAssetSet({ clusterId, assets: next, options: { ...set.options, keptPkiOf: set.version } });
   return { id: saved.id, index: assetIndexFrom(next) };
+}
+
+/** A set's assets, decrypted, without a key rotation's stages: a run that copies the set brings its own or needs none. */
+async function setAsRendered(setId: string): Promise<{ version: number; options: AssetSetOptions; assets: RenderedAsset[] } | null> {
+  const set = await getDb().assetSet.findUnique({ where: { id: setId }, select: { version: true, options: true, assets: { select: { id: true, path: true, content: true, sensitive: true, mode: true, purpose: true } } } });
+  if (!set) return null;
+  const stages = Object.values(ROTATION_STAGE_ASSETS) as string[];
+  const assets = set.assets.filter((a) => !stages.includes(a.path)).map((a) => ({ path: a.path, content: assetContent(a), mode: a.mode, sensitive: a.sensitive, purpose: a.purpose }));
+  return { version: set.version, options: parseSetOptions(set.options), assets };
+}
+
+/** The assets with another encryption configuration: the masters' file and, self-hosted, the API server's Secret. */
+function withEncryptionConfig(assets: readonly RenderedAsset[], config: string, purpose: string): RenderedAsset[] {
+  return assets.map((a) =>
+    a.path === ENCRYPTION_CONFIG_ASSET ? { ...a, content: config, purpose } : a.path === APISERVER_SECRET_MANIFEST ? { ...a, content: withSecretFile(a.content, ENCRYPTION_CONFIG_ASSET, config) } : a,
+  );
 }
 
 /**
@@ -176,12 +186,10 @@ async function keyNamesEver(clusterId: string): Promise<string[]> {
  * rolled out on the way; saved as the next version. Nothing else changes.
  */
 async function keyRotationAssetSet(clusterId: string): Promise<{ id: string; index: AssetIndex; key: string; dropped: string[] }> {
-  const db = getDb();
   const setId = await runningAssetSet(clusterId);
-  const set = setId ? await db.assetSet.findUnique({ where: { id: setId }, select: { version: true, options: true, assets: { select: { id: true, path: true, content: true, sensitive: true, mode: true, purpose: true } } } }) : null;
+  const set = setId ? await setAsRendered(setId) : null;
   if (!set) throw unprocessable("the cluster has no rendered assets: it was never bootstrapped by Bootdeck");
-  // A set a rotation made holds its two stages: the new rotation brings its own.
-  const assets: RenderedAsset[] = set.assets.filter((a) => !(Object.values(ROTATION_STAGE_ASSETS) as string[]).includes(a.path)).map((a) => ({ path: a.path, content: assetContent(a), mode: a.mode, sensitive: a.sensitive, purpose: a.purpose }));
+  const assets = set.assets;
   const current = assets.find((a) => a.path === ENCRYPTION_CONFIG_ASSET)?.content;
   if (current === undefined) throw unprocessable(`the cluster's asset set v${set.version} has no encryption configuration (it was rendered before Bootdeck encrypted Secrets): an upgrade run renders one first`);
   // The run relies on every API server reading its configuration again by itself.
@@ -195,14 +203,12 @@ async function keyRotationAssetSet(clusterId: string): Promise<{ id: string; ind
     if (err instanceof EncryptionRotationError) throw unprocessable(err.message);
     throw err;
   }
-  const next = assets.map((a) =>
-    a.path === ENCRYPTION_CONFIG_ASSET ? { ...a, content: rotation.final, purpose: encryptionPurpose(rotation.final) } : a.path === APISERVER_SECRET_MANIFEST ? { ...a, content: withSecretFile(a.content, ENCRYPTION_CONFIG_ASSET, rotation.final) } : a,
-  );
+  const next = withEncryptionConfig(assets, rotation.final, encryptionPurpose(rotation.final));
   const stage = (path: string, content: string, purpose: string): RenderedAsset => ({ path, content, mode: 0o600, sensitive: true, purpose });
   next.push(
     stage(ROTATION_STAGE_ASSETS.add, rotation.add, `encryption key rotation, first configuration: ${rotation.key} added to read with; writes keep ${rotation.dropped.join(", ")}`),
     stage(ROTATION_STAGE_ASSETS.write, rotation.write, `encryption key rotation, second configuration: writes use ${rotation.key}; ${rotation.dropped.join(", ")} kept to read with`),
   );
-  const saved = await saveAssetSet({ clusterId, assets: next, options: { ...parseSetOptions(set.options), keptPkiOf: set.version } });
+  const saved = await saveAssetSet({ clusterId, assets: next, options: { ...set.options, keptPkiOf: set.version } });
   return { id: saved.id, index: assetIndexFrom(next), key: rotation.key, dropped: rotation.dropped };
 }
