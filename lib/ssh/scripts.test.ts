@@ -8,20 +8,21 @@ import { normaliseFiles, planApply, probeArgs } from "./upload";
 describe("golden scripts", () => {
   it("run wrapper", () => {
     expect(RUN_WRAPPER).toMatchInlineSnapshot(`
-      "echo "bootdeck-pid $$" >&2
-      exec 3<&0
-      setsid "$@" <&3 3<&- &
-      p=$!
-      exec 3<&-
-      stop() {
-        kill -TERM "-$p" 2>/dev/null || exit 143
+      "stop() {
+        p=$!
+        [ -n "$p" ] || exit 143
+        kill -TERM "-$p" 2>/dev/null || { kill -TERM "$p" 2>/dev/null; kill -TERM "-$p" 2>/dev/null; }
         i=0
         while [ "$i" -lt 10 ] && kill -0 "-$p" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
         kill -KILL "-$p" 2>/dev/null
         exit 143
       }
       trap stop TERM HUP INT
-      wait "$p""
+      echo "bootdeck-pid $$" >&2
+      exec 3<&0
+      setsid "$@" <&3 3<&- &
+      exec 3<&-
+      wait "$!""
     `);
   });
 

@@ -6,23 +6,27 @@
  * tree: on TERM/HUP/INT the group gets TERM, then KILL after ~1 s. The wrapper announces its pid on the
  * first stderr line (the executor strips it) because sshd refuses "signal" requests for root logins
  * (no privilege-separated child); cancelling then sends `kill -TERM PID` over a second channel.
+ * The trap is set before anything starts and reads `$!`, so a stop at any moment finds the command:
+ * until the command has called setsid its group does not exist, so it is told by pid and the group is
+ * tried again (it may have formed, with children, in between).
  * stdin is handed over explicitly because a background job's stdin would otherwise be /dev/null.
  * The argv is passed as positional parameters, so it is quoted once and costs no extra shell.
  */
-export const RUN_WRAPPER = `echo "bootdeck-pid $$" >&2
-exec 3<&0
-setsid "$@" <&3 3<&- &
-p=$!
-exec 3<&-
-stop() {
-  kill -TERM "-$p" 2>/dev/null || exit 143
+export const RUN_WRAPPER = `stop() {
+  p=$!
+  [ -n "$p" ] || exit 143
+  kill -TERM "-$p" 2>/dev/null || { kill -TERM "$p" 2>/dev/null; kill -TERM "-$p" 2>/dev/null; }
   i=0
   while [ "$i" -lt 10 ] && kill -0 "-$p" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
   kill -KILL "-$p" 2>/dev/null
   exit 143
 }
 trap stop TERM HUP INT
-wait "$p"`;
+echo "bootdeck-pid $$" >&2
+exec 3<&0
+setsid "$@" <&3 3<&- &
+exec 3<&-
+wait "$!"`;
 
 /**
  * Upload probe: for each target path "$@", reports whether it is a regular file (line of y/n flags),
