@@ -12,21 +12,14 @@
 // Needs root and the lab's cached upstream builds (docs/lab-cluster.md).
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { labClusterDefinition, labClusterSecrets } from "../lab/cluster-yaml";
 import type { LabState } from "../lab/state";
-import { labDown, labUp } from "../lab/lab";
 import { labKube } from "../test/lab-kube";
-import { createTempDb } from "../test/temp-db";
+import { labCluster } from "./lab-cluster";
 import { startBackupRun } from "../lib/engine/backup-runs";
 import { listBackups } from "../lib/backups/store";
-import { validateClusterDefinition, type ClusterDefinitionInput } from "../lib/cluster/definition";
-import { createCluster } from "../lib/clusters/repository";
 import { disconnectDb, getDb } from "../lib/db/client";
 import { listRunEvents, type StoredRunEvent } from "../lib/engine/events";
-import { planRun } from "../lib/engine/plan-run";
 import { executeRun } from "../lib/engine/runner";
-import { startRun } from "../lib/engine/runs";
-import type { CreateRunBody } from "../lib/engine/schemas";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -86,27 +79,10 @@ async function main(): Promise<void> {
   const mode = arg("control-plane", "self-hosted") as "self-hosted" | "static";
   const LAB = "drbench";
   console.log(`bench:dr: lab of ${masters} masters + ${workers} workers, ${mode} control plane, ${objects} objects, ${secrets} Secrets…`);
-  labDown(LAB, () => undefined);
-  const lab = await labUp({ name: LAB, masters, workers, log: () => undefined });
+  const cluster = await labCluster({ lab: LAB, masters, workers, controlPlane: mode });
+  const { lab, clusterId, run } = cluster;
   const kube = labKube(lab);
-  const db = await createTempDb();
   try {
-    const input = labClusterDefinition(lab, "drbench").definition as ClusterDefinitionInput;
-    input.spec.kubernetes.controlPlane = mode;
-    const v = validateClusterDefinition(input);
-    if (!v.ok) throw new Error(JSON.stringify(v.errors));
-    const { id: clusterId } = await createCluster({ definition: v.definition, secrets: labClusterSecrets(lab) });
-    const run = async (body: CreateRunBody) => {
-      const runId = await planRun({ clusterId, body, by: "bench" });
-      await startRun({ runId });
-      const t = Date.now();
-      const status = await executeRun(runId, { workerId: "bench" });
-      if (status !== "succeeded") {
-        const failed = await getDb().step.findMany({ where: { runId, status: "failed" }, select: { key: true, error: true } });
-        throw new Error(`${body.type} ${status}: ${failed.map((f) => `${f.key}: ${f.error}`).join("; ")}`);
-      }
-      return { runId, ms: Date.now() - t, events: await listRunEvents({ runId, limit: 1_000_000 }) };
-    };
     const boot = await run({ type: "bootstrap", acceptWarnings: true });
     console.log(`bootstrap: ${s(boot.ms)}`);
 
@@ -178,8 +154,7 @@ async function main(): Promise<void> {
     console.log(`  from master-2: ${k.probes} probes, ${k.failures} failed, longest gap ${s(k.gap)}`);
   } finally {
     await disconnectDb();
-    await db.cleanup();
-    if (!process.argv.includes("--keep")) labDown(LAB, () => undefined);
+    await cluster.close(process.argv.includes("--keep"));
   }
 }
 
