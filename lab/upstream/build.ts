@@ -44,11 +44,12 @@ function toBuilt(dir: string, m: Manifest, cached: boolean): BuiltComponent {
   return { id: m.id, version: m.version, dir, binaries, seconds: cached ? 0 : m.seconds, cached };
 }
 
-/** The cached build of a component, if there is one. */
+/** The cached build of a component, if there is one with every binary it names (a binary added later rebuilds it). */
 export function cachedComponent(c: Component): BuiltComponent | undefined {
   const dir = componentDir(c);
   const m = readManifest(dir);
-  return m ? toBuilt(dir, m, true) : undefined;
+  const complete = m && c.binaries.every((b) => m.binaries[b.name]) && (!c.pauseFrom || m.binaries.pause);
+  return complete ? toBuilt(dir, m, true) : undefined;
 }
 
 /** Returns the component's binaries, building them first when they are not cached. */
@@ -148,7 +149,7 @@ function runGo(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; labe
     };
     child.stdout.on("data", feed);
     child.stderr.on("data", feed);
-    const timer = setInterval(() => opts.log(`  ${opts.label}: ${packages} packages compiled, ${Math.round((Date.now() - started) / 1000)} s`), 15_000);
+    const timer = setInterval(() => opts.log(`  ${opts.label}: ${packages ? `${packages} packages compiled, ` : ""}${Math.round((Date.now() - started) / 1000)} s`), 15_000);
     child.on("error", (e) => {
       clearInterval(timer);
       reject(e);
@@ -180,7 +181,8 @@ async function buildComponent(c: Component, log: Log): Promise<BuiltComponent> {
   await runGo(["mod", "tidy"], { cwd: work, env: goEnv({}), label: `${key} go mod tidy`, log });
   for (const b of c.binaries) {
     const t = Date.now();
-    const args = ["build", "-v", "-trimpath", "-o", path.join(out, "bin", b.name), "-ldflags", ldflagsOf(b)];
+    // go test's -v is the test binary's flag, so a test build reports its time only.
+    const args = b.test ? ["test", "-c", "-trimpath", "-o", path.join(out, "bin", b.name), "-ldflags", ldflagsOf(b)] : ["build", "-v", "-trimpath", "-o", path.join(out, "bin", b.name), "-ldflags", ldflagsOf(b)];
     if (b.tags?.length) args.push("-tags", b.tags.join(","));
     args.push(b.pkg);
     await runGo(args, { cwd: work, env: goEnv({ CGO_ENABLED: b.cgo ? "1" : "0" }), label: `${key} ${b.name}`, log });

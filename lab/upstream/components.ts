@@ -14,6 +14,8 @@ export type GoBinary = {
   ldflags?: string[];
   /** Link statically (cgo programs: runc). */
   static?: boolean;
+  /** Compile the package's tests into one binary (`go test -c`): the conformance suite's e2e.test. */
+  test?: boolean;
 };
 
 export type Component = {
@@ -179,6 +181,28 @@ export function agnhostComponent(): Component {
     modules: [{ path: "k8s.io/kubernetes", version: newest }],
     stagingReplaces: true,
     binaries: [{ name: "agnhost", pkg: "k8s.io/kubernetes/test/images/agnhost" }],
+  };
+}
+
+/**
+ * The upstream conformance suite of one Kubernetes version: e2e.test (the test/e2e package's tests,
+ * every SIG's specs linked in), ginkgo, which runs it on several nodes at once, and the test programs
+ * its images carry. From the same module
+ * as the cluster's binaries, so the suite is the one that version was released with.
+ */
+export function conformanceComponent(version: string): Component {
+  return {
+    id: "conformance",
+    version,
+    modules: [{ path: "k8s.io/kubernetes", version }],
+    stagingReplaces: true,
+    binaries: [
+      { name: "e2e.test", pkg: "k8s.io/kubernetes/test/e2e", test: true, ldflags: k8sVersionFlags(version) },
+      { name: "ginkgo", pkg: "github.com/onsi/ginkgo/v2/ginkgo" },
+      // The test programs its own images carry (test/images/…): agnhost, and nonewprivs' nnp.
+      { name: "agnhost", pkg: "k8s.io/kubernetes/test/images/agnhost" },
+      { name: "nnp", pkg: "k8s.io/kubernetes/test/images/nonewprivs" },
+    ],
   };
 }
 
