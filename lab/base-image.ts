@@ -82,30 +82,41 @@ export function baseImageKeys(choice: ImageChoice = DEFAULT_IMAGE) {
 
 const complete = (dir: string) => fs.existsSync(path.join(dir, ".bootdeck-complete"));
 
+/** A minbase Debian root with these packages, made once by debootstrap from Debian's archive (minutes). */
+export async function ensureDebootstrap(dir: string, suite: Suite, packages: readonly string[], what: string, log: (line: string) => void): Promise<void> {
+  if (complete(dir)) return;
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  const tmp = `${dir}.partial`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  log(`building ${what} with debootstrap (${suite}, minbase, ${packages.length} packages); takes a few minutes the first time…`);
+  let n = 0;
+  await runStreaming("debootstrap", ["--variant=minbase", `--include=${packages.join(",")}`, suite, tmp, MIRROR], (line) => {
+    // Print every line of the important phases, a heartbeat for the long package lists.
+    if (/^I: (Retrieving Release|Validating Packages|Resolving|Found|Checking|Extracting base|Installing core|Configuring|Base system)/.test(line) || ++n % 25 === 0) {
+      log(`  debootstrap: ${line.replace(/^I: /, "")}`);
+    }
+  });
+  fs.writeFileSync(path.join(tmp, ".bootdeck-complete"), new Date().toISOString());
+  fs.renameSync(tmp, dir);
+}
+
+/**
+ * The Debian root the conformance suite's images take their programs from (Debian 13: its busybox is
+ * 1.37.0, the release the suite's busybox image is of). Keyed by its package list, like the hosts' root.
+ */
+export async function ensureTestImageRoot(packages: readonly string[], log: (line: string) => void): Promise<string> {
+  const dir = path.join(CACHE_DIR, `debootstrap-test-images-${hash("trixie", MIRROR, ...packages)}`);
+  await ensureDebootstrap(dir, "trixie", packages, "the test images' Debian root", log);
+  return dir;
+}
+
 /** Returns the cached image directory, building it first if needed (minutes the first time). */
 export async function ensureBaseImage(log: (line: string) => void, choice: ImageChoice = DEFAULT_IMAGE): Promise<string> {
   const { packages, debootstrapDir, imageDir } = baseImageKeys(choice);
   if (complete(imageDir)) return imageDir;
   fs.mkdirSync(CACHE_DIR, { recursive: true });
 
-  if (!complete(debootstrapDir)) {
-    const tmp = `${debootstrapDir}.partial`;
-    fs.rmSync(tmp, { recursive: true, force: true });
-    log(`building the base root filesystem with debootstrap (${choice.suite}, minbase, ${packages.length} packages); takes a few minutes the first time…`);
-    let n = 0;
-    await runStreaming(
-      "debootstrap",
-      ["--variant=minbase", `--include=${packages.join(",")}`, choice.suite, tmp, MIRROR],
-      (line) => {
-        // Print every line of the important phases, a heartbeat for the long package lists.
-        if (/^I: (Retrieving Release|Validating Packages|Resolving|Found|Checking|Extracting base|Installing core|Configuring|Base system)/.test(line) || ++n % 25 === 0) {
-          log(`  debootstrap: ${line.replace(/^I: /, "")}`);
-        }
-      },
-    );
-    fs.writeFileSync(path.join(tmp, ".bootdeck-complete"), new Date().toISOString());
-    fs.renameSync(tmp, debootstrapDir);
-  }
+  await ensureDebootstrap(debootstrapDir, choice.suite, packages, "the base root filesystem", log);
 
   log("configuring the base image (users, sudo, sshd)…");
   const tmp = `${imageDir}.partial`;

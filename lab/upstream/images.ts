@@ -7,14 +7,14 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { capabilitiesFor, imagesFor } from "../../lib/assets/capabilities";
-import { baseImageKeys } from "../base-image";
+import { baseImageKeys, ensureTestImageRoot } from "../base-image";
 import { CACHE_DIR } from "../config";
 import { ensureComponent, type BuiltComponent, type Log } from "./build";
 import { agnhostComponent, componentsForCluster, componentKey, type Component } from "./components";
 import { labToolPath } from "./tools";
 
 type Entry = { dest: string; src?: string; mode?: number; symlink?: string; dir?: boolean };
-type ImageSpec = { ref: string; layers: Entry[][]; entrypoint?: string[]; cmd?: string[]; env?: string[] };
+type ImageSpec = { ref: string; layers: Entry[][]; entrypoint?: string[]; cmd?: string[]; env?: string[]; user?: string };
 
 export const IMAGES_DIR = path.join(CACHE_DIR, "images");
 const PATH_ENV = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -135,19 +135,142 @@ export function goModuleDir(moduleAtVersion: string): string {
 /** Builds the cluster's images into an OCI layout (cached by content); returns its directory. */
 export async function ensureClusterImages(kubernetesVersion: string, log: Log): Promise<string> {
   const { key, specs } = await clusterImageSpecs(kubernetesVersion, log);
-  const out = path.join(IMAGES_DIR, `${kubernetesVersion}-${key}`);
+  return ensureImageLayout(`${kubernetesVersion}-${key}`, specs, `${kubernetesVersion}`, log);
+}
+
+/** What the conformance images take from Debian 13 (each image below says which of its programs). */
+const TEST_IMAGE_PACKAGES = ["busybox", "curl", "netcat-openbsd", "bind9-dnsutils", "iproute2", "iperf", "netbase"];
+
+/** The images test/utils/image names (by its constant: Agnhost, BusyBox …), as the suite of a version pulls them. */
+function e2eImageRefs(kubernetesVersion: string): Map<string, string> {
+  const manifest = fs.readFileSync(path.join(goModuleDir(`k8s.io/kubernetes@${kubernetesVersion}`), "test/utils/image/manifest.go"), "utf8");
+  const registries = new Map([...manifest.matchAll(/^\s*(\w+Registry):\s+"([^"]+)",/gm)].map((m) => [m[1]!, m[2]!]));
+  const refs = new Map<string, string>();
+  for (const m of manifest.matchAll(/configs\[(\w+)\] = Config\{list\.(\w+), "([^"]+)", "([^"]+)"\}/g)) {
+    const registry = registries.get(m[2]!);
+    if (registry) refs.set(m[1]!, `${registry}/${m[3]}:${m[4]}`);
+  }
+  return refs;
+}
+
+/** Files an image needs that no package holds (/etc/passwd, /etc/group): written once into the image cache. */
+function generatedFile(name: string, content: string): string {
+  const file = path.join(IMAGES_DIR, "files", createHash("sha256").update(content).digest("hex").slice(0, 12), name);
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, content);
+  }
+  return file;
+}
+
+/**
+ * busybox and its applets as symlinks to it, as a busybox image has them; `shadowed` are paths a later
+ * layer brings. Debian's dynamic busybox, not busybox-static: the static one's shell runs its own
+ * applets before PATH (nc would be busybox's, not the netcat a later layer brings), which upstream's
+ * busybox images do not.
+ */
+function busyboxLayer(root: string, shadowed: ReadonlySet<string> = new Set()): Entry[] {
+  const r = spawnSync("chroot", [root, "/usr/bin/busybox", "--list-full"], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`busybox --list-full in ${root}: ${r.stderr.trim()}`);
+  const applets = r.stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((a) => `/${a}`.replace(/^\/(bin|sbin)\//, "/usr/$1/"))
+    .filter((a) => a !== "/usr/bin/busybox" && !shadowed.has(a));
+  return [...debianLayer(root, ["/usr/bin/busybox"]), ...applets.map((a) => ({ dest: a, symlink: "/usr/bin/busybox" })), { dest: "/tmp", dir: true }];
+}
+
+/** The busybox release in the root (the busybox image's tag begins with it). */
+function busyboxVersion(root: string): string {
+  const r = spawnSync("chroot", [root, "/usr/bin/busybox"], { encoding: "utf8" });
+  const v = /BusyBox v(\d+\.\d+\.\d+)/.exec(r.stdout)?.[1];
+  if (!v) throw new Error(`cannot read busybox's version in ${root}: ${(r.stdout || r.stderr).split("\n")[0]}`);
+  return v;
+}
+
+const users = (extra: { passwd?: string[]; group?: string[] } = {}): Entry[] => [
+  { dest: "/etc/passwd", src: generatedFile("passwd", ["root:x:0:0:root:/root:/bin/sh", "nobody:x:65534:65534:nobody:/nonexistent:/bin/false", ...(extra.passwd ?? [])].join("\n") + "\n") },
+  { dest: "/etc/group", src: generatedFile("group", ["root:x:0:", "nogroup:x:65534:", ...(extra.group ?? [])].join("\n") + "\n") },
+];
+
+/**
+ * The images the conformance suite of this version pulls that can be built here, by the recipes in its
+ * own module's test/images (tagged as its test/utils/image names them):
+ * - agnhost: the suite's agnhost on busybox, with the network tools upstream's Alpine image adds (curl,
+ *   nc, dig/nslookup, ip/ss, iperf, bash, and glibc's getent) from Debian 13, porter's certificate,
+ *   /uploads, the agnhost-2 name and the user and group its Dockerfile defines;
+ * - busybox: Debian 13's busybox, whose release (1.37.0) is the tag's;
+ * - glibc-dns-testing (jessie-dnsutils before 1.36): Debian with dig and glibc's getent (its
+ *   Dockerfile: Debian slim + dnsutils);
+ * - nautilus and kitten: agnhost serving their pictures (test-webserver);
+ * - nonewprivs: nnp setuid on busybox; nonroot: busybox as user 1234.
+ * What it cannot build (nginx, sample-apiserver, the fake registry's images…) docs/conformance.md names.
+ */
+export async function ensureConformanceImages(kubernetesVersion: string, conformance: BuiltComponent, log: Log): Promise<{ dir: string; refs: string[] }> {
+  const root = await ensureTestImageRoot(TEST_IMAGE_PACKAGES, log);
+  const refs = e2eImageRefs(kubernetesVersion);
+  const ref = (id: string) => {
+    const r = refs.get(id);
+    if (!r) throw new Error(`test/utils/image of ${kubernetesVersion} names no ${id} image`);
+    return r;
+  };
+  const images = path.join(goModuleDir(`k8s.io/kubernetes@${kubernetesVersion}`), "test/images");
+  const busybox = ref("BusyBox");
+  const version = busyboxVersion(root);
+  if (!busybox.split(":").pop()!.startsWith(`${version}-`)) throw new Error(`the suite pulls ${busybox}; Debian 13's busybox is ${version}: not the same release`);
+
+  const tools = debianLayer(root, ["/usr/bin/curl", "/usr/bin/nc.openbsd", "/usr/bin/dig", "/usr/bin/nslookup", "/usr/bin/host", "/usr/bin/ip", "/usr/bin/ss", "/usr/bin/iperf", "/usr/bin/bash", "/usr/bin/getent"], ["/etc/services", "/etc/protocols"]);
+  const shadowed = new Set([...tools.map((e) => e.dest), "/usr/bin/nc", "/usr/bin/ip", "/usr/sbin/ip"]);
+  const agnhostLayers: Entry[][] = [
+    busyboxLayer(root, shadowed),
+    tools,
+    [
+      { dest: "/usr/bin/nc", symlink: "nc.openbsd" },
+      { dest: "/usr/local/bin/iperf", symlink: "/usr/bin/iperf" },
+      { dest: "/localhost.crt", src: path.join(images, "agnhost/porter/localhost.crt") },
+      { dest: "/localhost.key", src: path.join(images, "agnhost/porter/localhost.key") },
+      { dest: "/uploads", dir: true },
+      { dest: "/agnhost", src: bin(conformance, "agnhost"), mode: 0o755 },
+      { dest: "/agnhost-2", symlink: "agnhost" },
+      ...users({ passwd: ["user-defined-in-image:x:1000:1000::/home/user-defined-in-image:/bin/sh"], group: ["user-defined-in-image:x:1000:", "group-defined-in-image:x:50000:user-defined-in-image"] }),
+    ],
+  ];
+  const webserver = (id: string, name: string): ImageSpec => ({
+    ref: ref(id),
+    layers: [...agnhostLayers, [{ dest: `/${name}.jpg`, src: path.join(images, `${name}/html/${name}.jpg`) }, { dest: "/data.json", src: path.join(images, `${name}/html/data.json`) }]],
+    entrypoint: ["/agnhost"],
+    cmd: ["test-webserver"],
+    env: [PATH_ENV],
+  });
+  const busyboxLayers = [busyboxLayer(root), users()];
+  const specs: ImageSpec[] = [
+    { ref: ref("Agnhost"), layers: agnhostLayers, entrypoint: ["/agnhost"], cmd: ["pause"], env: [PATH_ENV] },
+    { ref: busybox, layers: busyboxLayers, cmd: ["sh"], env: [PATH_ENV] },
+    // Named jessie-dnsutils before 1.36 (the same recipe on an older Debian).
+    { ref: refs.get("GlibcDnsTesting") ?? ref("JessieDnsutils"), layers: [debianLayer(root, ["/usr/bin/dash", "/usr/bin/bash", "/usr/bin/dig", "/usr/bin/getent", "/usr/bin/seq", "/usr/bin/sleep", "/usr/bin/test", "/usr/bin/cat", "/usr/bin/grep", "/usr/bin/ls"], ["/etc/services", "/etc/protocols"]), [{ dest: "/usr/bin/sh", symlink: "dash" }, { dest: "/tmp", dir: true }], users()], env: [PATH_ENV] },
+    webserver("Nautilus", "nautilus"),
+    webserver("Kitten", "kitten"),
+    { ref: ref("Nonewprivs"), layers: [...busyboxLayers, [{ dest: "/usr/local/bin/nnp", src: bin(conformance, "nnp"), mode: 0o4755 }]], cmd: ["nnp"], env: [PATH_ENV] },
+    { ref: ref("NonRoot"), layers: busyboxLayers, cmd: ["sh"], env: [PATH_ENV], user: "1234" },
+  ];
+  const key = createHash("sha256").update(JSON.stringify(specs)).update(Object.values(conformance.binaries).map((b) => b.sha256).join(",")).digest("hex").slice(0, 12);
+  return { dir: await ensureImageLayout(`conformance-${kubernetesVersion}-${key}`, specs, `the conformance suite of ${kubernetesVersion}`, log), refs: specs.map((x) => x.ref) };
+}
+
+async function ensureImageLayout(name: string, specs: ImageSpec[], what: string, log: Log): Promise<string> {
+  const out = path.join(IMAGES_DIR, name);
   if (fs.existsSync(path.join(out, "index.json"))) return out;
   const started = Date.now();
   fs.mkdirSync(IMAGES_DIR, { recursive: true });
   const tmp = `${out}.partial`;
   fs.rmSync(tmp, { recursive: true, force: true });
-  const specFile = path.join(IMAGES_DIR, `${kubernetesVersion}-${key}.json`);
+  const specFile = path.join(IMAGES_DIR, `${name}.json`);
   fs.writeFileSync(specFile, JSON.stringify({ out: tmp, images: specs }, null, 2));
   const tool = await labToolPath(log);
   const r = spawnSync(tool, ["build", specFile], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`building the lab images failed: ${(r.stderr || r.stdout).trim()}`);
   fs.renameSync(tmp, out);
-  log(`built ${specs.length} images for ${kubernetesVersion} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  log(`built ${specs.length} images for ${what} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return out;
 }
 
