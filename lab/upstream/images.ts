@@ -175,7 +175,8 @@ function busyboxLayer(root: string, shadowed: ReadonlySet<string> = new Set()): 
   const applets = r.stdout
     .split("\n")
     .filter(Boolean)
-    .map((a) => `/${a}`.replace(/^\/(bin|sbin)\//, "/usr/$1/"))
+    // Every applet in /bin (here /usr/bin), as busybox's own image installs them: specs run /bin/sysctl.
+    .map((a) => `/usr/bin/${path.basename(a)}`)
     .filter((a) => a !== "/usr/bin/busybox" && !shadowed.has(a));
   return [...debianLayer(root, ["/usr/bin/busybox"]), ...applets.map((a) => ({ dest: a, symlink: "/usr/bin/busybox" })), { dest: "/tmp", dir: true }];
 }
@@ -220,7 +221,7 @@ export async function ensureConformanceImages(kubernetesVersion: string, conform
   if (!busybox.split(":").pop()!.startsWith(`${version}-`)) throw new Error(`the suite pulls ${busybox}; Debian 13's busybox is ${version}: not the same release`);
 
   const tools = debianLayer(root, ["/usr/bin/curl", "/usr/bin/nc.openbsd", "/usr/bin/dig", "/usr/bin/nslookup", "/usr/bin/host", "/usr/bin/ip", "/usr/bin/ss", "/usr/bin/iperf", "/usr/bin/bash", "/usr/bin/getent"], ["/etc/services", "/etc/protocols"]);
-  const shadowed = new Set([...tools.map((e) => e.dest), "/usr/bin/nc", "/usr/bin/ip", "/usr/sbin/ip"]);
+  const shadowed = new Set([...tools.map((e) => e.dest), "/usr/bin/nc"]);
   const agnhostLayers: Entry[][] = [
     busyboxLayer(root, shadowed),
     tools,
