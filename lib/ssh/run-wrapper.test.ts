@@ -9,7 +9,7 @@ function survivors(marker: string): string {
   return r.stdout.trim();
 }
 
-/** Starts the wrapper around a command that forks, stops it `delayMs` after its pid line, and returns how it ended. */
+/** Starts the wrapper around a command that forks, stops it `delayMs` after its pid line (-1: at once), and returns how it ended. */
 function stopAfterPidLine(marker: string, delayMs: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
     const child = spawn("sh", ["-c", RUN_WRAPPER, "bootdeck-run", "sh", "-c", `sleep 300 & sleep 301; : ${marker}`], { stdio: ["ignore", "ignore", "pipe"] });
@@ -19,7 +19,8 @@ function stopAfterPidLine(marker: string, delayMs: number): Promise<{ code: numb
       if (told || !d.toString().includes("bootdeck-pid")) return;
       told = true;
       // What the executor does on a cancel: TERM to the wrapper's pid, as soon as it is known.
-      setTimeout(() => child.kill("SIGTERM"), delayMs);
+      if (delayMs < 0) child.kill("SIGTERM");
+      else setTimeout(() => child.kill("SIGTERM"), delayMs);
     });
     child.on("exit", (code, signal) => resolve({ code, signal }));
   });
@@ -38,7 +39,9 @@ async function gone(marker: string, ms: number): Promise<string> {
 describe("the run wrapper", () => {
   it("stops the whole process tree whenever the stop arrives, even before the command has its own session", async () => {
     const leftBehind: string[] = [];
-    for (const delayMs of [0, 0, 0, 0, 0, 1, 1, 2, 3, 5, 8, 13, 21, 50]) {
+    // -1: in the same tick as the pid line (the command is then being forked or exec'ed).
+    const delays = [...Array<number>(16).fill(-1), ...Array<number>(8).fill(0), 1, 1, 2, 3, 5, 8, 13, 21, 50];
+    for (const delayMs of delays) {
       const marker = `bootdeck-wrapper-${process.pid}-${delayMs}-${Date.now()}`;
       const end = await stopAfterPidLine(marker, delayMs);
       expect(end.code ?? end.signal).not.toBe(0);

@@ -11,7 +11,12 @@ describe("golden scripts", () => {
       "stop() {
         p=$!
         [ -n "$p" ] || exit 143
-        kill -TERM "-$p" 2>/dev/null || { kill -TERM "$p" 2>/dev/null; kill -TERM "-$p" 2>/dev/null; }
+        i=0
+        while [ "$i" -lt 10 ]; do
+          kill -TERM "-$p" 2>/dev/null && break
+          kill -TERM "$p" 2>/dev/null || break
+          sleep 0.1; i=$((i + 1))
+        done
         i=0
         while [ "$i" -lt 10 ] && kill -0 "-$p" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
         kill -KILL "-$p" 2>/dev/null

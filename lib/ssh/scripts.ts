@@ -6,16 +6,22 @@
  * tree: on TERM/HUP/INT the group gets TERM, then KILL after ~1 s. The wrapper announces its pid on the
  * first stderr line (the executor strips it) because sshd refuses "signal" requests for root logins
  * (no privilege-separated child); cancelling then sends `kill -TERM PID` over a second channel.
- * The trap is set before anything starts and reads `$!`, so a stop at any moment finds the command:
- * until the command has called setsid its group does not exist, so it is told by pid and the group is
- * tried again (it may have formed, with children, in between).
+ * The trap is set before anything starts and reads `$!`, so a stop at any moment finds the command.
+ * Until the command has called setsid its group does not exist: it is then told by pid, every 0.1 s
+ * until it is gone or has its group — a TERM that lands between the fork and the exec is lost (the
+ * forked shell still holds the trap), and the command would start anyway.
  * stdin is handed over explicitly because a background job's stdin would otherwise be /dev/null.
  * The argv is passed as positional parameters, so it is quoted once and costs no extra shell.
  */
 export const RUN_WRAPPER = `stop() {
   p=$!
   [ -n "$p" ] || exit 143
-  kill -TERM "-$p" 2>/dev/null || { kill -TERM "$p" 2>/dev/null; kill -TERM "-$p" 2>/dev/null; }
+  i=0
+  while [ "$i" -lt 10 ]; do
+    kill -TERM "-$p" 2>/dev/null && break
+    kill -TERM "$p" 2>/dev/null || break
+    sleep 0.1; i=$((i + 1))
+  done
   i=0
   while [ "$i" -lt 10 ] && kill -0 "-$p" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
   kill -KILL "-$p" 2>/dev/null
