@@ -24,10 +24,12 @@ async function main(): Promise<void> {
   const version = arg("version", defaultKubernetesVersion);
   const masters = Number(arg("masters", "3"));
   const workers = Number(arg("workers", "3"));
-  const mode = arg("control-plane", "self-hosted") as "self-hosted" | "static";
+  const mode = arg("control-plane", "self-hosted");
+  if (mode !== "self-hosted" && mode !== "static") throw new Error(`--control-plane is self-hosted or static, not ${mode}`);
   const focus = arg("focus", "\\[Conformance\\]");
   const skip = arg("skip", "");
   const nodes = Number(arg("nodes", "4"));
+  if (!Number.isInteger(masters) || !Number.isInteger(workers) || !Number.isInteger(nodes) || masters < 1 || workers < 0 || nodes < 1) throw new Error("--masters, --workers and --nodes take whole numbers (at least one master and one node)");
   const keep = process.argv.includes("--keep");
   const reportDir = path.resolve(arg("report-dir", `/var/tmp/bootdeck-conformance/${version}-${mode}-${new Date().toISOString().replace(/[:.]/g, "-")}`));
   log(`conformance: Kubernetes ${version}, lab of ${masters} masters + ${workers} workers, ${mode} control plane; focus ${focus}${skip ? `, skip ${skip}` : ""}; ${nodes} ginkgo nodes; reports in ${reportDir}`);
