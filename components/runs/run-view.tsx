@@ -23,7 +23,7 @@ import { useNotifyOptIn, useRunNotice } from "./run-notice";
 import { runTypeTitle, StatusBadge } from "./run-status";
 import { RunTimeline } from "./run-timeline";
 import { StepDetails, WaitingLines } from "./step-details";
-import { freshRunSnapshot, useRunEvents } from "./use-run-events";
+import { appliedAfter, freshRunSnapshot, useRunEvents } from "./use-run-events";
 import type { StreamState } from "../reconnecting-event-source";
 import { LiveTables } from "../clusters/live-tables";
 
@@ -35,7 +35,7 @@ export function RunView({ runId, initialCell }: { runId: string; initialCell?: C
   // After a failed refetch the page keeps its data and tries again every 5 s until the dashboard answers.
   const q = useQuery({
     queryKey: key,
-    queryFn: () => freshRunSnapshot(() => api<Run>(`/api/runs/${runId}`), () => queryClient.getQueryData<Run>(key)),
+    queryFn: () => freshRunSnapshot(() => api<Run>(`/api/runs/${runId}`), () => queryClient.getQueryData<Run>(key), (seq) => appliedAfter(queryClient, runId, seq)),
     refetchInterval: (query) => (query.state.status === "error" && query.state.data !== undefined ? 5_000 : false),
   });
   const canStart = useCan("run:start");

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import type { RunView, StepView } from "@/lib/engine/queries";
 import { runQueryKeys } from "@/lib/engine/schemas";
 import { FakeEventSource, fakeImpl } from "@/test/fake-event-source";
-import { applyEvent, carryLiveOutput, followRunEvents, freshRunSnapshot, MAX_LIVE_LINES, type RunEvent } from "./use-run-events";
+import { appliedAfter, applyEvent, carryLiveOutput, followRunEvents, freshRunSnapshot, MAX_LIVE_LINES, type RunEvent } from "./use-run-events";
 
 const step: StepView = {
   id: "step_1",
@@ -99,21 +99,35 @@ describe("applyEvent: live output", () => {
     expect(carryLiveOutput(undefined, fresh)).toBe(fresh);
   });
 
-  test("a snapshot older than what the page applied is read again, so the page never goes back in time", async () => {
+  test("a snapshot older than what the page applied, whose missed events are not kept, is read again", async () => {
     const applied = { ...run, lastSeq: 12 } as RunView;
+    const notKept = () => undefined;
     const served = [{ ...run, lastSeq: 10 }, { ...run, lastSeq: 13 }] as RunView[];
     const fetchRun = vi.fn(async () => served.shift()!);
-    expect((await freshRunSnapshot(fetchRun, () => applied)).lastSeq).toBe(13);
+    expect((await freshRunSnapshot(fetchRun, () => applied, notKept)).lastSeq).toBe(13);
     expect(fetchRun).toHaveBeenCalledTimes(2);
     // A first load, or a snapshot as new as the page's, is taken at once.
     const once = vi.fn(async () => ({ ...run, lastSeq: 12 }) as RunView);
-    expect((await freshRunSnapshot(once, () => applied)).lastSeq).toBe(12);
-    expect((await freshRunSnapshot(once, () => undefined)).lastSeq).toBe(12);
+    expect((await freshRunSnapshot(once, () => applied, notKept)).lastSeq).toBe(12);
+    expect((await freshRunSnapshot(once, () => undefined, notKept)).lastSeq).toBe(12);
     expect(once).toHaveBeenCalledTimes(2);
     // A server that stays behind (it should not) is believed after three reads rather than asked for ever.
     const behind = vi.fn(async () => ({ ...run, lastSeq: 3 }) as RunView);
-    expect((await freshRunSnapshot(behind, () => applied)).lastSeq).toBe(3);
+    expect((await freshRunSnapshot(behind, () => applied, notKept)).lastSeq).toBe(3);
     expect(behind).toHaveBeenCalledTimes(3);
+  });
+
+  test("a snapshot older than what the page applied has the events it missed replayed onto it: read once", async () => {
+    const missed = [event(5, "step.started", { key: step.key, attempt: 2 }), event(6, "step.finished", { key: step.key })];
+    const page = missed.reduce(applyEvent, run);
+    const fetchRun = vi.fn(async () => run);
+    const fresh = await freshRunSnapshot(fetchRun, () => page, (seq) => missed.filter((e) => e.seq > seq));
+    expect(fetchRun).toHaveBeenCalledTimes(1);
+    expect(fresh).toEqual(page);
+    // Kept events that stop short of the page's (a hole) are not enough: it is read again.
+    const short = vi.fn(async () => run);
+    expect((await freshRunSnapshot(short, () => page, () => missed.slice(0, 1))).lastSeq).toBe(4);
+    expect(short).toHaveBeenCalledTimes(3);
   });
 });
 
@@ -196,6 +210,31 @@ describe("followRunEvents", () => {
     expect(order).toEqual(["snapshot", "output after snapshot: true"]);
     unsubscribe();
     stop();
+  });
+
+  test("a snapshot read while events kept coming is brought up to date from the events the page applied: no gap, no refetch of the open outputs", async () => {
+    const { queryClient, send, fetches, snapshot, stop } = setup();
+    const outputFetch = vi.fn(async () => ({ lines: [] }));
+    const unsubscribe = new QueryObserver(queryClient, { queryKey: runQueryKeys.stepOutput("run_1", step.key), queryFn: outputFetch, staleTime: Infinity }).subscribe(() => undefined);
+    await vi.waitFor(() => expect(outputFetch).toHaveBeenCalledTimes(1));
+    const source = FakeEventSource.instances[0]!;
+    source.opened();
+    send(source, event(5, "step.output", { step: step.key, lines: [{ stream: "stdout", line: "pulling" }] }, null));
+    send(source, event(6, "step.output", { step: step.key, lines: [{ stream: "stdout", line: "started" }] }, null));
+    vi.advanceTimersByTime(16);
+    // The server answers with the snapshot as it was before those two (say a window focus refetched it).
+    fetches.mockImplementation(async () => run);
+    await queryClient.fetchQuery({ queryKey: runQueryKeys.run("run_1"), queryFn: () => freshRunSnapshot(fetches, snapshot, (seq) => appliedAfter(queryClient, "run_1", seq)) });
+    expect(snapshot().lastSeq).toBe(6);
+    expect(snapshot().steps[0]!.liveOutput?.map((l) => l.line)).toEqual(["pulling", "started"]);
+    send(source, event(7, "step.finished", { key: step.key }));
+    vi.advanceTimersByTime(16);
+    expect(snapshot()).toMatchObject({ lastSeq: 7, steps: [{ status: "done" }, { status: "running" }] });
+    expect(fetches).toHaveBeenCalledTimes(1);
+    expect(outputFetch).toHaveBeenCalledTimes(1);
+    unsubscribe();
+    stop();
+    expect(appliedAfter(queryClient, "run_1", 4)).toBeUndefined();
   });
 
   test("reports the stream's state for the page's live line", () => {

@@ -3,8 +3,10 @@
 // after a network error and resends Last-Event-ID, so nothing is lost; after an HTTP error, which
 // closes it for good, a new one is opened from the snapshot's sequence number and the snapshot is
 // refetched (reconnecting-event-source.ts). A gap in the sequence refetches the snapshot instead of
-// guessing. `step.output` events become the step's live lines (the log viewer follows them); whenever
-// the snapshot is refetched, the open log viewers' full output is refetched after it.
+// guessing; a snapshot read while events kept coming has the ones the page applied after it replayed
+// onto it (freshRunSnapshot), so it is not one. `step.output` events become the step's live lines
+// (the log viewer follows them); whenever the snapshot is refetched, the open log viewers' full output
+// is refetched after it.
 import { useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import type { RunView, StepView } from "@/lib/engine/queries";
@@ -15,6 +17,28 @@ import { openReconnectingEventSource, type StreamState } from "../reconnecting-e
 
 /** Live output lines kept per step in the page (the oldest go first); the full output is a fetch away. */
 export const MAX_LIVE_LINES = 5_000;
+
+/** The last events applied to each followed run's snapshot, in an unbroken run of sequence numbers. */
+const KEPT_EVENTS = 2_000;
+const appliedEvents = new WeakMap<QueryClient, Map<string, RunEvent[]>>();
+
+/** The events the page applied to a run's snapshot after `seq`, if all of them are still kept. */
+export function appliedAfter(queryClient: QueryClient, runId: string, seq: number): readonly RunEvent[] | undefined {
+  const kept = appliedEvents.get(queryClient)?.get(runId);
+  const first = kept?.[0]?.seq;
+  if (kept === undefined || first === undefined || first > seq + 1) return undefined;
+  return kept.slice(seq + 1 - first);
+}
+
+function keepApplied(queryClient: QueryClient, runId: string, events: readonly RunEvent[]) {
+  if (events.length === 0) return;
+  let runs = appliedEvents.get(queryClient);
+  if (!runs) appliedEvents.set(queryClient, (runs = new Map()));
+  const kept = runs.get(runId) ?? [];
+  // A snapshot that jumped ahead (a refetch after a gap) breaks the run: start again from it.
+  const all = kept.at(-1)?.seq === events[0]!.seq - 1 ? [...kept, ...events] : [...events];
+  runs.set(runId, all.length > KEPT_EVENTS ? all.slice(all.length - KEPT_EVENTS) : all);
+}
 
 function appendLive(step: StepView, lines: readonly StepOutputLine[]): StepView {
   if (lines.length === 0) return step;
@@ -40,16 +64,26 @@ export function carryLiveOutput(prev: RunView | undefined, next: RunView): RunVi
 }
 
 /**
- * The run's snapshot, never older than what the page has applied. A snapshot read before events that
- * the stream delivered while it was in flight would put the page back in time, and the next event would
- * look like a gap (a needless refetch of everything, open log viewers included): such a snapshot is
- * read again, a few times at most — the server has those events by then.
+ * The run's snapshot, never older than what the page has applied. The stream goes on delivering events
+ * while a snapshot is read (a busy step's output is several a second), so the snapshot is often a few
+ * events behind the page: the events the page applied after it (`appliedAfter`) are replayed onto it.
+ * Taken as it is, it would put the page back in time and the next event would look like a gap (a
+ * needless refetch of everything, open log viewers included). Only when those events are not all kept
+ * is it read again, a few times at most.
  */
-export async function freshRunSnapshot(fetchRun: () => Promise<RunView>, cached: () => RunView | undefined, attempts = 3): Promise<RunView> {
+export async function freshRunSnapshot(
+  fetchRun: () => Promise<RunView>,
+  cached: () => RunView | undefined,
+  appliedAfter: (seq: number) => readonly RunEvent[] | undefined,
+  attempts = 3,
+): Promise<RunView> {
   for (let i = 1; ; i++) {
     const next = await fetchRun();
     const prev = cached();
-    if (!prev || next.lastSeq >= prev.lastSeq || i >= attempts) return carryLiveOutput(prev, next);
+    if (!prev || next.lastSeq >= prev.lastSeq) return carryLiveOutput(prev, next);
+    const missed = appliedAfter(next.lastSeq)?.filter((e) => e.seq <= prev.lastSeq);
+    if (missed?.at(-1)?.seq === prev.lastSeq) return carryLiveOutput(prev, missed.reduce(applyEvent, next));
+    if (i >= attempts) return carryLiveOutput(prev, next);
   }
 }
 
@@ -126,6 +160,7 @@ export function followRunEvents({
   // Events arrive in bursts (a poll finds many at once): they are applied together, once per frame.
   const apply = (batch: RunEvent[]) => {
     let gap = false;
+    const applied: RunEvent[] = [];
     queryClient.setQueryData<RunView>(key, (run) => {
       let next = run;
       for (const e of batch) {
@@ -135,9 +170,11 @@ export function followRunEvents({
           break;
         }
         next = applyEvent(next, e);
+        applied.push(e);
       }
       return next;
     });
+    keepApplied(queryClient, runId, applied);
     // A retry puts steps back to pending: take a fresh snapshot rather than guess.
     if (gap || batch.some((e) => e.type === "run.retried")) refetch();
     const finished = batch.filter((e) => e.type === "run.finished").at(-1);
@@ -175,6 +212,7 @@ export function followRunEvents({
   return () => {
     queue.cancel();
     stream.close();
+    appliedEvents.get(queryClient)?.delete(runId);
   };
 }
 
