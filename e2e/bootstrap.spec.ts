@@ -306,8 +306,19 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   // no output while it runs, then its lines arrive through the run's event stream — the viewer fetched
   // the full output once (when the step started) and not again.
   const outputRequests: string[] = [];
+  // What else the page asked of the run meanwhile, to tell why if the output was fetched again: a
+  // refetched snapshot (and the gap it may have opened), a reopened stream, a failed fetch retried.
+  const requestsMeanwhile: string[] = [];
+  const ofRun = (url: string) => new URL(url).pathname.startsWith(`/api/runs/${runId}`);
   page.on("request", (r) => {
     if (r.url().includes("/steps/kubelet%2Fworker-1/output")) outputRequests.push(r.url());
+    if (ofRun(r.url())) requestsMeanwhile.push(`${new Date().toISOString()} ${r.method()} ${new URL(r.url()).pathname}`);
+  });
+  page.on("response", (r) => {
+    if (ofRun(r.url())) requestsMeanwhile.push(`${new Date().toISOString()} ${r.status()} ${new URL(r.url()).pathname}`);
+  });
+  page.on("requestfailed", (r) => {
+    if (ofRun(r.url())) requestsMeanwhile.push(`${new Date().toISOString()} failed ${new URL(r.url()).pathname}: ${r.failure()?.errorText}`);
   });
   await run.cell("worker-1", "kubelet").click();
   await expect(run.cell("worker-1", "kubelet")).toHaveAttribute("data-status", "running", { timeout: 120_000 });
@@ -316,7 +327,7 @@ test("an admin creates the lab cluster in the wizard, bootstraps it, sees a faul
   // "bootdeck-kubelet restarted state=active restarts=0..0": the start script's verdict after its watch
   // (a minute and more when the lab suites beside this test keep both cores busy).
   await expect(run.outputLines("kubelet/worker-1").filter({ hasText: /bootdeck-kubelet \w+ state=active / })).toHaveCount(1, { timeout: 120_000 });
-  expect(outputRequests, "the kubelet step's output was fetched once, when it started; its lines came live").toHaveLength(1);
+  expect(outputRequests, `the kubelet step's output was fetched once, when it started; its lines came live. The run's requests meanwhile:\n${requestsMeanwhile.join("\n")}`).toHaveLength(1);
   await expect(run.stepOutput("kubelet/worker-1")).toHaveAttribute("data-following", "true");
   // Search: the matching lines only, a count, the match highlighted.
   const kubeletLines = await run.outputLines("kubelet/worker-1").count();
