@@ -18,8 +18,10 @@ import {
 } from "../../lab/lab";
 import { labHostMemory } from "../../lab/memory";
 import { readState } from "../../lab/state";
-import { ensureBinaries, missingBinaries, realVersions } from "../../lab/upstream";
-import { ensureClusterImages } from "../../lab/upstream/images";
+import { conformanceTestVersion, ensureBinaries, missingBinaries, realVersions } from "../../lab/upstream";
+import { ensureComponent } from "../../lab/upstream/build";
+import { conformanceComponent } from "../../lab/upstream/components";
+import { ensureClusterImages, ensureConformanceImages } from "../../lab/upstream/images";
 import { ensureBaseImage } from "../../lab/base-image";
 
 const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; runs as root)
@@ -48,8 +50,9 @@ const help = `Usage: bootdeck lab <action> [--name NAME]   (default lab: dev; ru
                                build the upstream components a cluster of Kubernetes V runs (kube-apiserver,
                                kubelet, etcd, containerd, runc, CNI plugins, flannel, CoreDNS, …) from Go
                                modules into /var/cache/bootdeck-lab/upstream; cached ones are used at once;
-                               --all: every profile's, the tests' own tools (the S3 server, promtool), the
-                               hosts' base image and every profile's OCI images;
+                               --all: every profile's, the tests' own tools (the S3 server, promtool, the
+                               newest profile's conformance suite and its images), the hosts' base image
+                               and every profile's OCI images;
                                --check lists what is not built yet (exit 1 when something is missing)
   ip-forward HOST on|off       IPv4 forwarding in the host's network namespace (preflight reports it off; the runtime phase sets it to 1)
   virtual-nodes N --kubeconfig FILE
@@ -125,6 +128,8 @@ export const lab: Command = {
           await ensureBaseImage(log);
           await ensureBaseImage(log, { suite: "trixie", bare: true });
           for (const v of want.versions) await ensureClusterImages(v, log);
+          const v = conformanceTestVersion();
+          await ensureConformanceImages(v, await ensureComponent(conformanceComponent(v), log), log);
         }
         return 0;
       }

@@ -93,7 +93,15 @@ export async function clusterImageSpecs(kubernetesVersion: string, log: Log): Pr
     entrypoint: [`/usr/local/bin/${name}`],
     env: [PATH_ENV],
   });
-  const agnhost = get("agnhost");
+  const agnhost = agnhostComponent();
+  const agnhostModule = goModuleDir(`k8s.io/kubernetes@${agnhost.version}`);
+  const agnhostSpec: ImageSpec = {
+    ref: agnhostImage(agnhostModule),
+    layers: agnhostLayers(await ensureTestImageRoot(TEST_IMAGE_PACKAGES, log), path.join(agnhostModule, "test/images"), bin(get(agnhost.id), "agnhost")),
+    entrypoint: ["/agnhost"],
+    cmd: ["pause"],
+    env: [PATH_ENV],
+  };
   const specs: ImageSpec[] = [
     component(images.apiserver, "kube-apiserver"),
     component(images.controllerManager, "kube-controller-manager"),
@@ -109,15 +117,16 @@ export async function clusterImageSpecs(kubernetesVersion: string, log: Log): Pr
       env: [PATH_ENV],
     },
     { ref: need(images.flannelCni), layers: [toolbox, [{ dest: "/flannel", src: bin(get("flannel-cni"), "flannel"), mode: 0o755 }]], env: [PATH_ENV] },
-    { ref: agnhostImage(), layers: [toolbox, [{ dest: "/agnhost", src: bin(agnhost, "agnhost"), mode: 0o755 }]], entrypoint: ["/agnhost"], env: [PATH_ENV] },
+    // The conformance suite's recipe (below): the suite of the newest profile pulls this very tag.
+    agnhostSpec,
   ];
   const key = createHash("sha256").update(JSON.stringify(specs)).update(comps.map(componentKey).join(",")).digest("hex").slice(0, 12);
   return { key, specs };
 }
 
 /** agnhost, Kubernetes' test server, as upstream tags it (its version is in the Kubernetes module). */
-export function agnhostImage(): string {
-  const version = fs.readFileSync(path.join(goModuleDir(`k8s.io/kubernetes@${agnhostComponent().version}`), "test/images/agnhost/VERSION"), "utf8").trim();
+export function agnhostImage(kubernetesModuleDir = goModuleDir(`k8s.io/kubernetes@${agnhostComponent().version}`)): string {
+  const version = fs.readFileSync(path.join(kubernetesModuleDir, "test/images/agnhost/VERSION"), "utf8").trim();
   return `registry.k8s.io/e2e-test-images/agnhost:${version}`;
 }
 
@@ -142,8 +151,8 @@ export async function ensureClusterImages(kubernetesVersion: string, log: Log): 
 const TEST_IMAGE_PACKAGES = ["busybox", "curl", "netcat-openbsd", "bind9-dnsutils", "iproute2", "iperf", "netbase"];
 
 /** The images test/utils/image names (by its constant: Agnhost, BusyBox …), as the suite of a version pulls them. */
-function e2eImageRefs(kubernetesVersion: string): Map<string, string> {
-  const manifest = fs.readFileSync(path.join(goModuleDir(`k8s.io/kubernetes@${kubernetesVersion}`), "test/utils/image/manifest.go"), "utf8");
+function e2eImageRefs(kubernetesModuleDir: string): Map<string, string> {
+  const manifest = fs.readFileSync(path.join(kubernetesModuleDir, "test/utils/image/manifest.go"), "utf8");
   const registries = new Map([...manifest.matchAll(/^\s*(\w+Registry):\s+"([^"]+)",/gm)].map((m) => [m[1]!, m[2]!]));
   const refs = new Map<string, string>();
   for (const m of manifest.matchAll(/configs\[(\w+)\] = Config\{list\.(\w+), "([^"]+)", "([^"]+)"\}/g)) {
@@ -195,11 +204,35 @@ const users = (extra: { passwd?: string[]; group?: string[] } = {}): Entry[] => 
 ];
 
 /**
+ * agnhost as test/images/agnhost builds it, on busybox, with the network tools upstream's Alpine image
+ * adds (curl, nc, dig/nslookup/host, ip/ss, iperf, bash, and glibc's getent) from Debian 13, porter's
+ * certificate, /uploads, the agnhost-2 name and the user and group its Dockerfile defines. One recipe
+ * for the lab's clusters and the conformance suite: both push the newest profile's tag, and a node
+ * keeps whichever it pulled first.
+ */
+function agnhostLayers(root: string, testImagesDir: string, agnhostBinary: string): Entry[][] {
+  const tools = debianLayer(root, ["/usr/bin/curl", "/usr/bin/nc.openbsd", "/usr/bin/dig", "/usr/bin/nslookup", "/usr/bin/host", "/usr/bin/ip", "/usr/bin/ss", "/usr/bin/iperf", "/usr/bin/bash", "/usr/bin/getent"], ["/etc/services", "/etc/protocols"]);
+  const shadowed = new Set([...tools.map((e) => e.dest), "/usr/bin/nc"]);
+  return [
+    busyboxLayer(root, shadowed),
+    tools,
+    [
+      { dest: "/usr/bin/nc", symlink: "nc.openbsd" },
+      { dest: "/usr/local/bin/iperf", symlink: "/usr/bin/iperf" },
+      { dest: "/localhost.crt", src: path.join(testImagesDir, "agnhost/porter/localhost.crt") },
+      { dest: "/localhost.key", src: path.join(testImagesDir, "agnhost/porter/localhost.key") },
+      { dest: "/uploads", dir: true },
+      { dest: "/agnhost", src: agnhostBinary, mode: 0o755 },
+      { dest: "/agnhost-2", symlink: "agnhost" },
+      ...users({ passwd: ["user-defined-in-image:x:1000:1000::/home/user-defined-in-image:/bin/sh"], group: ["user-defined-in-image:x:1000:", "group-defined-in-image:x:50000:user-defined-in-image"] }),
+    ],
+  ];
+}
+
+/**
  * The images the conformance suite of this version pulls that can be built here, by the recipes in its
  * own module's test/images (tagged as its test/utils/image names them):
- * - agnhost: the suite's agnhost on busybox, with the network tools upstream's Alpine image adds (curl,
- *   nc, dig/nslookup, ip/ss, iperf, bash, and glibc's getent) from Debian 13, porter's certificate,
- *   /uploads, the agnhost-2 name and the user and group its Dockerfile defines;
+ * - agnhost: the suite's agnhost (agnhostLayers);
  * - busybox: Debian 13's busybox, whose release (1.37.0) is the tag's;
  * - glibc-dns-testing (jessie-dnsutils before 1.36): Debian with dig and glibc's getent (its
  *   Dockerfile: Debian slim + dnsutils);
@@ -209,43 +242,29 @@ const users = (extra: { passwd?: string[]; group?: string[] } = {}): Entry[] => 
  */
 export async function ensureConformanceImages(kubernetesVersion: string, conformance: BuiltComponent, log: Log): Promise<{ dir: string; refs: string[] }> {
   const root = await ensureTestImageRoot(TEST_IMAGE_PACKAGES, log);
-  const refs = e2eImageRefs(kubernetesVersion);
+  const moduleDir = goModuleDir(`k8s.io/kubernetes@${kubernetesVersion}`);
+  const refs = e2eImageRefs(moduleDir);
   const ref = (id: string) => {
     const r = refs.get(id);
     if (!r) throw new Error(`test/utils/image of ${kubernetesVersion} names no ${id} image`);
     return r;
   };
-  const images = path.join(goModuleDir(`k8s.io/kubernetes@${kubernetesVersion}`), "test/images");
+  const images = path.join(moduleDir, "test/images");
   const busybox = ref("BusyBox");
   const version = busyboxVersion(root);
   if (!busybox.split(":").pop()!.startsWith(`${version}-`)) throw new Error(`the suite pulls ${busybox}; Debian 13's busybox is ${version}: not the same release`);
 
-  const tools = debianLayer(root, ["/usr/bin/curl", "/usr/bin/nc.openbsd", "/usr/bin/dig", "/usr/bin/nslookup", "/usr/bin/host", "/usr/bin/ip", "/usr/bin/ss", "/usr/bin/iperf", "/usr/bin/bash", "/usr/bin/getent"], ["/etc/services", "/etc/protocols"]);
-  const shadowed = new Set([...tools.map((e) => e.dest), "/usr/bin/nc"]);
-  const agnhostLayers: Entry[][] = [
-    busyboxLayer(root, shadowed),
-    tools,
-    [
-      { dest: "/usr/bin/nc", symlink: "nc.openbsd" },
-      { dest: "/usr/local/bin/iperf", symlink: "/usr/bin/iperf" },
-      { dest: "/localhost.crt", src: path.join(images, "agnhost/porter/localhost.crt") },
-      { dest: "/localhost.key", src: path.join(images, "agnhost/porter/localhost.key") },
-      { dest: "/uploads", dir: true },
-      { dest: "/agnhost", src: bin(conformance, "agnhost"), mode: 0o755 },
-      { dest: "/agnhost-2", symlink: "agnhost" },
-      ...users({ passwd: ["user-defined-in-image:x:1000:1000::/home/user-defined-in-image:/bin/sh"], group: ["user-defined-in-image:x:1000:", "group-defined-in-image:x:50000:user-defined-in-image"] }),
-    ],
-  ];
+  const agnhost = agnhostLayers(root, images, bin(conformance, "agnhost"));
   const webserver = (id: string, name: string): ImageSpec => ({
     ref: ref(id),
-    layers: [...agnhostLayers, [{ dest: `/${name}.jpg`, src: path.join(images, `${name}/html/${name}.jpg`) }, { dest: "/data.json", src: path.join(images, `${name}/html/data.json`) }]],
+    layers: [...agnhost, [{ dest: `/${name}.jpg`, src: path.join(images, `${name}/html/${name}.jpg`) }, { dest: "/data.json", src: path.join(images, `${name}/html/data.json`) }]],
     entrypoint: ["/agnhost"],
     cmd: ["test-webserver"],
     env: [PATH_ENV],
   });
   const busyboxLayers = [busyboxLayer(root), users()];
   const specs: ImageSpec[] = [
-    { ref: ref("Agnhost"), layers: agnhostLayers, entrypoint: ["/agnhost"], cmd: ["pause"], env: [PATH_ENV] },
+    { ref: ref("Agnhost"), layers: agnhost, entrypoint: ["/agnhost"], cmd: ["pause"], env: [PATH_ENV] },
     { ref: busybox, layers: busyboxLayers, cmd: ["sh"], env: [PATH_ENV] },
     // Named jessie-dnsutils before 1.36 (the same recipe on an older Debian).
     { ref: refs.get("GlibcDnsTesting") ?? ref("JessieDnsutils"), layers: [debianLayer(root, ["/usr/bin/dash", "/usr/bin/bash", "/usr/bin/dig", "/usr/bin/getent", "/usr/bin/seq", "/usr/bin/sleep", "/usr/bin/test", "/usr/bin/cat", "/usr/bin/grep", "/usr/bin/ls"], ["/etc/services", "/etc/protocols"]), [{ dest: "/usr/bin/sh", symlink: "dash" }, { dest: "/tmp", dir: true }], users()], env: [PATH_ENV] },

@@ -2,13 +2,16 @@
 // once and cached. Test bed only.
 import { versionProfiles } from "../../lib/cluster/versions";
 import { cacheSize, cachedComponent, ensureComponent, type BuiltComponent, type Log } from "./build";
-import { componentKey, componentsForCluster, promtoolComponent, registryComponent, seaweedfsComponent, type Component } from "./components";
+import { componentKey, componentsForCluster, conformanceComponent, promtoolComponent, registryComponent, seaweedfsComponent, type Component } from "./components";
 
 /** The Kubernetes versions the lab runs: every profile's default version. */
 export const realVersions = (): string[] => versionProfiles.map((p) => p.defaultVersion);
 
-/** What the test suites build besides clusters: the S3 server of the backup tests, promtool for /metrics. */
-const testTools = (): Component[] => [seaweedfsComponent(), promtoolComponent()];
+/** The version whose conformance suite the README's test command runs a subset of (the bootstrap suite's first cluster). */
+export const conformanceTestVersion = (): string => realVersions().at(-1)!;
+
+/** What the test suites build besides clusters: the S3 server of the backup tests, promtool for /metrics, a conformance suite. */
+const testTools = (): Component[] => [seaweedfsComponent(), promtoolComponent(), conformanceComponent(conformanceTestVersion())];
 
 export type Wanted = { versions: readonly string[]; testTools?: boolean };
 

@@ -12,7 +12,8 @@
 // workers, is backed up, survives every master rebooting at once and is restored from its backup.
 // Brings up its own lab ("boot"), since the bootstrap leaves kubelets running.
 import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { labClusterDefinition, labClusterSecrets } from "../../lab/cluster-yaml";
@@ -23,6 +24,7 @@ import { labKube, type LabKube } from "../../test/lab-kube";
 import { subscribeClusterLive } from "./live";
 import type { PodRow } from "../clusters/live-rows";
 import { realVersions } from "../../lab/upstream";
+import { conformanceSummary, runConformance, writeAdminKubeconfig } from "../../lab/conformance";
 import { runHostDiagnostics } from "./diagnostics";
 import { labCut, labDown, labHeal, labReboot, labSwap, labUp } from "../../lab/lab";
 import type { LabState } from "../../lab/state";
@@ -52,6 +54,8 @@ const LAB = "boot";
 const MASTERS = ["master-1", "master-2", "master-3"];
 /** The newest and the oldest profile that run real upstream components. */
 const NEWEST = realVersions().at(-1)!;
+/** The fixed subset of upstream's conformance suite run here (docs/conformance.md): every networking spec. */
+const CONFORMANCE_SUBSET = "\\[sig-network\\].*\\[Conformance\\]";
 const OLDEST = realVersions()[0]!;
 let lab: LabState;
 let kube: LabKube;
@@ -304,6 +308,16 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     kube.kubectl("delete pod web-1 web-2 client --wait=false");
     kube.kubectl("delete service web");
   }, 8 * 60_000);
+
+  it("passes upstream's own conformance specs of networking for this version: pod to pod, Services of every type, DNS, EndpointSlices, Ingress objects", async () => {
+    const reportDir = mkdtempSync(path.join(tmpdir(), "bootdeck-conformance-"));
+    const kubeconfig = path.join(reportDir, "admin.kubeconfig");
+    await writeAdminKubeconfig(clusterId, kubeconfig);
+    const result = await runConformance({ version: NEWEST, lab, kubeconfig, focus: CONFORMANCE_SUBSET, nodes: 4, reportDir, log: (l) => console.log(`[conformance] ${l}`) });
+    console.log(`conformance subset on ${NEWEST}: ${conformanceSummary(result)}`);
+    expect(result.failed, conformanceSummary(result)).toEqual([]);
+    expect(result.passed.length).toBeGreaterThanOrEqual(40);
+  }, 20 * 60_000);
 
   it("issues personal kubeconfigs that kubectl uses with each role's rights, and the API server refuses once expired", async () => {
     await personalKubeconfigsChecked(clusterId);
