@@ -13,12 +13,12 @@
 // counted in the engine's memory, and each host's are reported.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { labClusterDefinition, labClusterSecrets } from "../lab/cluster-yaml";
 import { labDown, labUp, labVirtualNodes } from "../lab/lab";
-import { getAssetSet, listAssetSets } from "../lib/assets/store";
+import { writeAdminKubeconfig } from "../lab/admin-kubeconfig";
 import { labHostMemory, machineMemoryUsed } from "../lab/memory";
 import { labDir } from "../lab/config";
 import { subscribeClusterLive } from "../lib/engine/live";
@@ -152,12 +152,8 @@ const cmdline = (pid: string) => {
 async function benchVirtualNodes(labName: string, hosts: number, count: number, clusterId: string, mib: (b: number) => string): Promise<void> {
   const state = readState(labName);
   if (!state) throw new Error(`lab ${labName} is gone`);
-  // The cluster's admin kubeconfig, from its newest asset set.
-  const [newest] = await listAssetSets({ clusterId });
-  const admin = newest && (await getAssetSet({ id: newest.id, includeSecrets: true })).assets.find((a) => a.path === "auth/kubeconfig")?.content;
-  if (!admin) throw new Error("the cluster has no admin kubeconfig in its asset set");
   const kubeconfig = path.join(labDir(labName), "admin.kubeconfig");
-  writeFileSync(kubeconfig, admin, { mode: 0o600 });
+  await writeAdminKubeconfig(clusterId, kubeconfig);
   type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   const api = { get: async (p: string): Promise<Obj> => JSON.parse(execFileSync("kubectl", ["--kubeconfig", kubeconfig, "get", "--raw", p], { encoding: "utf8", maxBuffer: 256 << 20 })) as Obj };
   const t0 = Date.now();

@@ -8,7 +8,8 @@
 // Needs root and the lab's cached upstream builds (docs/lab-cluster.md).
 import fs from "node:fs";
 import path from "node:path";
-import { conformanceSummary, runConformance, writeAdminKubeconfig } from "../lab/conformance";
+import { writeAdminKubeconfig } from "../lab/admin-kubeconfig";
+import { conformanceSummary, runConformance } from "../lab/conformance";
 import { defaultKubernetesVersion } from "../lib/cluster/versions";
 import { disconnectDb } from "../lib/db/client";
 import { labCluster } from "./lab-cluster";

@@ -6,9 +6,6 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { assetContent } from "../lib/assets/store";
-import { getDb } from "../lib/db/client";
-import { runningAssetSet } from "../lib/db/running-asset-set";
 import type { LabState } from "./state";
 import { ensureComponent, type Log } from "./upstream/build";
 import { conformanceComponent, kubernetesComponent } from "./upstream/components";
@@ -63,14 +60,6 @@ export function repoList(registry: string): string {
     cloudProviderGcpRegistry: on("cloud-provider-gcp"),
   };
   return Object.entries(lists).map(([k, v]) => `${k}: ${v}\n`).join("");
-}
-
-/** The cluster's admin kubeconfig (the rendered auth/kubeconfig of the set it runs), written for the suite. */
-export async function writeAdminKubeconfig(clusterId: string, file: string): Promise<void> {
-  const setId = await runningAssetSet(clusterId);
-  const row = setId ? await getDb().asset.findFirst({ where: { assetSetId: setId, path: "auth/kubeconfig" }, select: { id: true, content: true, sensitive: true } }) : null;
-  if (!row) throw new Error("the cluster has no auth/kubeconfig asset: it was not bootstrapped by Bootdeck");
-  fs.writeFileSync(file, assetContent(row), { mode: 0o600 });
 }
 
 /**

@@ -19,7 +19,8 @@ import { executeRun } from "../lib/engine/runner";
 import { startRun } from "../lib/engine/runs";
 import type { CreateRunBody } from "../lib/engine/schemas";
 import { AUDIT_LOG_DIR } from "../lib/assets/api-policy";
-import { assetContent } from "../lib/assets/store";
+import { assetOfSet } from "../lib/assets/store";
+import { ENCRYPTION_CONFIG_ASSET } from "../lib/assets/encryption";
 import { runHostDiagnostics } from "../lib/engine/diagnostics";
 import { outage, probeApi, probeFromHost, sshTo, stalls } from "./lab-api";
 import type { LabKube } from "./lab-kube";
@@ -63,8 +64,10 @@ export async function runHere(clusterId: string, body: CreateRunBody): Promise<{
 
 /** The admin kubeconfig of the asset set the run executed (decrypted). */
 export async function adminKubeconfigOf(runId: string): Promise<string> {
-  const set = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { assetSet: { select: { assets: { where: { path: "auth/kubeconfig" } } } } } });
-  return assetContent(set.assetSet!.assets[0]!);
+  const { assetSetId } = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { assetSetId: true } });
+  const kubeconfig = assetSetId ? await assetOfSet({ setId: assetSetId, path: "auth/kubeconfig" }) : null;
+  if (kubeconfig === null) throw new Error(`run ${runId}'s asset set has no auth/kubeconfig`);
+  return kubeconfig;
 }
 
 /** The summary the step last finished with. */
@@ -141,7 +144,7 @@ export async function keyRotationChecked({ kube, masters, clusterId }: Pick<Reco
   expect(r.status).toBe("succeeded");
   const seconds = (Date.now() - started) / 1000;
   const { assetSetId } = await getDb().run.findUniqueOrThrow({ where: { id: r.runId }, select: { assetSetId: true } });
-  const config = assetContent(await getDb().asset.findFirstOrThrow({ where: { assetSetId: assetSetId!, path: "apiserver/encryption-config.yaml" } }));
+  const config = (await assetOfSet({ setId: assetSetId!, path: ENCRYPTION_CONFIG_ASSET }))!;
   const key = /name: (key-\S+)/.exec(config)![1]!;
   const stored = Buffer.from(kube.ssh(masters[0]!, `${etcdctl} get /registry/secrets/default/${secret} --print-value-only | base64 -w0`).trim(), "base64");
   expect(stored.subarray(0, 60).toString("latin1").startsWith(`k8s:enc:secretbox:v1:${key}:`)).toBe(true);

@@ -41,6 +41,12 @@ export function assetContent(a: { id: string; content: string; sensitive: boolea
   return a.sensitive ? decryptSecret(a.content, secretContexts.asset(a.id)) : a.content;
 }
 
+/** One asset's plain content from a set, or null when the set has nothing at that path. */
+export async function assetOfSet({ setId, path }: { setId: string; path: string }): Promise<string | null> {
+  const row = await getDb().asset.findFirst({ where: { assetSetId: setId, path }, select: { id: true, content: true, sensitive: true } });
+  return row ? assetContent(row) : null;
+}
+
 /** The earliest expiry among a set's certificates (what the fleet list warns about); null when it has none. */
 export function earliestNotAfter(assets: readonly { path: string; content: string; sensitive: boolean }[]): Date | null {
   let earliest: Date | null = null;

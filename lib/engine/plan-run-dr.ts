@@ -16,11 +16,10 @@ import { APISERVER_SECRET_MANIFEST, buildKeyRotationPlan, ROTATION_STAGE_ASSETS,
 import { AUTOMATIC_RELOAD_FLAG, ENCRYPTION_CONFIG_ASSET, encryptionKeys, EncryptionRotationError, encryptionPurpose, encryptionRotation, withReadKeys } from "../assets/encryption";
 import { renderRenewed, RenewError } from "../assets/renew";
 import { parseSetOptions } from "../assets/set-options";
-import { assetContent, saveAssetSet, type AssetSetOptions } from "../assets/store";
+import { assetContent, assetOfSet, saveAssetSet, type AssetSetOptions } from "../assets/store";
 import type { RenderedAsset } from "../assets/types";
 import { loadAssetIndex } from "./asset-index";
 import { assetIndexFrom } from "./plan-objects";
-import { decryptSecret } from "../secrets/cipher";
 import { randomBytes, X509Certificate } from "node:crypto";
 import { RenderOptionsError, RenderValidationError } from "../assets/types";
 import { PlanError, type AssetIndex } from "./plans";
@@ -127,9 +126,8 @@ async function renewAssetSet(clusterId: string, definition: ClusterDefinition, l
  * may have been made because it leaked. The next key rotation drops them again.
  */
 async function withKeysOf(clusterId: string, running: { id: string; index: AssetIndex }, at: Date): Promise<{ id: string; index: AssetIndex }> {
-  const current = await getDb().asset.findFirst({ where: { assetSetId: running.id, path: ENCRYPTION_CONFIG_ASSET }, select: { id: true, content: true, sensitive: true } });
-  if (!current) return running;
-  const config = assetContent(current);
+  const config = await assetOfSet({ setId: running.id, path: ENCRYPTION_CONFIG_ASSET });
+  if (config === null) return running;
   const own = new Set(encryptionKeys(config).map((k) => k.name));
   const retired = (await keysAt(clusterId, at)).filter((k) => !own.has(k.name));
   if (!retired.length) return running;
