@@ -17,7 +17,7 @@ import { labKube } from "../test/lab-kube";
 import { labCluster } from "./lab-cluster";
 import { startBackupRun } from "../lib/engine/backup-runs";
 import { listBackups } from "../lib/backups/store";
-import { disconnectDb, getDb } from "../lib/db/client";
+import { disconnectDb } from "../lib/db/client";
 import { listRunEvents, type StoredRunEvent } from "../lib/engine/events";
 import { executeRun } from "../lib/engine/runner";
 

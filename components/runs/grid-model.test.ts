@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import type { RunView, StepView } from "@/lib/engine/queries";
+import type { StepView } from "@/lib/engine/queries";
 import { WARNINGS_NEED_DECISION } from "@/lib/clusters/host-state";
 import { allRows, buildGrid, combineStatus, countByStatus, filterRows, findCell, groupWarnings, progressOf, rolesOf, stepState } from "./grid-model";
 

@@ -6,7 +6,6 @@ import { capabilitiesFor, type Capabilities } from "../assets/capabilities";
 import type { ClusterDefinition } from "../cluster/definition";
 import { deriveCluster, type Derived } from "../cluster/derive";
 import { getDb } from "../db/client";
-import { decryptSecret } from "../secrets/cipher";
 import type { EngineExecutor } from "./engine-executor";
 import { adminCredentialsFrom, ClusterApi, type ClusterApiClient } from "./cluster-api";
 import type { EngineHost } from "./targets";

@@ -6,7 +6,6 @@ import "server-only";
 import { fetchAndOpenBackup } from "../../backups/remote";
 import { getBackupOrThrow } from "../../backups/store";
 import { getDb } from "../../db/client";
-import type { ExecResult } from "../../ssh";
 import type { EngineHost } from "../targets";
 import { apiMessage } from "../cluster-api";
 import { failure, installCheckpoint, plannedFiles, runLocked, runPlanned } from "./bootstrap";
