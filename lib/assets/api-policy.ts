@@ -1,6 +1,7 @@
 // The API server's policy files beside its authentication and encryption configurations: the audit
 // policy (what reaches the audit log every master keeps) and the admission configuration (Pod Security
-// Admission's cluster-wide defaults). Both are rendered from the definition on every render.
+// Admission's cluster-wide defaults, the events' rate limits). Both are rendered from the definition on
+// every render.
 import { podSecurityOf, type ClusterDefinition } from "../cluster/definition";
 import { toYaml } from "./yaml-out";
 
@@ -67,6 +68,22 @@ export function admissionConfig(def: ClusterDefinition): string {
           exemptions: { usernames: [], runtimeClasses: [], namespaces: [...new Set(["kube-system", ...ps.exemptNamespaces])].sort() },
         },
       },
+      {
+        name: "EventRateLimit",
+        configuration: { apiVersion: "eventratelimit.admission.k8s.io/v1alpha1", kind: "Configuration", limits: EVENT_RATE_LIMITS },
+      },
     ],
   });
 }
+
+/**
+ * Events past these rates are refused with 429 (their senders drop or retry them): a controller gone
+ * wild in one namespace cannot flood etcd with events, and the whole API server has a ceiling. The
+ * ceiling is the one RKE sets when it turns the plugin on; the namespace's rate is the example in
+ * Kubernetes' admission-controller documentation: far above what a namespace's pods and controllers
+ * normally report.
+ */
+export const EVENT_RATE_LIMITS = [
+  { type: "Server", qps: 5000, burst: 20000 },
+  { type: "Namespace", qps: 50, burst: 100, cacheSize: 2000 },
+] as const;

@@ -30,13 +30,14 @@ export function controllerManagerManifests(ctx: RenderContext): ManifestFile[] {
   const secret: K8sObject = { apiVersion: "v1", kind: "Secret", metadata: meta("kube-controller-manager", NS), type: "Opaque", data: secretData(ctx, files) };
   const replicas = spreadReplicas(ctx.derived.masters.length);
   const deploy = workload("Deployment", "kube-controller-manager", NS, labels, {
+    // The host's network, as the static pods have it: it listens on the host's loopback only (flags.ts).
+    hostNetwork: true,
     affinity: spreadAcrossNodes(labels),
     nodeSelector: masterSelector(),
     tolerations: masterTolerations(),
     priorityClassName: "system-cluster-critical",
     serviceAccountName: "kube-controller-manager",
     // Root: the secret volume is 0600 (a non-root user could not read the CA key).
-    
     containers: [
       {
         name: "kube-controller-manager",
@@ -75,6 +76,7 @@ export function schedulerManifests(ctx: RenderContext): ManifestFile[] {
   const labels = { "k8s-app": "kube-scheduler", tier: "control-plane" };
   const replicas = spreadReplicas(ctx.derived.masters.length);
   const deploy = workload("Deployment", "kube-scheduler", NS, labels, {
+    hostNetwork: true,
     affinity: spreadAcrossNodes(labels),
     nodeSelector: masterSelector(),
     tolerations: masterTolerations(),

@@ -99,10 +99,16 @@ export const APISERVER_HOST_PATHS = {
   volumes: [...HOST_CA_BUNDLE.volumes, { name: "audit-log", hostPath: { path: AUDIT_LOG_DIR, type: "DirectoryOrCreate" } }],
 };
 
-/** The controller-manager (10257) and scheduler (10259) answer /healthz without credentials over HTTPS. */
+/**
+ * The controller-manager (10257) and scheduler (10259) answer /healthz without credentials over HTTPS,
+ * on the host's loopback only (`--bind-address=127.0.0.1`): every copy runs with the host's network,
+ * so the kubelet probes them there and nothing off the host reaches them.
+ */
 export function componentProbe(port: number): Record<string, unknown> {
-  return { livenessProbe: { httpGet: { path: "/healthz", port, scheme: "HTTPS" }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 8 } };
+  return { livenessProbe: { httpGet: { host: LOOPBACK, path: "/healthz", port, scheme: "HTTPS" }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 8 } };
 }
+
+const LOOPBACK = "127.0.0.1";
 
 export const CONTROLLER_MANAGER_PORT = 10257;
 export const SCHEDULER_PORT = 10259;
@@ -131,7 +137,8 @@ export function apiserverCommand(ctx: RenderContext): string[] {
     `--tls-cert-file=${s("apiserver.crt")}`,
     `--tls-private-key-file=${s("apiserver.key")}`,
     "--authorization-mode=Node,RBAC",
-    "--enable-admission-plugins=NodeRestriction",
+    // EventRateLimit's limits are in the admission configuration (api-policy.ts).
+    "--enable-admission-plugins=NodeRestriction,EventRateLimit",
     "--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname",
     "--enable-bootstrap-token-auth=true",
     `--authentication-config=${s("authentication-config.yaml")}`,
@@ -183,6 +190,7 @@ export function controllerManagerCommand(ctx: RenderContext, kubeconfigPath: str
     `--authorization-kubeconfig=${kubeconfigPath}`,
     "--controllers=*,bootstrapsigner,tokencleaner",
     "--use-service-account-credentials=true",
+    `--bind-address=${LOOPBACK}`,
     "--permit-port-sharing=true",
     "--profiling=false",
     // Finished pods kept before the oldest are deleted (upstream keeps 12 500): etcd and every pod list
@@ -193,7 +201,7 @@ export function controllerManagerCommand(ctx: RenderContext, kubeconfigPath: str
 }
 
 export function schedulerCommand(kubeconfigPath: string): string[] {
-  const flags = [`--kubeconfig=${kubeconfigPath}`, "--leader-elect=true", `--authentication-kubeconfig=${kubeconfigPath}`, `--authorization-kubeconfig=${kubeconfigPath}`, "--permit-port-sharing=true", "--profiling=false"];
+  const flags = [`--kubeconfig=${kubeconfigPath}`, "--leader-elect=true", `--authentication-kubeconfig=${kubeconfigPath}`, `--authorization-kubeconfig=${kubeconfigPath}`, `--bind-address=${LOOPBACK}`, "--permit-port-sharing=true", "--profiling=false"];
   return ["kube-scheduler", ...flags.sort()];
 }
 
