@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { versionProfiles } from "../../lib/cluster/versions";
-import { componentKey, componentsForCluster, etcdComponent, kubernetesComponent, promtoolComponent, runcComponent } from "./components";
+import { componentKey, componentsForCluster, etcdComponent, kubernetesComponent, promtoolComponent, runcComponent, sampleApiserverComponent } from "./components";
 
 describe("the upstream components a lab cluster runs", () => {
   it("follow the release's pins: Kubernetes itself, kubeadm's etcd, CoreDNS and pause, and the runtime", () => {
@@ -20,6 +20,11 @@ describe("the upstream components a lab cluster runs", () => {
     expect(k8s.binaries.map((b) => b.name)).toEqual(["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy", "kubelet", "kubectl"]);
     expect(k8s.binaries[0]!.ldflags).toEqual(expect.arrayContaining(["-X k8s.io/component-base/version.gitVersion=v1.35.4", "-X k8s.io/component-base/version.gitMinor=35"]));
     expect(k8s.binaries.every((b) => !b.cgo)).toBe(true);
+  });
+
+  it("build the conformance suite's sample API server from the k8s.io/sample-apiserver release its image tag names", () => {
+    expect(sampleApiserverComponent("1.29.2")).toMatchObject({ version: "v0.29.2", modules: [{ path: "k8s.io/sample-apiserver", version: "v0.29.2" }], binaries: [{ name: "sample-apiserver", pkg: "k8s.io/sample-apiserver" }] });
+    expect(() => sampleApiserverComponent("latest")).toThrow(/expected 1.<minor>.<patch>/);
   });
 
   it("map etcd's image tags to module versions, and build runc statically with cgo and seccomp", () => {

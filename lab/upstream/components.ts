@@ -206,6 +206,23 @@ export function conformanceComponent(version: string): Component {
   };
 }
 
+/**
+ * The sample API server the conformance suite's Aggregator spec registers as an aggregated API: the
+ * module k8s.io/sample-apiserver (the Kubernetes module's test/images/sample-apiserver builds a tag of
+ * it into the image). `imageTag` is the suite's (1.29.2): the module release of that minor and patch.
+ */
+export function sampleApiserverComponent(imageTag: string): Component {
+  const [, minor, patch] = /^1\.(\d+)\.(\d+)$/.exec(imageTag) ?? [];
+  if (minor === undefined || patch === undefined) throw new Error(`sample-apiserver image tag ${imageTag}: expected 1.<minor>.<patch>`);
+  const version = `v0.${minor}.${patch}`;
+  return {
+    id: "sample-apiserver",
+    version,
+    modules: [{ path: "k8s.io/sample-apiserver", version }],
+    binaries: [{ name: "sample-apiserver", pkg: "k8s.io/sample-apiserver" }],
+  };
+}
+
 /** distribution's registry: the lab's image registry on the bridge. */
 export function registryComponent(version = "v3.1.2"): Component {
   return {

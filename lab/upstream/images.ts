@@ -10,7 +10,7 @@ import { capabilitiesFor, imagesFor } from "../../lib/assets/capabilities";
 import { baseImageKeys, ensureTestImageRoot } from "../base-image";
 import { CACHE_DIR } from "../config";
 import { ensureComponent, type BuiltComponent, type Log } from "./build";
-import { agnhostComponent, componentsForCluster, componentKey, type Component } from "./components";
+import { agnhostComponent, componentsForCluster, componentKey, sampleApiserverComponent, type Component } from "./components";
 import { labToolPath } from "./tools";
 
 type Entry = { dest: string; src?: string; mode?: number; symlink?: string; dir?: boolean };
@@ -237,8 +237,9 @@ function agnhostLayers(root: string, testImagesDir: string, agnhostBinary: strin
  * - glibc-dns-testing (jessie-dnsutils before 1.36): Debian with dig and glibc's getent (its
  *   Dockerfile: Debian slim + dnsutils);
  * - nautilus and kitten: agnhost serving their pictures (test-webserver);
- * - nonewprivs: nnp setuid on busybox; nonroot: busybox as user 1234.
- * What it cannot build (nginx, sample-apiserver, the fake registry's images…) docs/conformance.md names.
+ * - nonewprivs: nnp setuid on busybox; nonroot: busybox as user 1234;
+ * - sample-apiserver: k8s.io/sample-apiserver of the tag's minor and patch, on busybox.
+ * What it cannot build (nginx, the previous agnhost, the fake registry's images…) docs/conformance.md names.
  */
 export async function ensureConformanceImages(kubernetesVersion: string, conformance: BuiltComponent, log: Log): Promise<{ dir: string; refs: string[] }> {
   const root = await ensureTestImageRoot(TEST_IMAGE_PACKAGES, log);
@@ -263,6 +264,9 @@ export async function ensureConformanceImages(kubernetesVersion: string, conform
     env: [PATH_ENV],
   });
   const busyboxLayers = [busyboxLayer(root), users()];
+  // Its Dockerfile: the binary on Alpine. Here on busybox, as the suite's other images.
+  const sampleApiserverRef = ref("APIServer");
+  const sampleApiserver = await ensureComponent(sampleApiserverComponent(sampleApiserverRef.split(":").pop()!), log);
   const specs: ImageSpec[] = [
     { ref: ref("Agnhost"), layers: agnhost, entrypoint: ["/agnhost"], cmd: ["pause"], env: [PATH_ENV] },
     { ref: busybox, layers: busyboxLayers, cmd: ["sh"], env: [PATH_ENV] },
@@ -272,8 +276,9 @@ export async function ensureConformanceImages(kubernetesVersion: string, conform
     webserver("Kitten", "kitten"),
     { ref: ref("Nonewprivs"), layers: [...busyboxLayers, [{ dest: "/usr/local/bin/nnp", src: bin(conformance, "nnp"), mode: 0o4755 }]], cmd: ["nnp"], env: [PATH_ENV] },
     { ref: ref("NonRoot"), layers: busyboxLayers, cmd: ["sh"], env: [PATH_ENV], user: "1234" },
+    { ref: sampleApiserverRef, layers: [...busyboxLayers, [{ dest: "/sample-apiserver", src: bin(sampleApiserver, "sample-apiserver"), mode: 0o755 }]], entrypoint: ["/sample-apiserver"], env: [PATH_ENV] },
   ];
-  const key = createHash("sha256").update(JSON.stringify(specs)).update(Object.values(conformance.binaries).map((b) => b.sha256).join(",")).digest("hex").slice(0, 12);
+  const key = createHash("sha256").update(JSON.stringify(specs)).update([...Object.values(conformance.binaries), ...Object.values(sampleApiserver.binaries)].map((b) => b.sha256).join(",")).digest("hex").slice(0, 12);
   return { dir: await ensureImageLayout(`conformance-${kubernetesVersion}-${key}`, specs, `the conformance suite of ${kubernetesVersion}`, log), refs: specs.map((x) => x.ref) };
 }
 
