@@ -82,7 +82,9 @@ export function schedulerManifests(ctx: RenderContext): ManifestFile[] {
     tolerations: masterTolerations(),
     priorityClassName: "system-cluster-critical",
     serviceAccountName: "kube-scheduler",
-    securityContext: { runAsNonRoot: true, runAsUser: 65534 },
+    // Root, as the temporary scheduler it starts beside on the first master: two sockets may share a
+    // port (--permit-port-sharing) only when the same user opened both; as another user it found
+    // 127.0.0.1:10259 in use and crash-looped until the pivot removed the temporary one.
     containers: [
       {
         name: "kube-scheduler",
