@@ -10,6 +10,7 @@ import { capabilitiesFor, imagesFor } from "../../lib/assets/capabilities";
 import { baseImageKeys, ensureTestImageRoot } from "../base-image";
 import { CACHE_DIR } from "../config";
 import { ensureComponent, type BuiltComponent, type Log } from "./build";
+import { ensureBusybox, type BusyboxBuild } from "./busybox";
 import { agnhostComponent, componentsForCluster, componentKey, sampleApiserverComponent, type Component } from "./components";
 import { labToolPath } from "./tools";
 
@@ -97,7 +98,7 @@ export async function clusterImageSpecs(kubernetesVersion: string, log: Log): Pr
   const agnhostModule = goModuleDir(`k8s.io/kubernetes@${agnhost.version}`);
   const agnhostSpec: ImageSpec = {
     ref: agnhostImage(agnhostModule),
-    layers: agnhostLayers(await ensureTestImageRoot(TEST_IMAGE_PACKAGES, log), path.join(agnhostModule, "test/images"), bin(get(agnhost.id), "agnhost")),
+    layers: agnhostLayers(await ensureTestImageRoot(TEST_IMAGE_PACKAGES, log), await ensureBusybox(log), path.join(agnhostModule, "test/images"), bin(get(agnhost.id), "agnhost")),
     entrypoint: ["/agnhost"],
     cmd: ["pause"],
     env: [PATH_ENV],
@@ -148,7 +149,7 @@ export async function ensureClusterImages(kubernetesVersion: string, log: Log): 
 }
 
 /** What the conformance images take from Debian 13 (each image below says which of its programs). */
-const TEST_IMAGE_PACKAGES = ["busybox", "curl", "netcat-openbsd", "bind9-dnsutils", "iproute2", "iperf", "netbase"];
+const TEST_IMAGE_PACKAGES = ["curl", "netcat-openbsd", "bind9-dnsutils", "iproute2", "iperf", "netbase"];
 
 /** The images test/utils/image names (by its constant: Agnhost, BusyBox …), as the suite of a version pulls them. */
 function e2eImageRefs(kubernetesModuleDir: string): Map<string, string> {
@@ -173,29 +174,20 @@ function generatedFile(name: string, content: string): string {
 }
 
 /**
- * busybox and its applets as symlinks to it, as a busybox image has them; `shadowed` are paths a later
- * layer brings. Debian's dynamic busybox, not busybox-static: the static one's shell runs its own
- * applets before PATH (nc would be busybox's, not the netcat a later layer brings), which upstream's
- * busybox images do not.
+ * busybox and its applets as symlinks to it in /bin (here /usr/bin), as busybox's own image installs
+ * them (specs run /bin/sysctl); `shadowed` are paths a later layer brings. The official image's build
+ * (busybox.ts), with the libraries it loads from its Debian 13 root.
  */
-function busyboxLayer(root: string, shadowed: ReadonlySet<string> = new Set()): Entry[] {
-  const r = spawnSync("chroot", [root, "/usr/bin/busybox", "--list-full"], { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`busybox --list-full in ${root}: ${r.stderr.trim()}`);
+function busyboxLayer(bb: BusyboxBuild, shadowed: ReadonlySet<string> = new Set()): Entry[] {
+  const r = spawnSync("chroot", [bb.root, bb.binary, "--list-full"], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`busybox --list-full in ${bb.root}: ${r.stderr.trim()}`);
   const applets = r.stdout
     .split("\n")
     .filter(Boolean)
-    // Every applet in /bin (here /usr/bin), as busybox's own image installs them: specs run /bin/sysctl.
     .map((a) => `/usr/bin/${path.basename(a)}`)
     .filter((a) => a !== "/usr/bin/busybox" && !shadowed.has(a));
-  return [...debianLayer(root, ["/usr/bin/busybox"]), ...applets.map((a) => ({ dest: a, symlink: "/usr/bin/busybox" })), { dest: "/tmp", dir: true }];
-}
-
-/** The busybox release in the root (the busybox image's tag begins with it). */
-function busyboxVersion(root: string): string {
-  const r = spawnSync("chroot", [root, "/usr/bin/busybox"], { encoding: "utf8" });
-  const v = /BusyBox v(\d+\.\d+\.\d+)/.exec(r.stdout)?.[1];
-  if (!v) throw new Error(`cannot read busybox's version in ${root}: ${(r.stdout || r.stderr).split("\n")[0]}`);
-  return v;
+  const libraries = debianLayer(bb.root, [bb.binary]).filter((e) => e.dest !== bb.binary);
+  return [...libraries, { dest: "/usr/bin/busybox", src: path.join(bb.root, bb.binary), mode: 0o755 }, ...applets.map((a) => ({ dest: a, symlink: "/usr/bin/busybox" })), { dest: "/tmp", dir: true }];
 }
 
 const users = (extra: { passwd?: string[]; group?: string[] } = {}): Entry[] => [
@@ -205,16 +197,16 @@ const users = (extra: { passwd?: string[]; group?: string[] } = {}): Entry[] => 
 
 /**
  * agnhost as test/images/agnhost builds it, on busybox, with the network tools upstream's Alpine image
- * adds (curl, nc, dig/nslookup/host, ip/ss, iperf, bash, and glibc's getent) from Debian 13, porter's
- * certificate, /uploads, the agnhost-2 name and the user and group its Dockerfile defines. One recipe
+ * adds (curl, nc, dig/nslookup/host, ip/ss, iperf, bash, and glibc's getent) from Debian 13 (`root`),
+ * porter's certificate, /uploads, the agnhost-2 name and the user and group its Dockerfile defines. One recipe
  * for the lab's clusters and the conformance suite: both push the newest profile's tag, and a node
  * keeps whichever it pulled first.
  */
-function agnhostLayers(root: string, testImagesDir: string, agnhostBinary: string): Entry[][] {
+function agnhostLayers(root: string, bb: BusyboxBuild, testImagesDir: string, agnhostBinary: string): Entry[][] {
   const tools = debianLayer(root, ["/usr/bin/curl", "/usr/bin/nc.openbsd", "/usr/bin/dig", "/usr/bin/nslookup", "/usr/bin/host", "/usr/bin/ip", "/usr/bin/ss", "/usr/bin/iperf", "/usr/bin/bash", "/usr/bin/getent"], ["/etc/services", "/etc/protocols"]);
   const shadowed = new Set([...tools.map((e) => e.dest), "/usr/bin/nc"]);
   return [
-    busyboxLayer(root, shadowed),
+    busyboxLayer(bb, shadowed),
     tools,
     [
       { dest: "/usr/bin/nc", symlink: "nc.openbsd" },
@@ -233,7 +225,7 @@ function agnhostLayers(root: string, testImagesDir: string, agnhostBinary: strin
  * The images the conformance suite of this version pulls that can be built here, by the recipes in its
  * own module's test/images (tagged as its test/utils/image names them):
  * - agnhost: the suite's agnhost (agnhostLayers);
- * - busybox: Debian 13's busybox, whose release (1.37.0) is the tag's;
+ * - busybox: the release the tag names (1.37.0), built as the official image is (busybox.ts);
  * - glibc-dns-testing (jessie-dnsutils before 1.36): Debian with dig and glibc's getent (its
  *   Dockerfile: Debian slim + dnsutils);
  * - nautilus and kitten: agnhost serving their pictures (test-webserver);
@@ -252,10 +244,10 @@ export async function ensureConformanceImages(kubernetesVersion: string, conform
   };
   const images = path.join(moduleDir, "test/images");
   const busybox = ref("BusyBox");
-  const version = busyboxVersion(root);
-  if (!busybox.split(":").pop()!.startsWith(`${version}-`)) throw new Error(`the suite pulls ${busybox}; Debian 13's busybox is ${version}: not the same release`);
+  const bb = await ensureBusybox(log);
+  if (!busybox.split(":").pop()!.startsWith(`${bb.version}-`)) throw new Error(`the suite pulls ${busybox}; the lab builds busybox ${bb.version}: not the same release`);
 
-  const agnhost = agnhostLayers(root, images, bin(conformance, "agnhost"));
+  const agnhost = agnhostLayers(root, bb, images, bin(conformance, "agnhost"));
   const webserver = (id: string, name: string): ImageSpec => ({
     ref: ref(id),
     layers: [...agnhost, [{ dest: `/${name}.jpg`, src: path.join(images, `${name}/html/${name}.jpg`) }, { dest: "/data.json", src: path.join(images, `${name}/html/data.json`) }]],
@@ -263,7 +255,7 @@ export async function ensureConformanceImages(kubernetesVersion: string, conform
     cmd: ["test-webserver"],
     env: [PATH_ENV],
   });
-  const busyboxLayers = [busyboxLayer(root), users()];
+  const busyboxLayers = [busyboxLayer(bb), users()];
   // Its Dockerfile: the binary on Alpine. Here on busybox, as the suite's other images.
   const sampleApiserverRef = ref("APIServer");
   const sampleApiserver = await ensureComponent(sampleApiserverComponent(sampleApiserverRef.split(":").pop()!), log);
