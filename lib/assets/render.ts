@@ -104,7 +104,7 @@ export async function renderAssets(input: unknown, options: RenderOptions = {}):
   add("auth/kubeconfig-controller-manager", kc("system:kube-controller-manager", cert("controller-manager"), loopbackUrl), true, "controller-manager kubeconfig for the bootstrap control plane (API server on loopback)");
   add("auth/kubeconfig-scheduler", kc("system:kube-scheduler", cert("scheduler"), loopbackUrl), true, "scheduler kubeconfig for the bootstrap control plane (API server on loopback)");
   add(AUDIT_POLICY_ASSET, auditPolicy(), false, `API server audit policy: metadata of every request (bodies only of RBAC changes, never of Secrets) to ${AUDIT_LOG} on each master`);
-  add(ADMISSION_CONFIG_ASSET, admissionConfig(def), false, "API server admission configuration: Pod Security Admission's defaults for namespaces without labels of their own");
+  add(ADMISSION_CONFIG_ASSET, admissionConfig(def), false, "API server admission configuration: Pod Security Admission's defaults for namespaces without labels of their own, and the events' rate limits");
   add("apiserver/authentication-config.yaml", authenticationConfig(), false, "API server authentication configuration: anonymous requests only on /livez, /readyz and /healthz");
   const encryption = options.keep?.encryptionConfig ?? encryptionConfig({ random, now, writes: options.keep ? "plain" : "encrypted" });
   add(ENCRYPTION_CONFIG_ASSET, encryption, true, encryptionPurpose(encryption));

@@ -16,9 +16,9 @@ import type { Hardening } from "./schemas";
 const CONTROL_PLANE_MANIFEST = /^(manifests|static-manifests)\/kube-(apiserver|controller-manager|scheduler)\.yaml$/;
 
 const level = z.enum(podSecurityLevels);
-const admissionSchema = z.object({
-  plugins: z.array(z.object({ name: z.string(), configuration: z.object({ defaults: z.object({ enforce: level, warn: level, audit: level }), exemptions: z.object({ namespaces: z.array(z.string()).default([]) }) }).optional() })),
-});
+// Each plugin's configuration is its own: only PodSecurity's is read here.
+const admissionSchema = z.object({ plugins: z.array(z.object({ name: z.string(), configuration: z.unknown().optional() })) });
+const podSecuritySchema = z.object({ defaults: z.object({ enforce: level, warn: level, audit: level }), exemptions: z.object({ namespaces: z.array(z.string()).default([]) }) });
 
 /** From the set's files (plain content by path): what is on, with what. */
 export function hardeningOf(files: ReadonlyMap<string, string>, assetSetVersion: number | null, now = new Date()): Hardening {
@@ -56,8 +56,8 @@ function encryptionOf(text: string | undefined, now: Date): Hardening["encryptio
 function podSecurityOfConfig(text: string | undefined): Hardening["podSecurity"] {
   if (text === undefined) return null;
   const config = admissionSchema.safeParse(parse(text));
-  const ps = config.success ? config.data.plugins.find((p) => p.name === "PodSecurity")?.configuration : undefined;
-  return ps ? { ...ps.defaults, exemptNamespaces: ps.exemptions.namespaces } : null;
+  const ps = podSecuritySchema.safeParse(config.success ? config.data.plugins.find((p) => p.name === "PodSecurity")?.configuration : undefined);
+  return ps.success ? { ...ps.data.defaults, exemptNamespaces: ps.data.exemptions.namespaces } : null;
 }
 
 /**
