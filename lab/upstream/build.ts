@@ -60,8 +60,9 @@ export async function ensureComponent(c: Component, log: Log): Promise<BuiltComp
 }
 
 /** One build of a component at a time across processes (two tests may ask for the same one). */
-async function withBuildLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
-  fs.mkdirSync(UPSTREAM_DIR, { recursive: true });
+/** Runs `fn` while holding `<dir>.lock`, so two processes never build into the same place at once (a dead holder's lock is taken over). */
+export async function withBuildLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
   const lock = `${dir}.lock`;
   for (;;) {
     try {

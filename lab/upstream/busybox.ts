@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ensureTestImageRoot } from "../base-image";
 import { CACHE_DIR, MIRROR } from "../config";
-import type { Log } from "./build";
+import { type Log, withBuildLock } from "./build";
 
 /**
  * The release, as Debian's archive carries it (busybox.net is not reachable from here): the
@@ -45,7 +45,16 @@ export async function ensureBusybox(log: Log): Promise<BusyboxBuild> {
   const root = await ensureTestImageRoot(BUILD_PACKAGES, log);
   const built: BusyboxBuild = { root, binary: BINARY, version: RELEASE.version };
   const stamp = path.join(root, STAMP);
-  if (fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === stampOf() && fs.existsSync(path.join(root, BINARY))) return built;
+  const done = () => fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === stampOf() && fs.existsSync(path.join(root, BINARY));
+  if (done()) return built;
+  // Another process may be building in the same root: wait for it, then look again.
+  return withBuildLock(`${root}-busybox`, async () => {
+    if (!done()) buildBusybox(root, stamp, log);
+    return built;
+  });
+}
+
+function buildBusybox(root: string, stamp: string, log: Log): void {
   const started = Date.now();
   log(`building busybox ${RELEASE.version} from its release (defconfig, as the official image)…`);
   const src = path.join(root, "usr/src");
@@ -77,7 +86,6 @@ export async function ensureBusybox(log: Log): Promise<BusyboxBuild> {
   fs.mkdirSync(path.dirname(stamp), { recursive: true });
   fs.writeFileSync(stamp, stampOf());
   log(`busybox ${RELEASE.version} built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return built;
 }
 
 /** Downloads a file of Debian's busybox source package (once, into the lab cache) and checks its SHA-256. */
