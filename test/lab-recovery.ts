@@ -23,7 +23,7 @@ import { assetOfSet } from "../lib/assets/store";
 import { ENCRYPTION_CONFIG_ASSET } from "../lib/assets/encryption";
 import { runHostDiagnostics } from "../lib/engine/diagnostics";
 import { outage, probeApi, probeFromHost, sshTo, stalls } from "./lab-api";
-import type { LabKube } from "./lab-kube";
+import { ADMIN_KUBECTL, type LabKube } from "./lab-kube";
 
 /** The run's status, with every failed step's error and output tail attached when it did not succeed. */
 export async function outcome(runId: string, status: string): Promise<string> {
@@ -174,7 +174,7 @@ export async function hardeningChecked({ kube, masters, clusterId }: Pick<Recove
   // Server-side dry runs go through admission; nothing is scheduled, so no image is pulled.
   const admit = (namespace: string, spec: Record<string, unknown>) => {
     const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "probe", namespace }, spec: { ...spec, containers: [{ name: "c", image: "registry.invalid/probe:1" }] } };
-    return kube.trySsh(masters[0]!, `printf '%s' '${JSON.stringify(pod)}' | kubectl --kubeconfig /etc/kubernetes/admin.conf apply --dry-run=server -f - 2>&1`);
+    return kube.trySsh(masters[0]!, `printf '%s' '${JSON.stringify(pod)}' | ${ADMIN_KUBECTL} apply --dry-run=server -f - 2>&1`);
   };
   const hostNetwork = admit(ns, { hostNetwork: true });
   expect(hostNetwork.code, hostNetwork.out).not.toBe(0);
@@ -201,7 +201,7 @@ export async function hardeningChecked({ kube, masters, clusterId }: Pick<Recove
   // created here, then the admission metrics of the API server that took it (the one kubectl reaches).
   kube.kubectl("create -f -", { input: JSON.stringify({ apiVersion: "v1", kind: "Event", metadata: { name: "probe", namespace: ns }, involvedObject: { kind: "Pod", name: "probe", namespace: ns }, reason: "Probe", message: "rate-limited admission", type: "Normal" }) });
   // Filtered on the master: /metrics is megabytes.
-  const admitted = kube.ssh(masters[0]!, `kubectl --kubeconfig /etc/kubernetes/admin.conf get --raw /metrics | grep '^apiserver_admission_controller_admission_duration_seconds_count{' | grep -F 'name="EventRateLimit"' | grep -F 'operation="CREATE"' || true`);
+  const admitted = kube.ssh(masters[0]!, `${ADMIN_KUBECTL} get --raw /metrics | grep '^apiserver_admission_controller_admission_duration_seconds_count{' | grep -F 'name="EventRateLimit"' | grep -F 'operation="CREATE"' || true`);
   expect(admitted.trim(), "EventRateLimit in the API server's admission metrics").not.toBe("");
   kube.kubectl(`delete namespace ${ns} --wait=false`);
 
