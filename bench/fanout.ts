@@ -1,7 +1,8 @@
 // npm run bench:fanout -- --hosts 20 [--lab bench] [--keep] [--user root|deploy] [--skip-ansible]
 // Pushes the asset set plus five commands to every lab host through the executor (pinned host keys,
-// verified atomic uploads), then does the same work with Ansible on the same hosts; prints both wall
-// times, the ratio and the executor's peak RSS. Runs as root (it starts a lab). See docs/benchmarks.md.
+// verified atomic uploads), then does the same work with plain ssh2 (bench/ssh2-reference.ts: the
+// floor) and with Ansible on the same hosts; prints the wall times, the ratios and the executor's peak
+// RSS. Runs as root (it starts a lab). See docs/benchmarks.md.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -10,6 +11,7 @@ import { labDown, labUp } from "../lab/lab";
 import { readState, type LabState } from "../lab/state";
 import { Executor } from "../lib/ssh/executor";
 import { assetSet, targets, type Asset } from "./lab-targets";
+import { ssh2Reference } from "./ssh2-reference";
 
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: string) => {
@@ -23,6 +25,7 @@ const LAB = opt("lab", "bench");
 const USER = opt("user", "root");
 const EXEC_DIR = "/etc/kubernetes/bench-exec";
 const ANSIBLE_DIR = "/etc/kubernetes/bench-ansible";
+const SSH2_DIR = "/etc/kubernetes/bench-ssh2";
 const WORK = path.resolve(".lab/bench");
 
 const commands = (dir: string): string[][] => [
@@ -156,7 +159,7 @@ async function main(): Promise<number> {
 
   // Clean slate on every host (not timed) so both tools write every file.
   const cleaner = new Executor();
-  await Promise.all(targets(state, HOSTS, USER).map((h) => cleaner.run(h, ["rm", "-rf", "--", EXEC_DIR, ANSIBLE_DIR])));
+  await Promise.all(targets(state, HOSTS, USER).map((h) => cleaner.run(h, ["rm", "-rf", "--", EXEC_DIR, ANSIBLE_DIR, SSH2_DIR])));
   await cleaner.close();
 
   const baseRss = process.memoryUsage().rss;
@@ -164,6 +167,10 @@ async function main(): Promise<number> {
   const again = await runExecutor(state, assets);
   console.log(`executor: ${exec.ms.toFixed(0)} ms wall, ${exec.cpuMs.toFixed(0)} ms CPU of this process, load average ${os.loadavg()[0]?.toFixed(1)} (${exec.execs} execs, ${exec.written} files written); idempotent re-run ${again.ms.toFixed(0)} ms (${again.written} written)`);
   console.log(`executor peak RSS: ${(exec.peakRss / 1048576).toFixed(1)} MiB (process RSS before the run ${(baseRss / 1048576).toFixed(1)} MiB)`);
+
+  // SFTP writes as the login user: the reference runs as root only (the executor's sudo has no plain counterpart).
+  const ssh2Ms = USER === "root" ? await ssh2Reference(targets(state, HOSTS, USER), SSH2_DIR, assets, commands(SSH2_DIR)) : undefined;
+  if (ssh2Ms !== undefined) console.log(`ssh2:     ${ssh2Ms.toFixed(0)} ms (the plain ssh2 script: SFTP writes, no checks); executor / ssh2 = ${(exec.ms / ssh2Ms).toFixed(2)} (goal: at most 1.2)`);
 
   let ansibleMs: number | undefined;
   if (!flag("skip-ansible")) {
@@ -173,7 +180,7 @@ async function main(): Promise<number> {
     console.log(`ratio:    ${(ansibleMs / exec.ms).toFixed(1)}× faster than Ansible`);
   }
   console.log(
-    `RESULT ${JSON.stringify({ hosts: HOSTS, files: assets.length, executorMs: Math.round(exec.ms), executorCpuMs: Math.round(exec.cpuMs), rerunMs: Math.round(again.ms), ansibleMs: ansibleMs && Math.round(ansibleMs), ratio: ansibleMs && +(ansibleMs / exec.ms).toFixed(1), peakRssMiB: +(exec.peakRss / 1048576).toFixed(1) })}`,
+    `RESULT ${JSON.stringify({ hosts: HOSTS, files: assets.length, executorMs: Math.round(exec.ms), executorCpuMs: Math.round(exec.cpuMs), rerunMs: Math.round(again.ms), ssh2Ms: ssh2Ms && Math.round(ssh2Ms), ansibleMs: ansibleMs && Math.round(ansibleMs), ratio: ansibleMs && +(ansibleMs / exec.ms).toFixed(1), peakRssMiB: +(exec.peakRss / 1048576).toFixed(1) })}`,
   );
   if (created && !flag("keep")) labDown(LAB, console.log);
   return 0;
