@@ -54,6 +54,20 @@ export function kubernetesComponent(version: string): Component {
   };
 }
 
+/**
+ * kubeadm of the same release, for the side-by-side benchmark only (bench/vs-kubeadm.ts): built on
+ * demand, never by `lab binaries --all`.
+ */
+export function kubeadmComponent(version: string): Component {
+  return {
+    id: "kubeadm",
+    version,
+    modules: [{ path: "k8s.io/kubernetes", version }],
+    stagingReplaces: true,
+    binaries: [{ name: "kubeadm", pkg: "k8s.io/kubernetes/cmd/kubeadm", ldflags: k8sVersionFlags(version) }],
+  };
+}
+
 /** etcd image tags look like 3.6.8-0; the module version is v3.6.8. */
 export function etcdComponent(imageTag: string): Component {
   const version = `v${imageTag.replace(/-\d+$/, "")}`;
