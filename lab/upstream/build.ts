@@ -59,8 +59,10 @@ export async function ensureComponent(c: Component, log: Log): Promise<BuiltComp
   return withBuildLock(componentDir(c), async () => cachedComponent(c) ?? (await buildComponent(c, log)));
 }
 
-/** One build of a component at a time across processes (two tests may ask for the same one). */
-/** Runs `fn` while holding `<dir>.lock`, so two processes never build into the same place at once (a dead holder's lock is taken over). */
+/**
+ * Runs `fn` while holding `<dir>.lock`: one build into a place at a time across processes (two tests
+ * may ask for the same component). A dead holder's lock is taken over.
+ */
 export async function withBuildLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   const lock = `${dir}.lock`;
