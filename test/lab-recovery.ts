@@ -286,11 +286,11 @@ export async function restoreChecked(c: RecoveryCluster, backupId: string, marks
   return { runId: r.runId, seconds };
 }
 
-/** keepalived's VRRP state changes on each of `masters` since `since` (ms since the epoch), read from their journals. */
 /**
- * keepalived's state changes on `masters` since `since` (ms after it), and its API server check's
- * results ("check failed (exit 28)": curl's time ran out; 22: an HTTP error such as /readyz's 500;
- * "(due to signal 15)": stopped at keepalived's own limit), which say why a master gave the address up.
+ * keepalived's state changes on `masters` since `since` (ms after it, read from their journals), and
+ * its API server checks' results, which say why a master gave the address up: "up check failed" (gone
+ * or stopping); "check failed (exit 28)": curl's time ran out; 22: an HTTP error such as /readyz's 500;
+ * "(due to signal 15)": stopped at keepalived's own limit.
  */
 function vrrpChanges(lab: LabState, masters: string[], since: number): { host: string; atMs: number; state: string }[] {
   return masters.flatMap((m) => {
@@ -300,9 +300,10 @@ function vrrpChanges(lab: LabState, masters: string[], since: number): { host: s
       const entry = JSON.parse(line) as { MESSAGE?: unknown; __REALTIME_TIMESTAMP?: string };
       const message = typeof entry.MESSAGE === "string" ? entry.MESSAGE : "";
       const change = /Entering (MASTER|BACKUP|FAULT) STATE/.exec(message)?.[1];
-      const check = /bootdeck_apiserver\)? (succeeded|failed|timed out)(?: \((?:exited with status (\d+)|due to signal (\d+))\))?/.exec(message);
-      const why = check?.[2] ? ` (exit ${check[2]})` : check?.[3] ? ` (due to signal ${check[3]})` : "";
-      const state = change ?? (check ? (check[1] === "succeeded" ? "check ok" : `check ${check[1]}${why}`) : undefined);
+      const check = /bootdeck_apiserver(_up)?\)? (succeeded|failed|timed out)(?: \((?:exited with status (\d+)|due to signal (\d+))\))?/.exec(message);
+      const which = check?.[1] ? "up check" : "check";
+      const why = check?.[1] ? "" : check?.[3] ? ` (exit ${check[3]})` : check?.[4] ? ` (due to signal ${check[4]})` : "";
+      const state = change ?? (check ? (check[2] === "succeeded" ? `${which} ok` : `${which} ${check[2]}${why}`) : undefined);
       if (!state) continue;
       const atMs = Math.round(Number(entry.__REALTIME_TIMESTAMP) / 1000) - since;
       // keepalived logs each line twice (its console and syslog): one per host, state and second.
@@ -383,7 +384,7 @@ export async function vipFailoverChecked(lab: LabState, kubectl: (args: string[]
     for (const { h, o } of fromNodes) expect(o.settledMs, h).toBeLessThan(10_000);
     // Judged over the window the probes measured; a change read later is printed, not judged (the
     // journals are read when the probes have stopped, a varying time after the window).
-    expect(vrrp.filter((c) => !c.state.startsWith("check") && c.atMs > 10_000 && c.atMs <= FAILOVER_WINDOW_MS), "keepalived state changes after the failover").toEqual([]);
+    expect(vrrp.filter((c) => !c.state.includes("check") && c.atMs > 10_000 && c.atMs <= FAILOVER_WINDOW_MS), "keepalived state changes after the failover").toEqual([]);
     for (const { h, o } of [{ h: "this machine", o: fromHere }, ...fromNodes]) expect(stalls(o.laterFailures).length, `stalls seen by ${h}`).toBeLessThanOrEqual(3);
   } finally {
     labHeal(lab.name, holder!);

@@ -19,10 +19,20 @@ describe("the API address Bootdeck provisions", () => {
     const conf = keepalivedConfig(v.definition);
     expect(conf).toContain("    192.0.2.250/32 dev eth0");
     expect(conf).toContain("  virtual_router_id 51");
-    expect(conf).toContain('  script "/usr/bin/curl -skf --max-time 4 -o /dev/null https://127.0.0.1:6443/readyz"');
-    // A slow API server keeps the address for a few seconds: three failures 2 s apart move it.
-    expect(conf).toMatch(/ {2}interval 2\n {2}timeout 5\n {2}fall 3\n {2}rise 2\n/);
-    expect(conf).toContain("  weight -30");
+    // An API server that is gone or stopping gives the address up within 2 s: at its first failed check…
+    expect(conf).toContain(
+      "vrrp_script bootdeck_apiserver_up {\n" +
+        `  script "/bin/sh -c '! /usr/bin/curl -sk --max-time 2 -w :exit=%{exitcode}: -G -d verbose https://127.0.0.1:6443/readyz | grep -q -e :exit=7: -e ^.-.shutdown'"\n` +
+        "  interval 2\n  timeout 3\n  fall 1\n  rise 1\n  weight -30\n}",
+    );
+    // …one that is alive but not ready keeps it for about 16 s (a loaded machine's API servers fail
+    // /readyz now and then, and each move resets the connections through the address).
+    expect(conf).toContain(
+      "vrrp_script bootdeck_apiserver {\n" +
+        '  script "/usr/bin/curl -skf --max-time 4 -o /dev/null https://127.0.0.1:6443/readyz"\n' +
+        "  interval 2\n  timeout 5\n  fall 8\n  rise 2\n  weight -30\n}",
+    );
+    expect(conf).toContain("  track_script {\n    bootdeck_apiserver_up\n    bootdeck_apiserver\n  }");
     expect(conf).toContain("  priority 100");
     expect(conf).not.toContain("nopreempt");
     // Two backups may both take over at once: the winner repeats its ARP once the election settles.

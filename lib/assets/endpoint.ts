@@ -67,18 +67,32 @@ export function keepalivedConfig(def: ClusterDefinition): string {
     "  vrrp_garp_lower_prio_delay 1",
     "}",
     "",
-    // /readyz answers without credentials (the authentication configuration allows it on health paths);
-    // a stopping API server fails it at once while it still serves (--shutdown-delay-duration), and a
-    // starting one passes it only once it serves. Bootdeck's own runs move the address before they stop
-    // an API server (release/rejoin), so this check is for what nobody planned, and it must not move the
-    // address off an API server that is slow for a few seconds: three failures 2 s apart (one that does
-    // not answer within 4 s counts) — by these settings about 6 s for one that is gone, 15 s for one that hangs. Two
-    // failures 1 s apart moved the address back and forth under load while every API server was alive.
+    // Two checks of the API server on loopback, for what nobody planned (Bootdeck's own runs move the
+    // address before they stop an API server: release/rejoin). /readyz answers without credentials
+    // (the authentication configuration allows it on health paths).
+    // The first moves the address within 2 s off an API server that is gone (nothing listens: curl's
+    // exit 7) or stopping (its /readyz lists the shutdown check failed, which it does at once while it
+    // still serves for --shutdown-delay-duration): one failure is enough, neither happens to one that
+    // is alive. A slow answer passes it: that is the second's to judge.
+    "vrrp_script bootdeck_apiserver_up {",
+    `  script "/bin/sh -c '! /usr/bin/curl -sk --max-time 2 -w :exit=%{exitcode}: -G -d verbose https://127.0.0.1:${ep.port}/readyz | grep -q -e :exit=7: -e ^.-.shutdown'"`,
+    "  interval 2",
+    "  timeout 3",
+    "  fall 1",
+    "  rise 1",
+    `  weight -${CHECK_WEIGHT}`,
+    "}",
+    "",
+    // The second moves it off an API server that serves but is not ready (an error, or no answer within
+    // 4 s), and only after 8 failures 2 s apart: about 16 s of errors, 30 s of hanging. On a loaded
+    // machine an API server fails /readyz now and then while alive (its etcd slow to answer), and each
+    // move resets the connections through the address. With three failures 2 s apart, a conformance
+    // run on two cores saw two such resets within two minutes, no API server restarted (docs/engine.md).
     "vrrp_script bootdeck_apiserver {",
     `  script "/usr/bin/curl -skf --max-time 4 -o /dev/null https://127.0.0.1:${ep.port}/readyz"`,
     "  interval 2",
     "  timeout 5",
-    "  fall 3",
+    "  fall 8",
     "  rise 2",
     `  weight -${CHECK_WEIGHT}`,
     "}",
@@ -93,6 +107,7 @@ export function keepalivedConfig(def: ClusterDefinition): string {
     `    ${vip}/${prefix} dev ${ka.interface}`,
     "  }",
     "  track_script {",
+    "    bootdeck_apiserver_up",
     "    bootdeck_apiserver",
     "  }",
     // When this master gives the address up while running (its check failed and another took it over,
