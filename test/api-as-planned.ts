@@ -81,7 +81,8 @@ function matches(p: Planned, w: Write, assets: Map<string, string>): boolean {
       // Evictions are the drain's, decided while it runs: of pods in the API, never anything else.
       return w.method === "POST" && /^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/eviction$/.test(w.path) && (body as { kind?: string }).kind === "Eviction";
     case "patch":
-      return w.method === "PATCH" && w.path === p.path && bodyMatches(call, body, assets);
+      // "*": any object of the collection (the run lists which).
+      return w.method === "PATCH" && (call.object.name === "*" ? new RegExp(`^${p.collection}/[^/]+$`).test(w.path) : w.path === p.path) && bodyMatches(call, body, assets);
     case "rewrite":
       // Objects of the kind the run found, each written back to where it is served.
       return w.method === "PUT" && new RegExp(`^${p.collection.replace(/\/namespaces\/[^/]+\//, "/namespaces/[^/]+/")}/[^/]+$`).test(w.path) && (body as { kind?: string }).kind === call.object.kind;

@@ -205,6 +205,9 @@ export class FakeClusterApi implements ClusterApiClient {
     }
     // A Secret the render made and the run never created here (a rotation's patch of the running cluster's).
     if (method === "PATCH" && /\/secrets\//.test(path)) return { status: 200, body: "{}" };
+    // A control-plane pod the fake lists (an annotation).
+    const pod = /^\/api\/v1\/namespaces\/kube-system\/pods\/([^/]+)$/.exec(path);
+    if (method === "PATCH" && pod && this.pods().some((p) => p.metadata.name === decodeURIComponent(pod[1]!))) return { status: 200, body: "{}" };
     return { status: 404, body: "{}" };
   }
 

@@ -295,6 +295,10 @@ describe("what reaches the hosts is what the plan shows", () => {
     for (const phase of ["add", "write", "drop"]) expect(rec.uploads.filter((u) => u.step === `${phase}/cluster`).map((u) => u.host)).toEqual(masters);
     const patches = api.writes.filter((w) => w.method === "PATCH" && w.path === "/api/v1/namespaces/kube-system/secrets/kube-apiserver");
     expect(patches).toHaveLength(3);
+    // Then each API server pod annotated with the configuration's checksum, so that its kubelet writes the Secret's files at once.
+    const podPatches = api.writes.filter((w) => w.method === "PATCH" && w.path.startsWith("/api/v1/namespaces/kube-system/pods/"));
+    expect(podPatches.map((w) => w.path)).toEqual(Array.from({ length: 3 }, () => masters.map((m) => `/api/v1/namespaces/kube-system/pods/kube-apiserver-${m}`)).flat());
+    expect(api.writes.indexOf(podPatches[0]!)).toBeGreaterThan(api.writes.indexOf(patches[0]!));
     const { assetSetId } = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { assetSetId: true } });
     const set = new Map((await getDb().asset.findMany({ where: { assetSetId: assetSetId! } })).map((a) => [a.path, assetContent(a)]));
     expect(Buffer.from((patches[2]!.body as { data: Record<string, string> }).data["encryption-config.yaml"]!, "base64").toString()).toBe(set.get("apiserver/encryption-config.yaml"));

@@ -41,7 +41,8 @@ export const objectRef = z.object({ apiVersion: z.string(), kind: z.string(), na
  * What a step does through the cluster's API, as data:
  * - `create`: the object, created when it is missing (one that is there is left as it is);
  * - `apply`: the object, created when missing, replaced when it was applied from other content;
- * - `patch`: a JSON merge patch of the object;
+ * - `patch`: a JSON merge patch of the object (`object.name` "*": of every object of the kind in the
+ *   namespace that `options.labelSelector` picks when the step runs);
  * - `delete`: the object deleted (gone already is fine);
  * - `cordon` / `uncordon`: a Node marked (un)schedulable;
  * - `drain`: a Node's pods evicted through the Eviction API (`options` say which and for how long);

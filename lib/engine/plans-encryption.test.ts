@@ -11,7 +11,7 @@ import { SECRETS_AT_REST_SCRIPT, parseSecretsAtRest } from "./actions/dr-scripts
 import { loadedConfigHash } from "./actions/encryption";
 import { assetIndexFrom } from "./plan-objects";
 import { PlanError } from "./plans";
-import { APISERVER_SECRET_MANIFEST, buildKeyRotationPlan, ROTATION_STAGE_ASSETS, secretboxPrefix, withSecretFile } from "./plans-encryption";
+import { APISERVER_SECRET_MANIFEST, buildKeyRotationPlan, ENCRYPTION_CONFIG_ANNOTATION, ROTATION_STAGE_ASSETS, secretboxPrefix, withSecretFile } from "./plans-encryption";
 
 function def(controlPlane?: "static"): ClusterDefinition {
   const d = exampleDefinition({ name: "keys", hosts: 5 });
@@ -49,7 +49,12 @@ describe("encryption key rotation plan", () => {
       expect(step.files.map((f) => `${f.host} ${f.path} ${f.asset} ${f.mode.toString(8)}`)).toEqual(
         ["master-1", "master-2", "master-3"].map((m) => `${m} /etc/kubernetes/checkpoint-secrets/encryption-config.yaml ${asset} 600`),
       );
-      expect(step.api).toEqual([expect.objectContaining({ verb: "patch", object: { apiVersion: "v1", kind: "Secret", name: "kube-apiserver", namespace: "kube-system" }, asset, secret: true, body: { data: { "encryption-config.yaml": "(secret)" } }, options: { secretDataKey: "encryption-config.yaml" } })]);
+      // The Secret, then every API server pod annotated with the configuration's checksum: its kubelet
+      // writes the Secret's new files into it on that change instead of within its sync period.
+      expect(step.api).toEqual([
+        expect.objectContaining({ verb: "patch", object: { apiVersion: "v1", kind: "Secret", name: "kube-apiserver", namespace: "kube-system" }, asset, secret: true, body: { data: { "encryption-config.yaml": "(secret)" } }, options: { secretDataKey: "encryption-config.yaml" } }),
+        expect.objectContaining({ verb: "patch", object: { apiVersion: "v1", kind: "Pod", name: "*", namespace: "kube-system" }, body: { metadata: { annotations: { [ENCRYPTION_CONFIG_ANNOTATION]: index.get(asset)!.sha256 } } }, options: { labelSelector: "k8s-app=kube-apiserver" } }),
+      ]);
     }
     const rewrite = plan.phases.find((p) => p.id === "rewrite")!.steps[0]!;
     expect(rewrite.api).toEqual([expect.objectContaining({ verb: "rewrite", object: { apiVersion: "v1", kind: "Secret", name: "*" } })]);

@@ -65,10 +65,10 @@ export function buildKeyRotationPlan(def: ClusterDefinition, runId: string, inpu
       action: "encryption-config",
       title,
       host: null,
-      api: selfHosted ? [secretDataCall(input.assets, asset)] : [],
+      api: selfHosted ? [secretDataCall(input.assets, asset), apiserverPodsCall(sha256)] : [],
       files: masters.flatMap((m) => filesOf([{ asset, path, mode: SECRET }], input.assets).map((f) => ({ ...f, host: m.name }))),
       checks: [
-        `until the API servers at ${endpoints} each report this configuration loaded (sha256 ${sha256.slice(0, 12)}… in apiserver_encryption_config_controller_last_config_info): each reads its file again within a minute${selfHosted ? ", and a kubelet refreshes the Secret's files within about a minute" : ""} (deadline 8 min)`,
+        `until the API servers at ${endpoints} each report this configuration loaded (sha256 ${sha256.slice(0, 12)}… in apiserver_encryption_config_controller_last_config_info): each reads its file again within a minute${selfHosted ? " (its kubelet writes the Secret's new files into the pod when the pod's annotation changes)" : ""} (deadline 8 min)`,
       ],
       params: { sha256 },
       timeoutMs: 10 * MIN,
@@ -142,6 +142,26 @@ function secretDataCall(assets: AssetIndex, asset: string): PlannedApiCall {
     secret: true,
     options: { secretDataKey: dataKey },
     rule: `data.${dataKey}: the content of ${asset}`,
+    when: "always",
+  };
+}
+
+/** The annotation that carries, on each self-hosted API server pod, the checksum of the encryption configuration last sent. */
+export const ENCRYPTION_CONFIG_ANNOTATION = "bootdeck.io/encryption-config";
+
+/**
+ * A kubelet writes a changed Secret's files into the pods that mount it when it next syncs each pod:
+ * within its sync period (a minute, plus its cache's age) unless the pod changes. An annotation with
+ * the configuration's checksum changes each API server pod at once; nothing restarts.
+ */
+function apiserverPodsCall(sha256: string): PlannedApiCall {
+  return {
+    id: "annotate kube-apiserver pods",
+    verb: "patch",
+    object: { apiVersion: "v1", kind: "Pod", namespace: "kube-system", name: "*" },
+    body: { metadata: { annotations: { [ENCRYPTION_CONFIG_ANNOTATION]: sha256 } } },
+    options: { labelSelector: "k8s-app=kube-apiserver" },
+    rule: "every pod labelled k8s-app=kube-apiserver when the step runs, after the Secret: its kubelet syncs it on the change, and writes the Secret's new files into it then",
     when: "always",
   };
 }

@@ -57,6 +57,7 @@ const GROUP = (group: string, plural: string, namespaced = true): Resource => ({
 const KNOWN: Record<string, Resource> = {
   "v1/Node": CORE("nodes", false),
   "v1/Namespace": CORE("namespaces", false),
+  "v1/Pod": CORE("pods"),
   "v1/ServiceAccount": CORE("serviceaccounts"),
   "v1/Secret": CORE("secrets"),
   "v1/ConfigMap": CORE("configmaps"),
@@ -102,7 +103,6 @@ export async function objectPath(api: Pick<ClusterApiClient, "getJson">, ref: Ob
 
 const api = (ctx: Pick<ActionContext, "resources">) => ctx.resources.api();
 
-/** Reads an object: undefined when it does not exist. */
 /** A read that met no answer, or a 429 or 5xx, may succeed a moment later (an API server restarting, etcd electing). */
 function transientRead(err: unknown): boolean {
   const msg = err instanceof Error ? err.message : String(err);
@@ -190,6 +190,25 @@ export async function sendApply(ctx: Pick<ActionContext, "planned" | "resources"
 export async function sendPatch(ctx: Pick<ActionContext, "planned" | "resources" | "signal">, c: PlannedApiCall, body: Record<string, unknown> = callBody(ctx, c)): Promise<void> {
   const r = await api(ctx).request(await objectPath(api(ctx), c.object), { method: "PATCH", body, contentType: "application/merge-patch+json", signal: ctx.signal });
   if (r.status !== 200) throw new Error(`${c.id}: HTTP ${r.status} ${apiMessage(r.body)}`);
+}
+
+/**
+ * `patch` of `object.name` "*": the planned patch sent to every object of the kind in the namespace
+ * that the call's `options.labelSelector` picks, as listed now; one gone since it was listed is left.
+ * The number patched.
+ */
+export async function sendPatchEach(ctx: Pick<ActionContext, "planned" | "resources" | "signal">, c: PlannedApiCall): Promise<number> {
+  const selector = c.options?.labelSelector;
+  if (typeof selector !== "string" || !selector) throw new Error(`${c.id}: the plan names no label selector for ${refLabel(c.object)}`);
+  const list = await api(ctx).getJson<{ items?: { metadata: { name: string } }[] }>(`${await objectPath(api(ctx), c.object, false)}?labelSelector=${encodeURIComponent(selector)}`, ctx.signal);
+  let patched = 0;
+  for (const o of list?.items ?? []) {
+    const path = await objectPath(api(ctx), { ...c.object, name: o.metadata.name });
+    const r = await api(ctx).request(path, { method: "PATCH", body: callBody(ctx, c), contentType: "application/merge-patch+json", signal: ctx.signal });
+    if (r.status === 200) patched++;
+    else if (r.status !== 404) throw new Error(`${c.id} (${o.metadata.name}): HTTP ${r.status} ${apiMessage(r.body)}`);
+  }
+  return patched;
 }
 
 /** `delete`: false when the object was gone already. */

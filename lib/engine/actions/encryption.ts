@@ -3,7 +3,7 @@ import "server-only";
 // loaded by every API server, every Secret written again, and etcd read to prove where each one is.
 // The API is probed while configurations change; an API server reloading its file keeps serving.
 import { apiMessage } from "../cluster-api";
-import { callBody, pathSegment, plannedCallOn, plannedCalls, sendPatch } from "./api-calls";
+import { callBody, pathSegment, plannedCallOn, plannedCalls, sendPatch, sendPatchEach } from "./api-calls";
 import { gapText, probeApi } from "./api-probe";
 import { failure as fail, plannedFiles, runPlanned } from "./bootstrap";
 import { textOf } from "./day2-kube";
@@ -67,15 +67,19 @@ export const encryptionActions: Record<string, Action> = {
     const probe = probeApi(ctx.resources.api(), ctx.signal);
     const started = Date.now();
     try {
-      for (const c of plannedCalls(ctx, "patch")) await sendPatch(ctx, c, callBody(ctx, c));
+      const patches = plannedCalls(ctx, "patch");
+      // The Secret first, then the pods that mount it (their kubelets then read the new Secret).
+      for (const c of patches.filter((c) => c.object.name !== "*")) await sendPatch(ctx, c, callBody(ctx, c));
       let written = 0;
       for (const m of ctx.resources.masters) written += (await ctx.executor.upload(m.target, plannedFiles(ctx, m.name), { step: ctx.planned.key, signal: ctx.signal })).written;
+      let pods = 0;
+      for (const c of patches.filter((c) => c.object.name === "*")) pods += await sendPatchEach(ctx, c);
       await ctx.wait(`every API server running the configuration ${want.slice(0, 12)}…`, { timeoutMs: 8 * 60_000, intervalMs: 5_000 }, async () => {
         const behind = [...(await loadedHashes(ctx))].filter(([, h]) => h !== want);
         return behind.length ? { ok: false, why: behind.map(([m, h]) => `${m} runs ${/^[0-9a-f]{64}$/.test(h) ? `${h.slice(0, 12)}…` : h}`).join("; ") } : { ok: true, value: undefined };
       });
       const p = await probe.stop();
-      return { ok: true, summary: `${written} of ${ctx.planned.files.length} files changed; every API server runs the configuration after ${((Date.now() - started) / 1000).toFixed(0)} s; ${gapText(p)}`, data: { apiGapS: p.longestGapS, failedProbes: p.failed } };
+      return { ok: true, summary: `${written} of ${ctx.planned.files.length} files changed${patches.length ? `, ${pods} API server pods annotated` : ""}; every API server runs the configuration after ${((Date.now() - started) / 1000).toFixed(0)} s; ${gapText(p)}`, data: { apiGapS: p.longestGapS, failedProbes: p.failed } };
     } catch (err) {
       await probe.stop();
       return fail(err);
