@@ -6,10 +6,9 @@
 import path from "node:path";
 import { Client, type SFTPWrapper } from "ssh2";
 import { decideHostKey, fingerprint } from "../lib/ssh/host-key";
+import { quote, shellCommand } from "../lib/ssh/quote";
 import type { HostTarget } from "../lib/ssh/types";
 import type { Asset } from "./lab-targets";
-
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 function connect(h: HostTarget): Promise<Client> {
   return new Promise((resolve, reject) => {
@@ -56,7 +55,7 @@ export async function ssh2Reference(hosts: HostTarget[], dir: string, assets: As
         const s = await sftpOf(c);
         await Promise.all(assets.map((a) => writeFile(s, `${dir}/${a.path}`, a.content, a.mode)));
         s.end();
-        for (const cmd of commands) await exec(c, cmd.map(quote).join(" "));
+        for (const cmd of commands) await exec(c, shellCommand(cmd));
       } finally {
         c.end();
       }

@@ -37,6 +37,7 @@ import { acceptRunWarnings, createRun, startRun } from "../lib/engine/runs";
 import { newId } from "../lib/ids";
 import { createTempDb } from "../test/temp-db";
 import { ADMIN_KUBECTL, labKube, type LabKube } from "../test/lab-kube";
+import { waitFor } from "../test/wait";
 import { cpuByProcess, cpuTicks, TICKS_PER_S, topCpu, type ProcessCpu } from "./cpu";
 
 const CONTENDERS = ["kubeadm", "self-hosted", "static"] as const;
@@ -59,7 +60,15 @@ function startSampling(): { samples: Sample[]; stop(): void } {
   const take = () => samples.push({ at: Date.now(), ...cpuTicks(), memory: machineMemoryUsed() - process.memoryUsage().rss, processes: cpuByProcess() });
   take();
   const timer = setInterval(take, 1_000);
-  return { samples, stop: () => (clearInterval(timer), take()) };
+  let stopped = false;
+  // Once: the last sample is taken when the measured span ends, not again on the way out.
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    clearInterval(timer);
+    take();
+  };
+  return { samples, stop };
 }
 
 const nearest = (samples: Sample[], at: number): Sample => samples.reduce((best, x) => (Math.abs(x.at - at) < Math.abs(best.at - at) ? x : best));
@@ -77,29 +86,21 @@ function measure(contender: Contender, samples: Sample[], from: number, to: numb
   };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Every one of `count` nodes Ready (from this machine, with the admin kubeconfig) and CoreDNS answering inside master-1's network namespace. */
 async function readyAndAnswering(lab: LabState, kubectl: string, kubeconfig: string, count: number, dnsIp: string, domain: string): Promise<void> {
   const netns = lab.hosts.find((h) => h.role === "master")!.netns;
   const resolve = `const r=new (require("node:dns").promises.Resolver)({timeout:2000,tries:1});r.setServers([${JSON.stringify(dnsIp)}]);r.resolve4(${JSON.stringify(`kubernetes.default.svc.${domain}`)}).then(a=>console.log(a.join(",")),e=>{console.error(e.code);process.exit(1)})`;
-  const deadline = Date.now() + 15 * 60_000;
-  let last = "";
-  for (;;) {
-    try {
+  await waitFor(
+    `${count} nodes Ready and CoreDNS answering`,
+    () => {
       const nodes = JSON.parse(execFileSync(kubectl, ["--kubeconfig", kubeconfig, "--request-timeout=10s", "get", "nodes", "-o", "json"], { encoding: "utf8", maxBuffer: 64 << 20 })) as { items: { status?: { conditions?: { type: string; status: string }[] } }[] };
       const ready = nodes.items.filter((n) => n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")).length;
-      last = `${ready} of ${count} nodes Ready`;
-      if (ready >= count) {
-        const answer = execFileSync("ip", ["netns", "exec", netns, process.execPath, "-e", resolve], { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "pipe"] }).trim();
-        if (answer) return;
-      }
-    } catch (err) {
-      last = `${last}; ${String((err as Error).message).split("\n")[0]}`;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after 15 min: ${last}`);
-    await sleep(1_000);
-  }
+      if (ready < count) throw new Error(`${ready} of ${count} nodes Ready`);
+      return execFileSync("ip", ["netns", "exec", netns, process.execPath, "-e", resolve], { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "pipe"] }).trim();
+    },
+    15 * 60_000,
+    1_000,
+  );
 }
 
 const KUBEADM_KUBELET_UNIT = `[Unit]

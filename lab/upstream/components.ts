@@ -43,15 +43,22 @@ const k8sVersionFlags = (version: string): string[] => {
   return ["k8s.io/component-base/version", "k8s.io/client-go/pkg/version"].flatMap((pkg) => Object.entries(vars).map(([k, v]) => `-X ${pkg}.${k}=${v}`));
 };
 
+/** A component whose programs are built from the k8s.io/kubernetes module of `version`, its staging repositories taken from that module. */
+const fromKubernetesModule = (id: string, version: string, binaries: Component["binaries"]): Component => ({
+  id,
+  version,
+  modules: [{ path: "k8s.io/kubernetes", version }],
+  stagingReplaces: true,
+  binaries,
+});
+
 export function kubernetesComponent(version: string): Component {
   const cmds = ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy", "kubelet", "kubectl"];
-  return {
-    id: "kubernetes",
+  return fromKubernetesModule(
+    "kubernetes",
     version,
-    modules: [{ path: "k8s.io/kubernetes", version }],
-    stagingReplaces: true,
-    binaries: cmds.map((name) => ({ name, pkg: `k8s.io/kubernetes/cmd/${name}`, ldflags: k8sVersionFlags(version) })),
-  };
+    cmds.map((name) => ({ name, pkg: `k8s.io/kubernetes/cmd/${name}`, ldflags: k8sVersionFlags(version) })),
+  );
 }
 
 /**
@@ -59,13 +66,7 @@ export function kubernetesComponent(version: string): Component {
  * demand, never by `lab binaries --all`.
  */
 export function kubeadmComponent(version: string): Component {
-  return {
-    id: "kubeadm",
-    version,
-    modules: [{ path: "k8s.io/kubernetes", version }],
-    stagingReplaces: true,
-    binaries: [{ name: "kubeadm", pkg: "k8s.io/kubernetes/cmd/kubeadm", ldflags: k8sVersionFlags(version) }],
-  };
+  return fromKubernetesModule("kubeadm", version, [{ name: "kubeadm", pkg: "k8s.io/kubernetes/cmd/kubeadm", ldflags: k8sVersionFlags(version) }]);
 }
 
 /** etcd image tags look like 3.6.8-0; the module version is v3.6.8. */
@@ -189,13 +190,7 @@ export function flannelCniComponent(): Component {
 /** agnhost, Kubernetes' e2e test server, from the Kubernetes module of the newest profile. */
 export function agnhostComponent(): Component {
   const newest = versionProfiles[versionProfiles.length - 1]?.defaultVersion ?? "";
-  return {
-    id: "agnhost",
-    version: newest,
-    modules: [{ path: "k8s.io/kubernetes", version: newest }],
-    stagingReplaces: true,
-    binaries: [{ name: "agnhost", pkg: "k8s.io/kubernetes/test/images/agnhost" }],
-  };
+  return fromKubernetesModule("agnhost", newest, [{ name: "agnhost", pkg: "k8s.io/kubernetes/test/images/agnhost" }]);
 }
 
 /**
@@ -205,19 +200,13 @@ export function agnhostComponent(): Component {
  * as the cluster's binaries, so the suite is the one that version was released with.
  */
 export function conformanceComponent(version: string): Component {
-  return {
-    id: "conformance",
-    version,
-    modules: [{ path: "k8s.io/kubernetes", version }],
-    stagingReplaces: true,
-    binaries: [
-      { name: "e2e.test", pkg: "k8s.io/kubernetes/test/e2e", test: true, ldflags: k8sVersionFlags(version) },
-      { name: "ginkgo", pkg: "github.com/onsi/ginkgo/v2/ginkgo" },
-      // The test programs its own images carry (test/images/…): agnhost, and nonewprivs' nnp.
-      { name: "agnhost", pkg: "k8s.io/kubernetes/test/images/agnhost" },
-      { name: "nnp", pkg: "k8s.io/kubernetes/test/images/nonewprivs" },
-    ],
-  };
+  return fromKubernetesModule("conformance", version, [
+    { name: "e2e.test", pkg: "k8s.io/kubernetes/test/e2e", test: true, ldflags: k8sVersionFlags(version) },
+    { name: "ginkgo", pkg: "github.com/onsi/ginkgo/v2/ginkgo" },
+    // The test programs its own images carry (test/images/…): agnhost, and nonewprivs' nnp.
+    { name: "agnhost", pkg: "k8s.io/kubernetes/test/images/agnhost" },
+    { name: "nnp", pkg: "k8s.io/kubernetes/test/images/nonewprivs" },
+  ]);
 }
 
 /**
