@@ -70,6 +70,7 @@ const CONFORMANCE_SPECS = [
   "Services should be able to create a functioning NodePort service",
   "Services should have session affinity work for service with type clusterIP",
   "EndpointSlice should create Endpoints and EndpointSlices for Pods matching a Service",
+  // The space: not its sibling "…ProxyWithPath".
   "Proxy version v1 A set of valid responses are returned for both pod and service Proxy ",
   "Ingress API should support creating Ingress API operations",
   "API Server should have Endpoints and EndpointSlices pointing to API Server",
