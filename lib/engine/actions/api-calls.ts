@@ -110,12 +110,17 @@ function transientRead(err: unknown): boolean {
 }
 
 /**
- * Reads an object (undefined when missing). Reads are idempotent, so one that meets a transient failure
- * is tried again with the shared backoff (4 attempts): a step that writes an object does not fail on
- * one unanswered read while an API server restarts beside it.
+ * An idempotent call (a read, a patch that sets a value) tried again with the shared backoff (4
+ * attempts) when it meets a transient failure: a step does not fail on one unanswered request while an
+ * API server restarts beside it, or the API address moves.
  */
+export function retryTransient<T>(ctx: Pick<ActionContext, "signal">, call: () => Promise<T>): Promise<T> {
+  return withRetry(call, { ...DEFAULT_BACKOFF, attempts: 4, baseMs: 500, signal: ctx.signal, isRetryable: transientRead });
+}
+
+/** Reads an object (undefined when missing), tried again on a transient failure. */
 export async function readObject<T>(ctx: Pick<ActionContext, "resources" | "signal">, ref: ObjectRef): Promise<T | undefined> {
-  return withRetry(async () => api(ctx).getJson<T>(await objectPath(api(ctx), ref), ctx.signal), { ...DEFAULT_BACKOFF, attempts: 4, baseMs: 500, signal: ctx.signal, isRetryable: transientRead });
+  return retryTransient(ctx, async () => api(ctx).getJson<T>(await objectPath(api(ctx), ref), ctx.signal));
 }
 
 async function exists(ctx: Pick<ActionContext, "resources" | "signal">, ref: ObjectRef): Promise<boolean> {

@@ -6,7 +6,7 @@ import { isSshError, type ExecResult } from "../../ssh";
 import { chooseEvictions, evictionRefusal, podName, unmanaged, type DrainPod } from "../day2/drain";
 import type { ObjectRef, PlannedExec } from "../plan";
 import { refLabel } from "../plan-objects";
-import { plannedCallOn, readObject, sendDelete, sendPatch, unschedulableBody } from "./api-calls";
+import { plannedCallOn, readObject, retryTransient, sendDelete, sendPatch, unschedulableBody } from "./api-calls";
 import type { EngineHost } from "../targets";
 import { runLocked, runPlanned as sendPlanned } from "./bootstrap";
 import { nodeReady, type NodeLike } from "./kube";
@@ -92,7 +92,7 @@ export async function assertAnswers(ctx: ActionContext, host: EngineHost, what: 
 export type NodeView = { name: string; ready: boolean; why: string; kubeletVersion: string; unschedulable: boolean };
 
 export async function readNode(ctx: ActionContext, name: string): Promise<NodeView | undefined> {
-  const node = await ctx.resources.api().getJson<NodeLike & { spec?: { unschedulable?: boolean }; status?: { nodeInfo?: { kubeletVersion?: string } } }>(`/api/v1/nodes/${encodeURIComponent(name)}`, ctx.signal);
+  const node = await readObject<NodeLike & { spec?: { unschedulable?: boolean }; status?: { nodeInfo?: { kubeletVersion?: string } } }>(ctx, { apiVersion: "v1", kind: "Node", name });
   if (!node) return undefined;
   const r = nodeReady(node);
   return { name, ready: r.ready, why: r.why, kubeletVersion: node.status?.nodeInfo?.kubeletVersion ?? "", unschedulable: node.spec?.unschedulable === true };
@@ -105,7 +105,8 @@ export async function setUnschedulable(ctx: ActionContext, name: string, value: 
   const node = read ?? (await readNode(ctx, name));
   if (!node) throw new Error(`node ${name} is not registered`);
   if (node.unschedulable === value) return false;
-  await sendPatch(ctx, call, unschedulableBody(verb));
+  // The same patch twice is the same node: tried again on a transient failure.
+  await retryTransient(ctx, () => sendPatch(ctx, call, unschedulableBody(verb)));
   return true;
 }
 

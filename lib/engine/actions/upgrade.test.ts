@@ -36,8 +36,9 @@ type Node = { version: string; ready: boolean; unschedulable: boolean };
  * A fake context for worker-1 (or master-1): `node(n)` answers the n-th read of the Node, `readyz(n)`
  * the n-th /readyz of the master's own API server; every command and API write is recorded.
  */
-function fakeContext(opts: { node: (reads: number) => Node; written?: number; master?: boolean; readyz?: (n: number) => string; cordonFailures?: number }) {
+function fakeContext(opts: { node: (reads: number) => Node; written?: number; master?: boolean; readyz?: (n: number) => string; cordonFailures?: number; uncordonFailures?: number; nodeReadFailures?: (reads: number) => boolean }) {
   let cordonFailures = opts.cordonFailures ?? 0;
+  let uncordonFailures = opts.uncordonFailures ?? 0;
   const sent: string[] = [];
   let reads = 0;
   let readyz = 0;
@@ -49,6 +50,10 @@ function fakeContext(opts: { node: (reads: number) => Node; written?: number; ma
     endpoint: "api:6443",
     async getJson(path: string) {
       if (path.startsWith("/api/v1/nodes/")) {
+        if (opts.nodeReadFailures?.(reads)) {
+          reads++;
+          throw new Error("no answer from the API at api:6443 within 10 s");
+        }
         const n = opts.node(reads++);
         return { metadata: { name }, spec: { unschedulable }, status: { nodeInfo: { kubeletVersion: n.version }, conditions: [{ type: "Ready", status: n.ready ? "True" : "False", reason: "KubeletNotReady" }] } };
       }
@@ -60,7 +65,9 @@ function fakeContext(opts: { node: (reads: number) => Node; written?: number; ma
     },
     async request(path: string, o: { method?: string; body?: unknown }) {
       if (o.method === "PATCH") {
-        if (cordonFailures-- > 0) throw new Error("no answer from the API at api:6443 within 10 s");
+        const uncordon = (o.body as { spec: { unschedulable: boolean | null } }).spec.unschedulable !== true;
+        if (!uncordon && cordonFailures-- > 0) throw new Error("no answer from the API at api:6443 within 10 s");
+        if (uncordon && uncordonFailures-- > 0) throw new Error("no answer from the API at api:6443 within 10 s");
         unschedulable = (o.body as { spec: { unschedulable: boolean | null } }).spec.unschedulable === true;
         sent.push(`api ${unschedulable ? "cordon" : "uncordon"}`);
         return { status: 200, body: "{}" };
@@ -115,6 +122,18 @@ describe("a node's kubelet upgrade", () => {
 
   it("waits out an API that does not answer the cordon at first (a VIP moving), then drains and upgrades", async () => {
     const { ctx, sent } = fakeContext({ cordonFailures: 2, node: (n) => (n < 2 ? { version: "v1.36.3", ready: true, unschedulable: false } : { version: "v1.37.2", ready: true, unschedulable: false }) });
+    const r = await upgradeActions["kubelet-upgrade"]!(ctx);
+    expect(r.ok, JSON.stringify(r)).toBe(true);
+    expect(sent).toEqual(["api cordon", "exec save", "exec swap kubelet", "exec swap kubectl", `upload ${step.files.length}`, "exec start", "api uncordon"]);
+  });
+
+  it("does not fail a node that came back because the API missed a request around it (the address moving): its read and its uncordon are tried again", async () => {
+    const { ctx, sent } = fakeContext({
+      uncordonFailures: 2,
+      // The first read of the Node, before anything is done, meets no answer.
+      nodeReadFailures: (n) => n === 0,
+      node: (n) => (n < 3 ? { version: "v1.36.3", ready: true, unschedulable: false } : { version: "v1.37.2", ready: true, unschedulable: false }),
+    });
     const r = await upgradeActions["kubelet-upgrade"]!(ctx);
     expect(r.ok, JSON.stringify(r)).toBe(true);
     expect(sent).toEqual(["api cordon", "exec save", "exec swap kubelet", "exec swap kubectl", `upload ${step.files.length}`, "exec start", "api uncordon"]);
