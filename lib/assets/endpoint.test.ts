@@ -19,11 +19,12 @@ describe("the API address Bootdeck provisions", () => {
     const conf = keepalivedConfig(v.definition);
     expect(conf).toContain("    192.0.2.250/32 dev eth0");
     expect(conf).toContain("  virtual_router_id 51");
-    // An API server that is gone or stopping gives the address up within 2 s: at its first failed check…
+    // An API server that is gone or stopping gives the address up within about 4 s: two failed checks
+    // (keepalived counts a check it stops at its limit as failed: the limit is far above curl's)…
     expect(conf).toContain(
       "vrrp_script bootdeck_apiserver_up {\n" +
         `  script "/bin/sh -c '! /usr/bin/curl -sk --max-time 2 -w :exit=%{exitcode}: -G -d verbose https://127.0.0.1:6443/readyz | grep -q -e :exit=7: -e ^.-.shutdown'"\n` +
-        "  interval 2\n  timeout 3\n  fall 1\n  rise 1\n  weight -30\n}",
+        "  interval 2\n  timeout 10\n  fall 2\n  rise 1\n  weight -30\n}",
     );
     // …one that is alive but not ready keeps it for about 16 s (a loaded machine's API servers fail
     // /readyz now and then, and each move resets the connections through the address).

@@ -70,15 +70,17 @@ export function keepalivedConfig(def: ClusterDefinition): string {
     // Two checks of the API server on loopback, for what nobody planned (Bootdeck's own runs move the
     // address before they stop an API server: release/rejoin). /readyz answers without credentials
     // (the authentication configuration allows it on health paths).
-    // The first moves the address within 2 s off an API server that is gone (nothing listens: curl's
-    // exit 7) or stopping (its /readyz lists the shutdown check failed, which it does at once while it
-    // still serves for --shutdown-delay-duration): one failure is enough, neither happens to one that
-    // is alive. A slow answer passes it: that is the second's to judge.
+    // The first moves the address within about 4 s off an API server that is gone (nothing listens:
+    // curl's exit 7) or stopping (its /readyz lists the shutdown check failed, which it does at once
+    // while it still serves for --shutdown-delay-duration): two failures 2 s apart, neither of which
+    // happens to one that is alive. A slow answer passes it (that is the second's to judge), and
+    // keepalived's own limit is far above curl's: keepalived counts a check it had to stop as failed,
+    // and on a loaded machine this one took up to 5 s with curl's 2 (a limit of 3 s moved the address).
     "vrrp_script bootdeck_apiserver_up {",
     `  script "/bin/sh -c '! /usr/bin/curl -sk --max-time 2 -w :exit=%{exitcode}: -G -d verbose https://127.0.0.1:${ep.port}/readyz | grep -q -e :exit=7: -e ^.-.shutdown'"`,
     "  interval 2",
-    "  timeout 3",
-    "  fall 1",
+    "  timeout 10",
+    "  fall 2",
     "  rise 1",
     `  weight -${CHECK_WEIGHT}`,
     "}",

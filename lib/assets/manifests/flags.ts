@@ -52,7 +52,7 @@ export const HEALTH_PATHS = ["/livez", "/readyz", "/healthz"] as const;
 
 /**
  * How long a stopping API server keeps serving after it reported itself not ready: longer than
- * keepalived takes to move the API address off it (its first failed check, at most 2 s: lib/assets/endpoint.ts).
+ * keepalived takes to move the API address off it (two failed checks 2 s apart, about 4 s: lib/assets/endpoint.ts).
  */
 export const SHUTDOWN_DELAY_S = 10;
 
