@@ -10,7 +10,7 @@
 //     (they share the port meanwhile). Stopping it earlier would deadlock: the self-hosted API server's
 //     certificates come from a Secret, which the kubelet can only read through an API server.
 import { securePort, type ManifestFile, type RenderContext } from "./context";
-import { APISERVER_HOST_PATHS, apiserverContainer, apiserverSecretFiles } from "./manifests/flags";
+import { APISERVER_HOST_PATHS, APISERVER_POD_SELECTOR, apiserverContainer, apiserverSecretFiles } from "./manifests/flags";
 import { KUBELET_PATHS } from "./kubelet-unit";
 
 export const CHECKPOINT_PATHS = {
@@ -68,7 +68,7 @@ HIDDEN=${KUBELET_PATHS.staticPods}/.kube-apiserver-checkpoint.yaml.tmp
 log() { echo "bootdeck-checkpoint: $*"; }
 answers() { curl -sk -o /dev/null --max-time 3 https://127.0.0.1:${securePort(ctx)}/livez; }
 selfhosted_running() {
-  for pod in $(crictl pods -q --state ready --namespace kube-system --label k8s-app=kube-apiserver 2>/dev/null); do
+  for pod in $(crictl pods -q --state ready --namespace kube-system --label ${APISERVER_POD_SELECTOR} 2>/dev/null); do
     crictl ps -q --pod "$pod" --state running 2>/dev/null | grep -q . && return 0
   done
   return 1

@@ -12,7 +12,7 @@
 import { checkpointSecretFiles } from "../assets/checkpoint";
 import { STATIC_SECRETS_HOST_DIR, bootstrapSecretFiles } from "../assets/bootstrap-manifests";
 import { ENCRYPTION_CONFIG_ASSET } from "../assets/encryption";
-import { apiserverSecretFiles } from "../assets/manifests/flags";
+import { APISERVER_POD_SELECTOR, apiserverSecretFiles } from "../assets/manifests/flags";
 import { isStaticControlPlane, type ClusterDefinition } from "../cluster/definition";
 import { deriveCluster, type EffectiveHost } from "../cluster/derive";
 import { shellScript } from "../ssh/quote";
@@ -160,8 +160,8 @@ function apiserverPodsCall(sha256: string): PlannedApiCall {
     verb: "patch",
     object: { apiVersion: "v1", kind: "Pod", namespace: "kube-system", name: "*" },
     body: { metadata: { annotations: { [ENCRYPTION_CONFIG_ANNOTATION]: sha256 } } },
-    options: { labelSelector: "k8s-app=kube-apiserver" },
-    rule: "every pod labelled k8s-app=kube-apiserver when the step runs, after the Secret: its kubelet syncs it on the change, and writes the Secret's new files into it then",
+    options: { labelSelector: APISERVER_POD_SELECTOR },
+    rule: `every pod labelled ${APISERVER_POD_SELECTOR} when the step runs, after the Secret: its kubelet syncs it on the change, and writes the Secret's new files into it then`,
     when: "always",
   };
 }

@@ -2,13 +2,13 @@
 import { IN_CLUSTER_KUBECONFIG_DIR, SECRETS_DIR, masterSelector, masterTolerations, securePort, type ManifestFile, type RenderContext } from "../context";
 import type { K8sObject } from "../yaml-out";
 import { NS, clusterRoleBinding, inClusterKubeconfigVolume, meta, pdb, secretData, secretVolume, serviceAccount, spreadAcrossNodes, spreadReplicas, workload } from "./common";
-import { APISERVER_HOST_PATHS, apiserverContainer, HOST_CA_BUNDLE, apiserverSecretFiles, componentProbe, CONTROLLER_MANAGER_PORT, controllerManagerCommand, controllerManagerSecretFiles, SCHEDULER_PORT, schedulerCommand } from "./flags";
+import { APISERVER_APP, APISERVER_HOST_PATHS, apiserverContainer, HOST_CA_BUNDLE, apiserverSecretFiles, componentProbe, CONTROLLER_MANAGER_PORT, controllerManagerCommand, controllerManagerSecretFiles, SCHEDULER_PORT, schedulerCommand } from "./flags";
 
 const inClusterKubeconfig = `${IN_CLUSTER_KUBECONFIG_DIR}/kubeconfig`;
 
 export function apiserverManifests(ctx: RenderContext): ManifestFile[] {
   const files = apiserverSecretFiles();
-  const labels = { "k8s-app": "kube-apiserver", tier: "control-plane" };
+  const labels = { "k8s-app": APISERVER_APP, tier: "control-plane" };
   const secret: K8sObject = { apiVersion: "v1", kind: "Secret", metadata: meta("kube-apiserver", NS), type: "Opaque", data: secretData(ctx, files) };
   const ds = workload("DaemonSet", "kube-apiserver", NS, labels, {
     hostNetwork: true,

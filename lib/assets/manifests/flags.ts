@@ -94,6 +94,10 @@ export const HOST_CA_BUNDLE = {
  * The host's folders every API server mounts beside its secrets, wherever it runs: the CA bundle
  * (read) and the audit log's folder (written; created if missing).
  */
+/** Every API server pod's `k8s-app` label, self-hosted or static: the engine and the checkpoint find them by the selector. */
+export const APISERVER_APP = "kube-apiserver";
+export const APISERVER_POD_SELECTOR = `k8s-app=${APISERVER_APP}`;
+
 export const APISERVER_HOST_PATHS = {
   volumeMounts: [...HOST_CA_BUNDLE.volumeMounts, { name: "audit-log", mountPath: AUDIT_LOG_DIR }],
   volumes: [...HOST_CA_BUNDLE.volumes, { name: "audit-log", hostPath: { path: AUDIT_LOG_DIR, type: "DirectoryOrCreate" } }],

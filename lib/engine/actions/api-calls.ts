@@ -191,27 +191,31 @@ export async function sendApply(ctx: Pick<ActionContext, "planned" | "resources"
   return "replaced";
 }
 
-/** `patch` (a JSON merge patch; `atRunTime` fills in what the plan's rule leaves to the run); `taint` and `cordon` are patches too. */
-export async function sendPatch(ctx: Pick<ActionContext, "planned" | "resources" | "signal">, c: PlannedApiCall, body: Record<string, unknown> = callBody(ctx, c)): Promise<void> {
+/**
+ * `patch` (a JSON merge patch; `atRunTime` fills in what the plan's rule leaves to the run); `taint` and
+ * `cordon` are patches too. With `goneIsFine`, a missing object is "gone" instead of an error.
+ */
+export async function sendPatch(ctx: Pick<ActionContext, "planned" | "resources" | "signal">, c: PlannedApiCall, body: Record<string, unknown> = callBody(ctx, c), opts: { goneIsFine?: boolean } = {}): Promise<"patched" | "gone"> {
   const r = await api(ctx).request(await objectPath(api(ctx), c.object), { method: "PATCH", body, contentType: "application/merge-patch+json", signal: ctx.signal });
+  if (r.status === 404 && opts.goneIsFine) return "gone";
   if (r.status !== 200) throw new Error(`${c.id}: HTTP ${r.status} ${apiMessage(r.body)}`);
+  return "patched";
 }
 
 /**
  * `patch` of `object.name` "*": the planned patch sent to every object of the kind in the namespace
  * that the call's `options.labelSelector` picks, as listed now; one gone since it was listed is left.
- * The number patched.
+ * The list and each patch (a merge patch that sets values, so sending it twice is harmless) are tried
+ * again on transient failures. The number patched.
  */
 export async function sendPatchEach(ctx: Pick<ActionContext, "planned" | "resources" | "signal">, c: PlannedApiCall): Promise<number> {
   const selector = c.options?.labelSelector;
   if (typeof selector !== "string" || !selector) throw new Error(`${c.id}: the plan names no label selector for ${refLabel(c.object)}`);
-  const list = await api(ctx).getJson<{ items?: { metadata: { name: string } }[] }>(`${await objectPath(api(ctx), c.object, false)}?labelSelector=${encodeURIComponent(selector)}`, ctx.signal);
+  const list = await retryTransient(ctx, async () => api(ctx).getJson<{ items?: { metadata: { name: string } }[] }>(`${await objectPath(api(ctx), c.object, false)}?labelSelector=${encodeURIComponent(selector)}`, ctx.signal));
   let patched = 0;
   for (const o of list?.items ?? []) {
-    const path = await objectPath(api(ctx), { ...c.object, name: o.metadata.name });
-    const r = await api(ctx).request(path, { method: "PATCH", body: callBody(ctx, c), contentType: "application/merge-patch+json", signal: ctx.signal });
-    if (r.status === 200) patched++;
-    else if (r.status !== 404) throw new Error(`${c.id} (${o.metadata.name}): HTTP ${r.status} ${apiMessage(r.body)}`);
+    const one = { ...c, id: `${c.id} (${o.metadata.name})`, object: { ...c.object, name: o.metadata.name } };
+    if ((await retryTransient(ctx, () => sendPatch(ctx, one, callBody(ctx, c), { goneIsFine: true }))) === "patched") patched++;
   }
   return patched;
 }

@@ -3,6 +3,7 @@ import "server-only";
 // its quorum checks, drains, Node deletion, the API address, the control plane's objects applied
 // again, and the definition updated once the hosts have changed. Each one gathers facts first and acts
 // only when needed, so a resumed or retried step repeats nothing that is done.
+import { APISERVER_POD_SELECTOR } from "../../assets/manifests/flags";
 import type { ClusterDefinition } from "../../cluster/definition";
 import { validateClusterDefinition } from "../../cluster/definition";
 import { recordAudit } from "../../audit/record";
@@ -229,7 +230,7 @@ export async function waitApiServers(ctx: ActionContext, image: string | undefin
   const masters = ctx.resources.masters.map((m) => m.name);
   let line = "";
   await ctx.wait(`the API server on every master Running and Ready${image ? ` with ${image}` : ""}`, { timeoutMs, intervalMs: 2_000 }, async () => {
-    const pods = await listPods(ctx, "k8s-app=kube-apiserver");
+    const pods = await listPods(ctx, APISERVER_POD_SELECTOR);
     const nodes = (await ctx.resources.api().getJson<{ items: NodeLike[] }>("/api/v1/nodes", ctx.signal))?.items ?? [];
     const registered = masters.filter((m) => nodes.some((n) => n.metadata?.name === m));
     const missing = registered.filter((m) => !pods.some((p) => p.spec?.nodeName === m && podReady(p) && (!image || p.spec?.containers?.[0]?.image === image)));

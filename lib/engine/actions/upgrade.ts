@@ -5,6 +5,7 @@ import "server-only";
 // uncordon — or back to the old kubelet when it does not come back, which stops the upgrade.
 import { getDb } from "../../db/client";
 import { capabilitiesFor } from "../../assets/capabilities";
+import { APISERVER_POD_SELECTOR } from "../../assets/manifests/flags";
 import { membershipProblem, memberStates, type ExpectedMember } from "../day2/etcd";
 import { runningSkewProblem } from "../day2/skew";
 import { failure } from "./bootstrap";
@@ -49,7 +50,7 @@ async function upgradeCheck(ctx: ActionContext): Promise<ActionOutcome> {
   const from = param(ctx, "from");
   const to = param(ctx, "to");
   const api = ctx.resources.api();
-  const pods = (await api.getJson<{ items: (PodLike & { spec?: { nodeName?: string; containers?: { image?: string }[] } })[] }>(`/api/v1/namespaces/kube-system/pods?labelSelector=${encodeURIComponent("k8s-app=kube-apiserver")}`, ctx.signal))?.items ?? [];
+  const pods = (await api.getJson<{ items: (PodLike & { spec?: { nodeName?: string; containers?: { image?: string }[] } })[] }>(`/api/v1/namespaces/kube-system/pods?labelSelector=${encodeURIComponent(APISERVER_POD_SELECTOR)}`, ctx.signal))?.items ?? [];
   const nodes = (await api.getJson<{ items: (NodeLike & { status?: { nodeInfo?: { kubeletVersion?: string } } })[] }>("/api/v1/nodes", ctx.signal))?.items ?? [];
   const apiservers = Object.fromEntries(pods.map((p) => [p.spec?.nodeName ?? p.metadata?.name ?? "?", tagOf(p.spec?.containers?.[0]?.image ?? "")]));
   const kubelets = Object.fromEntries(nodes.map((n) => [n.metadata?.name ?? "?", n.status?.nodeInfo?.kubeletVersion ?? ""]));
