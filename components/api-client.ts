@@ -25,15 +25,16 @@ export class ApiError extends Error {
   }
 }
 
-export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+/** `body` is sent as JSON; `text` as it is (a file's content, say a report). */
+export async function api<T>(path: string, init: { method?: string; body?: unknown; text?: string } = {}): Promise<T> {
   const method = init.method ?? "GET";
   const res = await fetch(path, {
     method,
     headers: {
-      ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+      ...(init.body !== undefined ? { "content-type": "application/json" } : init.text !== undefined ? { "content-type": "text/plain; charset=utf-8" } : {}),
       ...(method !== "GET" ? { "x-csrf-token": csrfToken } : {}),
     },
-    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+    body: init.body !== undefined ? JSON.stringify(init.body) : init.text,
     credentials: "same-origin",
   });
   const data = (await res.json().catch(() => ({}))) as { error?: { code: string; message: string; details?: { errors?: Problem[]; warnings?: Problem[] } } };

@@ -56,6 +56,17 @@ test("an admin sees the failing schedule and expiring certificates, downloads a 
   await expect(page.getByTestId("hardening-api-audit-log")).toContainText("/var/log/kubernetes/audit/audit.log on every master, rotated at 100 MB, 10 files, 30 days");
   await expect(page.getByTestId("hardening-pod-security")).toContainText("baseline enforced, restricted warned, restricted audited; exempt: kube-system");
   await expect(page.getByTestId("hardening-profiling")).toHaveAttribute("data-ok", "true");
+  // Judged by other suites: none yet; a conformance run's JUnit uploaded shows its counts and what
+  // failed; a file that is no report is named as such, and nothing changes.
+  await expect(page.getByTestId("report-conformance")).toContainText("none recorded: run upstream's conformance suite");
+  await page.getByTestId("report-file").setInputFiles(path.join(root, "lib/hardening/__fixtures__/ginkgo-junit.xml"));
+  await expect(page.getByTestId("report-conformance")).toContainText("Kubernetes e2e suite: 46 passed, 1 failed, 3 not run");
+  await expect(page.getByTestId("report-conformance")).toHaveAttribute("data-ok", "false");
+  await page.getByTestId("report-conformance").getByText("What failed (1)").click();
+  await expect(page.getByTestId("report-conformance")).toContainText("Proxy version v1 should proxy through a service and a pod");
+  await page.getByTestId("report-file").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("all green") });
+  await expect(page.getByTestId("reports").getByRole("alert")).toContainText("Not a report Bootdeck reads");
+  await expect(page.getByTestId("report-cis")).toContainText("none recorded");
   // The bucket: none yet (said plainly); set one nothing answers at, and its test names the problem.
   await expect(page.getByTestId("backup-target")).toContainText("none: backups live on this dashboard's disk only");
   await expect(page.getByTestId(`copies-${seeded.backupId}`)).toHaveText("here");
@@ -82,5 +93,7 @@ test("a support engineer sees the same facts, and no button that changes anythin
   await expect(page.getByTestId(`backup-${seeded.backupId}`)).toContainText("48213");
   for (const id of ["backup-now", "plan-recover", `download-${seeded.backupId}`, `restore-${seeded.backupId}`, "plan-rotate", "edit-schedule", "target-edit", "target-test", "target-remove"]) await expect(page.getByTestId(id)).toHaveCount(0);
   await expect(page.getByTestId("read-live-certs")).toBeVisible();
+  await expect(page.getByTestId("report-conformance")).toContainText("46 passed, 1 failed");
+  await expect(page.getByTestId("report-file")).toHaveCount(0);
   expect((await page.request.get(`/api/clusters/${seeded.clusterId}/backups/${seeded.backupId}/download`)).status()).toBe(403);
 });

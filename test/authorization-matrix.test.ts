@@ -61,6 +61,8 @@ export const rules: Record<string, Rule> = {
   "POST /api/backups/remote/import": ADMIN,
   "GET /api/clusters/:id/certificates": ALL,
   "GET /api/clusters/:id/hardening": ALL,
+  "GET /api/clusters/:id/reports": ALL,
+  "POST /api/clusters/:id/reports": RUNNERS,
   "POST /api/clusters/:id/certificates/live": ALL,
   "GET /api/clusters/alerts": ALL,
   "GET /api/clusters/:id/hosts/:host": ALL,

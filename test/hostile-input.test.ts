@@ -113,6 +113,11 @@ export const templates: Record<string, (s: string) => unknown[]> = {
   "POST /api/runs/:id/cancel": (s) => [{ note: s }],
   // Reads no body; against a cluster another run holds (409), so no backup starts.
   "POST /api/clusters/:id/backups": (s) => [{ note: s }],
+  // Its body is a report file: JSON of kube-bench's and Trivy's shapes here (the JUnit side in lib/hardening/reports.test.ts).
+  "POST /api/clusters/:id/reports": (s) => [
+    { ID: s, Title: s, SummaryControls: [{ ID: s, Name: s, TotalFail: 1 }] },
+    { Controls: [{ version: s, tests: [{ results: [{ test_number: s, test_desc: s, status: "FAIL" }] }] }], Totals: { total_pass: 0, total_fail: 1, total_warn: 0, total_info: 0 } },
+  ],
   "PUT /api/clusters/:id/backups/policy": (s) => [
     { enabled: s, intervalMinutes: 60, keepLast: 3, keepDays: 7 },
     { enabled: true, intervalMinutes: s, keepLast: 3, keepDays: 7 },
@@ -203,6 +208,9 @@ const bodyless = new Set([
   "DELETE /api/webhooks/:id",
 ]);
 
+/** Routes whose body is a file in a format of its own (a report), not JSON: anything malformed is some 4xx. */
+const fileBody = new Set(["POST /api/clusters/:id/reports"]);
+
 /** Bodies that are wrong as a whole. */
 const structural: { name: string; body: string; expect: number[] }[] = [
   { name: "not JSON", body: "{", expect: [400] },
@@ -290,6 +298,7 @@ describe.each(entries)("$key", (e) => {
   test.each(structural)("malformed body: $name", async ({ body, expect: allowed }) => {
     const r = await send(e, body);
     if (bodyless.has(e.key)) expect(r.status).toBeLessThan(500); // reads no body
+    else if (fileBody.has(e.key)) expect(r.status >= 400 && r.status < 500 && typeof (r.json as { error?: { code?: unknown } })?.error?.code === "string").toBe(true);
 
     else expect(allowed).toContain(r.status);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

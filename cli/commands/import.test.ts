@@ -22,7 +22,7 @@ beforeAll(async () => {
 
 // Each case starts the CLI (the compiled bundle, bin/bootdeck) a few times, and the first start after a
 // source edit builds the bundle: generous deadlines for a busy machine.
-describe("bootdeck import, export and cluster delete", { timeout: 120_000 }, () => {
+describe("bootdeck import, export, cluster delete and cluster report", { timeout: 120_000 }, () => {
   it("imports a cluster.yaml whose credential names a key file, and exports it without the key", async () => {
     const def = exampleDefinition({ name: "from-cli" });
     def.spec.credentials = [{ name: "admin-key", type: "privateKey", privateKeyFile: "id" }];
@@ -91,6 +91,22 @@ describe("bootdeck import, export and cluster delete", { timeout: 120_000 }, () 
     const pins = sqlite.prepare(`SELECT "hostKeyFingerprint" AS fp FROM "Host" WHERE "clusterId" = (SELECT id FROM "Cluster" WHERE name = 'short-lived')`).all();
     expect(pins.length).toBeGreaterThan(0);
     expect(pins).toEqual(pins.map(() => ({ fp: null })));
+    sqlite.close();
+  });
+
+  it("cluster report records a conformance report's summary, prints what failed, and refuses a file it cannot read as a report", async () => {
+    const report = path.resolve(__dirname, "../../lib/hardening/__fixtures__/ginkgo-junit.xml");
+    const r = (await bootdeck("cluster", "report", "from-cli", report)) as { stdout: string };
+    expect(r.stdout).toContain("recorded for from-cli: Kubernetes e2e suite: 46 passed, 1 failed, 3 not run");
+    expect(r.stdout).toContain("  failed: [sig-network] Proxy version v1 should proxy through a service and a pod");
+    writeFileSync(path.join(dir, "notes.txt"), "all green\n");
+    const bad = (await bootdeck("cluster", "report", "from-cli", path.join(dir, "notes.txt"))) as { code: number; stderr: string };
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("bootdeck cluster: Not a report Bootdeck reads: give ginkgo's or sonobuoy's JUnit XML");
+    const missing = (await bootdeck("cluster", "report", "from-cli", path.join(dir, "nowhere.xml"))) as { code: number; stderr: string };
+    expect(missing.stderr).toMatch(/cannot read .*nowhere\.xml: ENOENT/);
+    const sqlite = new Database(path.join(dir, "bootdeck.db"));
+    expect(sqlite.prepare(`SELECT kind, passed, failed, "uploadedBy" FROM "ClusterReport"`).all()).toEqual([{ kind: "conformance", passed: 46, failed: 1, uploadedBy: expect.any(String) }]);
     sqlite.close();
   });
 });

@@ -1,11 +1,13 @@
 "use client";
 // The cluster page's hardening at a glance: Secrets encrypted at rest (the key's name and age, never
 // the key), the API audit log, Pod Security's defaults, profiling; read from the asset set it runs.
-// The key's rotation is planned here and confirmed on the run page.
-import { useQuery } from "@tanstack/react-query";
-import { hardeningQueryKey, type Hardening } from "@/lib/hardening/schemas";
+// The key's rotation is planned here and confirmed on the run page. Below, the newest conformance
+// and CIS benchmark reports someone ran against the cluster and uploaded.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { hardeningQueryKey, reportsQueryKey, type ClusterReports, type Hardening, type ReportSummary } from "@/lib/hardening/schemas";
 import { api } from "../api-client";
 import { useCan } from "../current-user";
+import { Time } from "../time";
 import { usePlan } from "./recovery-panel";
 
 type Row = { item: string; ok: boolean; text: string };
@@ -79,6 +81,94 @@ export function HardeningPanel({ clusterId, notYet }: { clusterId: string; /** W
             </table>
           </>
         ))}
+      <ReportsTable clusterId={clusterId} />
     </section>
+  );
+}
+
+/** What a report's counts say, in its tool's words. */
+export function reportText(r: ReportSummary): string {
+  const more = r.kind === "conformance" ? `${r.skipped} not run` : r.tool === "kube-bench" ? `${r.warned} WARN, ${r.skipped} INFO` : `${r.warned} manual`;
+  return r.kind === "conformance" ? `${r.passed} passed, ${r.failed} failed, ${more}` : `${r.passed} PASS, ${r.failed} FAIL, ${more}`;
+}
+
+function ReportsTable({ clusterId }: { clusterId: string }) {
+  const q = useQuery({ queryKey: reportsQueryKey(clusterId), queryFn: () => api<ClusterReports>(`/api/clusters/${clusterId}/reports`) });
+  const canUpload = useCan("report:upload");
+  const qc = useQueryClient();
+  const upload = useMutation({
+    mutationFn: async (file: File) => api<ReportSummary>(`/api/clusters/${clusterId}/reports`, { method: "POST", text: await file.text() }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: reportsQueryKey(clusterId) }),
+  });
+  const rows: [string, "conformance" | "cis", string][] = [
+    ["Conformance", "conformance", "upstream's conformance suite (ginkgo's or sonobuoy's JUnit XML)"],
+    ["CIS benchmark", "cis", "kube-bench's --json, or Trivy's compliance summary"],
+  ];
+  return (
+    <div className="mt-3" data-testid="reports">
+      <div className="mb-1 flex items-center justify-between">
+        <h3 className="text-sm font-semibold">Judged by other suites</h3>
+        {canUpload && (
+          <label className={`btn ${upload.isPending ? "opacity-60" : ""}`} title="A report of a suite run against this cluster: JUnit XML from the conformance suite, kube-bench's JSON or Trivy's compliance summary (docs/hardening.md)">
+            {upload.isPending ? "Reading…" : "Upload report…"}
+            <input
+              type="file"
+              accept=".xml,.json,application/json,text/xml"
+              className="sr-only"
+              data-testid="report-file"
+              disabled={upload.isPending}
+              onChange={(e) => {
+                const f = e.target.files?.[0];
+                if (f) upload.mutate(f);
+                e.target.value = "";
+              }}
+            />
+          </label>
+        )}
+      </div>
+      {upload.isError && <p className="text-sm text-red-600" role="alert">{upload.error.message}</p>}
+      {q.isError && <p className="text-sm text-red-600">{q.error.message}</p>}
+      {q.data && (
+        <table className="w-full text-sm">
+          <tbody>
+            {rows.map(([item, kind, what]) => {
+              const r = q.data[kind];
+              return (
+                <tr key={kind} className="border-t align-top" data-testid={`report-${kind}`} data-ok={r ? r.failed === 0 : undefined}>
+                  <td className="p-1 font-medium">{item}</td>
+                  <td className="p-1">
+                    {r ? (
+                      <>
+                        <span className={r.failed === 0 ? "text-green-800" : "text-amber-800"}>
+                          {r.title}: {reportText(r)}
+                        </span>
+                        <span className="block text-xs text-slate-500">
+                          {r.ranAt ? <>ran <Time iso={r.ranAt} date />, </> : null}uploaded <Time iso={r.uploadedAt} date /> by {r.uploadedBy}
+                        </span>
+                        {r.failures.length > 0 && (
+                          <details className="text-xs">
+                            <summary className="cursor-pointer">{r.failed === r.failures.length ? `What failed (${r.failed})` : `The first ${r.failures.length} of ${r.failed} that failed`}</summary>
+                            <ul className="ml-4 list-disc">
+                              {r.failures.map((f, i) => (
+                                <li key={i}>
+                                  <span className="font-mono">{f.id}</span>
+                                  {f.message && <span className="text-slate-600">: {f.message}</span>}
+                                </li>
+                              ))}
+                            </ul>
+                          </details>
+                        )}
+                      </>
+                    ) : (
+                      <span className="text-slate-500">none recorded: run {what} and upload its report</span>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </div>
   );
 }

@@ -24,6 +24,7 @@ const messages: Record<Permission, string> = {
   "metrics:read": "Your role may not read metrics",
   "access:manage": "Your role may not change sign-in settings",
   "kubeconfig:issue": "Your role may not download personal kubeconfigs",
+  "report:upload": "Your role may not record conformance and benchmark reports",
 };
 
 test.each(Object.entries(messages))("refused %s: %s", (permission, message) => {

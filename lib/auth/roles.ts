@@ -31,6 +31,8 @@ const grants = {
   "metrics:read": ["admin", "lead", "support"],
   /** A personal kubeconfig for a cluster, for the user's role on it (the API server's RBAC decides what it may do). */
   "kubeconfig:issue": ["admin", "lead", "support"],
+  /** Record a conformance or CIS benchmark report run against a cluster (its summary shows on the cluster page). */
+  "report:upload": ["admin", "lead"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof grants;
@@ -60,6 +62,7 @@ export const permissionText: Record<Permission, string> = {
   "webhook:manage": "manage webhooks",
   "metrics:read": "read metrics",
   "kubeconfig:issue": "download personal kubeconfigs",
+  "report:upload": "record conformance and benchmark reports",
 };
 
 /** The roles that have `permission`, for telling a user who can do what they may not. */

@@ -13,3 +13,29 @@ export type Hardening = {
 };
 
 export const hardeningQueryKey = (clusterId: string) => ["clusters", clusterId, "hardening"] as const;
+
+/**
+ * The summary of a conformance or CIS benchmark report someone ran against the cluster and uploaded.
+ * Counts as the tool gives them: `warned` is kube-bench's WARN or Trivy's manual controls, `skipped`
+ * the specs a conformance run left out or kube-bench's INFO.
+ */
+export type ReportSummary = {
+  id: string;
+  kind: "conformance" | "cis";
+  tool: "junit" | "kube-bench" | "trivy";
+  title: string;
+  passed: number;
+  failed: number;
+  warned: number;
+  skipped: number;
+  failures: { id: string; message: string }[];
+  /** When it ran, if the report says with its time zone (ISO); otherwise only the upload's time is known. */
+  ranAt: string | null;
+  uploadedBy: string;
+  uploadedAt: string;
+};
+
+/** The newest report of each kind. */
+export type ClusterReports = { conformance: ReportSummary | null; cis: ReportSummary | null };
+
+export const reportsQueryKey = (clusterId: string) => ["clusters", clusterId, "reports"] as const;
