@@ -7,8 +7,9 @@
 //   3. every API server serves the new certificate (it reloads its serving pair from disk);
 //   4. one master at a time, a temporary API server beside the real one while the real one (and a static
 //      controller-manager and scheduler) restart onto their new client certificates;
-//   5. the kubelets, one at a time: the masters' kubeconfig, a new serving pair, and on workers a new
-//      client certificate through a CSR (the bootstrap token it is asked with made valid first);
+//   5. the kubelets: masters one at a time, then one worker, then the other workers a quarter at a time;
+//      the masters' kubeconfig, a new serving pair, and on workers a new client certificate through a
+//      CSR (the bootstrap token it is asked with made valid first);
 //   6. everything read again from the hosts and compared with the renewed set.
 import { checkpointSecretFiles } from "../assets/checkpoint";
 import { BOOTSTRAP_SECRETS_HOST_DIR } from "../assets/context";
@@ -24,8 +25,11 @@ import { masterKubeconfigFiles, staticControlPlaneFiles, type HostFile } from ".
 import type { PlannedPhase, PlannedStep, RunPlan } from "./plan";
 import { exec, filesOf, hostLock, locked, MIN, PlanError, step, tokenPhase, type AssetIndex } from "./plans";
 import { addressMoves } from "./plans-endpoint";
+import { intoBatches } from "./day2/batches";
 import { assetCall, redacted } from "./plan-objects";
 const SECRET = 0o600;
+/** Workers whose kubelets renew their certificates at once, after the first worker did. */
+export const KUBELET_WORKER_BATCH = "25%";
 const KUBELET_CLIENT_CERT = "/var/lib/kubelet/pki/kubelet-client-current.pem";
 const SECRET_MANIFESTS = ["manifests/kube-apiserver-secret.yaml", "manifests/kube-controller-manager-secret.yaml"];
 
@@ -152,12 +156,18 @@ export function buildRotationPlan(def: ClusterDefinition, runId: string, input: 
     ),
   };
 
+  // A kubelet's restart leaves its pods running, so workers need not go one by one: once the first
+  // worker came back with its new certificates, the rest go a quarter at a time (at 200 workers, 5
+  // batches instead of 200 steps). Each batch waits for the whole batch before it.
+  const [firstWorker, ...otherWorkers] = derived.workers;
+  const kubeletBatches = [...intoBatches(masters, "1"), ...(firstWorker ? [[firstWorker]] : []), ...intoBatches(otherWorkers, KUBELET_WORKER_BATCH)];
   const kubelets: PlannedPhase = {
     id: "kubelets",
-    title: "The kubelets, one at a time: masters' node kubeconfigs, new serving certificates, new client certificates (workers' through CSRs)",
-    steps: chain(
-      hosts.map((h) => ({ key: `kubelets/${h.name}`, h })),
-      ({ key, h }, after) =>
+    title: `The kubelets: masters one at a time, then one worker, then the other workers ${KUBELET_WORKER_BATCH} at a time; masters' node kubeconfigs, new serving certificates, new client certificates (workers' through CSRs)`,
+    steps: kubeletBatches.flatMap((batch, i) =>
+      batch.map((h) => ({ key: `kubelets/${h.name}`, h, after: i > 0 ? kubeletBatches[i - 1]!.map((p) => `kubelets/${p.name}`) : [] })),
+    ).map(
+      ({ key, h, after }) =>
         step({
           key,
           phase: "kubelets",

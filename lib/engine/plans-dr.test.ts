@@ -154,7 +154,7 @@ describe("certificate rotation plan", async () => {
   const index = assetIndexFrom(assets);
   const plan = buildRotationPlan(def(), "run_CCCCCCCCCCCCCCCC", { assets: index, serials: { apiserver: "AB12", etcd: { "master-1": "E1", "master-2": "E2", "master-3": "E3" } } });
 
-  it("rolls out in an order that keeps the API: etcd one member at a time, Secrets, serving, restarts one master at a time, kubelets one at a time, verify", () => {
+  it("rolls out in an order that keeps the API: etcd one member at a time, Secrets, serving, restarts one master at a time, kubelets one at a time (two workers), verify", () => {
     expect(plan.phases.map((p) => `${p.id}: ${p.steps.map((s) => s.key).join(" ")}`)).toEqual([
       "etcd: etcd/master-1 etcd/master-2 etcd/master-3",
       "secrets: secrets/cluster secrets/master-1 secrets/master-2 secrets/master-3",
@@ -184,5 +184,20 @@ describe("certificate rotation plan", async () => {
     // The verification reads each host's certificates with the command its plan shows; every changed host is locked and released.
     expect(plan.phases.at(-1)!.steps[0]!.exec!.map((e) => `${e.id} ${e.host}`)).toEqual(["master-1", "master-2", "master-3", "worker-1", "worker-2"].map((h) => `certs ${h}`));
     expect(plan.lock?.hosts).toEqual(["master-1", "master-2", "master-3", "worker-1", "worker-2"]);
+  });
+
+  it("renews the kubelets of many workers in batches: masters one at a time, one worker, then a quarter of the rest at a time, each batch after the whole one before", async () => {
+    const big = def(3 + 13);
+    const bigPlan = buildRotationPlan(big, "run_CCCCCCCCCCCCCCCC", { assets: assetIndexFrom(await renderAssets(exampleDefinition({ name: "dr", hosts: 16 }))), serials: { apiserver: "AB12", etcd: { "master-1": "E1", "master-2": "E2", "master-3": "E3" } } });
+    const steps = bigPlan.phases.find((p) => p.id === "kubelets")!.steps;
+    const after = (host: string) => steps.find((s) => s.key === `kubelets/${host}`)!.dependsOn;
+    expect(after("master-1")).toEqual([]);
+    expect(after("master-3")).toEqual(["kubelets/master-2"]);
+    expect(after("worker-1")).toEqual(["kubelets/master-3"]);
+    // 12 more workers, 25% of them (3) at a time.
+    for (const w of ["worker-2", "worker-3", "worker-4"]) expect(after(w)).toEqual(["kubelets/worker-1"]);
+    for (const w of ["worker-5", "worker-6", "worker-7"]) expect(after(w)).toEqual(["kubelets/worker-2", "kubelets/worker-3", "kubelets/worker-4"]);
+    expect(after("worker-13")).toEqual(["kubelets/worker-8", "kubelets/worker-9", "kubelets/worker-10"]);
+    expect(steps).toHaveLength(16);
   });
 });
