@@ -128,12 +128,20 @@ describe("restore, recover and the static bootstrap", async () => {
     expect(() => buildRecoverPlan(selfHosted, "run_RRRRRRRRRRRRRRRR", { assets: partial })).toThrow(/lacks bootstrap-manifests\/bootstrap-apiserver.yaml/);
   });
 
-  it("static bootstrap: the same flow, the pivot puts the control plane on every master before the temporary one goes", () => {
+  it("static bootstrap: no temporary control plane; the static pods on the first master at once, then on every master; no pivot", () => {
     const plan = buildBootstrapPlan(staticDef.definition, "run_SSSSSSSSSSSSSSSS", staticAssets);
-    expect(plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "packages", "binaries", "runtime", "kubelet", "control-plane", "self-hosted", "pivot", "join", "verify"]);
-    const pivot = plan.phases.find((p) => p.id === "pivot")!;
-    expect(pivot.steps.map((s) => `${s.key} ${s.action}`)).toEqual(["pivot/master-1 static-control-plane", "pivot/master-2 static-control-plane", "pivot/master-3 static-control-plane", "pivot/cluster pivot"]);
-    expect(pivot.steps.at(-1)!.dependsOn).toEqual(["pivot/master-1", "pivot/master-2", "pivot/master-3"]);
+    expect(plan.phases.map((p) => p.id)).toEqual(["facts", "preflight", "packages", "binaries", "runtime", "kubelet", "control-plane", "self-hosted", "static", "join", "verify"]);
+    const first = plan.phases.find((p) => p.id === "control-plane")!.steps;
+    expect(first.map((s) => `${s.key} ${s.action}`)).toEqual(["control-plane/master-1 control-plane"]);
+    const firstFiles = first[0]!.files.map((f) => f.path);
+    expect(firstFiles).toContain("/etc/kubernetes/manifests/kube-apiserver.yaml");
+    expect(firstFiles.filter((f) => f.includes("bootstrap"))).toEqual([]);
+    expect(first[0]!.files.find((f) => f.path.endsWith("/kube-apiserver.yaml"))?.sha256).toBe(staticAssets.get("static-manifests/kube-apiserver.yaml")?.sha256);
+    const pivot = plan.phases.find((p) => p.id === "static")!;
+    expect(pivot.steps.map((s) => `${s.key} ${s.action}`)).toEqual(["static/master-1 static-control-plane", "static/master-2 static-control-plane", "static/master-3 static-control-plane"]);
+    // The first master's files are the same as in its control-plane step: found unchanged, then waited on.
+    expect(pivot.steps[0]!.files).toEqual(first[0]!.files);
+    expect(plan.phases.flatMap((p) => p.steps).filter((s) => s.action === "pivot")).toEqual([]);
     const files = pivot.steps[1]!.files.map((f) => f.path);
     expect(files).toContain("/etc/kubernetes/manifests/kube-apiserver.yaml");
     expect(files).toContain("/etc/kubernetes/control-plane-secrets/ca.key");

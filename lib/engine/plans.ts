@@ -191,6 +191,11 @@ export function checkAssets(def: ClusterDefinition, assets: AssetIndex, hosts: E
 
 /** The temporary control plane's static pods on the first master, then the wait for its API (a bootstrap, a recovery). */
 export function temporaryControlPlanePhase(first: string, assets: AssetIndex, title: string, stepTitle: string): PlannedPhase {
+  return firstControlPlanePhase(first, filesOf(controlPlaneFiles([...assets.keys()]), assets), title, stepTitle);
+}
+
+/** Phase 6: a control plane's static pods on the first master (the temporary one, or a static control plane's own), then the wait for its API. */
+function firstControlPlanePhase(first: string, files: PlannedStep["files"], title: string, stepTitle: string): PlannedPhase {
   return {
     id: "control-plane",
     title,
@@ -201,7 +206,7 @@ export function temporaryControlPlanePhase(first: string, assets: AssetIndex, ti
         action: "control-plane",
         title: stepTitle,
         host: first,
-        files: filesOf(controlPlaneFiles([...assets.keys()]), assets),
+        files,
         exec: [journal()],
         checks: ["GET /healthz and GET /api/v1/namespaces/kube-system through the SSH tunnel until both answer 200 (deadline 5 min)"],
         timeoutMs: 7 * MIN,
@@ -211,10 +216,11 @@ export function temporaryControlPlanePhase(first: string, assets: AssetIndex, ti
 }
 
 /**
- * The whole bootstrap, phases 1–10. A static control plane (controlPlane: static) follows the same flow,
- * but its pivot installs the control plane as static pods on every master (the Typhoon and Talos model)
- * instead of handing over to workloads, and no master gets a checkpoint: after any reboot each master's
- * kubelet starts its control plane from its own files.
+ * The whole bootstrap, phases 1–10. A static control plane (controlPlane: static) needs no temporary
+ * one: its own static pods start on the first master at once (as kubeadm's init does), the cluster's
+ * objects are created through them, the other masters get the same static pods (the Typhoon and Talos
+ * model), and no master gets a checkpoint: after any reboot each master's kubelet starts its control
+ * plane from its own files. There is no pivot.
  */
 export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets: AssetIndex): RunPlan {
   const hosts = def.spec.hosts.map((h) => effectiveHost(def, h));
@@ -235,7 +241,9 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
     phases: [
       ...hostPhases(def),
       ...installPhases(def, runId, hosts, assets),
-      temporaryControlPlanePhase(first.name, assets, "Temporary control plane on the first master; wait for the API", `Bootstrap control plane on ${first.name}`),
+      staticCp
+        ? firstControlPlanePhase(first.name, filesOf(staticControlPlaneFiles([...assets.keys()]), assets), "The control plane as static pods on the first master; wait for the API", `Static control plane on ${first.name}`)
+        : temporaryControlPlanePhase(first.name, assets, "Temporary control plane on the first master; wait for the API", `Bootstrap control plane on ${first.name}`),
       {
         id: "self-hosted",
         title: staticCp ? "Create the cluster's objects (Namespaces, CRDs until served, then the rest)" : "Create the self-hosted objects (Namespaces, CRDs until served, then the rest)",
@@ -253,7 +261,7 @@ export function buildBootstrapPlan(def: ClusterDefinition, runId: string, assets
         ],
       },
       staticCp
-        ? staticPivotPhase(runId, masters, assets, leftovers)
+        ? staticMastersPhase(masters, assets)
         : selfHostedPivotPhase(runId, caps, first.name, assets, leftovers, "Pivot: self-hosted control plane Ready, remove the bootstrap one, check the takeover"),
       {
         id: "join",
@@ -306,28 +314,26 @@ function checkStaticAssets(assets: AssetIndex): void {
     throw new PlanError(`the latest asset set lacks ${missing.slice(0, 5).join(", ") || "the static control plane (static-manifests/)"}: it was rendered for another control-plane mode; render the assets again`);
 }
 
-/** A static control plane's pivot: its static pods and secrets on every master, Running and Ready, then the temporary one removed. */
-function staticPivotPhase(runId: string, masters: EffectiveHost[], assets: AssetIndex, leftovers: string[]): PlannedPhase {
-  const first = masters[0]!;
-  const staticKey = (m: EffectiveHost) => `pivot/${m.name}`;
+/**
+ * A static control plane on every master, Running and Ready (its mirror pods, through the API): the
+ * first master's files are there already (the step finds them unchanged and waits), the others' arrive.
+ */
+function staticMastersPhase(masters: EffectiveHost[], assets: AssetIndex): PlannedPhase {
   return {
-    id: "pivot",
-    title: "Pivot: the control plane as static pods on every master, Ready; remove the temporary one",
-    steps: [
-      ...masters.map((m) =>
-        step({
-          key: staticKey(m),
-          phase: "pivot",
-          action: "static-control-plane",
-          title: `Static control plane on ${m.name}`,
-          host: m.name,
-          files: filesOf(staticControlPlaneFiles([...assets.keys()]), assets),
-          checks: [`until kube-apiserver, kube-controller-manager and kube-scheduler of ${m.name} are Running and Ready (deadline 8 min)`],
-          timeoutMs: 10 * MIN,
-        }),
-      ),
-      pivotStep(runId, first.name, leftovers, { title: "Remove the temporary control plane", dependsOn: masters.map(staticKey) }),
-    ],
+    id: "static",
+    title: "The control plane as static pods on every master, Running and Ready",
+    steps: masters.map((m) =>
+      step({
+        key: `static/${m.name}`,
+        phase: "static",
+        action: "static-control-plane",
+        title: `Static control plane on ${m.name}`,
+        host: m.name,
+        files: filesOf(staticControlPlaneFiles([...assets.keys()]), assets),
+        checks: [`until kube-apiserver, kube-controller-manager and kube-scheduler of ${m.name} are Running and Ready (deadline 8 min)`],
+        timeoutMs: 10 * MIN,
+      }),
+    ),
   };
 }
 
