@@ -361,11 +361,11 @@ export function selfHostedPivotPhase(runId: string, caps: ReturnType<typeof capa
 export const pivotMarker = (runId: string) => `bootdeck-pivot-${createHash("sha256").update(runId).digest("hex").slice(0, 16)}`;
 
 /**
- * The pivot's step (a self-hosted or a static control plane): whether the bootstrap control plane is
+ * The pivot's step (to a self-hosted control plane): whether the bootstrap control plane is
  * still on the first master, a marker written through it, its removal, then until the API answers
  * without it and with the marker, which is removed.
  */
-function pivotStep(runId: string, first: string, leftovers: string[], opts: { title: string; dependsOn?: string[]; more?: PlannedExec[]; files?: PlannedStep["files"]; checks?: string[] }): PlannedStep {
+function pivotStep(runId: string, first: string, leftovers: string[], opts: { title: string; more?: PlannedExec[]; files?: PlannedStep["files"]; checks?: string[] }): PlannedStep {
   const marker = { apiVersion: "v1", kind: "ConfigMap", name: pivotMarker(runId), namespace: "kube-system" };
   return step({
     key: "pivot/cluster",
@@ -373,7 +373,7 @@ function pivotStep(runId: string, first: string, leftovers: string[], opts: { ti
     action: "pivot",
     title: opts.title,
     host: null,
-    dependsOn: opts.dependsOn ?? [],
+    dependsOn: [],
     exec: [exec("present", shellScript(PRESENT_SCRIPT, leftovers, "bootdeck-present"), { host: first }), exec("remove", locked(runId, REMOVE_SCRIPT, leftovers), { host: first }), ...(opts.more ?? [])],
     files: opts.files ?? [],
     api: [
