@@ -130,17 +130,15 @@ describe("buildGrid", () => {
     expect(cell.finishedAt).toBeNull();
   });
 
-  test("500 hosts × 10 phases build in well under a frame budget's worth of work", () => {
+  // How fast it builds is bench:run-grid's to measure (a timed test fails on a busy machine).
+  test("500 hosts × 10 phases: a row per host, the failed one first, a cell per phase", () => {
     const many = Array.from({ length: 500 }, (_, i) => ({ name: `node-${i}`, role: i < 3 ? "master" : "worker", address: `10.1.${Math.floor(i / 250)}.${i % 250}` }));
     const tenPhases = Array.from({ length: 10 }, (_, i) => ({ id: `p${i}`, title: `Phase ${i}`, steps: [] }));
     const steps = many.flatMap((h, i) => tenPhases.map((p) => step(p.id, h.name, i === 499 && p.id === "p3" ? "failed" : "done")));
-    const started = performance.now();
     const grid = buildGrid({ plan: { runType: "bootstrap", phases: tenPhases }, steps, hosts: many });
-    const ms = performance.now() - started;
     expect(grid.rows).toHaveLength(500);
     expect(grid.rows[0]!.id).toBe("node-499");
     expect(grid.rows[0]!.cells).toHaveLength(10);
-    expect(ms).toBeLessThan(200);
   });
 });
 
