@@ -2,7 +2,7 @@
 // read secrets from a host directory the engine fills (see bootstrapSecretFiles) and are removed,
 // with that directory, once the self-hosted control plane runs.
 import { BOOTSTRAP_SECRETS_HOST_DIR, SECRETS_DIR, type ManifestFile, type RenderContext } from "./context";
-import { APISERVER_HOST_PATHS, apiserverCommand, HOST_CA_BUNDLE, apiserverProbes, componentProbe, CONTROLLER_MANAGER_PORT, controllerManagerCommand, podIpEnv, SCHEDULER_PORT, schedulerCommand } from "./manifests/flags";
+import { APISERVER_HOST_PATHS, apiserverCommand, HOST_CA_BUNDLE, apiserverProbes, componentProbe, memberProbes, CONTROLLER_MANAGER_PORT, controllerManagerCommand, podIpEnv, SCHEDULER_PORT, schedulerCommand } from "./manifests/flags";
 import type { K8sObject } from "./yaml-out";
 
 /** Where the masters' kubelet client certificates are rendered: `tls/kubelet/<master>.crt` and `.key`. */
@@ -86,14 +86,9 @@ export const ETCD_HOST_DIR = "/etc/kubernetes/etcd";
 /** etcd's plain-HTTP metrics and health listener, on loopback only (kubeadm's layout). */
 export const ETCD_METRICS_PORT = 2381;
 
-/** etcd 3.6's /livez and /readyz on the metrics listener, as kubeadm probes them. */
+/** etcd 3.6's /livez and /readyz on the metrics listener, as kubeadm probes them (startup on /readyz). */
 function etcdProbes(): Record<string, unknown> {
-  const get = (path: string) => ({ httpGet: { host: "127.0.0.1", path, port: ETCD_METRICS_PORT, scheme: "HTTP" } });
-  return {
-    livenessProbe: { ...get("/livez"), initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 8 },
-    readinessProbe: { ...get("/readyz"), periodSeconds: 1, timeoutSeconds: 15, failureThreshold: 3 },
-    startupProbe: { ...get("/readyz"), initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 24 },
-  };
+  return memberProbes((path) => ({ httpGet: { host: "127.0.0.1", path, port: ETCD_METRICS_PORT, scheme: "HTTP" } }), "/readyz");
 }
 
 /** Asset path → host path of the files an etcd member's static pod reads. */

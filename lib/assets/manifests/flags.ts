@@ -56,14 +56,24 @@ export const HEALTH_PATHS = ["/livez", "/readyz", "/healthz"] as const;
  */
 export const SHUTDOWN_DELAY_S = 10;
 
-/** kubeadm's probes for the API server, against its own port. */
-export function apiserverProbes(ctx: RenderContext): Record<string, unknown> {
-  const get = (path: string) => ({ httpGet: { path, port: securePort(ctx), scheme: "HTTPS" } });
+/**
+ * A control-plane member's liveness, readiness and startup probes (the API server's and etcd's): kubeadm's,
+ * except that the startup probe asks every 2 s instead of every 10 s, for the same 4 minutes. Readiness
+ * waits for it, and every roll of these members — an upgrade, a certificate rotation, a reboot — waits
+ * for each master's to be Ready before the next: with kubeadm's period a member that answers after 11 s
+ * counts as started only at 20 s.
+ */
+export function memberProbes(get: (path: string) => Record<string, unknown>, startupPath: string): Record<string, unknown> {
   return {
     livenessProbe: { ...get("/livez"), initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 8 },
     readinessProbe: { ...get("/readyz"), periodSeconds: 1, timeoutSeconds: 15, failureThreshold: 3 },
-    startupProbe: { ...get("/livez"), initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold: 24 },
+    startupProbe: { ...get(startupPath), initialDelaySeconds: 2, periodSeconds: 2, timeoutSeconds: 15, failureThreshold: 120 },
   };
+}
+
+/** The API server's probes, against its own port. */
+export function apiserverProbes(ctx: RenderContext): Record<string, unknown> {
+  return memberProbes((path) => ({ httpGet: { path, port: securePort(ctx), scheme: "HTTPS" } }), "/livez");
 }
 
 /**
