@@ -14,6 +14,7 @@ import { getEnv } from "../env";
 import { AppError, notFound } from "../http/errors";
 import { scheduleHealth, defaultBackupPolicy, type BackupPolicyBody, type BackupPolicyView, type BackupView } from "./schemas";
 import { openSealedReader, verifySealedFile, type SealedFile, type SealedRef } from "./sealed-file";
+import { clusterMustExist } from "../clusters/exists";
 
 export const BACKUPS_DIR = "backups";
 
@@ -140,7 +141,7 @@ export async function listScheduleHealth(): Promise<Map<string, BackupPolicyView
 /** Sets the schedule and retention; the next scheduled snapshot is due one interval from now (or now, when none succeeded yet). */
 export async function setBackupPolicy({ clusterId, body, by }: { clusterId: string; body: BackupPolicyBody; by: string }): Promise<BackupPolicyView> {
   const db = getDb();
-  if (!(await db.cluster.findUnique({ where: { id: clusterId }, select: { id: true } }))) throw notFound("Cluster");
+  await clusterMustExist(clusterId);
   const old = await db.backupPolicy.findUnique({ where: { clusterId } });
   const anchor = old?.lastSuccessAt ?? null;
   const nextDueAt = body.enabled ? new Date(Math.max(Date.now(), (anchor?.getTime() ?? 0) + body.intervalMinutes * 60_000)) : null;

@@ -7,6 +7,7 @@ import { notFound, unprocessable } from "../http/errors";
 import { decryptSecret, encryptSecret, secretContexts } from "../secrets/cipher";
 import type { BackupTargetBody, BackupTargetView, TargetTestView } from "./schemas";
 import { testTarget, type S3Target } from "./s3";
+import { clusterMustExist } from "../clusters/exists";
 
 type TargetRow = NonNullable<Awaited<ReturnType<ReturnType<typeof getDb>["backupTarget"]["findUnique"]>>>;
 
@@ -39,7 +40,7 @@ export async function loadTarget(clusterId: string): Promise<S3Target | undefine
 /** Sets the target; a missing secret key keeps the stored one (there must be one). */
 export async function setTarget({ clusterId, body, by }: { clusterId: string; body: BackupTargetBody; by: string }): Promise<BackupTargetView> {
   const db = getDb();
-  if (!(await db.cluster.findUnique({ where: { id: clusterId }, select: { id: true } }))) throw notFound("Cluster");
+  await clusterMustExist(clusterId);
   const old = await db.backupTarget.findUnique({ where: { clusterId }, select: { secretKeyCipher: true } });
   if (!body.secretAccessKey && !old) throw unprocessable("the secret key is required the first time a target is set");
   const { secretAccessKey, endpoint, region, bucket, prefix, forcePathStyle, accessKeyId } = body;

@@ -6,10 +6,10 @@ import { X509Certificate } from "node:crypto";
 import tls from "node:tls";
 import { getDb } from "../db/client";
 import { deployedClusterIds } from "../clusters/deployed";
-import { notFound } from "../http/errors";
 import type { Executor, HostTarget } from "../ssh";
 import { listScheduleHealth } from "../backups/store";
 import { EXPIRY_WARNING_DAYS, expiryText, type AssetCertificates, type CertificateRow, type ClusterAlerts } from "./schemas";
+import { clusterMustExist } from "../clusters/exists";
 
 export function certificateRow(pem: string | Buffer, at: { source: string; host: string | null; what: string }, now = new Date()): CertificateRow {
   const c = new X509Certificate(pem);
@@ -32,7 +32,7 @@ async function latestCertificateAssets(clusterIds: string[]): Promise<Map<string
 
 /** Every certificate of the newest asset set, soonest expiry first. */
 export async function assetCertificates({ clusterId }: { clusterId: string }): Promise<AssetCertificates> {
-  if (!(await getDb().cluster.findUnique({ where: { id: clusterId }, select: { id: true } }))) throw notFound("Cluster");
+  await clusterMustExist(clusterId);
   const set = (await latestCertificateAssets([clusterId])).get(clusterId);
   const rows = (set?.certs ?? []).map((c) => certificateRow(c.content, { source: c.path, host: null, what: c.purpose }));
   return { assetSetVersion: set?.version ?? null, rows: rows.sort((a, b) => a.daysLeft - b.daysLeft) };

@@ -14,6 +14,7 @@ import { loadRunResources, type RunResources } from "./run-resources";
 import { loadEngineHosts } from "./targets";
 import { recordNodesSeen } from "../clusters/fleet";
 import { nodeRow, podRow, type ApiState, type LiveMessage, type NodeRow, type PodRow } from "../clusters/live-rows";
+import { clusterMustExist } from "../clusters/exists";
 
 const IDLE_CLOSE_MS = 60_000;
 const RESTART_MS = 3_000;
@@ -239,7 +240,7 @@ const KEEPALIVE_MS = 15_000;
  * wait for the answer) and every few seconds while idle; the stream ends once it no longer allows reading.
  */
 export async function clusterLiveStream({ clusterId, signal, session }: { clusterId: string; signal: AbortSignal; session: SessionRecheck }): Promise<ReadableStream<Uint8Array>> {
-  if (!(await getDb().cluster.findUnique({ where: { id: clusterId }, select: { id: true } }))) throw notFound("Cluster");
+  await clusterMustExist(clusterId);
   const encoder = new TextEncoder();
   let unsubscribe: (() => void) | undefined;
   let keepalive: NodeJS.Timeout | undefined;

@@ -29,7 +29,7 @@ import { intoBatches } from "./day2/batches";
 import { assetCall, redacted } from "./plan-objects";
 const SECRET = 0o600;
 /** Workers whose kubelets renew their certificates at once, after the first worker did. */
-export const KUBELET_WORKER_BATCH = "25%";
+const KUBELET_WORKER_BATCH = "25%";
 const KUBELET_CLIENT_CERT = "/var/lib/kubelet/pki/kubelet-client-current.pem";
 const SECRET_MANIFESTS = ["manifests/kube-apiserver-secret.yaml", "manifests/kube-controller-manager-secret.yaml"];
 

@@ -9,6 +9,7 @@ import { runPlan, type RunPlan } from "./plan";
 import { rolesWith } from "../auth/roles";
 import { WARNINGS_NEED_DECISION } from "../clusters/host-state";
 import type { StepOutputLine, StepWaitingEvent } from "./schemas";
+import { clusterMustExist } from "../clusters/exists";
 
 /** What a waiting step waits for (from its latest `step.waiting` event), e.g. kube-apiserver on master-1. */
 export type StepWaiting = Omit<StepWaitingEvent, "key">;
@@ -141,7 +142,7 @@ async function listOpenWaits({ runId, steps }: { runId: string; steps: { id: str
 }
 
 export async function listClusterRuns({ clusterId }: { clusterId: string }) {
-  if (!(await getDb().cluster.findUnique({ where: { id: clusterId }, select: { id: true } }))) throw notFound("Cluster");
+  await clusterMustExist(clusterId);
   const runs = await getDb().run.findMany({ where: { clusterId }, orderBy: { createdAt: "desc" }, take: 50, include: { createdBy: { select: { username: true } } } });
   return runs.map((r) => {
     const summary = r.summary ? (JSON.parse(r.summary) as { message?: string }) : null;

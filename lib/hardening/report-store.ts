@@ -4,10 +4,10 @@ import "server-only";
 import { z } from "zod";
 import { recordAudit } from "../audit/record";
 import { getDb } from "../db/client";
-import { notFound } from "../http/errors";
 import { newId } from "../ids";
 import { parseReport } from "./reports";
-import type { ClusterReports, ReportSummary } from "./schemas";
+import { reportKind, reportTool, type ClusterReports, type ReportSummary } from "./schemas";
+import { clusterMustExist } from "../clusters/exists";
 
 /** The largest report read: a whole conformance run's JUnit (every spec, skipped ones included) is 1–2 MB. */
 export const REPORT_LIMIT = 16 * 1024 * 1024;
@@ -19,8 +19,8 @@ function summaryOf(r: Row): ReportSummary {
   const failures = failuresJson.safeParse(JSON.parse(r.failures));
   return {
     id: r.id,
-    kind: r.kind === "cis" ? "cis" : "conformance",
-    tool: r.tool === "kube-bench" || r.tool === "trivy" ? r.tool : "junit",
+    kind: reportKind.parse(r.kind),
+    tool: reportTool.parse(r.tool),
     title: r.title,
     passed: r.passed,
     failed: r.failed,
@@ -36,7 +36,7 @@ function summaryOf(r: Row): ReportSummary {
 /** Reads the report, keeps its summary with the cluster and audits it; what was kept. */
 export async function recordReport(input: { clusterId: string; text: string; user: { id?: string; username: string }; ip?: string; via?: "cli" }): Promise<ReportSummary> {
   const db = getDb();
-  if (!(await db.cluster.findUnique({ where: { id: input.clusterId }, select: { id: true } }))) throw notFound("Cluster");
+  await clusterMustExist(input.clusterId);
   const r = parseReport(input.text);
   const row = await db.clusterReport.create({
     data: {
@@ -68,7 +68,7 @@ export async function recordReport(input: { clusterId: string; text: string; use
 /** GET /api/clusters/:id/reports: the newest report of each kind. */
 export async function clusterReports({ clusterId }: { clusterId: string }): Promise<ClusterReports> {
   const db = getDb();
-  if (!(await db.cluster.findUnique({ where: { id: clusterId }, select: { id: true } }))) throw notFound("Cluster");
+  await clusterMustExist(clusterId);
   const newest = async (kind: "conformance" | "cis") => {
     const row = await db.clusterReport.findFirst({ where: { clusterId, kind }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
     return row ? summaryOf(row) : null;

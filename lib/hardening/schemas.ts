@@ -1,5 +1,6 @@
 // A cluster's hardening at a glance, as the cluster page shows it; browser-safe. Derived from the
 // newest asset set (what was rendered and pushed), never with a key or any other secret in it.
+import { z } from "zod";
 import type { PodSecurityLevel } from "../cluster/definition";
 
 export type Hardening = {
@@ -14,6 +15,9 @@ export type Hardening = {
 
 export const hardeningQueryKey = (clusterId: string) => ["clusters", clusterId, "hardening"] as const;
 
+export const reportKind = z.enum(["conformance", "cis"]);
+export const reportTool = z.enum(["junit", "kube-bench", "trivy"]);
+
 /**
  * The summary of a conformance or CIS benchmark report someone ran against the cluster and uploaded.
  * Counts as the tool gives them: `warned` is kube-bench's WARN or Trivy's manual controls, `skipped`
@@ -21,8 +25,8 @@ export const hardeningQueryKey = (clusterId: string) => ["clusters", clusterId, 
  */
 export type ReportSummary = {
   id: string;
-  kind: "conformance" | "cis";
-  tool: "junit" | "kube-bench" | "trivy";
+  kind: z.infer<typeof reportKind>;
+  tool: z.infer<typeof reportTool>;
   title: string;
   passed: number;
   failed: number;

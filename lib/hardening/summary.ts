@@ -9,8 +9,8 @@ import { assetContent } from "../assets/store";
 import { podSecurityLevels } from "../cluster/definition";
 import { getDb } from "../db/client";
 import { runningAssetSet } from "../db/running-asset-set";
-import { notFound } from "../http/errors";
 import type { Hardening } from "./schemas";
+import { clusterMustExist } from "../clusters/exists";
 
 /** The control-plane manifests whose command lines are read, in either mode. */
 const CONTROL_PLANE_MANIFEST = /^(manifests|static-manifests)\/kube-(apiserver|controller-manager|scheduler)\.yaml$/;
@@ -67,7 +67,7 @@ function podSecurityOfConfig(text: string | undefined): Hardening["podSecurity"]
  */
 export async function clusterHardening({ clusterId }: { clusterId: string }, now = new Date()): Promise<Hardening> {
   const db = getDb();
-  if (!(await db.cluster.findUnique({ where: { id: clusterId }, select: { id: true } }))) throw notFound("Cluster");
+  await clusterMustExist(clusterId);
   const setId = await runningAssetSet(clusterId);
   const set = setId ? await db.assetSet.findUnique({ where: { id: setId }, select: { id: true, version: true } }) : null;
   if (!set) return hardeningOf(new Map(), null, now);
