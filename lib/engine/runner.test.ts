@@ -2,7 +2,7 @@
 // more; a run that cannot even start fails with the reason and frees the cluster; a planned run that is
 // cancelled ends; an admin can release a stuck run; a step's row and its event commit together; a
 // resumed bootstrap creates nothing twice and says when it cannot know the pivot's API gap; a join
-// proves the node alive. Hosts and the cluster's API are test doubles (test/fake-cluster.ts).
+// proves the node alive; a step past its time limit fails saying so. Hosts and the cluster's API are test doubles (test/fake-cluster.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeClusterApi, RecordingExecutor, type RecordedRun, type Reply } from "../../test/fake-cluster";
 import { createTempDb, onPostgres, type TempDb } from "../../test/temp-db";
@@ -235,5 +235,22 @@ describe("planning a bootstrap again", () => {
     expect(ended.status).toBe("cancelled");
     expect(ended.summary).toContain(`cancelled before it started by the newer plan ${second}`);
     await requestCancel({ runId: second, by: "test" });
+  });
+});
+
+describe("time limits", () => {
+  it("a step past its time limit fails naming the limit, while the other hosts' steps finish", async () => {
+    // worker-1's facts never answer; its step is given 300 ms.
+    const rec = new RecordingExecutor((call: RecordedRun): Reply => (call.step === "facts/worker-1" ? { delayMs: 60_000 } : undefined));
+    const runId = await planRun({ clusterId, body: { type: "check" }, by: "test" });
+    const { plan } = await getDb().run.findUniqueOrThrow({ where: { id: runId }, select: { plan: true } });
+    const steps = (JSON.parse(plan) as { phases: { steps: { key: string; timeoutMs: number; retries?: number }[] }[] }).phases;
+    for (const s of steps.flatMap((p) => p.steps)) if (s.key === "facts/worker-1") Object.assign(s, { timeoutMs: 300, retries: 0 });
+    await getDb().run.update({ where: { id: runId }, data: { plan: JSON.stringify({ ...JSON.parse(plan), phases: steps }) } });
+    await startRun({ runId });
+    expect(await executeRun(runId, options(rec))).toBe("failed");
+    const rows = await getDb().step.findMany({ where: { runId, phase: "facts" }, select: { key: true, status: true, error: true } });
+    expect(rows.find((r) => r.key === "facts/worker-1")).toMatchObject({ status: "failed", error: expect.stringContaining("the step ran past its time limit of 0.3 s") });
+    expect(rows.filter((r) => r.key !== "facts/worker-1").every((r) => r.status === "done")).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import "server-only";
 // What runs is what was planned: the plan's steps (their commands and files), the definition and the
 // asset set the run was planned from, never the cluster's current ones. Every write goes through the
 // run's lease (lease.ts): a worker that lost it writes nothing more.
+import { setMaxListeners } from "node:events";
 import type { ClusterDefinition } from "../cluster/definition";
 import { getDb } from "../db/client";
 import { isDiskFull, noteDiskFull, noteWriteOk } from "../db/storage";
@@ -133,6 +134,9 @@ class RunExecution {
 
   constructor(private readonly run: { runId: string; lease: Lease; options: RunnerOptions; staleMs: number; plan: RunPlan; definition: ClusterDefinition; clusterId: string; runType: string; assetSetId: string | null }) {
     this.executor = run.options.executor ?? new Executor({ sink: (line) => this.collect(line) });
+    // Each step in flight listens on the run's signal, and a phase runs a step on every host at once:
+    // hundreds of listeners are how it works, not a leak.
+    setMaxListeners(0, this.controller.signal);
   }
 
   private get runId() {
@@ -427,7 +431,7 @@ class RunExecution {
     let outcome: Outcome = { ok: false, error: "not run" };
     let exitCode: number | null = null;
     for (let retry = 0; ; retry++) {
-      const signal = AbortSignal.any([this.controller.signal, AbortSignal.timeout(planned.timeoutMs)]);
+      const { signal, release } = attemptSignal(this.controller.signal, planned.timeoutMs);
       exitCode = null;
       try {
         if (!action) throw new Error(`no action "${planned.action}" in this version of Bootdeck`);
@@ -440,6 +444,8 @@ class RunExecution {
         // A host that did not answer at all (not a command that failed on it): a check tells the webhooks.
         const unreachable = isSshError(err) && (err.detail.kind === "unreachable" || err.detail.kind === "refused" || (err.detail.kind === "timeout" && err.detail.phase === "connect"));
         outcome = { ok: false, error: message, ...(unreachable ? { data: { unreachable: true } } : {}) };
+      } finally {
+        release();
       }
       if (outcome.ok || this.controller.signal.aborted || retry >= (planned.retries ?? 0)) break;
       const inMs = 2_000 * 2 ** retry;
@@ -510,6 +516,27 @@ class RunExecution {
         });
     }
   }
+}
+
+/**
+ * One attempt's signal: aborted when the run stops or the step's time is up. `release` drops its timer
+ * and its listener on the run's signal at the attempt's end (AbortSignal.any would keep one listener per
+ * attempt on the run's signal until garbage collection: a long run collected dozens).
+ */
+function attemptSignal(run: AbortSignal, timeoutMs: number): { signal: AbortSignal; release(): void } {
+  const c = new AbortController();
+  const onRun = () => c.abort(run.reason);
+  if (run.aborted) onRun();
+  else run.addEventListener("abort", onRun, { once: true });
+  const limit = timeoutMs >= 60_000 ? `${timeoutMs / 60_000} min` : `${timeoutMs / 1000} s`;
+  const timer = setTimeout(() => c.abort(new DOMException(`the step ran past its time limit of ${limit}`, "TimeoutError")), timeoutMs);
+  return {
+    signal: c.signal,
+    release: () => {
+      clearTimeout(timer);
+      run.removeEventListener("abort", onRun);
+    },
+  };
 }
 
 /** Polls `check` until it is done, the deadline passes (an error with the last reason) or the signal aborts. */
