@@ -1,3 +1,4 @@
+import "server-only";
 // The check every cluster-scoped read and write starts with, apart from the repository (which the
 // engine's modules may not import without a cycle).
 import { getDb } from "../db/client";
