@@ -100,48 +100,30 @@ side_report unit pg ui
 # Everything the labs read from the cache (components, the hosts' base image, each version's images):
 # seconds when warm; on a new machine this is the long build the warning above announced.
 step "lab cache"; bin/bootdeck lab binaries --all | tail -3
-# Integration against lab hosts (root), each suite on a lab of its own, as two streams side by side:
-# bootstraps are CPU-bound, and with three streams on two cores a bootstrap in the browser outlasted its
-# test's 10 minutes and crash-point restarts took 8 s. Two checks of the bootstrap suite are judged in
-# seconds — the API address's failover (at most 10 s) and the API's gaps while certificates rotate (at
-# most 2 s) — and lab suites beside other heavy work on the same two cores (a Go build) saw the API stall
-# past those limits: they run with the machine to themselves. The bootstrap suite runs them right after
-# its first bootstrap, once the short suites beside it are done (it waits for their file), and says
-# when they are over (its file), which starts the long ones beside it (test/timed-checks.ts).
-#   boot: the whole bootstrap with its worker processes killed, then day two and disaster recovery on
-#         that cluster, on PostgreSQL (pg-boss jobs); then the browser on lab hosts.
-#   side: SSH, power, flags and the runner's lab checks (short); then, after the timed checks, day two
-#         (members, upgrade with a killed engine, removals) and the crash-point bootstrap with the bucket
-#         restore on its cluster, on SQLite.
-sync=$(mktemp -d)
-title[boot]="integration tests on PostgreSQL (lab bootstrap, failover, DR, rotation; needs root), then the browser on lab hosts (Chromium)"
-title[side]="integration tests on SQLite (SSH, power, flags, runner; then day two; then crash points and the bucket restore; needs root)"
-boot_stream() {
+# Integration against lab hosts (root), each suite on a lab of its own. One suite checks seconds on a
+# loaded machine's API — the bootstrap suite's address failover (at most 10 s, few stalls) and its
+# certificate rotation (gaps of at most 2 s) — so it runs alone, last: lab suites beside other heavy
+# work on the same two cores (a Go build) saw the API stall past those limits. The others wait for
+# deadlines of minutes and run as two streams side by side: day two (members, upgrade, removals) in
+# one; the crash-point bootstrap and the bucket restore on its cluster, SSH, power and flags, then the
+# browser on lab hosts in the other. Two streams, not more: bootstraps are CPU-bound, and with three streams on two
+# cores a bootstrap in the browser outlasted its test's 10 minutes and crash-point restarts took 8 s.
+title[day2]="integration tests on SQLite, day two (members, upgrade with a killed engine, removals; needs root)"
+title[lab]="integration tests on SQLite (crash points, then the bucket restore on that cluster; SSH, power, flags; needs root), then the browser on lab hosts (Chromium)"
+lab_then_browser() {
   local rc=0
-  BOOTDECK_TEST_LAB=none BOOTDECK_TEST_DATABASE_URL="$pg" BOOTDECK_TEST_SIDE_DONE="$sync/side-done" BOOTDECK_TEST_TIMED_DONE="$sync/timed-done" \
-    npx vitest run --project integration lib/engine/bootstrap.integration.test.ts || rc=1
-  # Also when the suite ended before its timed checks: the other stream must not wait for them.
-  touch "$sync/timed-done"
+  npx vitest run --project integration --exclude lib/engine/bootstrap.integration.test.ts --exclude lib/engine/day2.integration.test.ts || rc=1
   # Its own server port and output folder: the other browser run's are left as they were.
   BOOTDECK_E2E_PORT=3237 npx playwright test --output test-results/e2e-lab "${lab_specs[@]}" || rc=1
   return $rc
 }
-side_stream() {
-  local rc=0
-  npx vitest run --project integration --exclude lib/engine/bootstrap.integration.test.ts --exclude lib/engine/day2.integration.test.ts --exclude lib/engine/crash-points.integration.test.ts || rc=1
-  touch "$sync/side-done"
-  local waited=$SECONDS
-  while [ ! -e "$sync/timed-done" ]; do sleep 2; done
-  echo "(waited $(( SECONDS - waited )) s for the bootstrap suite's timed checks)"
-  BOOTDECK_TEST_LAB=none npx vitest run --project integration lib/engine/day2.integration.test.ts || rc=1
-  BOOTDECK_TEST_LAB=none npx vitest run --project integration lib/engine/crash-points.integration.test.ts || rc=1
-  return $rc
-}
-step "lab suites, two streams side by side: the bootstrap suite (PostgreSQL) then the browser on lab hosts; short suites, day two and crash points (SQLite)"
-side_run boot boot_stream
-side_run side side_stream
+step "lab suites judged in minutes, two streams side by side: day two; the rest on SQLite, then the browser on lab hosts"
+side_run day2 env BOOTDECK_TEST_LAB=none npx vitest run --project integration lib/engine/day2.integration.test.ts
+side_run lab lab_then_browser
 side_wait
-side_report boot side
-rm -rf "$sync"
+side_report day2 lab
+# The whole bootstrap with its worker processes killed, then day two and disaster recovery on that
+# cluster, on PostgreSQL (runs as pg-boss jobs).
+step "integration tests on PostgreSQL, alone (lab bootstrap, failover, DR, rotation; needs root)"; BOOTDECK_TEST_LAB=none BOOTDECK_TEST_DATABASE_URL="$pg" npx vitest run --project integration lib/engine/bootstrap.integration.test.ts
 rm -rf "$side"
 finish_step

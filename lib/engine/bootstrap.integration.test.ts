@@ -1,13 +1,12 @@
 // A whole self-hosted bootstrap of 3 masters and 3 workers on lab hosts running real upstream
 // Kubernetes (the newest profile), run by real engine worker processes (`bootdeck worker`) that are
 // killed with SIGKILL in the middle of the kubelet, pivot and join phases and replaced; one worker has
-// swap on, so preflight stops it, and it joins after the fault is fixed and the host retried. Then the
-// two checks judged in seconds, with the machine to themselves (test/timed-checks.ts): the API address
-// kept when the master holding it is cut off, and every leaf certificate rotated with the API up. Then
+// swap on, so preflight stops it, and it joins after the fault is fixed and the host retried. Then
 // what the cluster is made of is checked as a user would (RBAC, admission, pod traffic, DNS, exec,
 // logs, restarts, personal kubeconfigs for each role). Then disaster recovery on it: backups on
-// demand and by schedule, every master rebooted at once, a restore, the recovery of a control plane
-// that cannot come back by itself, and the encryption key rotated.
+// demand and by schedule, the API address kept when the master holding it is cut off (the test
+// command's one failover check: this suite runs alone), every master rebooted at once, a restore, the
+// recovery of a control plane that cannot come back by itself, and every leaf certificate rotated.
 // Then every host is reset, and the oldest profile is bootstrapped on the same hosts with a static
 // control plane and RSA-3072 keys (the first cluster has the default ECDSA P-256), which joins
 // workers, is backed up, survives every master rebooting at once and is restored from its backup.
@@ -36,7 +35,6 @@ import { reconcileScheduledRuns, startDueBackups } from "./backup-schedule";
 import { getBackupPolicy, listBackups, setBackupPolicy } from "../backups/store";
 import { readLiveCertificates } from "./cert-expiry";
 import { createTempDb, type TempDb } from "../../test/temp-db";
-import { timedChecksOver, untilAloneOnTheMachine } from "../../test/timed-checks";
 import { personalKubeconfigsChecked } from "../../test/kubeconfig-checks";
 import { execFileSync } from "node:child_process";
 import { X509Certificate } from "node:crypto";
@@ -151,7 +149,6 @@ beforeAll(async () => {
 }, 30 * 60_000);
 
 afterAll(async () => {
-  timedChecksOver();
   await kill9(worker);
   console.log(`bootstrap integration: ${Math.round((Date.now() - t0) / 1000)} s in all`);
   if (!process.env.BOOTDECK_KEEP_LAB) labDown(LAB, () => undefined);
@@ -222,44 +219,6 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     expect(outputs.length).toBeGreaterThan(0);
     for (const o of outputs) expect(o.seq, String(o.data.step)).toBeLessThan(ends.get(o.data.step) ?? 0);
   }, 10 * 60_000);
-
-  // This test and the next are judged in seconds: they run with the machine to themselves.
-  it("keeps the API at the VIP when its holder is cut off: kubectl and every node reach it again within 10 s, the controllers and the scheduler go on", async () => {
-    // The engine runs here from now on (a worker process would take the runs planned below).
-    await kill9(worker);
-    worker = undefined;
-    const waited = await untilAloneOnTheMachine();
-    if (waited) console.log(`waited ${(waited / 1000).toFixed(0)} s for the suites beside this one to finish`);
-    const kubectl = kubectlWith(await adminKubeconfigOf(runId));
-    await vipFailoverChecked(lab, kubectl, MASTERS, lab.hosts.map((h) => h.name));
-    await untilTrue("every node Ready again after the heal", () => controlPlaneUp(recovery()), 3 * 60_000);
-  }, 26 * 60_000);
-
-  it("rotates every leaf certificate: the API keeps answering and serves the new serial", async () => {
-    const port = ":6443";
-    const before = (await readLiveCertificates({ clusterId })).rows.filter((r) => r.source.endsWith(port));
-    expect(before.map((r) => r.host).sort()).toEqual(MASTERS);
-    const started = Date.now();
-    const r = await runHere(clusterId, { type: "rotate-certs", confirm: true }).finally(timedChecksOver);
-    expect(r.status).toBe("succeeded");
-    const set = await getDb().run.findUniqueOrThrow({ where: { id: r.runId }, select: { assetSetId: true } });
-    const cert = await getDb().asset.findFirstOrThrow({ where: { assetSetId: set.assetSetId!, path: "tls/apiserver.crt" } });
-    const serial = new X509Certificate(cert.content).serialNumber;
-    const after = (await readLiveCertificates({ clusterId })).rows.filter((x) => x.source.endsWith(port));
-    expect(after.map((x) => x.serial)).toEqual(MASTERS.map(() => serial));
-    expect(before.every((b) => b.serial !== serial)).toBe(true);
-    // The API answered throughout: no probe failed while the API servers switched certificates.
-    const events = await listRunEvents({ runId: r.runId, limit: 100_000 });
-    const gaps = events.filter((e) => e.type === "step.finished" && typeof e.data.apiGapS === "number").map((e) => ({ key: String(e.data.key), gap: Number(e.data.apiGapS), failed: Number(e.data.failedProbes) }));
-    console.log(`rotation in ${((Date.now() - started) / 1000).toFixed(0)} s; API gaps: ${gaps.map((g) => `${g.key} ${g.gap.toFixed(1)} s (${g.failed} failed probes)`).join(", ")}; ${await runTimes(r.runId)}`);
-    expect(gaps.find((g) => g.key === "serving/cluster")).toMatchObject({ gap: 0, failed: 0 });
-    expect(gaps.filter((g) => g.key.startsWith("restart/")).every((g) => g.gap <= 2)).toBe(true);
-    // Each master gave the API address up before its temporary API server started, and took part again after.
-    for (const m of MASTERS) expect(await summaryOf(r.runId, `restart/${m}`)).toMatch(/^address release: keepalived inactive, \d+ of its sockets reset; .*; address rejoin: keepalived active; /);
-    // Workers got new client certificates through CSRs the controller-manager signed.
-    const csrs = JSON.parse(kube.kubectl("get csr -o json")) as { items: { spec: { username: string }; metadata: { creationTimestamp: string } }[] };
-    expect(csrs.items.some((c) => c.spec.username.startsWith("system:bootstrap:") && Date.parse(c.metadata.creationTimestamp) >= started - 5_000)).toBe(true);
-  }, 20 * 60_000);
 
   it("made a real cluster: RBAC and admission hold, CSRs are signed by the controller-manager, tokens come from the API server, Secrets are encrypted in etcd, Pod Security is enforced, reads are audited", async () => {
     // kubectl of the cluster's own version, against the self-hosted API server after the pivot.
@@ -384,12 +343,15 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     await personalKubeconfigsChecked(clusterId);
   }, 3 * 60_000);
 
-  // Disaster recovery on the cluster just made (its certificates rotated above): backups on demand and
-  // by schedule, every master rebooted at once, a restore, the recovery of a control plane that cannot
-  // come back by itself, and the encryption key rotated. One cluster for all of them: each starts from
-  // where the one before left it, as on a cluster that lives for years.
+  // Disaster recovery on the cluster just made: backups on demand and by schedule, the VIP's failover,
+  // every master rebooted at once, a restore, the recovery of a control plane that cannot come
+  // back by itself, and certificate rotation. One cluster for all of them: each starts from where the
+  // one before left it, as on a cluster that lives for years.
   let backupId: string;
   it("takes an etcd snapshot on demand: streamed back, stored encrypted, its checksum and revision what etcd says", async () => {
+    // The engine runs here from now on.
+    await kill9(worker);
+    worker = undefined;
     backupId = await backupOnDemandChecked(recovery(), db.dir, "deleted-after-backup");
   }, 5 * 60_000);
 
@@ -404,6 +366,12 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     expect((await listBackups({ clusterId })).map((b) => b.trigger)).toEqual(["schedule", "manual"]);
     await setBackupPolicy({ clusterId, body: { enabled: false, intervalMinutes: 15, keepLast: 14, keepDays: 30 }, by: "test" });
   }, 5 * 60_000);
+
+  it("keeps the API at the VIP when its holder is cut off: kubectl and every node reach it again within 10 s, the controllers and the scheduler go on", async () => {
+    const kubectl = kubectlWith(await adminKubeconfigOf(runId));
+    await vipFailoverChecked(lab, kubectl, MASTERS, lab.hosts.map((h) => h.name));
+    await untilTrue("every node Ready again after the heal", () => controlPlaneUp(recovery()), 3 * 60_000);
+  }, 6 * 60_000);
 
   it("comes back by itself after every master reboots at once (the API server checkpoints)", async () => {
     const seconds = await rebootMastersChecked(recovery(), { deleted: "deleted-after-backup", created: "created-after-backup" });
@@ -437,6 +405,32 @@ describe(`bootstrap of 3 masters + 3 workers on lab hosts (real Kubernetes ${NEW
     for (const m of MASTERS) expect(kube.ssh(m, "systemctl is-enabled bootdeck-checkpoint; systemctl is-active bootdeck-checkpoint").trim().split("\n")).toEqual(["enabled", "active"]);
     expect(kube.kubectl("get configmap deleted-after-backup -o name").trim()).toBe("configmap/deleted-after-backup");
   }, 30 * 60_000);
+
+  it("rotates every leaf certificate: the API keeps answering and serves the new serial", async () => {
+    const port = ":6443";
+    const before = (await readLiveCertificates({ clusterId })).rows.filter((r) => r.source.endsWith(port));
+    expect(before.map((r) => r.host).sort()).toEqual(MASTERS);
+    const started = Date.now();
+    const r = await runHere(clusterId, { type: "rotate-certs", confirm: true });
+    expect(r.status).toBe("succeeded");
+    const set = await getDb().run.findUniqueOrThrow({ where: { id: r.runId }, select: { assetSetId: true } });
+    const cert = await getDb().asset.findFirstOrThrow({ where: { assetSetId: set.assetSetId!, path: "tls/apiserver.crt" } });
+    const serial = new X509Certificate(cert.content).serialNumber;
+    const after = (await readLiveCertificates({ clusterId })).rows.filter((x) => x.source.endsWith(port));
+    expect(after.map((x) => x.serial)).toEqual(MASTERS.map(() => serial));
+    expect(before.every((b) => b.serial !== serial)).toBe(true);
+    // The API answered throughout: no probe failed while the API servers switched certificates.
+    const events = await listRunEvents({ runId: r.runId, limit: 100_000 });
+    const gaps = events.filter((e) => e.type === "step.finished" && typeof e.data.apiGapS === "number").map((e) => ({ key: String(e.data.key), gap: Number(e.data.apiGapS), failed: Number(e.data.failedProbes) }));
+    console.log(`rotation in ${((Date.now() - started) / 1000).toFixed(0)} s; API gaps: ${gaps.map((g) => `${g.key} ${g.gap.toFixed(1)} s (${g.failed} failed probes)`).join(", ")}; ${await runTimes(r.runId)}`);
+    expect(gaps.find((g) => g.key === "serving/cluster")).toMatchObject({ gap: 0, failed: 0 });
+    expect(gaps.filter((g) => g.key.startsWith("restart/")).every((g) => g.gap <= 2)).toBe(true);
+    // Each master gave the API address up before its temporary API server started, and took part again after.
+    for (const m of MASTERS) expect(await summaryOf(r.runId, `restart/${m}`)).toMatch(/^address release: keepalived inactive, \d+ of its sockets reset; .*; address rejoin: keepalived active; /);
+    // Workers got new client certificates through CSRs the controller-manager signed.
+    const csrs = JSON.parse(kube.kubectl("get csr -o json")) as { items: { spec: { username: string }; metadata: { creationTimestamp: string } }[] };
+    expect(csrs.items.some((c) => c.spec.username.startsWith("system:bootstrap:") && Date.parse(c.metadata.creationTimestamp) >= started - 5_000)).toBe(true);
+  }, 20 * 60_000);
 
   it("rotates the encryption key with the API up: every Secret stored again under the new key, the old key gone from every master", async () => {
     await keyRotationChecked({ kube, masters: MASTERS, clusterId }, "encrypted-self-hosted");
