@@ -519,9 +519,10 @@ class RunExecution {
 }
 
 /**
- * One attempt's signal: aborted when the run stops or the step's time is up. `release` drops its timer
- * and its listener on the run's signal at the attempt's end (AbortSignal.any would keep one listener per
- * attempt on the run's signal until garbage collection: a long run collected dozens).
+ * One attempt's signal: aborted with the run's reason when the run stops, or when the step's time is up
+ * with a reason that names the limit (AbortSignal.timeout's says only "The operation was aborted due to
+ * timeout", which is what a failed step showed). `release` drops its timer and its listener on the
+ * run's signal when the attempt ends.
  */
 function attemptSignal(run: AbortSignal, timeoutMs: number): { signal: AbortSignal; release(): void } {
   const c = new AbortController();
