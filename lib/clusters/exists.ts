@@ -1,6 +1,6 @@
 import "server-only";
-// The check every cluster-scoped read and write starts with, apart from the repository (which the
-// engine's modules may not import without a cycle).
+// The check a cluster-scoped read or write starts with when it needs nothing else of the cluster; a
+// module of its own, so those callers do not load the repository's secrets and SSH key handling.
 import { getDb } from "../db/client";
 import { notFound } from "../http/errors";
 

@@ -2,7 +2,8 @@
 // more; a run that cannot even start fails with the reason and frees the cluster; a planned run that is
 // cancelled ends; an admin can release a stuck run; a step's row and its event commit together; a
 // resumed bootstrap creates nothing twice and says when it cannot know the pivot's API gap; a join
-// proves the node alive; a step past its time limit fails saying so. Hosts and the cluster's API are test doubles (test/fake-cluster.ts).
+// proves the node alive; a step past its time limit fails saying so. Hosts and the cluster's API are
+// test doubles (test/fake-cluster.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeClusterApi, RecordingExecutor, type RecordedRun, type Reply } from "../../test/fake-cluster";
 import { createTempDb, onPostgres, type TempDb } from "../../test/temp-db";
