@@ -69,7 +69,7 @@ export async function recordReport(input: { clusterId: string; text: string; use
 export async function clusterReports({ clusterId }: { clusterId: string }): Promise<ClusterReports> {
   const db = getDb();
   await clusterMustExist(clusterId);
-  const newest = async (kind: "conformance" | "cis") => {
+  const newest = async (kind: ReportSummary["kind"]) => {
     const row = await db.clusterReport.findFirst({ where: { clusterId, kind }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
     return row ? summaryOf(row) : null;
   };

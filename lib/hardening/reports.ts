@@ -30,8 +30,8 @@ export function parseReport(text: string): ParsedReport {
 }
 
 function parseAny(text: string): ParsedReport {
-  // Before parsing, not only after with badText: the XML parser reads past a NUL, and a summary without
-  // the field that held it would hide it.
+  // On the whole text, not only on the summary with badText below: a NUL in a part of the report the
+  // summary does not keep would otherwise pass unseen.
   if (text.includes("\u0000")) throw new AppError(400, "bad_text", "The report contains a NUL character");
   const t = text.trimStart();
   if (t.startsWith("<")) return parseJunit(t);
