@@ -70,7 +70,16 @@ export function useRunNotice(run: RunLike | undefined, optedIn: boolean): void {
   const last = useRef<string | undefined>(undefined);
   useEffect(() => {
     if (!run) return;
-    document.title = runDocumentTitle(run);
+    const title = runDocumentTitle(run);
+    document.title = title;
+    // The root layout's <title>Bootdeck</title> belongs to React and Next.js: when its part of the page
+    // hydrates or re-renders after this effect, it writes its own text back, and nothing here would run
+    // again until the run changed. Whatever rewrites the head, the run's title goes back.
+    const observer = new MutationObserver(() => {
+      if (document.title !== title) document.title = title;
+    });
+    observer.observe(document.head, { subtree: true, childList: true, characterData: true });
+    return () => observer.disconnect();
   }, [run]);
   useEffect(() => () => void (document.title = "Bootdeck"), []);
   useEffect(() => {
