@@ -12,7 +12,8 @@
 import { readFileSync } from "node:fs";
 import { labClusterDefinition, labVip } from "../lab/cluster-yaml";
 import { labDown, labUp } from "../lab/lab";
-import { outage, probeFromHost, type Probe } from "../test/lab-api";
+import { probeFromHost } from "../test/lab-api";
+import { availability } from "./availability";
 import { createTempDb } from "../test/temp-db";
 import { validateClusterDefinition } from "../lib/cluster/definition";
 import { createCluster } from "../lib/clusters/repository";
@@ -30,25 +31,6 @@ function arg(name: string, fallback: string): string {
 }
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
-/** Share answered, within 1 s, the longest run of failed probes, failures by kind, and how long answers took. */
-function availability(probes: Probe[], since: number): string {
-  const o = outage(probes, since);
-  let longest = 0;
-  let run = 0;
-  for (const p of probes) {
-    run = p.ok ? 0 : run + 1;
-    longest = Math.max(longest, run);
-  }
-  // curl gives no status for a connection refused or reset (fast) or a deadline passed (slow).
-  const kind = (p: Probe) => (p.status ? `HTTP ${p.status}` : (p.ms ?? 0) >= 4_900 ? "no answer within 5 s" : "connection refused or reset");
-  const byKind = probes.filter((p) => !p.ok).reduce<Record<string, number>>((m, p) => ({ ...m, [kind(p)]: (m[kind(p)] ?? 0) + 1 }), {});
-  const times = probes.filter((p) => p.ok && p.ms !== undefined).map((p) => p.ms!).sort((a, b) => a - b);
-  const pct = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
-  const within1s = times.filter((ms) => ms <= 1_000).length;
-  const share = (n: number) => `${((100 * n) / Math.max(1, o.total)).toFixed(2)} %`;
-  return `${o.answered} of ${o.total} answered 200 (${share(o.answered)}; within 1 s ${share(within1s)}); longest run of failures ${longest} probes (~${(longest / 10).toFixed(1)} s); failures ${JSON.stringify(byKind)}${times.length ? `; answers took p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${times.at(-1)} ms` : ""}`;
-}
 
 async function main(): Promise<void> {
   const masters = Number(arg("masters", "3"));
@@ -102,7 +84,7 @@ async function main(): Promise<void> {
     const nodes = events.filter((x) => x.type === "step.finished" && String(x.data.key).startsWith("kubelet/")).map((x) => Number(x.data.durationMs));
     if (nodes.length) console.log(`kubelet per node: mean ${s(nodes.reduce((a, b) => a + b, 0) / nodes.length)}, max ${s(Math.max(...nodes))}`);
     console.log(`\nAPI availability through ${vip}:6443 during the upgrade (goal ≥ 99 %):`);
-    console.log(`  from ${probeHost}: ${availability(probes, start)}`);
+    console.log(`  from ${probeHost}: ${availability(probes, start).summary}`);
     const failures = probes.filter((p) => !p.ok);
     // When each failure happened, against the step running then.
     const spans = events.filter((x) => x.type === "step.finished").map((x) => ({ key: String(x.data.key), end: Date.parse(x.at), begin: Date.parse(x.at) - Number(x.data.durationMs) }));
