@@ -220,7 +220,7 @@ test("a run stopped by warnings needs a decision: amber, who decides; every open
   await expect(admin.acceptWarnings).toBeVisible();
   await expect(admin.live).toHaveAttribute("data-state", "open");
   await expect(page).toHaveTitle(/^\? Needs a decision · Bootstrap cluster · /);
-  // The layout's own title written back over it (as a late hydration of the head does) does not stay.
+  // The layout's own title written back over it (as happened once under load) does not stay.
   await page.evaluate(() => void (document.querySelector("title")!.textContent = "Bootdeck"));
   await expect(page).toHaveTitle(/^\? Needs a decision · Bootstrap cluster · /);
   await page.getByTestId("run-notify").click();

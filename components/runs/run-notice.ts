@@ -72,9 +72,9 @@ export function useRunNotice(run: RunLike | undefined, optedIn: boolean): void {
     if (!run) return;
     const title = runDocumentTitle(run);
     document.title = title;
-    // The root layout's <title>Bootdeck</title> belongs to React and Next.js: when its part of the page
-    // hydrates or re-renders after this effect, it writes its own text back, and nothing here would run
-    // again until the run changed. Whatever rewrites the head, the run's title goes back.
+    // The head's <title> also belongs to the root layout ("Bootdeck"), rendered by React and Next.js:
+    // once, under load, the tab kept "Bootdeck" after this effect had run (the writer was not caught),
+    // and nothing here runs again until the run changes. Whatever rewrites the head, the run's title goes back.
     const observer = new MutationObserver(() => {
       if (document.title !== title) document.title = title;
     });
