@@ -144,11 +144,14 @@ ExecStart=
 ExecStart=/usr/local/bin/kubelet $KUBELET_KUBECONFIG_ARGS $KUBELET_CONFIG_ARGS $KUBELET_KUBEADM_ARGS
 `;
 
+/** A binary replaced under a running process: written beside it, then renamed over it. */
+const replaceBinary = (dest: string) => `install -m 0755 /dev/stdin ${dest}.new && mv -f ${dest}.new ${dest}`;
+
 /** What installing kubeadm's package does: the binary and the kubelet's unit for kubeadm, enabled (before "runtime installed", as a package would be). */
 async function installKubeadm(lab: LabState, kube: LabKube, binary: Buffer): Promise<void> {
   await Promise.all(
     lab.hosts.map(async (h) => {
-      await kube.sshAsync(h.name, "install -m 0755 /dev/stdin /usr/local/bin/kubeadm", binary);
+      await kube.sshAsync(h.name, replaceBinary("/usr/local/bin/kubeadm"), binary);
       await kube.sshAsync(h.name, "mkdir -p /etc/systemd/system/kubelet.service.d && cat > /etc/systemd/system/kubelet.service", KUBEADM_KUBELET_UNIT);
       await kube.sshAsync(h.name, "cat > /etc/systemd/system/kubelet.service.d/10-kubeadm.conf && systemctl daemon-reload && systemctl enable kubelet", KUBEADM_KUBELET_DROP_IN);
     }),
@@ -226,9 +229,6 @@ async function kubeadmBootstrap(lab: LabState, kube: LabKube, def: ClusterDefini
   await Promise.all(workers.map((w) => joinOn(w, false)));
   step(`${workers.length} workers joined`);
 }
-
-/** A binary replaced under a running process: written beside it, then renamed over it. */
-const replaceBinary = (dest: string) => `install -m 0755 /dev/stdin ${dest}.new && mv -f ${dest}.new ${dest}`;
 
 /**
  * kubeadm's minor upgrade as its documentation lays it out: the new kubeadm on every host (what the
@@ -382,7 +382,7 @@ function nextVersion(version: string): string | null {
   return i >= 0 ? (versionProfiles[i + 1]?.defaultVersion ?? null) : null;
 }
 
-function table(title: string, rows: Result[], extra: (r: Result) => string = () => "", extraHeader = ""): void {
+function table<R extends Result>(title: string, rows: R[], extra: (r: R) => string = () => "", extraHeader = ""): void {
   const base = rows.find((r) => r.contender === "kubeadm");
   console.log(`\n${title}`);
   console.log(`contender     wall      CPU-seconds  peak memory   vs kubeadm (wall, CPU)  ${extraHeader}`);
@@ -436,7 +436,7 @@ async function main(): Promise<void> {
   if (upgrades.length) {
     const pct = (x: number) => `${(100 * x).toFixed(2)} %`;
     table(`${machine}, upgrade ${version} → ${upgradeTo}: from its start to every node Ready at ${upgradeTo} and CoreDNS answering; API probed every 100 ms through the VIP`, upgrades, (r) => {
-      const a = (r as UpgradeResult).availability;
+      const a = r.availability;
       return `${pct(a.share)} answered, ${pct(a.within1sShare)} within 1 s, longest gap ${(a.longestGapMs / 1000).toFixed(1)} s`;
     }, "API");
   }
